@@ -1,0 +1,44 @@
+/**
+ * A router with middleware on the standard Fetch `Request`/`Response`.
+ *
+ * @example
+ * ```ts
+ * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { resources } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const User = createContextKey<string>("guest");
+ * const router = createRouter({
+ *   middleware: [(context) => {
+ *     context.set(User, context.headers.get("X-User") ?? "guest");
+ *   }],
+ * });
+ * const posts = resources("posts", { only: ["index", "show"] });
+ * router.map(posts, {
+ *   actions: {
+ *     index: (context) => Response.json({ user: context.get(User), posts: [] }),
+ *     show: ({ params }) => Response.json({ id: params.id }),
+ *   },
+ * });
+ * // Deno.serve(router.fetch);
+ * ```
+ *
+ * @module
+ */
+export {
+  type Action,
+  type Actions,
+  type Controller,
+  createRouter,
+  type RouteAdder,
+  type Router,
+  type RouterOptions,
+} from "./router.ts";
+export { type Params, RequestContext } from "./context.ts";
+export {
+  type AnyContextKey,
+  ContextKey,
+  type ContextLookup,
+  type ContextValue,
+  createContextKey,
+} from "./context_key.ts";
+export type { Handler, Middleware, Next } from "./types.ts";

@@ -1,0 +1,155 @@
+/**
+ * Type-level parsing of route patterns: `ParamsOf<"/posts/:id">` is
+ * `{ id: string }`. Parameters inside an optional group are optional.
+ * @module
+ */
+
+type NameChar =
+  | "a"
+  | "b"
+  | "c"
+  | "d"
+  | "e"
+  | "f"
+  | "g"
+  | "h"
+  | "i"
+  | "j"
+  | "k"
+  | "l"
+  | "m"
+  | "n"
+  | "o"
+  | "p"
+  | "q"
+  | "r"
+  | "s"
+  | "t"
+  | "u"
+  | "v"
+  | "w"
+  | "x"
+  | "y"
+  | "z"
+  | "A"
+  | "B"
+  | "C"
+  | "D"
+  | "E"
+  | "F"
+  | "G"
+  | "H"
+  | "I"
+  | "J"
+  | "K"
+  | "L"
+  | "M"
+  | "N"
+  | "O"
+  | "P"
+  | "Q"
+  | "R"
+  | "S"
+  | "T"
+  | "U"
+  | "V"
+  | "W"
+  | "X"
+  | "Y"
+  | "Z"
+  | "0"
+  | "1"
+  | "2"
+  | "3"
+  | "4"
+  | "5"
+  | "6"
+  | "7"
+  | "8"
+  | "9"
+  | "_"
+  | "$";
+
+/** Splits a leading parameter name off `S`: `[name, rest]`. */
+type TakeName<S extends string, Name extends string = ""> = S extends
+  `${infer C}${infer Rest}` ? C extends NameChar ? TakeName<Rest, `${Name}${C}`>
+  : [Name, S]
+  : [Name, S];
+
+type Parse<
+  S extends string,
+  Depth extends unknown[] = [],
+  Required extends string = never,
+  Optional extends string = never,
+> = S extends `${infer C}${infer Rest}`
+  ? C extends "(" ? Parse<Rest, [...Depth, 0], Required, Optional>
+  : C extends ")" ? Parse<
+      Rest,
+      Depth extends [unknown, ...infer D] ? D : [],
+      Required,
+      Optional
+    >
+  : C extends ":" | "*"
+    ? TakeName<Rest> extends
+      [infer N extends string, infer After extends string]
+      ? N extends "" ? Parse<After, Depth, Required, Optional>
+      : Depth extends [] ? Parse<After, Depth, Required | N, Optional>
+      : Parse<After, Depth, Required, Optional | N>
+    : never
+  : Parse<Rest, Depth, Required, Optional>
+  : [Required, Exclude<Optional, Required>];
+
+type Simplify<T> = { [K in keyof T]: T[K] } & unknown;
+
+/**
+ * The path parameters of a pattern, inferred from its text.
+ *
+ * @example
+ * ```ts
+ * import type { ParamsOf } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const params: ParamsOf<"/brands/:brandId/products(/:page)"> = { brandId: "7" };
+ * params.page; // string | undefined
+ * ```
+ */
+export type ParamsOf<P extends string> = string extends P
+  ? Record<string, string | undefined>
+  : Parse<P> extends [infer R extends string, infer O extends string]
+    ? Simplify<{ [K in R]: string } & { [K in O]?: string }>
+  : never;
+
+/** A value `href()` accepts for a parameter. */
+export type ParamValue = string | number | bigint | boolean;
+
+/**
+ * The arguments of `href()` for a pattern: the params object is required
+ * when the pattern has a required parameter, optional otherwise.
+ */
+export type HrefArgs<P extends string> = string extends P ? [
+    params?: Record<string, ParamValue | null | undefined>,
+    options?: HrefOptions,
+  ]
+  : Parse<P> extends [infer R extends string, infer O extends string]
+    ? [R] extends [never] ? [
+        params?: { [K in O]?: ParamValue | null },
+        options?: HrefOptions,
+      ]
+    : [
+      params: Simplify<
+        { [K in R]: ParamValue } & { [K in O]?: ParamValue | null }
+      >,
+      options?: HrefOptions,
+    ]
+  : never;
+
+/** Options of `href()`. */
+export interface HrefOptions {
+  /** A query string to append, as text (with or without `?`), pairs or a record. */
+  search?:
+    | string
+    | URLSearchParams
+    | Record<
+      string,
+      string | number | boolean | readonly (string | number | boolean)[]
+    >;
+}
