@@ -1,0 +1,149 @@
+/**
+ * Request logger middleware: one line per request, built from a format
+ * string with `%token` placeholders.
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { logger } from "@fetchkit/toolkit/logger-middleware";
+ *
+ * const router = createRouter({ middleware: [logger()] });
+ * // [19/Nov/2025:14:32:10 +0000] GET /users/123 200 1234
+ * ```
+ *
+ * @module
+ */
+
+import type { Middleware } from "../router/types.ts";
+import { compileFormat, type LoggedResponse } from "./_format.ts";
+
+/** Options of {@linkcode logger}. */
+export interface LoggerOptions {
+  /**
+   * The line to log, with tokens replaced per request:
+   *
+   * | token | replaced by |
+   * |---|---|
+   * | `%date` | start time, `dd/Mon/yyyy:HH:mm:ss ±zzzz`, local time (Apache common log format) |
+   * | `%dateISO` | start time in ISO 8601 (UTC) |
+   * | `%duration` | time to the response, in milliseconds (monotonic clock, up to 3 decimals) |
+   * | `%contentLength` | response `Content-Length` header |
+   * | `%contentType` | response `Content-Type` header |
+   * | `%host` | request URL host (with a non-default port) |
+   * | `%hostname` | request URL hostname |
+   * | `%method` | request method as sent (before any method override) |
+   * | `%path` | request pathname plus search |
+   * | `%pathname` | request pathname |
+   * | `%port` | request URL port, or the scheme's default (80, 443) |
+   * | `%query` | request search string, with its `?` (same as `%search`) |
+   * | `%referer` | request `Referer` header |
+   * | `%search` | request search string, with its `?` |
+   * | `%status` | response status code |
+   * | `%statusText` | response status text, or the standard one for the status |
+   * | `%url` | full request URL |
+   * | `%userAgent` | request `User-Agent` header |
+   *
+   * An absent or empty value (no Referer, no Content-Length, no search)
+   * prints `-`. Note that `Content-Length` is usually added by the server
+   * when it sends the body, so it is `-` unless the handler set it.
+   *
+   * A token is `%` followed by the longest token name that starts there, so
+   * `%dateISO` is the ISO date and `%durationms` is the duration followed by
+   * `ms`. A `%` followed by letters that start no token name (`%foo`) is an
+   * unknown token: `logger()` throws a `TypeError` naming it. Any other `%`
+   * (`100%`, `% `, `%%`) is literal text.
+   *
+   * @default {"[%date] %method %path %status %contentLength"}
+   */
+  format?: string;
+  /**
+   * Receives each line, once the response is ready (or the handler threw).
+   *
+   * @default {console.log}
+   */
+  log?: (message: string) => void;
+  /**
+   * ANSI colors: the status by class (2xx green, 3xx cyan, 4xx yellow, 5xx
+   * red) and the method in bold. `'auto'` colors when `NO_COLOR` is not set
+   * and standard output is a terminal; `true` always colors.
+   *
+   * @default {"auto"} with the default `log`; `false` with your own `log`,
+   * which may not write to a terminal.
+   */
+  colors?: boolean | "auto";
+}
+
+// What a line says about a request whose handler threw: the router answers
+// it with a 500 (or its `onError` does) after the error passes through here.
+const FAILED: LoggedResponse = {
+  status: 500,
+  statusText: "Internal Server Error",
+  headers: new Headers(),
+};
+
+function useColors(colors: boolean | "auto"): boolean {
+  if (colors !== "auto") return colors;
+  return !Deno.noColor && Deno.stdout.isTerminal();
+}
+
+/**
+ * Creates middleware that logs one line per request. Put it first in the
+ * router's `middleware`, so that it also sees 404s and times everything.
+ *
+ * The format is parsed once, here; each request only fills in the values.
+ * When a later middleware or the handler throws, the request is still
+ * logged, with status 500, and the error is rethrown for the router's error
+ * handling.
+ *
+ * @example Default format
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { logger } from "@fetchkit/toolkit/logger-middleware";
+ *
+ * const router = createRouter({ middleware: [logger()] });
+ * router.get("/", () => new Response("home"));
+ * // logs: [21/Nov/2026:19:27:05 +0000] GET / 200 -
+ * ```
+ *
+ * @example A custom format and destination
+ * ```ts
+ * import { logger } from "@fetchkit/toolkit/logger-middleware";
+ *
+ * const lines: string[] = [];
+ * const middleware = logger({
+ *   format: "%method %path -> %status in %durationms",
+ *   log: (line) => lines.push(line),
+ * });
+ * ```
+ *
+ * @param options The format, the log function and colors.
+ * @returns The middleware.
+ * @throws {TypeError} When the format has an unknown token.
+ */
+export function logger(options: LoggerOptions = {}): Middleware {
+  const {
+    format = "[%date] %method %path %status %contentLength",
+    log = console.log,
+  } = options;
+  const colors = options.colors ?? (options.log ? false : "auto");
+  const { render, usesTime, usesDuration } = compileFormat(
+    format,
+    useColors(colors),
+  );
+
+  return async (context, next) => {
+    const time = usesTime ? Date.now() : 0;
+    const start = usesDuration ? performance.now() : 0;
+    let response: Response;
+    try {
+      response = await next();
+    } catch (error) {
+      const duration = usesDuration ? performance.now() - start : 0;
+      log(render(context, FAILED, time, duration));
+      throw error;
+    }
+    const duration = usesDuration ? performance.now() - start : 0;
+    log(render(context, response, time, duration));
+    return response;
+  };
+}
