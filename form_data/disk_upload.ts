@@ -1,0 +1,253 @@
+/**
+ * {@linkcode createDiskUploadHandler}: an upload handler that streams each
+ * file to a directory, and {@linkcode DiskFile}, the `File` it returns.
+ *
+ * @module
+ */
+
+import type { FileUpload, FileUploadHandler } from "./file_upload.ts";
+
+/** Options of {@linkcode createDiskUploadHandler}. */
+export interface DiskUploadHandlerOptions {
+  /**
+   * Where files are written; created when missing.
+   *
+   * @default {Deno.makeTempFile's directory (the system temp directory)}
+   */
+  directory?: string;
+  /**
+   * Start of each file's random name.
+   *
+   * @default {"upload-"}
+   */
+  prefix?: string;
+}
+
+/**
+ * Makes an upload handler that writes each uploaded file to `directory`
+ * under a random name (`Deno.makeTempFile`, mode 0600; the client's file
+ * name is never used as a path) while it streams in, so memory stays flat
+ * whatever the file size. The `FormData` then holds a {@linkcode DiskFile}:
+ * a `File` with the client's name and type whose bytes are read from disk,
+ * and whose `path` the app can move or delete.
+ *
+ * The files belong to the app once the handler returns: move the ones to
+ * keep and remove the others. When the request fails to parse (a limit, a
+ * malformed body, a client that went away), the files written for it are
+ * removed before the error is reported.
+ *
+ * Needs `--allow-write` (and `--allow-read` to read the files back).
+ *
+ * @example Save uploads under ./uploads
+ * ```ts ignore
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import {
+ *   createDiskUploadHandler,
+ *   DiskFile,
+ *   formData,
+ * } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const router = createRouter();
+ * router.post(
+ *   "/upload",
+ *   formData({
+ *     maxFileSize: 1024 ** 3,
+ *     maxTotalSize: 1024 ** 3 + 65536,
+ *     uploadHandler: createDiskUploadHandler({ directory: "./uploads" }),
+ *   }),
+ *   async (context) => {
+ *     const file = context.get(FormData)?.get("file");
+ *     if (!(file instanceof DiskFile)) return new Response("No file", { status: 400 });
+ *     await Deno.rename(file.path, `./uploads/${crypto.randomUUID()}`);
+ *     return new Response(`Saved ${file.size} bytes`);
+ *   },
+ * );
+ * Deno.serve(router.fetch);
+ * ```
+ *
+ * @param options Where to write and how to name the files.
+ * @returns A handler for the `uploadHandler` option.
+ */
+export function createDiskUploadHandler(
+  options: DiskUploadHandlerOptions = {},
+): FileUploadHandler {
+  const { directory, prefix = "upload-" } = options;
+  let ready: Promise<void> | undefined;
+  return async (upload: FileUpload): Promise<DiskFile> => {
+    if (directory !== undefined) {
+      ready ??= Deno.mkdir(directory, { recursive: true });
+      await ready;
+    }
+    const path = await Deno.makeTempFile({ dir: directory, prefix });
+    // Sync so that the file is gone by the time the parse error surfaces.
+    const remove = () => {
+      try {
+        Deno.removeSync(path);
+      } catch {
+        // Already moved or removed.
+      }
+    };
+    if (upload.signal.aborted) {
+      remove();
+      throw upload.signal.reason;
+    }
+    upload.signal.addEventListener("abort", remove, { once: true });
+    let size = 0;
+    const file = await Deno.open(path, { write: true, truncate: true });
+    try {
+      for await (const chunk of upload) {
+        await writeAll(file, chunk);
+        size += chunk.length;
+      }
+    } catch (error) {
+      file.close();
+      remove();
+      throw error;
+    }
+    file.close();
+    return new DiskFile(path, upload.name, { type: upload.type, size });
+  };
+}
+
+async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    written += await file.write(bytes.subarray(written));
+  }
+}
+
+/** Options of {@linkcode DiskFile}. */
+export interface DiskFileOptions extends FilePropertyBag {
+  /** The file's size in bytes; read from disk when left out. */
+  size?: number;
+}
+
+/**
+ * A `File` whose bytes live in a file on disk and are read only when asked
+ * for (`stream()`, `arrayBuffer()`, `bytes()`, `text()`, `slice()`).
+ *
+ * Deno's own consumers of a `Blob` (such as `new Response(file)` or
+ * `FormData` request bodies) do not call these methods and would see an
+ * empty file: pass `file.stream()` to them instead.
+ *
+ * @example
+ * ```ts
+ * import { DiskFile } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "hello");
+ * const file = new DiskFile(path, "hello.txt", { type: "text/plain" });
+ * await file.text(); // "hello"
+ * file.size; // 5
+ * const response = new Response(file.stream());
+ * await response.text(); // "hello"
+ * await Deno.remove(path);
+ * ```
+ */
+export class DiskFile extends File {
+  /** Where the bytes are. */
+  readonly path: string;
+  /** The size in bytes, as it was when the file was written. */
+  override readonly size: number;
+
+  /**
+   * Wraps a file that already exists on disk.
+   *
+   * @param path Where the bytes are.
+   * @param name The file name to report (not a path).
+   * @param options Type, modification time and size.
+   */
+  constructor(path: string, name: string, options: DiskFileOptions = {}) {
+    super([], name, options);
+    this.path = path;
+    this.size = options.size ?? Deno.statSync(path).size;
+  }
+
+  /**
+   * Streams the bytes from disk.
+   *
+   * @returns A stream of the file's bytes.
+   */
+  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    const path = this.path;
+    let file: Deno.FsFile | undefined;
+    return new ReadableStream<Uint8Array<ArrayBuffer>>({
+      async pull(controller) {
+        file ??= await Deno.open(path);
+        const buffer = new Uint8Array(65536);
+        const read = await file.read(buffer);
+        if (read === null) {
+          file.close();
+          controller.close();
+        } else {
+          controller.enqueue(buffer.subarray(0, read));
+        }
+      },
+      cancel() {
+        file?.close();
+      },
+    });
+  }
+
+  /**
+   * Reads the whole file.
+   *
+   * @returns Its bytes.
+   */
+  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    return await Deno.readFile(this.path) as Uint8Array<ArrayBuffer>;
+  }
+
+  /**
+   * Reads the whole file.
+   *
+   * @returns Its bytes.
+   */
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.byteOffset === 0 &&
+        bytes.byteLength === bytes.buffer.byteLength
+      ? bytes.buffer
+      : bytes.slice().buffer;
+  }
+
+  /**
+   * Reads the whole file as UTF-8 text.
+   *
+   * @returns Its text.
+   */
+  override async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  /**
+   * Reads a range of the file into an in-memory `Blob` (synchronously, as
+   * `Blob#slice` must return at once).
+   *
+   * @param start First byte; negative counts from the end.
+   * @param end Byte after the last; negative counts from the end.
+   * @param contentType Type of the new blob.
+   * @returns The bytes of the range.
+   */
+  override slice(start?: number, end?: number, contentType?: string): Blob {
+    const size = this.size;
+    const from = clamp(start ?? 0, size);
+    const to = Math.max(from, clamp(end ?? size, size));
+    const bytes = new Uint8Array(to - from);
+    if (bytes.length > 0) {
+      using file = Deno.openSync(this.path);
+      file.seekSync(from, Deno.SeekMode.Start);
+      let offset = 0;
+      while (offset < bytes.length) {
+        const read = file.readSync(bytes.subarray(offset));
+        if (read === null) break;
+        offset += read;
+      }
+    }
+    return new Blob([bytes], { type: contentType ?? "" });
+  }
+}
+
+function clamp(index: number, size: number): number {
+  return index < 0 ? Math.max(size + index, 0) : Math.min(index, size);
+}

@@ -1,0 +1,163 @@
+/**
+ * {@linkcode FileUpload}: one uploaded file, handed to an upload handler
+ * while its bytes are still arriving.
+ *
+ * @module
+ */
+
+/** What {@linkcode FileUpload} is made from. */
+export interface FileUploadInit {
+  /** The form field name (`name=` of the part). */
+  fieldName: string;
+  /** The client's file name. Never use it as a path. */
+  name: string;
+  /** The part's `Content-Type`, `application/octet-stream` when absent. */
+  type: string;
+  /**
+   * Aborted when parsing the rest of the body fails, so that a handler can
+   * remove what it stored for this request. Defaults to a signal that never
+   * aborts.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * Decides what goes into the `FormData` for one uploaded file: a `File` or
+ * `Blob` (stored as a file), a string, or `null`/`undefined` to leave the
+ * field out. It may read the upload's bytes as they arrive; bytes it does
+ * not read are skipped. See {@linkcode createDiskUploadHandler} for one
+ * that writes to disk.
+ *
+ * @example Keep only the size of each upload
+ * ```ts
+ * import type { FileUploadHandler } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const countBytes: FileUploadHandler = async (upload) => {
+ *   let size = 0;
+ *   for await (const chunk of upload) size += chunk.length;
+ *   return String(size);
+ * };
+ * ```
+ */
+export type FileUploadHandler = (
+  upload: FileUpload,
+) =>
+  | Blob
+  | string
+  | null
+  | undefined
+  | Promise<Blob | string | null | undefined>;
+
+/**
+ * An uploaded file whose bytes are read while the request streams in. Read
+ * it once, with `for await`, {@linkcode FileUpload.stream},
+ * {@linkcode FileUpload.bytes} or {@linkcode FileUpload.text}, and only
+ * until the handler's promise settles: the parser then moves on. The size
+ * limits apply while reading: an upload over `maxFileSize` makes the read
+ * throw a `MaxFileSizeExceededError`.
+ *
+ * @example Make one in a test of an upload handler
+ * ```ts
+ * import { FileUpload } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const upload = new FileUpload(
+ *   { fieldName: "avatar", name: "me.png", type: "image/png" },
+ *   new Blob(["\x89PNG"]).stream(),
+ * );
+ * (await upload.bytes()).length; // 4
+ * ```
+ */
+export class FileUpload implements AsyncIterable<Uint8Array> {
+  /** The form field name (`name=` of the part). */
+  readonly fieldName: string;
+  /** The client's file name. Never use it as a path. */
+  readonly name: string;
+  /** The file's media type, `application/octet-stream` when not given. */
+  readonly type: string;
+  /** Aborted when parsing the rest of the body fails. */
+  readonly signal: AbortSignal;
+  #source: AsyncIterable<Uint8Array>;
+  #used = false;
+
+  /**
+   * The parser makes these; make one yourself to test a handler.
+   *
+   * @param init The names and type of the file.
+   * @param source Its bytes, for example a `ReadableStream<Uint8Array>`.
+   */
+  constructor(init: FileUploadInit, source: AsyncIterable<Uint8Array>) {
+    this.fieldName = init.fieldName;
+    this.name = init.name;
+    this.type = init.type;
+    this.signal = init.signal ?? new AbortController().signal;
+    this.#source = source;
+  }
+
+  /**
+   * Iterates over the bytes as they arrive.
+   *
+   * @returns An iterator of byte chunks; valid until the handler settles.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return this.#take()[Symbol.asyncIterator]();
+  }
+
+  /**
+   * The bytes as a stream, for `pipeTo` into a file or a storage client.
+   *
+   * @returns A stream of byte chunks that pulls from the request.
+   */
+  stream(): ReadableStream<Uint8Array> {
+    const iterator = this.#take()[Symbol.asyncIterator]();
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const { done, value } = await iterator.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      async cancel(reason) {
+        await iterator.return?.(reason);
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  /**
+   * Reads the whole file into memory.
+   *
+   * @returns All of its bytes.
+   */
+  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of this.#take()) {
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+    const bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.length;
+    }
+    return bytes;
+  }
+
+  /**
+   * Reads the whole file as UTF-8 text.
+   *
+   * @returns Its text.
+   */
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.bytes());
+  }
+
+  #take(): AsyncIterable<Uint8Array> {
+    if (this.#used) {
+      throw new TypeError(
+        `The upload "${this.name}" (field "${this.fieldName}") was already read`,
+      );
+    }
+    this.#used = true;
+    return this.#source;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * {@linkcode formData}: middleware that parses form bodies into the request
+ * context.
+ *
+ * @module
+ */
+
+import type { RequestContext } from "../router/context.ts";
+import type { Middleware } from "../router/types.ts";
+import { resolveLimits } from "./_limits.ts";
+import { FormDataParseError } from "./errors.ts";
+import { parseFormData, type ParseFormDataOptions } from "./parse.ts";
+
+/** Options of {@linkcode formData}: the parse options plus `onError`. */
+export interface FormDataOptions extends ParseFormDataOptions {
+  /**
+   * Renders the response for a body that cannot be parsed. Without it the
+   * response is the error's `status` (400, 413 or 408) with its message as
+   * plain text. Errors that are not a `FormDataParseError` (a bug, a failing
+   * upload handler) are not passed here: they propagate to the router.
+   */
+  onError?: (
+    error: FormDataParseError,
+    context: RequestContext,
+  ) => Response | Promise<Response>;
+}
+
+/**
+ * Parses `application/x-www-form-urlencoded` and `multipart/form-data`
+ * bodies into a standard `FormData`, stored in the request context and read
+ * with `context.get(FormData)`. Text fields are strings; files are `File`s
+ * (`name`, `size`, `type`, `text()`, `arrayBuffer()`), or whatever the
+ * `uploadHandler` returns.
+ *
+ * - GET and HEAD requests, bodies of other types and empty bodies get an
+ *   empty `FormData`.
+ * - It runs once per request: when a `FormData` is already in the context
+ *   (an earlier `formData()`), it is kept.
+ * - A body that cannot be parsed ends the request with status 400
+ *   (malformed), 413 (a limit) or 408 (idle timeout) and a plain-text
+ *   message naming the field or file and the limit, or with what `onError`
+ *   returns. The body is cancelled, files saved for it are removed, and the
+ *   server goes on serving.
+ *
+ * See {@linkcode ParseFormDataOptions} for the limits and their defaults.
+ *
+ * @example Read a login form
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { formData } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const router = createRouter();
+ * router.post("/login", formData(), (context) => {
+ *   const form = context.get(FormData);
+ *   const email = String(form?.get("email") ?? "");
+ *   return new Response(`Hello ${email}`);
+ * });
+ *
+ * const response = await router.fetch(
+ *   new Request("http://localhost/login", {
+ *     method: "POST",
+ *     body: new URLSearchParams({ email: "a@example.com", password: "x" }),
+ *   }),
+ * );
+ * await response.text(); // "Hello a@example.com"
+ * ```
+ *
+ * @param options Limits, idle timeout, upload handler and error page.
+ * @returns The middleware.
+ */
+export function formData(options: FormDataOptions = {}): Middleware {
+  // Validate once, so that a bad option fails at startup, not per request.
+  resolveLimits(options);
+  const { onError } = options;
+  return async (context, next) => {
+    if (context.has(FormData)) return next();
+    const method = context.request.method;
+    if (method === "GET" || method === "HEAD") {
+      context.set(FormData, new FormData());
+      return next();
+    }
+    let form: FormData;
+    try {
+      form = await parseFormData(context.request, options);
+    } catch (error) {
+      if (!(error instanceof FormDataParseError)) throw error;
+      if (onError !== undefined) return await onError(error, context);
+      return new Response(error.message, {
+        status: error.status,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
+    }
+    context.set(FormData, form);
+    return next();
+  };
+}

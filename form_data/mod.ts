@@ -1,0 +1,49 @@
+/**
+ * Form bodies for the fetch router: the {@linkcode formData} middleware,
+ * {@linkcode parseFormData}, a streaming `multipart/form-data` parser with
+ * limits, and upload handlers that write files to disk as they arrive.
+ *
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { formData } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const router = createRouter({ middleware: [formData({ maxFileSize: 5 * 1024 * 1024 })] });
+ * router.post("/profile", (context) => {
+ *   const form = context.get(FormData);
+ *   const avatar = form?.get("avatar");
+ *   return new Response(avatar instanceof File ? `${avatar.size} bytes` : "no file");
+ * });
+ * ```
+ *
+ * Status codes for bodies that cannot be parsed: 400 malformed, 413 a limit
+ * exceeded, 408 a client that stopped sending (`idleTimeout`).
+ *
+ * @module
+ */
+
+export { formData, type FormDataOptions } from "./middleware.ts";
+export { parseFormData, type ParseFormDataOptions } from "./parse.ts";
+export {
+  FileUpload,
+  type FileUploadHandler,
+  type FileUploadInit,
+} from "./file_upload.ts";
+export {
+  createDiskUploadHandler,
+  DiskFile,
+  type DiskFileOptions,
+  type DiskUploadHandlerOptions,
+} from "./disk_upload.ts";
+export {
+  type FormDataErrorPart,
+  type FormDataLimit,
+  FormDataLimitError,
+  FormDataParseError,
+  FormDataTimeoutError,
+  MaxFieldsExceededError,
+  MaxFieldSizeExceededError,
+  MaxFilesExceededError,
+  MaxFileSizeExceededError,
+  MaxHeaderSizeExceededError,
+  MaxTotalSizeExceededError,
+} from "./errors.ts";

@@ -1,0 +1,135 @@
+/**
+ * {@linkcode parseFormData}: a request's form body as `FormData`, with
+ * limits, streaming file uploads and an idle timeout.
+ *
+ * @module
+ */
+
+import { BodyReader } from "./_body.ts";
+import { formBodyKind } from "./_headers.ts";
+import { resolveLimits } from "./_limits.ts";
+import { parseMultipartBody } from "./_parse_multipart.ts";
+import { parseUrlEncodedBody } from "./_urlencoded.ts";
+import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
+import type { FileUploadHandler } from "./file_upload.ts";
+
+/**
+ * Limits and file handling for {@linkcode parseFormData} and `formData()`.
+ * Sizes are in bytes; `Infinity` turns a limit off. A limit exceeded throws
+ * a `FormDataLimitError` subclass (status 413) naming the field or file.
+ */
+export interface ParseFormDataOptions {
+  /**
+   * Largest file, in bytes.
+   *
+   * @default {10485760} (10 MiB)
+   */
+  maxFileSize?: number;
+  /**
+   * Most files in one body. A file input left empty does not count.
+   *
+   * @default {20}
+   */
+  maxFiles?: number;
+  /**
+   * Largest text field value, in bytes (UTF-8).
+   *
+   * @default {1048576} (1 MiB)
+   */
+  maxFieldSize?: number;
+  /**
+   * Most text fields in one body.
+   *
+   * @default {1000}
+   */
+  maxFields?: number;
+  /**
+   * Largest header block of one multipart part, in bytes.
+   *
+   * @default {8192} (8 KiB)
+   */
+  maxHeaderSize?: number;
+  /**
+   * Largest body, in bytes, of either content type: checked against
+   * `Content-Length` before reading, then while reading.
+   *
+   * @default {67108864} (64 MiB)
+   */
+  maxTotalSize?: number;
+  /**
+   * Milliseconds to wait for the next chunk of the body before failing with
+   * a `FormDataTimeoutError` (status 408), so a client that stalls never
+   * keeps a parse waiting. `0` or `Infinity` waits forever.
+   *
+   * @default {30000}
+   */
+  idleTimeout?: number;
+  /**
+   * Receives each uploaded file while it streams in and returns what the
+   * `FormData` holds for it. Without one, files are kept in memory as
+   * `File`s (bounded by `maxFileSize` and `maxFiles`).
+   */
+  uploadHandler?: FileUploadHandler;
+}
+
+/**
+ * Parses the body of `request` into `FormData`.
+ *
+ * `multipart/form-data` is parsed as it streams in, by a parser that keeps
+ * about one network chunk in memory; `application/x-www-form-urlencoded`
+ * is read whole (up to `maxTotalSize`). Any other content type, and a
+ * request without a body, give an empty `FormData`. On failure the body is
+ * cancelled, uploads are told through their `signal`, and a
+ * {@linkcode FormDataParseError} is thrown: status 400 for a malformed
+ * body, 413 for a limit, 408 for an idle timeout.
+ *
+ * @example Parse a form outside the middleware
+ * ```ts
+ * import { parseFormData } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const form = new FormData();
+ * form.append("title", "Hello");
+ * form.append("file", new File(["data"], "a.txt", { type: "text/plain" }));
+ * const request = new Request("http://localhost/", { method: "POST", body: form });
+ *
+ * const parsed = await parseFormData(request, { maxFileSize: 1024 });
+ * parsed.get("title"); // "Hello"
+ * (parsed.get("file") as File).name; // "a.txt"
+ * ```
+ *
+ * @param request The request whose body to read.
+ * @param options Limits, idle timeout and upload handler.
+ * @returns The parsed form.
+ */
+export async function parseFormData(
+  request: Request,
+  options: ParseFormDataOptions = {},
+): Promise<FormData> {
+  const limits = resolveLimits(options);
+  const kind = formBodyKind(request.headers.get("content-type"));
+  if (kind === null || request.body === null) {
+    if (kind?.kind === "multipart") {
+      throw new FormDataParseError("The multipart body is empty");
+    }
+    return new FormData();
+  }
+  if (request.bodyUsed) {
+    throw new TypeError("The request body was already read");
+  }
+  const body = new BodyReader(request.body, limits);
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limits.maxTotalSize) {
+    const error = new MaxTotalSizeExceededError(limits.maxTotalSize);
+    await body.cancel(error);
+    throw error;
+  }
+  if (kind.kind === "urlencoded") return parseUrlEncodedBody(body, limits);
+  if (kind.boundary === undefined || kind.boundary === "") {
+    const error = new FormDataParseError(
+      "The multipart/form-data content type has no boundary",
+    );
+    await body.cancel(error);
+    throw error;
+  }
+  return parseMultipartBody(body, kind.boundary, limits);
+}
