@@ -69,6 +69,22 @@ function dateToken(): Getter {
   };
 }
 
+function isoDateToken(): Getter {
+  // toISOString costs about 1 µs; only the milliseconds change within a
+  // second, so the rest is cached.
+  let second = NaN;
+  let prefix = "";
+  return (_context, _response, time) => {
+    const now = Math.floor(time / 1000);
+    if (now !== second) {
+      second = now;
+      prefix = new Date(now * 1000).toISOString().slice(0, -4);
+    }
+    const ms = time - now * 1000;
+    return prefix + (ms < 10 ? "00" : ms < 100 ? "0" : "") + ms + "Z";
+  };
+}
+
 // The URL parts below are cut from `request.url` instead of parsing it with
 // `new URL()` (about 0.2 µs a request): a Request's URL is already
 // serialized, so for http(s) the pieces are exactly what URL would give.
@@ -151,7 +167,7 @@ function port(context: RequestContext): string {
 
 const TOKENS: Record<string, TokenFactory> = {
   date: dateToken,
-  dateISO: () => (_context, _response, time) => new Date(time).toISOString(),
+  dateISO: isoDateToken,
   // Rounded to microseconds: enough precision, and a short field.
   duration: () => (_context, _response, _time, duration) =>
     String(Math.round(duration * 1000) / 1000),

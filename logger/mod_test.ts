@@ -146,6 +146,30 @@ Deno.test("%dateISO is ISO 8601 in UTC", async () => {
   );
 });
 
+Deno.test("%date and %dateISO follow the clock across requests of one logger", async () => {
+  const lines = await at(NOW + 5, "UTC", async (clock) => {
+    const lines: string[] = [];
+    const middleware = logger({
+      format: "%date %dateISO",
+      log: (line) => lines.push(line),
+    });
+    const request = () => new RequestContext(new Request("http://x/"));
+    const respond = () => Promise.resolve(new Response());
+    for (const step of [0, 40, 950, 1, 59_000]) {
+      clock.tick(step);
+      await middleware(request(), respond);
+    }
+    return lines;
+  });
+  assert.deepEqual(lines, [
+    "19/Nov/2025:22:32:10 +0000 2025-11-19T22:32:10.005Z",
+    "19/Nov/2025:22:32:10 +0000 2025-11-19T22:32:10.045Z",
+    "19/Nov/2025:22:32:10 +0000 2025-11-19T22:32:10.995Z",
+    "19/Nov/2025:22:32:10 +0000 2025-11-19T22:32:10.996Z",
+    "19/Nov/2025:22:33:09 +0000 2025-11-19T22:33:09.996Z",
+  ]);
+});
+
 Deno.test("%duration is the time to the response in milliseconds", async () => {
   const line = await at(
     NOW,
