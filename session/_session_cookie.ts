@@ -1,0 +1,185 @@
+// The signed session cookie: options checked once, then read and write.
+
+import {
+  type CookieAttributes,
+  getCookieValues,
+  isCookieDomain,
+  isCookieName,
+  isCookiePath,
+  serializeCookie,
+} from "./_cookie.ts";
+import { createSigner, type Signer } from "./_signer.ts";
+import type { SessionCookieOptions } from "./storage.ts";
+
+/** Server-side lifetime of a browser-session cookie's data. */
+const DEFAULT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+/** A verified cookie value. */
+export interface CookieRead {
+  value: string;
+  /** Verified with an older secret: send it again signed with the first. */
+  resign: boolean;
+}
+
+/** The session cookie of one storage. */
+export interface SessionCookie {
+  readonly name: string;
+  /** The raw values of the cookie in a `Cookie` header, to try in order. */
+  candidates(header: string | null): string[];
+  /** Verifies one raw value; `null` when tampered or malformed. */
+  verify(raw: string): Promise<CookieRead | null>;
+  /** When data saved now expires, in milliseconds since the epoch. */
+  expiresAt(): number;
+  /** A `Set-Cookie` value carrying `value`, signed. */
+  serialize(value: string): Promise<string>;
+  /** A `Set-Cookie` value that deletes the cookie. */
+  expire(): string;
+}
+
+/** Checks `options` and creates the cookie; throws `TypeError` when invalid. */
+export function createSessionCookie(
+  options: SessionCookieOptions,
+): SessionCookie {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Session storage needs a `cookie` options object");
+  }
+  const name = options.name ?? "__session";
+  if (!isCookieName(name)) {
+    throw new TypeError(`Invalid session cookie name: ${JSON.stringify(name)}`);
+  }
+  const { secrets } = options;
+  if (
+    !Array.isArray(secrets) || secrets.length === 0 ||
+    !secrets.every((secret) => typeof secret === "string" && secret !== "")
+  ) {
+    throw new TypeError(
+      "Session cookie needs `secrets`: a non-empty array of non-empty strings",
+    );
+  }
+  const attributes = cookieAttributes(name, options);
+  if (!attributes.httpOnly) {
+    console.warn(
+      `Session cookie "${name}" has httpOnly: false; scripts can read it`,
+    );
+  }
+  const { maxAge, expires } = options;
+  const signer: Signer = createSigner(secrets);
+  const expired = serializeCookie(name, "", {
+    ...attributes,
+    maxAge: 0,
+    expires: new Date(0),
+  });
+
+  return {
+    name,
+    candidates(header) {
+      return getCookieValues(header, name);
+    },
+    async verify(raw) {
+      const unsigned = await signer.unsign(raw);
+      return unsigned === null
+        ? null
+        : { value: unsigned.value, resign: unsigned.index !== 0 };
+    },
+    expiresAt() {
+      const now = Date.now();
+      let at = maxAge !== undefined
+        ? now + maxAge * 1000
+        : expires === undefined
+        ? now + DEFAULT_LIFETIME_MS
+        : Infinity;
+      if (expires !== undefined) at = Math.min(at, expires.getTime());
+      return at;
+    },
+    async serialize(value) {
+      return serializeCookie(name, await signer.sign(value), attributes);
+    },
+    expire() {
+      return expired;
+    },
+  };
+}
+
+function cookieAttributes(
+  name: string,
+  options: SessionCookieOptions,
+): CookieAttributes {
+  const {
+    path = "/",
+    domain,
+    maxAge,
+    expires,
+    secure = false,
+    httpOnly = true,
+    partitioned = false,
+  } = options;
+  const sameSite = sameSiteOf(options.sameSite ?? "lax");
+  if (!isCookiePath(path)) {
+    throw new TypeError(`Invalid session cookie path: ${JSON.stringify(path)}`);
+  }
+  if (domain !== undefined && !isCookieDomain(domain)) {
+    throw new TypeError(
+      `Invalid session cookie domain: ${JSON.stringify(domain)}`,
+    );
+  }
+  if (
+    maxAge !== undefined &&
+    !(typeof maxAge === "number" && Number.isFinite(maxAge) && maxAge > 0)
+  ) {
+    throw new TypeError(
+      `Session cookie maxAge must be a positive number of seconds, got ${maxAge}`,
+    );
+  }
+  if (
+    expires !== undefined &&
+    !(expires instanceof Date && Number.isFinite(expires.getTime()))
+  ) {
+    throw new TypeError("Session cookie expires must be a valid Date");
+  }
+  // Browsers drop these cookies when the conditions are not met; say so now
+  // rather than leave a session that silently never sticks.
+  if (sameSite === "None" && !secure) {
+    throw new TypeError("Session cookie with sameSite: 'none' needs secure");
+  }
+  if (partitioned && !secure) {
+    throw new TypeError("Partitioned session cookie needs secure");
+  }
+  if (name.startsWith("__Secure-") && !secure) {
+    throw new TypeError(`Cookie ${name} needs secure: true`);
+  }
+  if (
+    name.startsWith("__Host-") &&
+    (!secure || path !== "/" || domain !== undefined)
+  ) {
+    throw new TypeError(
+      `Cookie ${name} needs secure: true, path: "/" and no domain`,
+    );
+  }
+  return {
+    path,
+    domain,
+    maxAge,
+    expires,
+    secure,
+    httpOnly,
+    sameSite,
+    partitioned,
+  };
+}
+
+function sameSiteOf(value: string): "Strict" | "Lax" | "None" {
+  switch (String(value).toLowerCase()) {
+    case "lax":
+      return "Lax";
+    case "strict":
+      return "Strict";
+    case "none":
+      return "None";
+    default:
+      throw new TypeError(
+        `Session cookie sameSite must be "lax", "strict" or "none", got ${
+          JSON.stringify(value)
+        }`,
+      );
+  }
+}

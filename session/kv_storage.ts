@@ -1,0 +1,129 @@
+/**
+ * Session storage on Deno KV: persistent, and shared by every server that
+ * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`).
+ *
+ * @module
+ */
+
+import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
+import { parseRecord } from "./session.ts";
+import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+
+export { Session } from "./session.ts";
+export type { SessionData } from "./session.ts";
+export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+
+/** Deno KV's limit on one value. */
+const MAX_VALUE_BYTES = 65536;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Options of {@linkcode createKvSessionStorage}. */
+export interface KvSessionStorageOptions {
+  /**
+   * An open database: `await Deno.openKv()` (a local file, `":memory:"`)
+   * or a KV Connect URL such as Deno Deploy's.
+   */
+  client: Deno.Kv;
+  /** The session cookie, which holds only the signed session id. */
+  cookie: SessionCookieOptions;
+  /** First part of every key: data lives under `[prefix, id]`. Default `"sessions"`. */
+  prefix?: string;
+}
+
+/**
+ * Creates a storage that keeps sessions in Deno KV under `[prefix, id]`.
+ * The cookie holds only a signed random id of 144 bits.
+ *
+ * - Each entry gets `expireIn` from the cookie's `maxAge`; as KV deletes
+ *   expired keys lazily, the expiry time is also stored in the value and
+ *   checked on every read. An unknown or expired id gives a new, empty
+ *   session with a new id.
+ * - Saves are atomic and checked against the version that was read, so
+ *   concurrent requests on one session keep each other's changes (to
+ *   different names; for the same name the last save wins), and a session
+ *   destroyed by one request is not brought back by another.
+ * - The session is stored as UTF-8 JSON; over KV's 64 KiB value limit,
+ *   `save` throws a `RangeError` naming the size.
+ *
+ * @example
+ * ```ts ignore
+ * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { session, type Session } from "@fetchkit/toolkit/session-middleware";
+ * import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
+ *
+ * const Session = createContextKey<Session>();
+ * const storage = createKvSessionStorage({
+ *   client: await Deno.openKv("./sessions.sqlite"),
+ *   cookie: { secrets: ["<SESSION_SECRET>"], maxAge: 604800 },
+ * });
+ * const router = createRouter({ middleware: [session(Session, storage)] });
+ * Deno.serve(router.fetch);
+ * ```
+ *
+ * @param options The database, cookie options and key prefix.
+ * @returns The storage, for `session(Key, storage)`.
+ * @throws {TypeError} When the cookie options are invalid or lack secrets.
+ */
+export function createKvSessionStorage(
+  options: KvSessionStorageOptions,
+): SessionStorage {
+  const { client, prefix = "sessions" } = options ?? {};
+  if (client === null || typeof client !== "object") {
+    throw new TypeError("createKvSessionStorage needs `client`: a Deno.Kv");
+  }
+
+  const store: SessionStore = {
+    async get(id) {
+      const entry = await client.get<Uint8Array>([prefix, id]);
+      if (!(entry.value instanceof Uint8Array)) return null;
+      let json: string;
+      try {
+        json = decoder.decode(entry.value);
+      } catch {
+        return null;
+      }
+      const record = parseRecord(json);
+      // KV's own expiry is lazy: the stored time is the one that counts.
+      if (record === null || record.e <= Date.now()) return null;
+      return { record, version: entry.versionstamp };
+    },
+
+    async write({ id, record, loaded, deleteId }) {
+      const bytes = encoder.encode(JSON.stringify(record));
+      if (bytes.length > MAX_VALUE_BYTES) {
+        throw new RangeError(
+          `Session data is ${bytes.length} bytes, over Deno KV's ` +
+            `${MAX_VALUE_BYTES}-byte value limit; store less in the session`,
+        );
+      }
+      const key = [prefix, id];
+      const operation = client.atomic();
+      if (loaded !== undefined) {
+        operation.check({
+          key: [prefix, loaded.id],
+          versionstamp: loaded.version as string | null,
+        });
+      }
+      if (loaded === undefined || loaded.id !== id) {
+        operation.check({ key, versionstamp: null });
+      }
+      if (deleteId !== undefined) operation.delete([prefix, deleteId]);
+      const expireIn = Math.max(1, Math.ceil(record.e - Date.now()));
+      operation.set(
+        key,
+        bytes,
+        Number.isFinite(expireIn) ? { expireIn } : undefined,
+      );
+      const result = await operation.commit();
+      return result.ok;
+    },
+
+    async delete(id) {
+      await client.delete([prefix, id]);
+    },
+  };
+
+  return createIdSessionStorage(options.cookie, store);
+}

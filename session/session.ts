@@ -1,0 +1,330 @@
+// The Session object handed to handlers, and the record storages persist.
+
+/** The shape of session data: names to JSON-serializable values. */
+export type SessionData = Record<string, unknown>;
+
+const UNSET: unique symbol = Symbol("unset");
+
+/**
+ * Everything a storage needs to know about a session. Private to this
+ * folder: reached through {@linkcode stateOf}, never through the public API.
+ */
+export interface SessionState {
+  /** The current id; made on first use, so a session never saved costs none. */
+  id: string | undefined;
+  /** The id the session was loaded with; `undefined` for a new session. */
+  loadedId: string | undefined;
+  values: Map<string, unknown>;
+  /** Flash values from the previous request, readable now. */
+  flash: Map<string, unknown>;
+  /** Flash values set now, for the following request. */
+  next: Map<string, unknown>;
+  /** Names set (to their value) or unset ({@linkcode UNSET}) in this request. */
+  changes: Map<string, unknown>;
+  dirty: boolean;
+  destroyed: boolean;
+  /** An id whose stored data must be deleted on save (`regenerateId(true)`). */
+  deleteId: string | undefined;
+  /** The cookie verified with an older secret and must be signed again. */
+  resign: boolean;
+  /** The storage's version of the loaded record, to detect concurrent writes. */
+  version: unknown;
+}
+
+/** What storages persist, as JSON: values, next flash values, expiry time. */
+export interface SessionRecord {
+  /** Session id; only cookie storage keeps it in the record. */
+  i?: string;
+  /** Values. */
+  v: SessionData;
+  /** Flash values for the next request. */
+  f?: SessionData;
+  /** Expiry time, in milliseconds since the epoch. */
+  e: number;
+}
+
+let getState: (session: Session) => SessionState;
+
+/**
+ * Per-user state kept across requests. The `session()` middleware loads it
+ * before the handler and saves it afterwards; handlers read it with
+ * `context.get(Key)`.
+ *
+ * Values must survive `JSON.stringify` (a `Date` comes back as a string).
+ * A flashed value is readable with `get(name)` on the following request
+ * only; for that one request it shadows a stored value of the same name.
+ * After `destroy()`, reads find nothing and writes throw.
+ *
+ * @example Count visits
+ * ```ts
+ * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { session, type Session } from "@fetchkit/toolkit/session-middleware";
+ * import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
+ *
+ * const Session = createContextKey<Session<{ visits: number }>>();
+ * const storage = createCookieSessionStorage({
+ *   cookie: { name: "session", secrets: ["<SESSION_SECRET>"] },
+ * });
+ * const router = createRouter({ middleware: [session(Session, storage)] });
+ * router.get("/", (context) => {
+ *   const current = context.get(Session)!;
+ *   const visits = (current.get("visits") ?? 0) + 1;
+ *   current.set("visits", visits);
+ *   return new Response(`visit ${visits}`);
+ * });
+ * ```
+ *
+ * @typeParam Data The names and value types the application stores.
+ */
+export class Session<Data extends SessionData = SessionData> {
+  #s: SessionState;
+
+  static {
+    getState = (session) => session.#s;
+  }
+
+  /**
+   * Creates an empty session with no id yet. Storages create sessions;
+   * applications need this only to test code that takes a session.
+   */
+  constructor() {
+    this.#s = {
+      id: undefined,
+      loadedId: undefined,
+      values: new Map(),
+      flash: new Map(),
+      next: new Map(),
+      changes: new Map(),
+      dirty: false,
+      destroyed: false,
+      deleteId: undefined,
+      resign: false,
+      version: undefined,
+    };
+  }
+
+  /**
+   * The session id: at least 128 random bits, made on first use. It
+   * changes with {@linkcode Session.regenerateId}.
+   */
+  get id(): string {
+    return this.#s.id ??= createSessionId();
+  }
+
+  /** `true` when the session changed and must be saved. */
+  get dirty(): boolean {
+    return this.#s.dirty;
+  }
+
+  /** `true` after {@linkcode Session.destroy}. */
+  get destroyed(): boolean {
+    return this.#s.destroyed;
+  }
+
+  /**
+   * Reads a value: this request's flash value for `name` when the previous
+   * request flashed one, else the stored value, else `undefined`.
+   *
+   * @param name The value's name.
+   * @returns The value, or `undefined`.
+   */
+  get<K extends keyof Data & string>(name: K): Data[K] | undefined {
+    const s = this.#s;
+    if (s.destroyed) return undefined;
+    if (s.flash.size !== 0 && s.flash.has(name)) {
+      return s.flash.get(name) as Data[K];
+    }
+    return s.values.get(name) as Data[K] | undefined;
+  }
+
+  /**
+   * Tells whether `get(name)` would find a value.
+   *
+   * @param name The value's name.
+   * @returns `true` when a value or flash value is present.
+   */
+  has(name: keyof Data & string): boolean {
+    const s = this.#s;
+    return !s.destroyed && (s.values.has(name) || s.flash.has(name));
+  }
+
+  /**
+   * Stores a value; `undefined` removes it. Setting a primitive to the value
+   * it already has changes nothing, so it sends no cookie.
+   *
+   * @param name The value's name.
+   * @param value A JSON-serializable value.
+   * @throws {Error} When the session was destroyed.
+   */
+  set<K extends keyof Data & string>(name: K, value: Data[K]): void {
+    const s = this.#writable();
+    if (value === undefined) return this.unset(name);
+    if (
+      (value === null || typeof value !== "object") &&
+      s.values.has(name) && Object.is(s.values.get(name), value)
+    ) {
+      return;
+    }
+    s.values.set(name, value);
+    s.changes.set(name, value);
+    s.dirty = true;
+  }
+
+  /**
+   * Removes a value.
+   *
+   * @param name The value's name.
+   * @throws {Error} When the session was destroyed.
+   */
+  unset(name: keyof Data & string): void {
+    const s = this.#writable();
+    if (!s.values.has(name)) return;
+    s.values.delete(name);
+    s.changes.set(name, UNSET);
+    s.dirty = true;
+  }
+
+  /**
+   * Stores a value for the following request only, where `get(name)` reads
+   * it; it is gone on the request after that. It is not readable in the
+   * request that sets it.
+   *
+   * @param name The value's name.
+   * @param value A JSON-serializable value.
+   * @throws {Error} When the session was destroyed.
+   */
+  flash<K extends keyof Data & string>(name: K, value: Data[K]): void {
+    const s = this.#writable();
+    s.next.set(name, value);
+    s.dirty = true;
+  }
+
+  /**
+   * Gives the session a new id, keeping its data. Call it when privileges
+   * change (after login) so an id planted in the browser beforehand
+   * (session fixation) is worth nothing.
+   *
+   * @param deleteOld `true` deletes the data stored under the old id when
+   *   the session is saved, so the old id stops working; `false` (default)
+   *   keeps it. Cookie storage cannot revoke a copy of its old cookie.
+   * @throws {Error} When the session was destroyed.
+   */
+  regenerateId(deleteOld = false): void {
+    const s = this.#writable();
+    if (deleteOld && s.loadedId !== undefined) s.deleteId = s.loadedId;
+    s.id = createSessionId();
+    s.dirty = true;
+  }
+
+  /**
+   * Ends the session: on save its stored data is deleted and the cookie
+   * expired (`Max-Age=0`). Calling it again does nothing.
+   */
+  destroy(): void {
+    const s = this.#s;
+    s.destroyed = true;
+    s.dirty = true;
+  }
+
+  #writable(): SessionState {
+    if (this.#s.destroyed) {
+      throw new Error("The session was destroyed; it can no longer change");
+    }
+    return this.#s;
+  }
+}
+
+/** The internal state of `session`, for storages. */
+export function stateOf(session: Session): SessionState {
+  return getState(session);
+}
+
+/** 18 random bytes: 144 bits, 24 base64url characters, no padding. */
+export function createSessionId(): string {
+  return crypto.getRandomValues(new Uint8Array(18)).toBase64({
+    alphabet: "base64url",
+    omitPadding: true,
+  });
+}
+
+/** What {@linkcode createSessionId} makes: checked before a store lookup. */
+export const SESSION_ID: RegExp = /^[A-Za-z0-9_-]{24}$/;
+
+/** Builds a loaded session from a stored record. */
+export function loadSession(
+  record: SessionRecord,
+  id: string,
+  options: { version?: unknown; resign?: boolean },
+): Session {
+  const session = new Session();
+  const s = getState(session);
+  s.id = id;
+  s.loadedId = id;
+  s.values = new Map(Object.entries(record.v));
+  if (record.f !== undefined) {
+    s.flash = new Map(Object.entries(record.f));
+    // The flash was read (or not) in this request either way: clear it.
+    s.dirty = s.flash.size !== 0;
+  }
+  s.version = options.version;
+  s.resign = options.resign ?? false;
+  return session;
+}
+
+/** The record to store for `s`, expiring at `expiresAt`. */
+export function toRecord(s: SessionState, expiresAt: number): SessionRecord {
+  const record: SessionRecord = { v: Object.fromEntries(s.values), e: expiresAt };
+  if (s.next.size !== 0) record.f = Object.fromEntries(s.next);
+  return record;
+}
+
+/**
+ * Applies this request's changes to a record another request wrote since
+ * this session was loaded, so concurrent requests that change different
+ * names both keep their changes.
+ */
+export function mergeRecord(
+  current: SessionRecord,
+  s: SessionState,
+  expiresAt: number,
+): SessionRecord {
+  const values = new Map(Object.entries(current.v));
+  for (const [name, value] of s.changes) {
+    if (value === UNSET) values.delete(name);
+    else values.set(name, value);
+  }
+  const flash = new Map(Object.entries(current.f ?? {}));
+  // Flash values this request consumed are gone; newer ones stay.
+  for (const [name, value] of s.flash) {
+    if (JSON.stringify(flash.get(name)) === JSON.stringify(value)) {
+      flash.delete(name);
+    }
+  }
+  for (const [name, value] of s.next) flash.set(name, value);
+  const record: SessionRecord = {
+    v: Object.fromEntries(values),
+    e: expiresAt,
+  };
+  if (flash.size !== 0) record.f = Object.fromEntries(flash);
+  return record;
+}
+
+/** Parses a stored record; `null` when it is not one (never throws). */
+export function parseRecord(json: string): SessionRecord | null {
+  let record: unknown;
+  try {
+    record = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  if (!isObject(record)) return null;
+  const { v, f, e, i } = record as Record<string, unknown>;
+  if (!isObject(v) || typeof e !== "number") return null;
+  if (f !== undefined && !isObject(f)) return null;
+  if (i !== undefined && typeof i !== "string") return null;
+  return record as unknown as SessionRecord;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
