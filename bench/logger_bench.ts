@@ -46,7 +46,9 @@ honoLogged.use(honoLogger(noop));
 honoLogged.get("/users/:id", handler);
 
 // Answers must be right, or the numbers mean nothing.
-for (const app of [plain, passThrough, logged, loggedFull, honoPlain, honoLogged]) {
+for (
+  const app of [plain, passThrough, logged, loggedFull, honoPlain, honoLogged]
+) {
   const response = await app.fetch(request);
   if (response.status !== 200 || await response.text() !== "ok") {
     throw new Error("bench app does not answer 200 ok");

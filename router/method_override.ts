@@ -1,0 +1,209 @@
+/**
+ * Method override: lets an HTML form, which can only send GET and POST,
+ * reach PUT, PATCH and DELETE routes.
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
+ *
+ * const router = createRouter({ middleware: [methodOverride()] });
+ * router.delete("/posts/:id", ({ params }) => new Response(`deleted ${params.id}`));
+ * // <form method="post" action="/posts/1">
+ * //   <input type="hidden" name="_method" value="DELETE">
+ * // </form>
+ * ```
+ *
+ * @module
+ */
+
+import type { Middleware } from "./types.ts";
+import type { RequestContext } from "./context.ts";
+
+/** Options of {@linkcode methodOverride}. */
+export interface MethodOverrideOptions {
+  /**
+   * The form field that carries the method.
+   *
+   * @default {"_method"}
+   */
+  fieldName?: string;
+}
+
+const OVERRIDABLE = new Set(["PUT", "PATCH", "DELETE"]);
+
+/**
+ * How much of a body is read to look for the field. Forms put the hidden
+ * field first (it is written before the other inputs), so a prefix suffices,
+ * and a large upload is never buffered twice.
+ */
+const MAX_PREFIX_BYTES = 64 * 1024;
+
+const latin1 = new TextDecoder("latin1");
+
+/**
+ * Reads up to `MAX_PREFIX_BYTES` of a copy of the body, leaving the request's
+ * own body unread for later middleware and the handler.
+ */
+async function readPrefix(
+  request: Request,
+): Promise<{ bytes: Uint8Array; complete: boolean } | undefined> {
+  const body = request.clone().body;
+  if (body === null) return undefined;
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let complete = false;
+  try {
+    while (size < MAX_PREFIX_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) {
+        complete = true;
+        break;
+      }
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // A broken body is for whoever reads the real one to report.
+    return undefined;
+  } finally {
+    // Cancelling our copy leaves the request's own body flowing.
+    if (!complete) reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { bytes, complete };
+}
+
+function fromUrlEncoded(
+  bytes: Uint8Array,
+  complete: boolean,
+  fieldName: string,
+): string | null {
+  let text = new TextDecoder().decode(bytes);
+  if (!complete) {
+    // Keep whole pairs only: the last one may be cut short.
+    const end = text.lastIndexOf("&");
+    if (end === -1) return null;
+    text = text.slice(0, end);
+  }
+  return new URLSearchParams(text).get(fieldName);
+}
+
+async function fromMultipart(
+  bytes: Uint8Array,
+  complete: boolean,
+  contentType: string,
+  fieldName: string,
+): Promise<string | null> {
+  let body: Uint8Array<ArrayBuffer> = bytes as Uint8Array<ArrayBuffer>;
+  if (!complete) {
+    const match = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+    if (match === null) return null;
+    const boundary = match[1] ?? match[2];
+    // Cut at the last delimiter in the prefix, then close the body there,
+    // so that every part before it parses whole. Latin-1 keeps one character
+    // per byte, so string indexes are byte offsets.
+    const end = latin1.decode(bytes).lastIndexOf(`\r\n--${boundary}`);
+    if (end === -1) return null;
+    const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+    body = new Uint8Array(end + closing.byteLength);
+    body.set(bytes.subarray(0, end));
+    body.set(closing, end);
+  }
+  try {
+    const form = await new Response(body, {
+      headers: { "Content-Type": contentType },
+    }).formData();
+    const value = form.get(fieldName);
+    return typeof value === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+async function readField(
+  context: RequestContext,
+  fieldName: string,
+): Promise<string | null> {
+  // A formData() middleware that ran earlier has parsed the body already.
+  if (context.has(FormData)) {
+    const value = context.get(FormData)?.get(fieldName);
+    return typeof value === "string" ? value : null;
+  }
+  const request = context.request;
+  if (request.body === null || request.bodyUsed) return null;
+  const contentType = request.headers.get("Content-Type") ?? "";
+  const semicolon = contentType.indexOf(";");
+  const mediaType =
+    (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim()
+      .toLowerCase();
+  if (
+    mediaType !== "application/x-www-form-urlencoded" &&
+    mediaType !== "multipart/form-data"
+  ) {
+    return null;
+  }
+  const prefix = await readPrefix(request);
+  if (prefix === undefined) return null;
+  return mediaType === "multipart/form-data"
+    ? fromMultipart(prefix.bytes, prefix.complete, contentType, fieldName)
+    : fromUrlEncoded(prefix.bytes, prefix.complete, fieldName);
+}
+
+/**
+ * Router middleware that lets an HTML form reach PUT, PATCH and DELETE
+ * routes. For a `POST` request only, it takes the method from the
+ * `X-HTTP-Method-Override` header or, without that header, from the form
+ * field `fieldName` (default `_method`) of an urlencoded or multipart body,
+ * and sets `context.method`, which the router then uses to pick the route.
+ * Only `PUT`, `PATCH` and `DELETE` (in any letter case) are accepted; any
+ * other value is ignored.
+ *
+ * The body is not consumed: the field is read from an already parsed
+ * `FormData` in the context (a `formData()` router middleware placed
+ * before this one), or else from a copy of the first 64 KiB of the body,
+ * so later middleware and the handler still read the whole body. Put the
+ * hidden field first in the form, as usual, so that it falls within those
+ * 64 KiB even when files follow.
+ *
+ * Add it to the router's `middleware` (it has to run before routing).
+ *
+ * @example A delete button in an HTML form
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
+ *
+ * const router = createRouter({ middleware: [methodOverride()] });
+ * router.delete("/posts/:id", ({ params }) => new Response(`deleted ${params.id}`));
+ *
+ * const response = await router.fetch(
+ *   new Request("http://localhost/posts/7", {
+ *     method: "POST",
+ *     body: new URLSearchParams({ _method: "DELETE" }),
+ *   }),
+ * );
+ * await response.text(); // "deleted 7"
+ * ```
+ *
+ * @param options `fieldName`: the form field to read.
+ * @returns The middleware.
+ */
+export function methodOverride(
+  options: MethodOverrideOptions = {},
+): Middleware {
+  const { fieldName = "_method" } = options;
+  return async (context) => {
+    if (context.method !== "POST") return;
+    const wanted = context.headers.get("X-HTTP-Method-Override") ??
+      await readField(context, fieldName);
+    if (wanted === null) return;
+    const method = wanted.trim().toUpperCase();
+    if (OVERRIDABLE.has(method)) context.method = method;
+  };
+}
