@@ -121,7 +121,8 @@ export class MultipartReader {
     for (;;) {
       end = indexOfPattern(this.#buffer, HEADER_END, this.#pos);
       if (end !== -1) break;
-      if (this.#buffer.length - this.#pos > this.#maxHeaderSize + 4) {
+      // Unfound in max + 6 bytes (CRLF, max bytes, CRLFCRLF): too long.
+      if (this.#buffer.length - this.#pos >= this.#maxHeaderSize + 6) {
         this.#headerTooLarge();
       }
       await this.#fill(this.#buffer.length - this.#pos + 1);
