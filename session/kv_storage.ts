@@ -19,6 +19,28 @@ const MAX_VALUE_BYTES = 65536;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * Runs a KV call again while SQLite reports the database locked: processes
+ * sharing one local KV file get that error under concurrent writes, instead
+ * of waiting their turn.
+ */
+async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (
+        attempt === 50 || !(error instanceof Error) ||
+        !error.message.includes("database is locked")
+      ) {
+        throw error;
+      }
+      // A short random pause, so the processes do not collide again.
+      await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4 * attempt));
+    }
+  }
+}
+
 /** Options of {@linkcode createKvSessionStorage}. */
 export interface KvSessionStorageOptions {
   /**
@@ -76,7 +98,9 @@ export function createKvSessionStorage(
 
   const store: SessionStore = {
     async get(id) {
-      const entry = await client.get<Uint8Array>([prefix, id]);
+      const entry = await whileLocked(() =>
+        client.get<Uint8Array>([prefix, id])
+      );
       if (!(entry.value instanceof Uint8Array)) return null;
       let json: string;
       try {
@@ -116,12 +140,12 @@ export function createKvSessionStorage(
         bytes,
         Number.isFinite(expireIn) ? { expireIn } : undefined,
       );
-      const result = await operation.commit();
+      const result = await whileLocked(() => operation.commit());
       return result.ok;
     },
 
     async delete(id) {
-      await client.delete([prefix, id]);
+      await whileLocked(() => client.delete([prefix, id]));
     },
   };
 

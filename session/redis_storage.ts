@@ -32,7 +32,27 @@ export interface RedisSessionClient {
   set(key: string, value: string, options: RedisSetOptions): Promise<unknown>;
   /** `DEL key`. */
   del(key: string): Promise<unknown>;
+  /**
+   * `EVAL script numkeys keys... args...`. Optional: with it, saves are
+   * atomic compare-and-set; without it, see the note on concurrency.
+   */
+  eval?(
+    script: string,
+    options: { keys: string[]; arguments: string[] },
+  ): Promise<unknown>;
 }
+
+// Compare-and-set in one step: write only when the loaded entry still holds
+// the text this request read (or, for a new id, when the key is free).
+// KEYS: loaded key ("" for a new session), target key, key to delete ("").
+// ARGV: text read, new text, expiry time in ms (PXAT).
+const WRITE_SCRIPT = `
+if KEYS[1] ~= "" and redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+if KEYS[1] ~= KEYS[2] and redis.call("EXISTS", KEYS[2]) == 1 then return 0 end
+redis.call("SET", KEYS[2], ARGV[2], "PXAT", ARGV[3])
+if KEYS[3] ~= "" then redis.call("DEL", KEYS[3]) end
+return 1
+`;
 
 /** Options of {@linkcode createRedisSessionStorage}. */
 export interface RedisSessionStorageOptions {
@@ -50,11 +70,14 @@ export interface RedisSessionStorageOptions {
  * a signed random id of 144 bits. The expiry time is also stored in the
  * value and checked on read, as in the other storages.
  *
- * Concurrent requests on one session: before writing, a save reads the
- * entry again and, when another request changed it, applies its own changes
- * on top. With only `GET`/`SET`/`DEL` that check is not atomic, so two
- * saves landing within one round trip of each other can still lose one
- * side's changes; a session deleted meanwhile is not brought back.
+ * Concurrent requests on one session: a save writes only if the entry
+ * still holds what the request read (a Lua compare-and-set through `EVAL`);
+ * otherwise it applies its own changes on top of the newer entry and tries
+ * again, so concurrent requests keep each other's changes to different
+ * names, and a session destroyed meanwhile is not brought back. A client
+ * without `eval` gets the same logic with `GET` then `SET`, which is not
+ * atomic: two saves within one round trip can still lose one side's
+ * changes.
  *
  * @example
  * ```ts ignore
@@ -102,13 +125,30 @@ export function createRedisSessionStorage(
     },
 
     async write({ id, record, loaded, deleteId }) {
+      const json = JSON.stringify(record);
+      const expiresAt = Math.min(record.e, 8.64e15);
+      if (typeof client.eval === "function") {
+        const result = await client.eval(WRITE_SCRIPT, {
+          keys: [
+            loaded === undefined ? "" : prefix + loaded.id,
+            prefix + id,
+            deleteId === undefined ? "" : prefix + deleteId,
+          ],
+          arguments: [
+            loaded === undefined ? "" : String(loaded.version),
+            json,
+            String(Math.ceil(expiresAt)),
+          ],
+        });
+        return result === 1;
+      }
       if (loaded !== undefined) {
         const current = await client.get(prefix + loaded.id);
         if (current !== loaded.version) return false;
       }
       const fresh = loaded === undefined || loaded.id !== id;
-      const result = await client.set(prefix + id, JSON.stringify(record), {
-        expiration: { type: "PXAT", value: Math.min(record.e, 8.64e15) },
+      const result = await client.set(prefix + id, json, {
+        expiration: { type: "PXAT", value: Math.ceil(expiresAt) },
         ...(fresh ? { condition: "NX" as const } : {}),
       });
       if (result === null) return false;

@@ -1,0 +1,148 @@
+// Two server processes sharing one session store: a session written
+// through one is read and changed through the other.
+
+import assert from "node:assert/strict";
+import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
+
+const redisServer = await redisServerOrSkip();
+const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
+
+interface ServerProcess {
+  origin: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(kind: string, target: string): Promise<ServerProcess> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-kv",
+      "--allow-net=127.0.0.1",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-sys",
+      serverScript,
+      kind,
+      target,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!output.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    output += value;
+  }
+  const port = /listening (\d+)/.exec(output)?.[1];
+  if (port === undefined) {
+    child.kill("SIGKILL");
+    await child.status;
+    throw new Error(`server did not start: ${output}`);
+  }
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await lines.cancel();
+    },
+  };
+}
+
+/** Sends a request with `cookie`; returns the body and the new cookie. */
+async function call(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  cookie: string | undefined,
+): Promise<{ body: { id: string; values: Record<string, unknown> }; cookie: string | undefined }> {
+  const response = await fetch(server.origin + path, {
+    method,
+    headers: cookie === undefined ? {} : { cookie },
+  });
+  const setCookie = response.headers.getSetCookie()[0];
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  return {
+    body: text === "destroyed" ? { id: "", values: {} } : JSON.parse(text),
+    cookie: setCookie === undefined
+      ? cookie
+      : /Max-Age=0/.test(setCookie)
+      ? undefined
+      : setCookie.split(";")[0],
+  };
+}
+
+async function shareSessions(a: ServerProcess, b: ServerProcess): Promise<void> {
+  let cookie: string | undefined;
+  const written = await call(a, "POST", "/set/user/ada", cookie);
+  cookie = written.cookie;
+  assert.ok(cookie);
+  const read = await call(b, "GET", "/all?names=user", cookie);
+  assert.deepEqual(read.body.values, { user: "ada" });
+  assert.equal(read.body.id, written.body.id);
+  cookie = (await call(b, "POST", "/set/role/admin", cookie)).cookie;
+  const both = await call(a, "GET", "/all?names=user,role", cookie);
+  assert.deepEqual(both.body.values, { user: "ada", role: "admin" });
+  // Concurrent writes through both servers are all kept.
+  await Promise.all(
+    ["k0", "k1", "k2", "k3"].map((name, i) =>
+      call(i % 2 ? a : b, "POST", `/set/${name}/${i}`, cookie)
+    ),
+  );
+  const merged = await call(b, "GET", "/all?names=k0,k1,k2,k3", cookie);
+  assert.deepEqual(merged.body.values, { k0: "0", k1: "1", k2: "2", k3: "3" });
+  // Regenerated on one, the old id is dead on the other.
+  const oldCookie = cookie;
+  cookie = (await call(a, "POST", "/regenerate/true", cookie)).cookie;
+  assert.notEqual(cookie, oldCookie);
+  assert.deepEqual((await call(b, "GET", "/all?names=user", cookie)).body.values, { user: "ada" });
+  assert.deepEqual((await call(b, "GET", "/all?names=user", oldCookie)).body.values, {});
+  // Destroyed on one, gone on the other.
+  const destroyed = await call(b, "POST", "/destroy", cookie);
+  assert.equal(destroyed.cookie, undefined);
+  assert.deepEqual((await call(a, "GET", "/all?names=user", cookie)).body.values, {});
+}
+
+Deno.test("two servers share sessions through one Deno KV file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "session-kv-" });
+  const path = `${dir}/sessions.sqlite`;
+  const a = await startServer("kv", path);
+  const b = await startServer("kv", path).catch(async (error) => {
+    await a.stop();
+    throw error;
+  });
+  try {
+    await shareSessions(a, b);
+  } finally {
+    await a.stop();
+    await b.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "two servers share sessions through one redis-server",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    try {
+      const a = await startServer("redis", redis.url);
+      const b = await startServer("redis", redis.url).catch(async (error) => {
+        await a.stop();
+        throw error;
+      });
+      try {
+        await shareSessions(a, b);
+      } finally {
+        await a.stop();
+        await b.stop();
+      }
+    } finally {
+      await redis.stop();
+    }
+  },
+});
