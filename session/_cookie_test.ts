@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { getCookieValues, isCookieName, serializeCookie } from "./_cookie.ts";
+
+Deno.test("getCookieValues finds every value of one name, in order", () => {
+  const header = 'a=1; __session=x.y; b="q"; __session="z"; __sessionX=no';
+  assert.deepEqual(getCookieValues(header, "__session"), ["x.y", "z"]);
+  assert.deepEqual(getCookieValues(header, "b"), ["q"]);
+  assert.deepEqual(getCookieValues(header, "c"), []);
+  assert.deepEqual(getCookieValues(null, "a"), []);
+  assert.deepEqual(getCookieValues("", "a"), []);
+});
+
+Deno.test("getCookieValues skips values outside RFC 6265 cookie-octets", () => {
+  for (const bad of ["a b", "a,b", 'a"b', "a\\b", "é"]) {
+    assert.deepEqual(getCookieValues(`s=${bad}`, "s"), [], bad);
+  }
+  assert.deepEqual(getCookieValues("s=ok; s=a b; s=ok2", "s"), ["ok", "ok2"]);
+  assert.equal(getCookieValues("s=1;s=2;s=3;s=4;s=5;s=6", "s").length, 4);
+});
+
+Deno.test("serializeCookie writes the attributes in a fixed order", () => {
+  assert.equal(
+    serializeCookie("s", "v", {
+      maxAge: 60.7,
+      domain: "example.com",
+      path: "/app",
+      expires: new Date(0),
+      httpOnly: true,
+      secure: true,
+      sameSite: "Lax",
+      partitioned: true,
+    }),
+    "s=v; Max-Age=60; Domain=example.com; Path=/app; " +
+      "Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax; Partitioned",
+  );
+  assert.equal(serializeCookie("s", "", {}), "s=");
+});
+
+Deno.test("serializeCookie refuses anything that could inject an attribute", () => {
+  assert.throws(() => serializeCookie("a;b", "v", {}), TypeError);
+  assert.throws(() => serializeCookie("s", "v; Domain=evil", {}), TypeError);
+  assert.throws(() => serializeCookie("s", "v", { path: "/; Secure" }), TypeError);
+  assert.throws(() => serializeCookie("s", "v", { path: "/\n" }), TypeError);
+  assert.throws(() => serializeCookie("s", "v", { domain: "a.com; x" }), TypeError);
+  assert.equal(isCookieName("__Host-id"), true);
+  assert.equal(isCookieName("a b"), false);
+  assert.equal(isCookieName(""), false);
+});

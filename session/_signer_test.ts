@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { createSigner } from "./_signer.ts";
+
+Deno.test("sign then unsign gives the value back", async () => {
+  const signer = createSigner(["one"]);
+  const signed = await signer.sign("hello");
+  assert.match(signed, /^hello\.[A-Za-z0-9_-]{43}$/);
+  assert.deepEqual(await signer.unsign(signed), { value: "hello", index: 0 });
+  // A fresh signer (no cache) verifies it through crypto.subtle.verify.
+  assert.deepEqual(await createSigner(["one"]).unsign(signed), {
+    value: "hello",
+    index: 0,
+  });
+});
+
+Deno.test("the HMAC is the standard HMAC-SHA256 of the value", async () => {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode("one"),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("hello")),
+  ).toBase64({ alphabet: "base64url", omitPadding: true });
+  assert.equal(await createSigner(["one"]).sign("hello"), `hello.${mac}`);
+});
+
+Deno.test("rotation: the first secret signs, every secret verifies", async () => {
+  const old = await createSigner(["old"]).sign("v");
+  const rotated = createSigner(["new", "old"]);
+  assert.deepEqual(await rotated.unsign(old), { value: "v", index: 1 });
+  const resigned = await rotated.sign("v");
+  assert.deepEqual(await createSigner(["new"]).unsign(resigned), {
+    value: "v",
+    index: 0,
+  });
+  assert.equal(await createSigner(["new"]).unsign(old), null);
+});
+
+Deno.test("tampered or malformed input is null, never an exception", async () => {
+  const signer = createSigner(["one"]);
+  const signed = await signer.sign("hello");
+  for (
+    const bad of [
+      "",
+      "hello",
+      "hello.",
+      `jello${signed.slice(5)}`,
+      `${signed.slice(0, -1)}${signed.at(-1) === "A" ? "B" : "A"}`,
+      `${signed}=`,
+      `hello.${"!".repeat(43)}`,
+      `hello.${"A".repeat(43)}`,
+    ]
+  ) {
+    assert.equal(await signer.unsign(bad), null, bad);
+  }
+});
