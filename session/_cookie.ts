@@ -10,7 +10,8 @@ const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/;
 /** `path-value`: any CHAR except CTLs and ";". */
 const PATH_VALUE = /^[\x20-\x3A\x3C-\x7E]+$/;
 /** A host name: letters, digits, hyphens and dots (RFC 1034 labels). */
-const DOMAIN_VALUE = /^\.?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
+const DOMAIN_VALUE =
+  /^\.?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/;
 
 /** Attributes of a `Set-Cookie` header, already validated. */
 export interface CookieAttributes {

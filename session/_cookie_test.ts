@@ -39,9 +39,15 @@ Deno.test("serializeCookie writes the attributes in a fixed order", () => {
 Deno.test("serializeCookie refuses anything that could inject an attribute", () => {
   assert.throws(() => serializeCookie("a;b", "v", {}), TypeError);
   assert.throws(() => serializeCookie("s", "v; Domain=evil", {}), TypeError);
-  assert.throws(() => serializeCookie("s", "v", { path: "/; Secure" }), TypeError);
+  assert.throws(
+    () => serializeCookie("s", "v", { path: "/; Secure" }),
+    TypeError,
+  );
   assert.throws(() => serializeCookie("s", "v", { path: "/\n" }), TypeError);
-  assert.throws(() => serializeCookie("s", "v", { domain: "a.com; x" }), TypeError);
+  assert.throws(
+    () => serializeCookie("s", "v", { domain: "a.com; x" }),
+    TypeError,
+  );
   assert.equal(isCookieName("__Host-id"), true);
   assert.equal(isCookieName("a b"), false);
   assert.equal(isCookieName(""), false);

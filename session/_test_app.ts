@@ -6,8 +6,8 @@ import {
   type Router,
 } from "@fetchkit/toolkit/fetch-router";
 import {
-  session,
   type Session,
+  session,
   type SessionStorage,
 } from "@fetchkit/toolkit/session-middleware";
 

@@ -51,12 +51,18 @@ export async function startRedis(path: string): Promise<RedisServer> {
   const port = freePort();
   const child = new Deno.Command(path, {
     args: [
-      "--port", String(port),
-      "--bind", "127.0.0.1",
-      "--save", "",
-      "--appendonly", "no",
-      "--dir", dir,
-      "--daemonize", "no",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      dir,
+      "--daemonize",
+      "no",
     ],
     stdout: "null",
     stderr: "null",
@@ -70,14 +76,16 @@ export async function startRedis(path: string): Promise<RedisServer> {
     await child.status;
     await Deno.remove(dir, { recursive: true });
   };
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     try {
       const conn = await Deno.connect({ hostname: "127.0.0.1", port });
       await conn.write(new TextEncoder().encode("PING\r\n"));
       const buffer = new Uint8Array(16);
       const n = await conn.read(buffer);
       conn.close();
-      if (new TextDecoder().decode(buffer.subarray(0, n ?? 0)).startsWith("+PONG")) break;
+      if (
+        new TextDecoder().decode(buffer.subarray(0, n ?? 0)).startsWith("+PONG")
+      ) break;
     } catch {
       // not listening yet
     }

@@ -32,13 +32,16 @@ export async function storageSuite(
 ): Promise<void> {
   const cookie: SessionCookieOptions = { secrets: [SECRET], maxAge: 3600 };
 
-  await t.step("a new visitor gets no cookie until something is set", async () => {
-    const router = app(backend.storage(cookie));
-    const jar = new Jar();
-    const { setCookie, body } = await send(router, jar, "GET", "/get/x");
-    assert.equal(setCookie, undefined);
-    assert.equal(body.value, null);
-  });
+  await t.step(
+    "a new visitor gets no cookie until something is set",
+    async () => {
+      const router = app(backend.storage(cookie));
+      const jar = new Jar();
+      const { setCookie, body } = await send(router, jar, "GET", "/get/x");
+      assert.equal(setCookie, undefined);
+      assert.equal(body.value, null);
+    },
+  );
 
   await t.step("set, then read on the next request", async () => {
     const router = app(backend.storage(cookie));
@@ -55,83 +58,111 @@ export async function storageSuite(
     // Only read: no Set-Cookie.
     assert.equal(second.setCookie, undefined);
     await send(router, jar, "POST", "/unset/user");
-    assert.equal((await send(router, jar, "GET", "/get/user")).body.value, null);
+    assert.equal(
+      (await send(router, jar, "GET", "/get/user")).body.value,
+      null,
+    );
   });
 
-  await t.step("a flash value is readable on the following request only", async () => {
-    const router = app(backend.storage(cookie));
-    const jar = new Jar();
-    await send(router, jar, "POST", "/set/keep/1");
-    const flashed = await send(router, jar, "POST", "/flash/error/bad");
-    assert.equal(flashed.body.value, null, "not in the request that sets it");
-    const next = await send(router, jar, "GET", "/get/error");
-    assert.equal(next.body.value, "bad");
-    assert.ok(next.setCookie, "the consumed flash is saved away");
-    const after = await send(router, jar, "GET", "/get/error");
-    assert.equal(after.body.value, null);
-    assert.equal((await send(router, jar, "GET", "/get/keep")).body.value, "1");
-  });
+  await t.step(
+    "a flash value is readable on the following request only",
+    async () => {
+      const router = app(backend.storage(cookie));
+      const jar = new Jar();
+      await send(router, jar, "POST", "/set/keep/1");
+      const flashed = await send(router, jar, "POST", "/flash/error/bad");
+      assert.equal(flashed.body.value, null, "not in the request that sets it");
+      const next = await send(router, jar, "GET", "/get/error");
+      assert.equal(next.body.value, "bad");
+      assert.ok(next.setCookie, "the consumed flash is saved away");
+      const after = await send(router, jar, "GET", "/get/error");
+      assert.equal(after.body.value, null);
+      assert.equal(
+        (await send(router, jar, "GET", "/get/keep")).body.value,
+        "1",
+      );
+    },
+  );
 
-  await t.step("a tampered, forged or malformed cookie is a new session", async () => {
-    const router = app(backend.storage(cookie));
-    const jar = new Jar();
-    const { body } = await send(router, jar, "POST", "/set/user/ada");
-    const good = jar.cookie!;
-    const value = good.slice("__session=".length);
-    const dot = value.lastIndexOf(".");
-    const flip = (c: string) => (c === "A" ? "B" : "A");
-    const tampered = [
-      // one character of the payload changed
-      `__session=${flip(value[0])}${value.slice(1)}`,
-      // one character of the signature changed
-      `__session=${value.slice(0, dot + 1)}${flip(value[dot + 1])}${
-        value.slice(dot + 2)
-      }`,
-      `__session=${value.slice(0, dot)}`,
-      "__session=",
-      "__session=a.b",
-      `__session=${value}x`,
-      "__session=\"unterminated",
-      `__session=${value.slice(0, dot)}.${"A".repeat(43)}`,
-    ];
-    for (const forged of tampered) {
-      jar.cookie = forged;
-      const result = await send(router, jar, "GET", "/get/user");
-      assert.equal(result.body.value, null, forged);
-      assert.notEqual(result.body.id, body.id, forged);
-    }
-    // Signed with a secret the storage does not know.
-    const other = app(backend.storage({ ...cookie, secrets: ["other-secret"] }));
-    jar.cookie = good;
-    assert.equal((await send(other, jar, "GET", "/get/user")).body.value, null);
-    // A planted cookie before the real one does not hide it.
-    jar.cookie = `${tampered[0]}; ${good}`;
-    assert.equal((await send(router, jar, "GET", "/get/user")).body.value, "ada");
-  });
+  await t.step(
+    "a tampered, forged or malformed cookie is a new session",
+    async () => {
+      const router = app(backend.storage(cookie));
+      const jar = new Jar();
+      const { body } = await send(router, jar, "POST", "/set/user/ada");
+      const good = jar.cookie!;
+      const value = good.slice("__session=".length);
+      const dot = value.lastIndexOf(".");
+      const flip = (c: string) => (c === "A" ? "B" : "A");
+      const tampered = [
+        // one character of the payload changed
+        `__session=${flip(value[0])}${value.slice(1)}`,
+        // one character of the signature changed
+        `__session=${value.slice(0, dot + 1)}${flip(value[dot + 1])}${
+          value.slice(dot + 2)
+        }`,
+        `__session=${value.slice(0, dot)}`,
+        "__session=",
+        "__session=a.b",
+        `__session=${value}x`,
+        '__session="unterminated',
+        `__session=${value.slice(0, dot)}.${"A".repeat(43)}`,
+      ];
+      for (const forged of tampered) {
+        jar.cookie = forged;
+        const result = await send(router, jar, "GET", "/get/user");
+        assert.equal(result.body.value, null, forged);
+        assert.notEqual(result.body.id, body.id, forged);
+      }
+      // Signed with a secret the storage does not know.
+      const other = app(
+        backend.storage({ ...cookie, secrets: ["other-secret"] }),
+      );
+      jar.cookie = good;
+      assert.equal(
+        (await send(other, jar, "GET", "/get/user")).body.value,
+        null,
+      );
+      // A planted cookie before the real one does not hide it.
+      jar.cookie = `${tampered[0]}; ${good}`;
+      assert.equal(
+        (await send(router, jar, "GET", "/get/user")).body.value,
+        "ada",
+      );
+    },
+  );
 
-  await t.step("secret rotation: old cookies verify and are re-signed", async () => {
-    const before = backend.storage({ ...cookie, secrets: ["old-secret"] });
-    const jar = new Jar();
-    await send(app(before), jar, "POST", "/set/user/ada");
-    const oldCookie = jar.cookie;
-    if (!backend.shared) return;
-    const rotated = app(backend.storage({
-      ...cookie,
-      secrets: ["new-secret", "old-secret"],
-    }));
-    const read = await send(rotated, jar, "GET", "/get/user");
-    assert.equal(read.body.value, "ada");
-    assert.ok(read.setCookie, "re-signed although nothing changed");
-    assert.notEqual(jar.cookie, oldCookie);
-    // The re-signed cookie verifies with the new secret alone.
-    const newOnly = app(backend.storage({ ...cookie, secrets: ["new-secret"] }));
-    const after = await send(newOnly, jar, "GET", "/get/user");
-    assert.equal(after.body.value, "ada");
-    assert.equal(after.setCookie, undefined);
-    // ... and the old cookie does not.
-    jar.cookie = oldCookie;
-    assert.equal((await send(newOnly, jar, "GET", "/get/user")).body.value, null);
-  });
+  await t.step(
+    "secret rotation: old cookies verify and are re-signed",
+    async () => {
+      const before = backend.storage({ ...cookie, secrets: ["old-secret"] });
+      const jar = new Jar();
+      await send(app(before), jar, "POST", "/set/user/ada");
+      const oldCookie = jar.cookie;
+      if (!backend.shared) return;
+      const rotated = app(backend.storage({
+        ...cookie,
+        secrets: ["new-secret", "old-secret"],
+      }));
+      const read = await send(rotated, jar, "GET", "/get/user");
+      assert.equal(read.body.value, "ada");
+      assert.ok(read.setCookie, "re-signed although nothing changed");
+      assert.notEqual(jar.cookie, oldCookie);
+      // The re-signed cookie verifies with the new secret alone.
+      const newOnly = app(
+        backend.storage({ ...cookie, secrets: ["new-secret"] }),
+      );
+      const after = await send(newOnly, jar, "GET", "/get/user");
+      assert.equal(after.body.value, "ada");
+      assert.equal(after.setCookie, undefined);
+      // ... and the old cookie does not.
+      jar.cookie = oldCookie;
+      assert.equal(
+        (await send(newOnly, jar, "GET", "/get/user")).body.value,
+        null,
+      );
+    },
+  );
 
   await t.step("regenerateId keeps the data under a new id", async () => {
     const router = app(backend.storage(cookie));
@@ -170,7 +201,10 @@ export async function storageSuite(
     const destroyed = await send(router, jar, "POST", "/destroy");
     assert.match(destroyed.setCookie!, /^__session=; Max-Age=0; Path=\/; /);
     assert.equal(jar.cookie, undefined);
-    assert.equal((await send(router, jar, "GET", "/get/user")).body.value, null);
+    assert.equal(
+      (await send(router, jar, "GET", "/get/user")).body.value,
+      null,
+    );
     if (backend.revocable) {
       jar.cookie = oldCookie;
       const replay = await send(router, jar, "GET", "/get/user");
@@ -179,22 +213,28 @@ export async function storageSuite(
     }
   });
 
-  await t.step("an expired session is a new one, even if the cookie is replayed", async () => {
-    const clock = FakeTimers.install({ now: Date.now(), toFake: ["Date"] });
-    try {
-      const router = app(backend.storage({ ...cookie, maxAge: 60 }));
-      const jar = new Jar();
-      const first = await send(router, jar, "POST", "/set/user/ada");
-      clock.tick(59_000);
-      assert.equal((await send(router, jar, "GET", "/get/user")).body.value, "ada");
-      clock.tick(2_000);
-      const late = await send(router, jar, "GET", "/get/user");
-      assert.equal(late.body.value, null);
-      assert.notEqual(late.body.id, first.body.id);
-    } finally {
-      clock.uninstall();
-    }
-  });
+  await t.step(
+    "an expired session is a new one, even if the cookie is replayed",
+    async () => {
+      const clock = FakeTimers.install({ now: Date.now(), toFake: ["Date"] });
+      try {
+        const router = app(backend.storage({ ...cookie, maxAge: 60 }));
+        const jar = new Jar();
+        const first = await send(router, jar, "POST", "/set/user/ada");
+        clock.tick(59_000);
+        assert.equal(
+          (await send(router, jar, "GET", "/get/user")).body.value,
+          "ada",
+        );
+        clock.tick(2_000);
+        const late = await send(router, jar, "GET", "/get/user");
+        assert.equal(late.body.value, null);
+        assert.notEqual(late.body.id, first.body.id);
+      } finally {
+        clock.uninstall();
+      }
+    },
+  );
 
   await t.step("concurrent requests on one session", async () => {
     const router = app(backend.storage(cookie));
@@ -222,7 +262,10 @@ export async function storageSuite(
       assert.equal(check.body.values.base, "0");
       if (!backend.revocable) {
         // Cookie storage: each browser copy holds exactly its own write.
-        assert.deepEqual(check.body.values, { base: "0", [names[i]]: names[i] });
+        assert.deepEqual(check.body.values, {
+          base: "0",
+          [names[i]]: names[i],
+        });
       }
     }
     if (backend.revocable) {
@@ -250,24 +293,27 @@ export async function storageSuite(
       assert.deepEqual(all.body.values, { base: "0", a: "1", b: "2" });
     });
 
-    await t.step("a session destroyed meanwhile is not brought back", async () => {
-      const gate = createGate();
-      const router = app(backend.storage(cookie), { a: gate });
-      const jar = new Jar();
-      await send(router, jar, "POST", "/set/user/ada");
-      const oldCookie = jar.cookie;
-      const slow = send(router, jar, "POST", "/set/cart/1?gate=a");
-      await gate.loaded;
-      const other = new Jar();
-      other.cookie = oldCookie;
-      await send(router, other, "POST", "/destroy");
-      gate.release();
-      const late = await slow;
-      assert.equal(late.setCookie, undefined, "no cookie for a dead session");
-      jar.cookie = oldCookie;
-      const read = await send(router, jar, "GET", "/all?names=user,cart");
-      assert.deepEqual(read.body.values, {});
-    });
+    await t.step(
+      "a session destroyed meanwhile is not brought back",
+      async () => {
+        const gate = createGate();
+        const router = app(backend.storage(cookie), { a: gate });
+        const jar = new Jar();
+        await send(router, jar, "POST", "/set/user/ada");
+        const oldCookie = jar.cookie;
+        const slow = send(router, jar, "POST", "/set/cart/1?gate=a");
+        await gate.loaded;
+        const other = new Jar();
+        other.cookie = oldCookie;
+        await send(router, other, "POST", "/destroy");
+        gate.release();
+        const late = await slow;
+        assert.equal(late.setCookie, undefined, "no cookie for a dead session");
+        jar.cookie = oldCookie;
+        const read = await send(router, jar, "GET", "/all?names=user,cart");
+        assert.deepEqual(read.body.values, {});
+      },
+    );
 
     await t.step("an unknown, validly signed id is never adopted", async () => {
       // Same secret, other storage: a correctly signed id this one never issued.

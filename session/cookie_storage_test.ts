@@ -21,13 +21,16 @@ Deno.test("cookie storage: save over 4096 bytes throws, naming the size", async 
   await assert.rejects(
     () => storage.save(session),
     (error: Error) =>
-      error instanceof RangeError && /is \d{4} bytes, over the 4096-byte limit/.test(error.message),
+      error instanceof RangeError &&
+      /is \d{4} bytes, over the 4096-byte limit/.test(error.message),
   );
   // Through the router: a 500, and no half-written cookie.
   const router = app(storage);
   const jar = new Jar();
   const response = await router.fetch(
-    new Request(`http://localhost/set/big/${"y".repeat(5000)}`, { method: "POST" }),
+    new Request(`http://localhost/set/big/${"y".repeat(5000)}`, {
+      method: "POST",
+    }),
   );
   assert.equal(response.status, 500);
   assert.deepEqual(response.headers.getSetCookie(), []);
@@ -36,7 +39,9 @@ Deno.test("cookie storage: save over 4096 bytes throws, naming the size", async 
 });
 
 Deno.test("cookie storage: the payload is signed, not hidden, and carries its expiry", async () => {
-  const storage = createCookieSessionStorage({ cookie: { secrets: ["s"], maxAge: 60 } });
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s"], maxAge: 60 },
+  });
   const router = app(storage);
   const jar = new Jar();
   const before = Date.now();
@@ -44,7 +49,9 @@ Deno.test("cookie storage: the payload is signed, not hidden, and carries its ex
   const value = jar.cookie!.slice("__session=".length);
   const payload = JSON.parse(
     new TextDecoder().decode(
-      Uint8Array.fromBase64(value.slice(0, value.lastIndexOf(".")), { alphabet: "base64url" }),
+      Uint8Array.fromBase64(value.slice(0, value.lastIndexOf(".")), {
+        alphabet: "base64url",
+      }),
     ),
   );
   assert.deepEqual(payload.v, { user: "ada" });

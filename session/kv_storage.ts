@@ -36,7 +36,9 @@ async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
         throw error;
       }
       // A short random pause, so the processes do not collide again.
-      await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4 * attempt));
+      await new Promise((resolve) =>
+        setTimeout(resolve, 1 + Math.random() * 4 * attempt)
+      );
     }
   }
 }

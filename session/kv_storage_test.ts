@@ -32,7 +32,10 @@ Deno.test("kv storage: data lives under [prefix, id] with its expiry", async () 
     assert.deepEqual(record.v, { user: "ada" });
     assert.ok(Math.abs(record.e - (Date.now() + 600_000)) < 5_000);
     // The cookie holds only the signed id.
-    assert.match(jar.cookie!, new RegExp(`^__session=${body.id}\\.[A-Za-z0-9_-]{43}$`));
+    assert.match(
+      jar.cookie!,
+      new RegExp(`^__session=${body.id}\\.[A-Za-z0-9_-]{43}$`),
+    );
   } finally {
     kv.close();
   }
@@ -41,14 +44,18 @@ Deno.test("kv storage: data lives under [prefix, id] with its expiry", async () 
 Deno.test("kv storage: data over 64 KiB is a clear error", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
-    const storage = createKvSessionStorage({ client: kv, cookie: { secrets: ["s"] } });
+    const storage = createKvSessionStorage({
+      client: kv,
+      cookie: { secrets: ["s"] },
+    });
     const session = await storage.read(null);
     session.set("big", "é".repeat(33_000));
     await assert.rejects(
       () => storage.save(session),
       (error: Error) =>
         error instanceof RangeError &&
-        /Session data is 660\d\d bytes, over Deno KV's 65536-byte value limit/.test(error.message),
+        /Session data is 660\d\d bytes, over Deno KV's 65536-byte value limit/
+          .test(error.message),
     );
     session.set("big", "x".repeat(60_000));
     assert.ok(await storage.save(session));

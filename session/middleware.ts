@@ -18,10 +18,12 @@ export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
  * A context key that can hold a {@linkcode Session}: a `symbol`, or a key
  * from `createContextKey<Session>()` (which also types `context.get`).
  */
-export type SessionKey = AnyContextKey & (
-  | symbol
-  | { readonly valueType?: Session | undefined }
-);
+export type SessionKey =
+  & AnyContextKey
+  & (
+    | symbol
+    | { readonly valueType?: Session | undefined }
+  );
 
 /**
  * Creates the session middleware. Before the rest of the chain runs, it

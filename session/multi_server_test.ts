@@ -12,7 +12,10 @@ interface ServerProcess {
   stop(): Promise<void>;
 }
 
-async function startServer(kind: string, target: string): Promise<ServerProcess> {
+async function startServer(
+  kind: string,
+  target: string,
+): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -58,7 +61,12 @@ async function call(
   method: string,
   path: string,
   cookie: string | undefined,
-): Promise<{ body: { id: string; values: Record<string, unknown> }; cookie: string | undefined }> {
+): Promise<
+  {
+    body: { id: string; values: Record<string, unknown> };
+    cookie: string | undefined;
+  }
+> {
   const response = await fetch(server.origin + path, {
     method,
     headers: cookie === undefined ? {} : { cookie },
@@ -76,7 +84,10 @@ async function call(
   };
 }
 
-async function shareSessions(a: ServerProcess, b: ServerProcess): Promise<void> {
+async function shareSessions(
+  a: ServerProcess,
+  b: ServerProcess,
+): Promise<void> {
   let cookie: string | undefined;
   const written = await call(a, "POST", "/set/user/ada", cookie);
   cookie = written.cookie;
@@ -99,12 +110,21 @@ async function shareSessions(a: ServerProcess, b: ServerProcess): Promise<void> 
   const oldCookie = cookie;
   cookie = (await call(a, "POST", "/regenerate/true", cookie)).cookie;
   assert.notEqual(cookie, oldCookie);
-  assert.deepEqual((await call(b, "GET", "/all?names=user", cookie)).body.values, { user: "ada" });
-  assert.deepEqual((await call(b, "GET", "/all?names=user", oldCookie)).body.values, {});
+  assert.deepEqual(
+    (await call(b, "GET", "/all?names=user", cookie)).body.values,
+    { user: "ada" },
+  );
+  assert.deepEqual(
+    (await call(b, "GET", "/all?names=user", oldCookie)).body.values,
+    {},
+  );
   // Destroyed on one, gone on the other.
   const destroyed = await call(b, "POST", "/destroy", cookie);
   assert.equal(destroyed.cookie, undefined);
-  assert.deepEqual((await call(a, "GET", "/all?names=user", cookie)).body.values, {});
+  assert.deepEqual(
+    (await call(a, "GET", "/all?names=user", cookie)).body.values,
+    {},
+  );
 }
 
 Deno.test("two servers share sessions through one Deno KV file", async () => {

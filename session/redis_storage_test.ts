@@ -29,7 +29,12 @@ Deno.test({
           cookie: { secrets: ["s"], maxAge: 600 },
           prefix: "app:",
         });
-        const { body } = await send(app(storage), new Jar(), "POST", "/set/user/ada");
+        const { body } = await send(
+          app(storage),
+          new Jar(),
+          "POST",
+          "/set/user/ada",
+        );
         const ttl = await client.pTTL(`app:${body.id}`);
         assert.ok(ttl > 590_000 && ttl <= 600_000, `TTL ${ttl}`);
         const record = JSON.parse((await client.get(`app:${body.id}`))!);
@@ -44,7 +49,10 @@ Deno.test({
           del: (key: string) => client.del(key),
         };
         const router = app(
-          createRedisSessionStorage({ client: plain, cookie: { secrets: ["s"] } }),
+          createRedisSessionStorage({
+            client: plain,
+            cookie: { secrets: ["s"] },
+          }),
         );
         const jar = new Jar();
         await send(router, jar, "POST", "/set/user/ada");
@@ -52,7 +60,10 @@ Deno.test({
         const read = await send(router, jar, "GET", "/all?names=user,role");
         assert.deepEqual(read.body.values, { user: "ada", role: "admin" });
         await send(router, jar, "POST", "/regenerate/true");
-        assert.equal((await send(router, jar, "GET", "/get/user")).body.value, "ada");
+        assert.equal(
+          (await send(router, jar, "GET", "/get/user")).body.value,
+          "ada",
+        );
       });
     } finally {
       await client.quit();

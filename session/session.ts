@@ -273,7 +273,10 @@ export function loadSession(
 
 /** The record to store for `s`, expiring at `expiresAt`. */
 export function toRecord(s: SessionState, expiresAt: number): SessionRecord {
-  const record: SessionRecord = { v: Object.fromEntries(s.values), e: expiresAt };
+  const record: SessionRecord = {
+    v: Object.fromEntries(s.values),
+    e: expiresAt,
+  };
   if (s.next.size !== 0) record.f = Object.fromEntries(s.next);
   return record;
 }

@@ -24,7 +24,11 @@ Deno.test("set, get, has, unset and the dirty flag", () => {
   assert.equal(session.dirty, true);
   assert.equal(session.get("n"), 1);
   assert.equal(session.has("n"), true);
-  const loaded = loadSession(toRecord(stateOf(session), 1e15), "x".repeat(24), {});
+  const loaded = loadSession(
+    toRecord(stateOf(session), 1e15),
+    "x".repeat(24),
+    {},
+  );
   assert.equal(loaded.dirty, false);
   loaded.set("n", 1);
   assert.equal(loaded.dirty, false, "same primitive: no change");
@@ -39,7 +43,11 @@ Deno.test("flash values: not now, next request only", () => {
   const session = new Session();
   session.flash("error", "bad");
   assert.equal(session.get("error"), undefined);
-  const next = loadSession(toRecord(stateOf(session), 1e15), "x".repeat(24), {});
+  const next = loadSession(
+    toRecord(stateOf(session), 1e15),
+    "x".repeat(24),
+    {},
+  );
   assert.equal(next.get("error"), "bad");
   assert.equal(next.dirty, true, "the flash must be cleared by a save");
   const after = loadSession(toRecord(stateOf(next), 1e15), "x".repeat(24), {});
