@@ -10,7 +10,7 @@ import { BOUNDARY, multipartBody } from "./_test_utils.ts";
 /** A router whose `/form` route echoes the parsed form as JSON. */
 function echoRouter(middlewareOptions?: Parameters<typeof formData>[0]) {
   const router = createRouter();
-  router.post("/form", formData(middlewareOptions), async (context) => {
+  router.post("/form", formData(middlewareOptions), (context) => {
     const form = context.get(FormData);
     assert.ok(form instanceof FormData);
     const entries: [string, string][] = [];

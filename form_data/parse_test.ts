@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {
   FileUpload,
-  FormDataLimitError,
+  type FormDataLimitError,
   FormDataParseError,
   FormDataTimeoutError,
   MaxFieldsExceededError,
