@@ -6,8 +6,9 @@ import {
   createSessionId,
   loadSession,
   mergeRecord,
-  Session,
+  type Session,
   SESSION_ID,
+  SessionObject,
   type SessionRecord,
   stateOf,
   toRecord,
@@ -67,7 +68,7 @@ export function createIdSessionStorage(
           resign: verified.resign,
         });
       }
-      return new Session();
+      return new SessionObject();
     },
 
     async save(session: Session): Promise<string | null> {

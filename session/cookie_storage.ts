@@ -8,15 +8,16 @@ import { createSessionCookie } from "./_session_cookie.ts";
 import {
   loadSession,
   parseRecord,
-  Session,
+  type Session,
   SESSION_ID,
+  SessionObject,
   type SessionRecord,
   stateOf,
   toRecord,
 } from "./session.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
-export { Session } from "./session.ts";
+export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
 export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
@@ -87,7 +88,7 @@ export function createCookieSessionStorage(
         }
         return loadSession(record, record.i, { resign: verified.resign });
       }
-      return new Session();
+      return new SessionObject();
     },
 
     async save(session: Session): Promise<string | null> {

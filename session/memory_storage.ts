@@ -12,7 +12,7 @@ import {
 import { parseRecord } from "./session.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
-export { Session } from "./session.ts";
+export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
 export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 

@@ -10,7 +10,7 @@ import type { Middleware } from "../router/types.ts";
 import type { Session } from "./session.ts";
 import type { SessionStorage } from "./storage.ts";
 
-export { Session } from "./session.ts";
+export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
 export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 

@@ -9,7 +9,7 @@ import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
 import { parseRecord } from "./session.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
-export { Session } from "./session.ts";
+export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
 export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 

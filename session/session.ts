@@ -43,7 +43,7 @@ export interface SessionRecord {
   e: number;
 }
 
-let getState: (session: Session) => SessionState;
+let getState: (session: SessionObject) => SessionState;
 
 /**
  * Per-user state kept across requests. The `session()` middleware loads it
@@ -76,17 +76,88 @@ let getState: (session: Session) => SessionState;
  *
  * @typeParam Data The names and value types the application stores.
  */
-export class Session<Data extends SessionData = SessionData> {
+export interface Session<Data extends SessionData = SessionData> {
+  /**
+   * The session id: at least 128 random bits, made on first use. It
+   * changes with {@linkcode Session.regenerateId}.
+   */
+  readonly id: string;
+  /** `true` when the session changed and must be saved. */
+  readonly dirty: boolean;
+  /** `true` after {@linkcode Session.destroy}. */
+  readonly destroyed: boolean;
+  /**
+   * Reads a value: this request's flash value for `name` when the previous
+   * request flashed one, else the stored value, else `undefined`.
+   *
+   * @param name The value's name.
+   * @returns The value, or `undefined`.
+   */
+  get<K extends keyof Data & string>(name: K): Data[K] | undefined;
+  /**
+   * Tells whether `get(name)` would find a value.
+   *
+   * @param name The value's name.
+   * @returns `true` when a value or flash value is present.
+   */
+  has(name: keyof Data & string): boolean;
+  /**
+   * Stores a value; `undefined` removes it. Setting a primitive to the value
+   * it already has changes nothing, so it sends no cookie.
+   *
+   * @param name The value's name.
+   * @param value A JSON-serializable value.
+   * @throws {Error} When the session was destroyed.
+   */
+  set<K extends keyof Data & string>(name: K, value: Data[K]): void;
+  /**
+   * Removes a value.
+   *
+   * @param name The value's name.
+   * @throws {Error} When the session was destroyed.
+   */
+  unset(name: keyof Data & string): void;
+  /**
+   * Stores a value for the following request only, where `get(name)` reads
+   * it; it is gone on the request after that. It is not readable in the
+   * request that sets it.
+   *
+   * @param name The value's name.
+   * @param value A JSON-serializable value.
+   * @throws {Error} When the session was destroyed.
+   */
+  flash<K extends keyof Data & string>(name: K, value: Data[K]): void;
+  /**
+   * Gives the session a new id, keeping its data. Call it when privileges
+   * change (after login) so an id planted in the browser beforehand
+   * (session fixation) is worth nothing.
+   *
+   * @param deleteOld `true` deletes the data stored under the old id when
+   *   the session is saved, so the old id stops working; `false` (default)
+   *   keeps it. Cookie storage cannot revoke a copy of its old cookie.
+   * @throws {Error} When the session was destroyed.
+   */
+  regenerateId(deleteOld?: boolean): void;
+  /**
+   * Ends the session: on save its stored data is deleted and the cookie
+   * expired (`Max-Age=0`). Calling it again does nothing.
+   */
+  destroy(): void;
+}
+
+/**
+ * The implementation of {@linkcode Session}. Private to this folder, so
+ * applications can name their context key `Session` next to the type.
+ */
+export class SessionObject<Data extends SessionData = SessionData>
+  implements Session<Data> {
   #s: SessionState;
 
   static {
     getState = (session) => session.#s;
   }
 
-  /**
-   * Creates an empty session with no id yet. Storages create sessions;
-   * applications need this only to test code that takes a session.
-   */
+  /** Creates an empty session with no id yet. */
   constructor() {
     this.#s = {
       id: undefined,
@@ -103,31 +174,18 @@ export class Session<Data extends SessionData = SessionData> {
     };
   }
 
-  /**
-   * The session id: at least 128 random bits, made on first use. It
-   * changes with {@linkcode Session.regenerateId}.
-   */
   get id(): string {
     return this.#s.id ??= createSessionId();
   }
 
-  /** `true` when the session changed and must be saved. */
   get dirty(): boolean {
     return this.#s.dirty;
   }
 
-  /** `true` after {@linkcode Session.destroy}. */
   get destroyed(): boolean {
     return this.#s.destroyed;
   }
 
-  /**
-   * Reads a value: this request's flash value for `name` when the previous
-   * request flashed one, else the stored value, else `undefined`.
-   *
-   * @param name The value's name.
-   * @returns The value, or `undefined`.
-   */
   get<K extends keyof Data & string>(name: K): Data[K] | undefined {
     const s = this.#s;
     if (s.destroyed) return undefined;
@@ -137,25 +195,11 @@ export class Session<Data extends SessionData = SessionData> {
     return s.values.get(name) as Data[K] | undefined;
   }
 
-  /**
-   * Tells whether `get(name)` would find a value.
-   *
-   * @param name The value's name.
-   * @returns `true` when a value or flash value is present.
-   */
   has(name: keyof Data & string): boolean {
     const s = this.#s;
     return !s.destroyed && (s.values.has(name) || s.flash.has(name));
   }
 
-  /**
-   * Stores a value; `undefined` removes it. Setting a primitive to the value
-   * it already has changes nothing, so it sends no cookie.
-   *
-   * @param name The value's name.
-   * @param value A JSON-serializable value.
-   * @throws {Error} When the session was destroyed.
-   */
   set<K extends keyof Data & string>(name: K, value: Data[K]): void {
     const s = this.#writable();
     if (value === undefined) return this.unset(name);
@@ -170,12 +214,6 @@ export class Session<Data extends SessionData = SessionData> {
     s.dirty = true;
   }
 
-  /**
-   * Removes a value.
-   *
-   * @param name The value's name.
-   * @throws {Error} When the session was destroyed.
-   */
   unset(name: keyof Data & string): void {
     const s = this.#writable();
     if (!s.values.has(name)) return;
@@ -184,31 +222,12 @@ export class Session<Data extends SessionData = SessionData> {
     s.dirty = true;
   }
 
-  /**
-   * Stores a value for the following request only, where `get(name)` reads
-   * it; it is gone on the request after that. It is not readable in the
-   * request that sets it.
-   *
-   * @param name The value's name.
-   * @param value A JSON-serializable value.
-   * @throws {Error} When the session was destroyed.
-   */
   flash<K extends keyof Data & string>(name: K, value: Data[K]): void {
     const s = this.#writable();
     s.next.set(name, value);
     s.dirty = true;
   }
 
-  /**
-   * Gives the session a new id, keeping its data. Call it when privileges
-   * change (after login) so an id planted in the browser beforehand
-   * (session fixation) is worth nothing.
-   *
-   * @param deleteOld `true` deletes the data stored under the old id when
-   *   the session is saved, so the old id stops working; `false` (default)
-   *   keeps it. Cookie storage cannot revoke a copy of its old cookie.
-   * @throws {Error} When the session was destroyed.
-   */
   regenerateId(deleteOld = false): void {
     const s = this.#writable();
     if (deleteOld && s.loadedId !== undefined) s.deleteId = s.loadedId;
@@ -216,10 +235,6 @@ export class Session<Data extends SessionData = SessionData> {
     s.dirty = true;
   }
 
-  /**
-   * Ends the session: on save its stored data is deleted and the cookie
-   * expired (`Max-Age=0`). Calling it again does nothing.
-   */
   destroy(): void {
     const s = this.#s;
     s.destroyed = true;
@@ -235,8 +250,8 @@ export class Session<Data extends SessionData = SessionData> {
 }
 
 /** The internal state of `session`, for storages. */
-export function stateOf(session: Session): SessionState {
-  return getState(session);
+export function stateOf(session: object): SessionState {
+  return getState(session as SessionObject);
 }
 
 /** 18 random bytes: 144 bits, 24 base64url characters, no padding. */
@@ -256,7 +271,7 @@ export function loadSession(
   id: string,
   options: { version?: unknown; resign?: boolean },
 ): Session {
-  const session = new Session();
+  const session = new SessionObject();
   const s = getState(session);
   s.id = id;
   s.loadedId = id;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Session } from "@fetchkit/toolkit/session-middleware";
+import { SessionObject as Session } from "./session.ts";
 import {
   loadSession,
   mergeRecord,

@@ -58,13 +58,19 @@ export interface SessionCookieOptions {
  * Loads and saves sessions for the `session()` middleware. The storages in
  * this package implement it; so can an application's own.
  *
- * @example A storage that never keeps anything
+ * @example Count the saves of a storage
  * ```ts
- * import { Session, type SessionStorage } from "@fetchkit/toolkit/session-middleware";
+ * import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
+ * import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
  *
- * const nothing: SessionStorage = {
- *   read: () => Promise.resolve(new Session()),
- *   save: () => Promise.resolve(null),
+ * const inner = createMemorySessionStorage({ cookie: { secrets: ["<SESSION_SECRET>"] } });
+ * let saves = 0;
+ * const counted: SessionStorage = {
+ *   read: (cookieHeader) => inner.read(cookieHeader),
+ *   save: (session) => {
+ *     saves++;
+ *     return inner.save(session);
+ *   },
  * };
  * ```
  */
