@@ -34,6 +34,9 @@ const MAX_BOUNDARY_LENGTH = 200;
 /** Reads parts from a multipart body, one after the other. */
 export class MultipartReader {
   #pull: () => Promise<Uint8Array | null>;
+  #recycle: (chunk: Uint8Array) => void;
+  /** A piece of the current buffer went to a consumer that may keep it. */
+  #retained = false;
   /** `\r\n--boundary`: every delimiter, the first one included (see below). */
   #delimiter: BytePattern;
   #maxHeaderSize: number;
@@ -48,11 +51,13 @@ export class MultipartReader {
    * @param pull Gives the next input chunk, or `null` at the end.
    * @param boundary The `boundary` parameter of the content type.
    * @param maxHeaderSize Largest header block of one part, in bytes.
+   * @param recycle Takes back an input chunk that nothing refers to.
    */
   constructor(
     pull: () => Promise<Uint8Array | null>,
     boundary: string,
     maxHeaderSize: number,
+    recycle: (chunk: Uint8Array) => void = () => {},
   ) {
     if (boundary.length === 0 || boundary.length > MAX_BOUNDARY_LENGTH) {
       throw new FormDataParseError(
@@ -71,6 +76,7 @@ export class MultipartReader {
       delimiter[i + 4] = code;
     }
     this.#pull = pull;
+    this.#recycle = recycle;
     this.#delimiter = createPattern(delimiter);
     this.#maxHeaderSize = maxHeaderSize;
     // The body is read as if it began with CRLF: the first delimiter then
@@ -85,7 +91,8 @@ export class MultipartReader {
    */
   async next(): Promise<PartHead | null> {
     if (this.#finished) return null;
-    while (!this.#bodyEnded) await this.read();
+    // Skipped bytes go nowhere, so their chunks can be recycled.
+    while (!this.#bodyEnded) await this.read(true);
     // Right after a delimiter: "--" closes the body; otherwise optional
     // white space, then CRLF and the headers.
     await this.#fill(2);
@@ -142,10 +149,11 @@ export class MultipartReader {
 
   /**
    * The next piece of the current part's body, or `null` at its end. The
-   * piece is a view into an input chunk: copy it to keep it past the
-   * next call only if the input's owner may reuse it (request bodies don't).
+   * piece is a view into an input chunk. With `borrow`, the caller promises
+   * to be done with the piece before its next call, so that the chunk can
+   * be recycled; otherwise the piece stays valid for good.
    */
-  async read(): Promise<Uint8Array | null> {
+  async read(borrow = false): Promise<Uint8Array | null> {
     if (this.#bodyEnded) return null;
     const delimiter = this.#delimiter;
     for (;;) {
@@ -156,13 +164,16 @@ export class MultipartReader {
         if (found !== -1) {
           this.#pos = found + delimiter.bytes.length;
           this.#bodyEnded = true;
-          return found > pos ? buffer.subarray(pos, found) : null;
+          if (found === pos) return null;
+          if (!borrow) this.#retained = true;
+          return buffer.subarray(pos, found);
         }
         // Keep back only bytes that may begin a delimiter cut by the
         // chunk's end; everything before them is body.
         const keep = partialMatchStart(buffer, delimiter, pos);
         if (keep > pos) {
           this.#pos = keep;
+          if (!borrow) this.#retained = true;
           return buffer.subarray(pos, keep);
         }
       }
@@ -188,7 +199,8 @@ export class MultipartReader {
           : "The multipart body ended before its final boundary",
       );
     }
-    const rest = this.#buffer.length - this.#pos;
+    const old = this.#buffer;
+    const rest = old.length - this.#pos;
     if (rest === 0) {
       this.#buffer = chunk;
     } else {
@@ -199,8 +211,12 @@ export class MultipartReader {
       joined.set(this.#buffer.subarray(this.#pos));
       joined.set(chunk, rest);
       this.#buffer = joined;
+      this.#recycle(chunk);
     }
     this.#pos = 0;
+    // Its last bytes, if any, were copied above; header bytes were decoded.
+    if (!this.#retained) this.#recycle(old);
+    this.#retained = false;
   }
 
   #headerTooLarge(): never {

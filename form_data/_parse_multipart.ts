@@ -10,7 +10,12 @@ import {
   MaxFilesExceededError,
   MaxFileSizeExceededError,
 } from "./errors.ts";
-import { FileUpload, type FileUploadHandler } from "./file_upload.ts";
+import {
+  FileUpload,
+  type FileUploadHandler,
+  LEND_CHUNKS,
+  type LendingSource,
+} from "./file_upload.ts";
 import type { PartHead } from "./_headers.ts";
 
 const decoder = new TextDecoder();
@@ -28,6 +33,7 @@ export async function parseMultipartBody(
       () => body.read(),
       boundary,
       limits.maxHeaderSize,
+      (chunk) => body.recycle(chunk),
     );
     const form = new FormData();
     let fields = 0;
@@ -132,7 +138,7 @@ async function runHandler(
   const part = { fieldName: head.name, fileName: head.filename };
   const max = limits.maxFileSize;
   let open = true;
-  async function* source(): AsyncGenerator<Uint8Array> {
+  async function* source(borrow: boolean): AsyncGenerator<Uint8Array> {
     let size = 0;
     try {
       let piece = first;
@@ -146,19 +152,23 @@ async function runHandler(
             `The upload "${head.filename}" was read after its handler settled`,
           );
         }
-        piece = await reader.read();
+        piece = await reader.read(borrow);
       }
     } catch (error) {
       state.failure ??= error;
       throw error;
     }
   }
+  const chunks: LendingSource = {
+    [Symbol.asyncIterator]: () => source(false),
+    [LEND_CHUNKS]: () => ({ [Symbol.asyncIterator]: () => source(true) }),
+  };
   const upload = new FileUpload({
     fieldName: head.name,
     name: head.filename ?? "",
     type: head.type || "application/octet-stream",
     signal: state.signal,
-  }, { [Symbol.asyncIterator]: source });
+  }, chunks);
   let value: Blob | string | null | undefined;
   try {
     value = await handler(upload);

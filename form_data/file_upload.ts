@@ -5,6 +5,30 @@
  * @module
  */
 
+/**
+ * A source may offer, under this key, a second way to read its bytes in
+ * which each chunk is valid only until the next one is asked for, so that
+ * the parser can read into the same buffer again. Private to this package:
+ * only handlers that never keep a chunk (the disk handler) use it.
+ */
+export const LEND_CHUNKS: unique symbol = Symbol("fetchkit.lendChunks");
+
+/** A source whose chunks may be lent; see {@linkcode LEND_CHUNKS}. */
+export interface LendingSource extends AsyncIterable<Uint8Array> {
+  [LEND_CHUNKS](): AsyncIterable<Uint8Array>;
+}
+
+let take: (upload: FileUpload, borrow: boolean) => AsyncIterable<Uint8Array>;
+
+/**
+ * Reads `upload` with chunks that are valid only until the next one is
+ * asked for (when its source can lend them; otherwise like `for await`).
+ * Private to this package.
+ */
+export function borrowChunks(upload: FileUpload): AsyncIterable<Uint8Array> {
+  return take(upload, true);
+}
+
 /** What {@linkcode FileUpload} is made from. */
 export interface FileUploadInit {
   /** The form field name (`name=` of the part). */
@@ -79,6 +103,10 @@ export class FileUpload implements AsyncIterable<Uint8Array> {
   #source: AsyncIterable<Uint8Array>;
   #used = false;
 
+  static {
+    take = (upload, borrow) => upload.#take(borrow);
+  }
+
   /**
    * The parser makes these; make one yourself to test a handler.
    *
@@ -151,13 +179,16 @@ export class FileUpload implements AsyncIterable<Uint8Array> {
     return new TextDecoder().decode(await this.bytes());
   }
 
-  #take(): AsyncIterable<Uint8Array> {
+  #take(borrow = false): AsyncIterable<Uint8Array> {
     if (this.#used) {
       throw new TypeError(
         `The upload "${this.name}" (field "${this.fieldName}") was already read`,
       );
     }
     this.#used = true;
-    return this.#source;
+    const source = this.#source as Partial<LendingSource>;
+    return borrow && source[LEND_CHUNKS] !== undefined
+      ? source[LEND_CHUNKS]()
+      : this.#source;
   }
 }
