@@ -104,3 +104,56 @@ Deno.bench({
     await honoLogged.fetch(request);
   },
 });
+
+// `deno run -A bench/logger_bench.ts` (Deno.bench is a no-op there) measures
+// the overheads as paired differences instead: batches of the base app and
+// the app with a logger alternate, so both see the same machine load, and
+// the median of the per-round differences is printed. On noisy machines this
+// is steadier than comparing the means of two separate benches.
+if (import.meta.main) {
+  type App = { fetch(request: Request): Response | Promise<Response> };
+  const batch = 5_000;
+  const rounds = 41;
+
+  const nsPerRequest = async (app: App): Promise<number> => {
+    const start = performance.now();
+    for (let i = 0; i < batch; i++) await app.fetch(request);
+    return (performance.now() - start) * 1e6 / batch;
+  };
+  const median = (values: number[]): number => {
+    const sorted = values.toSorted((a, b) => a - b);
+    return sorted[sorted.length >> 1];
+  };
+  const overhead = async (base: App, subject: App): Promise<number> => {
+    const differences: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      // Alternate the order so that drift within a round cancels out.
+      if (round % 2 === 0) {
+        const a = await nsPerRequest(base);
+        differences.push(await nsPerRequest(subject) - a);
+      } else {
+        const b = await nsPerRequest(subject);
+        differences.push(b - await nsPerRequest(base));
+      }
+    }
+    return median(differences);
+  };
+
+  for (
+    const app of [plain, passThrough, logged, loggedFull, honoPlain, honoLogged]
+  ) {
+    for (let i = 0; i < 4; i++) await nsPerRequest(app); // warm up
+  }
+  const rows: [string, App, App][] = [
+    ["fetchkit: pass-through middleware", plain, passThrough],
+    ["fetchkit: logger() default format", plain, logged],
+    ["fetchkit: logger() combined-style format", plain, loggedFull],
+    ["hono: hono/logger", honoPlain, honoLogged],
+  ];
+  console.log("overhead per request (median of paired differences, ns)");
+  for (const [name, base, subject] of rows) {
+    console.log(
+      `${name.padEnd(42)} ${(await overhead(base, subject)).toFixed(0)}`,
+    );
+  }
+}
