@@ -16,9 +16,11 @@ import {
 interface Entry<T> {
   readonly method: string;
   readonly value: T;
-  /** Parameter names in capture order, one list per form of the pattern. */
-  readonly names: readonly string[];
+  /** Builds the params object from the captured values, in capture order. */
+  readonly build: ParamsFactory;
 }
+
+type ParamsFactory = (values: readonly string[]) => Record<string, string>;
 
 /** A matched route and its decoded parameters. */
 export interface Match<T> {
@@ -38,8 +40,18 @@ interface Tail<T> {
   readonly entries: Entry<T>[];
 }
 
+interface StaticChild<T> {
+  readonly text: string;
+  readonly node: Node<T>;
+}
+
 class Node<T> {
-  statics: Map<string, Node<T>> | undefined;
+  /**
+   * Static children by the char code of their first character (pathnames
+   * are ASCII once percent-encoded): a segment is compared in place with
+   * `startsWith`, so no substring is cut or hashed on the way down.
+   */
+  statics: (StaticChild<T>[] | undefined)[] | undefined;
   /** Mixed segments (`@:id`, `:a.:b`), most specific first, then `param`. */
   segments: Segment<T>[] = [];
   param: Node<T> | undefined;
@@ -165,10 +177,10 @@ function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
       const text = encodePathText(
         segment.map((t) => (t as { value: string }).value).join(""),
       );
-      node.statics ??= new Map();
-      let child = node.statics.get(text);
-      if (child === undefined) node.statics.set(text, child = new Node());
-      node = child;
+      const bucket = (node.statics ??= [])[text.charCodeAt(0)] ??= [];
+      let child = bucket.find((c) => c.text === text);
+      if (child === undefined) bucket.push(child = { text, node: new Node() });
+      node = child.node;
     } else if (isParam(segment)) {
       node = node.param ??= new Node();
     } else {
@@ -208,80 +220,118 @@ function decode(value: string): string | undefined {
   }
 }
 
-function paramsOf(
-  names: readonly string[],
-  values: readonly string[],
-): Record<string, string> {
-  const params: Record<string, string> = {};
-  for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
-  return params;
+/**
+ * Makes a function that builds a route's params object with a fixed
+ * shape, so V8 sees one object layout per route instead of a megamorphic
+ * keyed store. Where code generation is disallowed (some edge runtimes),
+ * it falls back to a loop.
+ */
+function paramsFactory(names: readonly string[]): ParamsFactory {
+  if (names.length === 0) return () => ({});
+  try {
+    const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`)
+      .join(", ");
+    return new Function("v", `return { ${fields} };`) as ParamsFactory;
+  } catch {
+    return (values) => {
+      const params: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+      return params;
+    };
+  }
 }
+
+/** `path.startsWith(text, at)` without a builtin call, for short segments. */
+function sameText(path: string, at: number, text: string): boolean {
+  for (let i = 1; i < text.length; i++) {
+    if (path.charCodeAt(at + i) !== text.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** Captures of the running search; matching is synchronous, so one array serves all. */
+const scratch: string[] = [];
 
 /**
  * Depth-first search from `node` with the path position at `pos` (a "/"
- * or the end). `values` holds decoded captures so far.
+ * or the end); `scratch[0..depth)` holds the decoded captures so far.
  */
 function search<T>(
   node: Node<T>,
   path: string,
   pos: number,
-  values: string[],
+  depth: number,
 ): Match<T> | undefined {
   const length = path.length;
   if (pos === length) {
     const entry = node.entries[0];
     return entry === undefined
       ? undefined
-      : { value: entry.value, params: paramsOf(entry.names, values) };
+      : { value: entry.value, params: entry.build(scratch) };
   }
   if (path.charCodeAt(pos) !== 47 /* "/" */) return undefined;
-  let end = path.indexOf("/", pos + 1);
-  if (end === -1) end = length;
-  if (node.statics !== undefined) {
-    const child = node.statics.get(path.slice(pos + 1, end));
-    if (child !== undefined) {
-      const found = search(child, path, end, values);
-      if (found !== undefined) return found;
+  const statics = node.statics;
+  if (statics !== undefined) {
+    const bucket = statics[path.charCodeAt(pos + 1)];
+    if (bucket !== undefined) {
+      for (let i = 0; i < bucket.length; i++) {
+        const text = bucket[i].text;
+        const end = pos + 1 + text.length;
+        if (
+          (end === length || path.charCodeAt(end) === 47) &&
+          sameText(path, pos + 1, text)
+        ) {
+          const found = search(bucket[i].node, path, end, depth);
+          if (found !== undefined) return found;
+          break; // no other static child can match this segment
+        }
+      }
     }
   }
-  if (end > pos + 1) {
-    for (const segment of node.segments) {
-      const match = segment.regex.exec(path.slice(pos + 1, end));
-      if (match === null) continue;
-      const depth = values.length;
-      let ok = true;
-      for (let i = 1; i < match.length && ok; i++) {
-        const value = decode(match[i]);
-        if (value === undefined) ok = false;
-        else values.push(value);
-      }
-      const found = ok ? search(segment.node, path, end, values) : undefined;
-      values.length = depth;
-      if (found !== undefined) return found;
-    }
-    if (node.param !== undefined) {
-      const value = decode(path.slice(pos + 1, end));
-      if (value !== undefined) {
-        values.push(value);
-        const found = search(node.param, path, end, values);
-        values.length--;
+  const segments = node.segments;
+  const param = node.param;
+  if (segments.length > 0 || param !== undefined) {
+    let end = path.indexOf("/", pos + 1);
+    if (end === -1) end = length;
+    if (end > pos + 1) {
+      for (let s = 0; s < segments.length; s++) {
+        const match = segments[s].regex.exec(path.slice(pos + 1, end));
+        if (match === null) continue;
+        let ok = true;
+        for (let i = 1; i < match.length && ok; i++) {
+          const value = decode(match[i]);
+          if (value === undefined) ok = false;
+          else scratch[depth + i - 1] = value;
+        }
+        const found = ok
+          ? search(segments[s].node, path, end, depth + match.length - 1)
+          : undefined;
         if (found !== undefined) return found;
       }
+      if (param !== undefined) {
+        const raw = path.slice(pos + 1, end);
+        const value = raw.indexOf("%") === -1 ? raw : decode(raw);
+        if (value !== undefined) {
+          scratch[depth] = value;
+          const found = search(param, path, end, depth + 1);
+          if (found !== undefined) return found;
+        }
+      }
     }
   }
-  for (const tail of node.tails) {
-    const match = tail.regex.exec(path.slice(pos));
+  const tails = node.tails;
+  for (let t = 0; t < tails.length; t++) {
+    const match = tails[t].regex.exec(path.slice(pos));
     if (match === null) continue;
-    const captured = values.slice();
     let ok = true;
     for (let i = 1; i < match.length && ok; i++) {
       const value = decode(match[i]);
       if (value === undefined) ok = false;
-      else captured.push(value);
+      else scratch[depth + i - 1] = value;
     }
     if (ok) {
-      const entry = tail.entries[0];
-      return { value: entry.value, params: paramsOf(entry.names, captured) };
+      const entry = tails[t].entries[0];
+      return { value: entry.value, params: entry.build(scratch) };
     }
   }
   return undefined;
@@ -299,7 +349,11 @@ export class Matcher<T> {
   /** Adds a route; `pattern` is compiled here, once. */
   add(method: string, pattern: string, value: T): void {
     const forms = compile(pattern);
-    const entries = forms.map((form) => ({ method, value, names: form.names }));
+    const entries = forms.map((form) => ({
+      method,
+      value,
+      build: paramsFactory(form.names),
+    }));
     this.#all.push({ method, forms, entries });
     const targets = method === "ANY"
       ? [this.#any, ...this.#tables.values()]
@@ -335,7 +389,7 @@ export class Matcher<T> {
     const table = this.#tables.get(method) ?? this.#any;
     const entry = table.statics.get(path);
     if (entry !== undefined) return { value: entry.value, params: {} };
-    return table.dynamic ? search(table.root, path, 0, []) : undefined;
+    return table.dynamic ? search(table.root, path, 0, 0) : undefined;
   }
 
   /** The methods with a route for `path`, for a `405` `Allow` header. */
@@ -344,7 +398,7 @@ export class Matcher<T> {
     for (const [method, table] of this.#tables) {
       if (
         table.statics.has(path) ||
-        (table.dynamic && search(table.root, path, 0, []))
+        (table.dynamic && search(table.root, path, 0, 0))
       ) {
         methods.push(method);
       }
