@@ -76,15 +76,9 @@ export async function parseMultipartBody(
       const handler = limits.uploadHandler;
       if (handler === undefined) {
         const max = limits.maxFileSize;
-        const pieces = await readPieces(
-          reader,
-          first,
-          max,
-          () => new MaxFileSizeExceededError(max, part),
-        );
         form.append(
           head.name,
-          new File(pieces as BlobPart[], head.filename, { type }),
+          await readFile(reader, first, max, part, head.filename, type),
         );
       } else {
         const value = await runHandler(
@@ -178,6 +172,30 @@ async function runHandler(
   // A handler that swallowed a parse error must not hide it.
   if (state.failure !== undefined) throw state.failure;
   return value;
+}
+
+/**
+ * Reads a file part into a `File`. Each piece is copied into a `Blob` as it
+ * arrives (Deno keeps blob bytes outside the JS heap, and a `File` made of
+ * blobs does not copy them again), so the input chunks are lent and read
+ * into again instead of piling up until the end of the part.
+ */
+async function readFile(
+  reader: MultipartReader,
+  first: Uint8Array | null,
+  max: number,
+  part: FormDataErrorPart,
+  name: string,
+  type: string,
+): Promise<File> {
+  const blobs: Blob[] = [];
+  let size = 0;
+  for (let piece = first; piece !== null; piece = await reader.read(true)) {
+    size += piece.length;
+    if (size > max) throw new MaxFileSizeExceededError(max, part);
+    blobs.push(new Blob([piece as Uint8Array<ArrayBuffer>]));
+  }
+  return new File(blobs, name, { type });
 }
 
 /** Collects the pieces of the current part, at most `max` bytes. */
