@@ -50,11 +50,23 @@ export class ContextKey<T> {
  * const Locale = createContextKey("en");
  * ```
  *
+ * @returns A new key.
+ */
+export function createContextKey<T>(): ContextKey<T | undefined>;
+/**
+ * Creates a typed context key with a default value.
+ *
+ * @example
+ * ```ts
+ * import { createContextKey } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const Locale = createContextKey("en", "Locale");
+ * ```
+ *
  * @param defaultValue What `get` returns when nothing was set.
  * @param name A label for debugging.
  * @returns A new key.
  */
-export function createContextKey<T>(): ContextKey<T | undefined>;
 export function createContextKey<T>(
   defaultValue: T,
   name?: string,

@@ -1,7 +1,11 @@
 /** Type-level twin of `joinPatterns` in pattern.ts. @module */
 
-type TrimLeft<S extends string> = S extends `/${infer R}` ? TrimLeft<R> : S;
-type TrimRight<S extends string> = S extends `${infer R}/` ? TrimRight<R> : S;
+/** `S` without leading slashes. */
+export type TrimLeft<S extends string> = S extends `/${infer R}` ? TrimLeft<R>
+  : S;
+/** `S` without trailing slashes. */
+export type TrimRight<S extends string> = S extends `${infer R}/` ? TrimRight<R>
+  : S;
 
 /**
  * Joins a base and a pattern with exactly one slash between them, as

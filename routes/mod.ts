@@ -40,3 +40,5 @@ export {
   type ResourcesOptions,
   type ResourcesRoutes,
 } from "./resources.ts";
+export type { NameChar, ParsePattern, Simplify, TakeName } from "./params.ts";
+export type { TrimLeft, TrimRight } from "./join.ts";

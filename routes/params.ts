@@ -4,7 +4,8 @@
  * @module
  */
 
-type NameChar =
+/** A character allowed in a parameter name. */
+export type NameChar =
   | "a"
   | "b"
   | "c"
@@ -71,19 +72,23 @@ type NameChar =
   | "$";
 
 /** Splits a leading parameter name off `S`: `[name, rest]`. */
-type TakeName<S extends string, Name extends string = ""> = S extends
+export type TakeName<S extends string, Name extends string = ""> = S extends
   `${infer C}${infer Rest}` ? C extends NameChar ? TakeName<Rest, `${Name}${C}`>
   : [Name, S]
   : [Name, S];
 
-type Parse<
+/**
+ * Walks a pattern and collects `[required names, optional names]`;
+ * names inside `( )` groups are optional.
+ */
+export type ParsePattern<
   S extends string,
   Depth extends unknown[] = [],
   Required extends string = never,
   Optional extends string = never,
 > = S extends `${infer C}${infer Rest}`
-  ? C extends "(" ? Parse<Rest, [...Depth, 0], Required, Optional>
-  : C extends ")" ? Parse<
+  ? C extends "(" ? ParsePattern<Rest, [...Depth, 0], Required, Optional>
+  : C extends ")" ? ParsePattern<
       Rest,
       Depth extends [unknown, ...infer D] ? D : [],
       Required,
@@ -92,14 +97,15 @@ type Parse<
   : C extends ":" | "*"
     ? TakeName<Rest> extends
       [infer N extends string, infer After extends string]
-      ? N extends "" ? Parse<After, Depth, Required, Optional>
-      : Depth extends [] ? Parse<After, Depth, Required | N, Optional>
-      : Parse<After, Depth, Required, Optional | N>
+      ? N extends "" ? ParsePattern<After, Depth, Required, Optional>
+      : Depth extends [] ? ParsePattern<After, Depth, Required | N, Optional>
+      : ParsePattern<After, Depth, Required, Optional | N>
     : never
-  : Parse<Rest, Depth, Required, Optional>
+  : ParsePattern<Rest, Depth, Required, Optional>
   : [Required, Exclude<Optional, Required>];
 
-type Simplify<T> = { [K in keyof T]: T[K] } & unknown;
+/** Flattens an intersection into one object type, for readable hovers. */
+export type Simplify<T> = { [K in keyof T]: T[K] } & unknown;
 
 /**
  * The path parameters of a pattern, inferred from its text.
@@ -114,7 +120,7 @@ type Simplify<T> = { [K in keyof T]: T[K] } & unknown;
  */
 export type ParamsOf<P extends string> = string extends P
   ? Record<string, string | undefined>
-  : Parse<P> extends [infer R extends string, infer O extends string]
+  : ParsePattern<P> extends [infer R extends string, infer O extends string]
     ? Simplify<{ [K in R]: string } & { [K in O]?: string }>
   : never;
 
@@ -129,7 +135,7 @@ export type HrefArgs<P extends string> = string extends P ? [
     params?: Record<string, ParamValue | null | undefined>,
     options?: HrefOptions,
   ]
-  : Parse<P> extends [infer R extends string, infer O extends string]
+  : ParsePattern<P> extends [infer R extends string, infer O extends string]
     ? [R] extends [never] ? [
         params?: { [K in O]?: ParamValue | null },
         options?: HrefOptions,

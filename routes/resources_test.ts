@@ -3,7 +3,7 @@ import {
   form,
   resource,
   resources,
-  Route,
+  type Route,
 } from "@fetchkit/toolkit/fetch-router/routes";
 
 function shape(map: Record<string, Route>): Record<string, string> {

@@ -22,8 +22,17 @@ export class Route<M extends string = string, P extends string = string> {
   readonly #tokens: readonly PatternToken[];
 
   /**
+   * Makes a route; the pattern is parsed and checked here, once.
+   *
    * @param method An HTTP method, or `ANY`.
    * @param pattern A URL pattern (see the package README for its syntax).
+   *
+   * @example
+   * ```ts
+   * import { Route } from "@fetchkit/toolkit/fetch-router/routes";
+   *
+   * const feed = new Route("GET", "/feed(.:format)");
+   * ```
    */
   constructor(method: M, pattern: P) {
     if (pattern[0] !== "/") {

@@ -4,6 +4,7 @@ import { Route } from "./route.ts";
 
 /** A tree of routes by name, as `route()`, `resources()` and `form()` build. */
 export interface RouteMap {
+  /** A route, or a nested group of routes, by name. */
   readonly [name: string]: Route | RouteMap;
 }
 
@@ -16,6 +17,7 @@ export type RouteDefinition =
 
 /** The definitions given to {@linkcode route}: entries by name, nesting allowed. */
 export interface RouteDefinitions {
+  /** A route definition, or a nested group of them, by name. */
   readonly [name: string]: RouteDefinition;
 }
 

@@ -1,0 +1,33 @@
+/**
+ * `@fetchkit/toolkit`: a router with middleware on the standard Fetch
+ * `Request`/`Response`, route helpers, form-body parsing, sessions, a
+ * request logger, response helpers and an `html` template tag.
+ *
+ * Each part also has its own export (`@fetchkit/toolkit/fetch-router`,
+ * `@fetchkit/toolkit/session-middleware`, ...); this module gathers them all.
+ *
+ * @example
+ * ```ts
+ * import { createRouter, html, createHtmlResponse, logger } from "@fetchkit/toolkit";
+ *
+ * const router = createRouter({ middleware: [logger()] });
+ * router.get("/hello/:name", ({ params }) => createHtmlResponse(html`<h1>Hello, ${params.name}</h1>`));
+ * // Deno.serve(router.fetch);
+ * ```
+ *
+ * @module
+ */
+export * from "./router/mod.ts";
+export * from "./routes/mod.ts";
+export * from "./router/method_override.ts";
+export * from "./response/redirect.ts";
+export * from "./response/html.ts";
+export * from "./response/json.ts";
+export * from "./html/mod.ts";
+export * from "./form_data/mod.ts";
+export * from "./session/middleware.ts";
+export * from "./session/cookie_storage.ts";
+export * from "./session/memory_storage.ts";
+export * from "./session/kv_storage.ts";
+export * from "./session/redis_storage.ts";
+export * from "./logger/mod.ts";
