@@ -120,3 +120,20 @@ export async function rejection(promise: Promise<unknown>): Promise<Error> {
   }
   throw new Error("expected a rejection, but the promise resolved");
 }
+
+/**
+ * A byte stream (as `Deno.serve` request bodies are) that yields copies of
+ * `chunks`, so the parser reads it with a BYOB reader and recycles buffers.
+ */
+export function byteStreamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      if (i < chunks.length) return controller.enqueue(chunks[i++].slice());
+      controller.close();
+      // A pending BYOB read is released only by this (Streams standard).
+      controller.byobRequest?.respond(0);
+    },
+  });
+}
