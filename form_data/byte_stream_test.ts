@@ -65,7 +65,7 @@ async function assertParsed(
 
 Deno.test("byte stream: in-memory files keep every byte", async () => {
   const form = await parseFormData(byteRequest());
-  await assertParsed(form, async (name) => (form.get(name) as File).bytes());
+  await assertParsed(form, (name) => (form.get(name) as File).bytes());
 });
 
 Deno.test("byte stream: the disk handler writes every byte", async () => {
@@ -74,7 +74,7 @@ Deno.test("byte stream: the disk handler writes every byte", async () => {
     const form = await parseFormData(byteRequest(), {
       uploadHandler: createDiskUploadHandler({ directory }),
     });
-    await assertParsed(form, async (name) => (form.get(name) as File).bytes());
+    await assertParsed(form, (name) => (form.get(name) as File).bytes());
   } finally {
     await Deno.remove(directory, { recursive: true });
   }
