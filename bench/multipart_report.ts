@@ -61,10 +61,15 @@ function busboyDiscard(body: Uint8Array): Promise<void> {
     headers: { "content-type": CONTENT_TYPE },
     limits: { fieldSize: Infinity },
   });
+  const form = new FormData();
   const done = new Promise<void>((resolve, reject) => {
     // deno-lint-ignore no-explicit-any
     parser.on("file", (_name: string, stream: any) => stream.resume());
-    parser.on("field", () => {});
+    // Fields are kept, as in every other variant; only file bytes are dropped.
+    parser.on(
+      "field",
+      (name: string, value: string) => form.append(name, value),
+    );
     parser.on("close", resolve);
     parser.on("error", reject);
   });
