@@ -55,7 +55,11 @@ export function redirect(
     typeof init === "object" ? init.headers : undefined,
   );
   const href = typeof location === "string" ? location : location.href;
-  headers.set("Location", href.replace(NON_ASCII, encodeURIComponent));
+  // toWellFormed(): a lone surrogate would make encodeURIComponent throw.
+  headers.set(
+    "Location",
+    href.toWellFormed().replace(NON_ASCII, encodeURIComponent),
+  );
   return new Response(null, {
     status,
     statusText: typeof init === "object" ? init.statusText : undefined,

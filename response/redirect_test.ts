@@ -59,3 +59,8 @@ Deno.test("redirect percent-encodes non-ASCII characters only", () => {
 Deno.test("redirect refuses a location with a line break", () => {
   assert.throws(() => redirect("/a\r\nSet-Cookie: x=1"), TypeError);
 });
+
+Deno.test("redirect() survives a lone surrogate in the location", () => {
+  const response = redirect("/a\uD800b");
+  assert.equal(response.headers.get("location"), "/a%EF%BF%BDb");
+});

@@ -25,7 +25,15 @@ async function step(
   context: RequestContext,
   terminal: Terminal,
 ): Promise<Response> {
-  if (index === middleware.length) return terminal(context);
+  if (index === middleware.length) {
+    const response = await terminal(context);
+    if (response instanceof Response) return response;
+    throw new TypeError(
+      `A handler returned ${
+        response === null ? "null" : typeof response
+      }, not a Response`,
+    );
+  }
   let downstream: Promise<Response> | undefined;
   const next = (): Promise<Response> => {
     if (downstream !== undefined) {

@@ -37,6 +37,8 @@ interface Segment<T> {
 
 interface Tail<T> {
   readonly regex: RegExp;
+  /** Static characters before the wildcard in its segment (`x*` has 1). */
+  readonly specificity: number;
   readonly entries: Entry<T>[];
 }
 
@@ -55,7 +57,11 @@ class Node<T> {
   /** Mixed segments (`@:id`, `:a.:b`), most specific first, then `param`. */
   segments: Segment<T>[] = [];
   param: Node<T> | undefined;
+  /** Wildcard tails with static text before the `*`: tried before `param`. */
+  prefixedTails: Tail<T>[] = [];
   tails: Tail<T>[] = [];
+  /** The child for an empty segment (`/a//b`, or `/:id/` at the end). */
+  empty: Node<T> | undefined;
   entries: Entry<T>[] = [];
 }
 
@@ -74,6 +80,8 @@ interface Form {
   readonly segments: readonly FlatToken[][];
   /** From the first wildcard's segment to the end, as one regex. */
   readonly tail: RegExp | undefined;
+  /** Static characters before the wildcard in its segment. */
+  readonly tailSpecificity: number;
   readonly names: readonly string[];
 }
 
@@ -108,6 +116,7 @@ export function compile(pattern: string): Form[] {
         path: encodePathText(text),
         segments: [],
         tail: undefined,
+        tailSpecificity: 0,
         names,
       };
     }
@@ -133,13 +142,25 @@ export function compile(pattern: string): Form[] {
       s.some((t) => t.type === "wildcard")
     );
     if (wild === -1) {
-      return { path: undefined, segments, tail: undefined, names };
+      return {
+        path: undefined,
+        segments,
+        tail: undefined,
+        tailSpecificity: 0,
+        names,
+      };
     }
+    const first = segments[wild];
+    const prefix = first.slice(
+      0,
+      first.findIndex((t) => t.type === "wildcard"),
+    );
     const rest = segments.slice(wild).map(tokensSource).join("/");
     return {
       path: undefined,
       segments: segments.slice(0, wild),
       tail: new RegExp(`^/${rest}$`),
+      tailSpecificity: staticLength(prefix),
       names,
     };
   });
@@ -173,7 +194,9 @@ function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
   table.dynamic = true;
   let node = table.root;
   for (const segment of form.segments) {
-    if (isStatic(segment)) {
+    if (segment.length === 0) {
+      node = node.empty ??= new Node();
+    } else if (isStatic(segment)) {
       const text = encodePathText(
         segment.map((t) => (t as { value: string }).value).join(""),
       );
@@ -203,9 +226,18 @@ function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
     node.entries.push(entry);
     return;
   }
-  let tail = node.tails.find((t) => t.regex.source === form.tail!.source);
+  const tails = form.tailSpecificity > 0 ? node.prefixedTails : node.tails;
+  let tail = tails.find((t) => t.regex.source === form.tail!.source);
   if (tail === undefined) {
-    node.tails.push(tail = { regex: form.tail, entries: [] });
+    tails.push(
+      tail = {
+        regex: form.tail,
+        specificity: form.tailSpecificity,
+        entries: [],
+      },
+    );
+    // Stable sort: more static text before the "*" first.
+    tails.sort((a, b) => b.specificity - a.specificity);
   }
   tail.entries.push(entry);
 }
@@ -255,6 +287,9 @@ const scratch: string[] = [];
 /**
  * Depth-first search from `node` with the path position at `pos` (a "/"
  * or the end); `scratch[0..depth)` holds the decoded captures so far.
+ * Order: static child, empty segment, mixed segments (most static text
+ * first), wildcards with static text before the `*`, bare parameter, then
+ * bare wildcards.
  */
 function search<T>(
   node: Node<T>,
@@ -288,6 +323,13 @@ function search<T>(
       }
     }
   }
+  if (
+    node.empty !== undefined &&
+    (pos + 1 === length || path.charCodeAt(pos + 1) === 47)
+  ) {
+    const found = search(node.empty, path, pos + 1, depth);
+    if (found !== undefined) return found;
+  }
   const segments = node.segments;
   const param = node.param;
   if (segments.length > 0 || param !== undefined) {
@@ -297,17 +339,15 @@ function search<T>(
       for (let s = 0; s < segments.length; s++) {
         const match = segments[s].regex.exec(path.slice(pos + 1, end));
         if (match === null) continue;
-        let ok = true;
-        for (let i = 1; i < match.length && ok; i++) {
-          const value = decode(match[i]);
-          if (value === undefined) ok = false;
-          else scratch[depth + i - 1] = value;
-        }
-        const found = ok
+        const found = capture(match, depth)
           ? search(segments[s].node, path, end, depth + match.length - 1)
           : undefined;
         if (found !== undefined) return found;
       }
+      const prefixed = node.prefixedTails.length > 0
+        ? searchTails(node.prefixedTails, path, pos, depth)
+        : undefined;
+      if (prefixed !== undefined) return prefixed;
       if (param !== undefined) {
         const raw = path.slice(pos + 1, end);
         const value = raw.indexOf("%") === -1 ? raw : decode(raw);
@@ -317,22 +357,42 @@ function search<T>(
           if (found !== undefined) return found;
         }
       }
+      return node.tails.length > 0
+        ? searchTails(node.tails, path, pos, depth)
+        : undefined;
     }
   }
-  const tails = node.tails;
+  if (node.prefixedTails.length > 0) {
+    const found = searchTails(node.prefixedTails, path, pos, depth);
+    if (found !== undefined) return found;
+  }
+  return node.tails.length > 0
+    ? searchTails(node.tails, path, pos, depth)
+    : undefined;
+}
+
+/** Decodes a match's groups into `scratch` from `depth`; false on a malformed escape. */
+function capture(match: RegExpExecArray, depth: number): boolean {
+  for (let i = 1; i < match.length; i++) {
+    const value = decode(match[i]);
+    if (value === undefined) return false;
+    scratch[depth + i - 1] = value;
+  }
+  return true;
+}
+
+function searchTails<T>(
+  tails: Tail<T>[],
+  path: string,
+  pos: number,
+  depth: number,
+): Match<T> | undefined {
+  const rest = path.slice(pos);
   for (let t = 0; t < tails.length; t++) {
-    const match = tails[t].regex.exec(path.slice(pos));
-    if (match === null) continue;
-    let ok = true;
-    for (let i = 1; i < match.length && ok; i++) {
-      const value = decode(match[i]);
-      if (value === undefined) ok = false;
-      else scratch[depth + i - 1] = value;
-    }
-    if (ok) {
-      const entry = tails[t].entries[0];
-      return { value: entry.value, params: entry.build(scratch) };
-    }
+    const match = tails[t].regex.exec(rest);
+    if (match === null || !capture(match, depth)) continue;
+    const entry = tails[t].entries[0];
+    return { value: entry.value, params: entry.build(scratch) };
   }
   return undefined;
 }
@@ -355,11 +415,13 @@ export class Matcher<T> {
       build: paramsFactory(form.names),
     }));
     this.#all.push({ method, forms, entries });
-    const targets = method === "ANY"
-      ? [this.#any, ...this.#tables.values()]
-      : [this.#table(method)];
-    if (method === "GET") targets.push(this.#table("HEAD"));
-    for (const table of new Set(targets)) {
+    // The HEAD table holds explicit HEAD routes only: a HEAD request falls
+    // back to the GET table (which has the ANY routes) when none matches.
+    const targets = method !== "ANY" ? [this.#table(method)] : [
+      this.#any,
+      ...[...this.#tables].filter(([m]) => m !== "HEAD").map(([, t]) => t),
+    ];
+    for (const table of targets) {
       forms.forEach((form, i) => insert(table, form, entries[i]));
     }
   }
@@ -372,8 +434,8 @@ export class Matcher<T> {
       this.#tables.set(method, table);
       for (const route of this.#all) {
         if (
-          route.method === "ANY" || route.method === method ||
-          (method === "HEAD" && route.method === "GET")
+          route.method === method ||
+          (route.method === "ANY" && method !== "HEAD")
         ) {
           route.forms.forEach((form, i) =>
             insert(table!, form, route.entries[i])
@@ -386,23 +448,29 @@ export class Matcher<T> {
 
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
-    const table = this.#tables.get(method) ?? this.#any;
-    const entry = table.statics.get(path);
-    if (entry !== undefined) return { value: entry.value, params: {} };
-    return table.dynamic ? search(table.root, path, 0, 0) : undefined;
+    if (method === "HEAD") {
+      const head = this.#tables.get("HEAD");
+      const found = head === undefined ? undefined : lookup(head, path);
+      return found ?? lookup(this.#tables.get("GET") ?? this.#any, path);
+    }
+    return lookup(this.#tables.get(method) ?? this.#any, path);
   }
 
   /** The methods with a route for `path`, for a `405` `Allow` header. */
   allowed(path: string): string[] {
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
-      if (
-        table.statics.has(path) ||
-        (table.dynamic && search(table.root, path, 0, 0))
-      ) {
-        methods.push(method);
-      }
+      if (lookup(table, path) !== undefined) methods.push(method);
+    }
+    if (methods.includes("GET") && !methods.includes("HEAD")) {
+      methods.splice(methods.indexOf("GET") + 1, 0, "HEAD");
     }
     return methods;
   }
+}
+
+function lookup<T>(table: Table<T>, path: string): Match<T> | undefined {
+  const entry = table.statics.get(path);
+  if (entry !== undefined) return { value: entry.value, params: {} };
+  return table.dynamic ? search(table.root, path, 0, 0) : undefined;
 }

@@ -194,3 +194,62 @@ Deno.test("methods route separately; ANY serves every method", async () => {
   assert.equal(await call("PATCH", "/ping"), "any PATCH");
   assert.equal(await call("PROPFIND", "/ping"), "any PROPFIND");
 });
+
+Deno.test("static text before a wildcard ranks like mixed segments: above a bare parameter", async () => {
+  const router = echo("/w/:name", "/w/x*rest");
+  assert.deepEqual(await hit(router, "/w/xyz"), {
+    pattern: "/w/x*rest",
+    params: { rest: "yz" },
+  });
+  assert.deepEqual(await hit(router, "/w/abc"), {
+    pattern: "/w/:name",
+    params: { name: "abc" },
+  });
+});
+
+Deno.test("empty segments: a trailing slash after a parameter, and //", async () => {
+  const router = echo("/dir/:x/", "/:x//b");
+  assert.deepEqual(await hit(router, "/dir/abc/"), {
+    pattern: "/dir/:x/",
+    params: { x: "abc" },
+  });
+  assert.equal(await hit(router, "/dir/abc"), 404);
+  assert.deepEqual(await hit(router, "/q//b"), {
+    pattern: "/:x//b",
+    params: { x: "q" },
+  });
+});
+
+Deno.test("static text with | and ^ matches: URL pathnames keep them raw", async () => {
+  const router = echo("/a|b", "/x/:id/c^d");
+  assert.equal((await hit(router, "/a|b")).pattern, "/a|b");
+  assert.deepEqual((await hit(router, "/x/1/c^d")).params, { id: "1" });
+});
+
+Deno.test("a #fragment in an in-process request URL is not routed", async () => {
+  const router = echo("/a", "/b/:id");
+  assert.equal((await hit(router, "/a#frag")).pattern, "/a");
+  assert.deepEqual((await hit(router, "/b/1#x")).params, { id: "1" });
+});
+
+Deno.test("HEAD: an explicit HEAD route wins over the GET route, whatever the order", async () => {
+  const router = createRouter();
+  router.get("/x", () => new Response("get", { headers: { "x-by": "get" } }));
+  router.head("/x", () => new Response(null, { headers: { "x-by": "head" } }));
+  router.get(
+    "/y/:id",
+    () => new Response("get", { headers: { "x-by": "get" } }),
+  );
+  router.head(
+    "/y/:id",
+    () => new Response(null, { headers: { "x-by": "head" } }),
+  );
+  router.any("/z", () => new Response("any", { headers: { "x-by": "any" } }));
+  const by = async (path: string) =>
+    (await router.fetch(
+      new Request(`http://localhost${path}`, { method: "HEAD" }),
+    )).headers.get("x-by");
+  assert.equal(await by("/x"), "head");
+  assert.equal(await by("/y/1"), "head");
+  assert.equal(await by("/z"), "any");
+});

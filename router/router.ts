@@ -137,8 +137,10 @@ function text(body: string, status: number, headers?: HeadersInit): Response {
 function pathnameOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
-  const query = url.indexOf("?", start);
-  return query === -1 ? url.slice(start) : url.slice(start, query);
+  // Request URLs made in-process may keep a "#fragment"; it is not routed.
+  let end = url.indexOf("?", start);
+  if (end === -1) end = url.indexOf("#", start);
+  return end === -1 ? url.slice(start) : url.slice(start, end);
 }
 
 function describe(route: Route): string {
@@ -288,7 +290,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       context.params = match.params;
       const { middleware, handler } = match.value;
       return middleware.length === 0
-        ? handler(context)
+        ? checked(await handler(context))
         : runChain(middleware, context, handler);
     }
     const allowed = matcher.allowed(path);
@@ -320,6 +322,16 @@ export function createRouter(options: RouterOptions = {}): Router {
     return text("Internal Server Error", 500);
   }
 
+  /** A handler must answer with a `Response`; anything else is a bug to report. */
+  function checked(result: unknown): Response {
+    if (result instanceof Response) return result;
+    throw new TypeError(
+      `A handler returned ${
+        result === null ? "null" : typeof result
+      }, not a Response`,
+    );
+  }
+
   async function fetch(request: Request): Promise<Response> {
     const context = new RequestContext(request);
     let response: Response;
@@ -331,7 +343,9 @@ export function createRouter(options: RouterOptions = {}): Router {
       response = await handleError(error, context);
     }
     if (request.method === "HEAD" && response.body !== null) {
-      await response.body.cancel();
+      // Like Hono, the body is dropped and headers kept; a Content-Length the
+      // handler set stays, otherwise Deno.serve reports 0.
+      response.body.cancel().catch(() => {});
       response = new Response(null, response);
     }
     return response;

@@ -482,3 +482,40 @@ Deno.test("typed params are inferred from the pattern", () => {
     return new Response(`${id}${page}${rest}`);
   });
 });
+
+Deno.test("a handler that returns no Response goes through onError, for GET and HEAD", async () => {
+  const messages: string[] = [];
+  const router = createRouter({
+    onError: (error) => {
+      messages.push((error as Error).message);
+      return new Response("error", { status: 500 });
+    },
+  });
+  const untyped = router.get as unknown as (
+    pattern: string,
+    handler: () => unknown,
+  ) => void;
+  untyped("/u", () => undefined);
+  untyped("/m", () => ({ not: "a response" }));
+  assert.equal((await router.fetch(get("/u"))).status, 500);
+  assert.equal((await router.fetch(get("/u", { method: "HEAD" }))).status, 500);
+  const withMiddleware = createRouter({
+    onError: () => new Response("e", { status: 500 }),
+  });
+  (withMiddleware.get as unknown as (
+    p: string,
+    m: Middleware,
+    h: () => unknown,
+  ) => void)(
+    "/x",
+    (_context, next) => next(),
+    () => null,
+  );
+  assert.equal((await withMiddleware.fetch(get("/x"))).status, 500);
+  assert.equal((await router.fetch(get("/m"))).status, 500);
+  assert.deepEqual(messages, [
+    "A handler returned undefined, not a Response",
+    "A handler returned undefined, not a Response",
+    "A handler returned object, not a Response",
+  ]);
+});

@@ -133,10 +133,17 @@ export function paramNames(tokens: readonly PatternToken[]): string[] {
  * non-ASCII, ...) so that static pattern text compares with `URL.pathname`.
  */
 export function encodePathText(text: string): string {
-  return /[^\x21-\x7e]|[<>"`{}|\\^]/.test(text)
-    ? text.replace(/[^\x21-\x7e]+|[<>"`{}|\\^]/g, encodeURIComponent)
+  // The WHATWG path percent-encode set: C0 controls, space, " # < > ? ` { },
+  // DEL and non-ASCII. "|" and "^" stay raw in URL pathnames.
+  return PATH_ENCODE.test(text)
+    ? text.replace(PATH_ENCODE_ALL, encodeURIComponent)
     : text;
 }
+
+// deno-lint-ignore no-control-regex -- C0 controls are part of the set
+const PATH_ENCODE = /[\x00-\x20"#<>?`{}\x7f-\uffff]/;
+// deno-lint-ignore no-control-regex -- as above
+const PATH_ENCODE_ALL = /[\x00-\x20"#<>?`{}\x7f-\uffff]+/g;
 
 /**
  * Joins a base and a pattern with exactly one slash between them; the

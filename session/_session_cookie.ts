@@ -124,10 +124,10 @@ function cookieAttributes(
   }
   if (
     maxAge !== undefined &&
-    !(typeof maxAge === "number" && Number.isFinite(maxAge) && maxAge > 0)
+    !(typeof maxAge === "number" && Number.isInteger(maxAge) && maxAge > 0)
   ) {
     throw new TypeError(
-      `Session cookie maxAge must be a positive number of seconds, got ${maxAge}`,
+      `Session cookie maxAge must be a whole number of seconds, at least 1, got ${maxAge}`,
     );
   }
   if (
