@@ -1,3 +1,4 @@
+import { compileTable } from "./_codegen.ts";
 import {
   encodePathText,
   expandOptionals,
@@ -13,9 +14,11 @@ import {
  */
 
 /** What a route registers; `T` is the router's payload (the handler chain). */
-interface Entry<T> {
+export interface Entry<T> {
   readonly method: string;
   readonly value: T;
+  /** Parameter names in capture order. */
+  readonly names: readonly string[];
   /** Builds the params object from the captured values, in capture order. */
   readonly build: ParamsFactory;
 }
@@ -28,26 +31,26 @@ export interface Match<T> {
   readonly params: Record<string, string>;
 }
 
-interface Segment<T> {
+export interface Segment<T> {
   readonly regex: RegExp;
   /** Count of static characters: more is more specific, so tried first. */
   readonly specificity: number;
   readonly node: Node<T>;
 }
 
-interface Tail<T> {
+export interface Tail<T> {
   readonly regex: RegExp;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
   readonly entries: Entry<T>[];
 }
 
-interface StaticChild<T> {
+export interface StaticChild<T> {
   readonly text: string;
   readonly node: Node<T>;
 }
 
-class Node<T> {
+export class Node<T> {
   /**
    * Static children by the char code of their first character (pathnames
    * are ASCII once percent-encoded): a segment is compared in place with
@@ -66,10 +69,18 @@ class Node<T> {
 }
 
 /** One method's routes. */
-class Table<T> {
+export class Table<T> {
   readonly statics = new Map<string, Entry<T>>();
   readonly root = new Node<T>();
   dynamic = false;
+  /** Whether `find` runs generated code (for tests). */
+  compiled = false;
+  /**
+   * Finds the route for a pathname. It starts as a stub that prepares the
+   * table (compiles it) and replaces itself; an insert puts the stub back,
+   * so routes added at start-up are compiled once, on the first lookup.
+   */
+  find: (path: string) => Match<T> | undefined = (path) => prepare(this)(path);
 }
 
 /** A compiled form of one pattern, ready to insert. */
@@ -185,6 +196,7 @@ function staticLength(segment: readonly FlatToken[]): number {
 }
 
 function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
+  table.find = (path) => prepare(table)(path);
   if (form.path !== undefined) {
     // The first route added for a path wins; later ones stay reachable by
     // other methods only.
@@ -243,7 +255,7 @@ function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
 }
 
 /** Decodes a captured value; `undefined` for a malformed escape. */
-function decode(value: string): string | undefined {
+export function decode(value: string): string | undefined {
   if (value.indexOf("%") === -1) return value;
   try {
     return decodeURIComponent(value);
@@ -412,6 +424,7 @@ export class Matcher<T> {
     const entries = forms.map((form) => ({
       method,
       value,
+      names: form.names,
       build: paramsFactory(form.names),
     }));
     this.#all.push({ method, forms, entries });
@@ -449,18 +462,24 @@ export class Matcher<T> {
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
     if (method === "HEAD") {
-      const head = this.#tables.get("HEAD");
-      const found = head === undefined ? undefined : lookup(head, path);
-      return found ?? lookup(this.#tables.get("GET") ?? this.#any, path);
+      const found = this.#tables.get("HEAD")?.find(path);
+      return found ?? (this.#tables.get("GET") ?? this.#any).find(path);
     }
-    return lookup(this.#tables.get(method) ?? this.#any, path);
+    return (this.#tables.get(method) ?? this.#any).find(path);
+  }
+
+  /** Whether `method`'s dynamic routes run compiled (for tests). */
+  isCompiled(method: string): boolean {
+    const table = this.#tables.get(method) ?? this.#any;
+    table.find("/");
+    return table.compiled;
   }
 
   /** The methods with a route for `path`, for a `405` `Allow` header. */
   allowed(path: string): string[] {
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
-      if (lookup(table, path) !== undefined) methods.push(method);
+      if (table.find(path) !== undefined) methods.push(method);
     }
     if (methods.includes("GET") && !methods.includes("HEAD")) {
       methods.splice(methods.indexOf("GET") + 1, 0, "HEAD");
@@ -469,8 +488,29 @@ export class Matcher<T> {
   }
 }
 
-function lookup<T>(table: Table<T>, path: string): Match<T> | undefined {
-  const entry = table.statics.get(path);
-  if (entry !== undefined) return { value: entry.value, params: {} };
-  return table.dynamic ? search(table.root, path, 0, 0) : undefined;
+/** Builds a table's `find`: generated code, or the interpreter as a fallback. */
+function prepare<T>(table: Table<T>): (path: string) => Match<T> | undefined {
+  const { statics, root, dynamic } = table;
+  const compiled = useCodegen
+    ? compileTable(statics, dynamic ? root : undefined, decode)
+    : undefined;
+  table.compiled = compiled !== undefined;
+  table.find = compiled ?? ((path) => {
+    const entry = statics.get(path);
+    if (entry !== undefined) return { value: entry.value, params: {} };
+    return dynamic ? search(root, path, 0, 0) : undefined;
+  });
+  return table.find;
+}
+
+let useCodegen = true;
+
+/**
+ * Turns code generation off or on (for tests that compare the compiled
+ * matcher with the interpreter). Returns the previous setting.
+ */
+export function setCodegen(enabled: boolean): boolean {
+  const previous = useCodegen;
+  useCodegen = enabled;
+  return previous;
 }
