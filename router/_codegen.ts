@@ -161,7 +161,7 @@ export function compileTable<T>(
   // Static paths first: one hash lookup, then the trie for the rest.
   const trie = root === undefined ? "" : node(root, 0, []);
   const body = `return function match(path) {\nconst s = S.get(path);\n` +
-    `if (s !== undefined) return { value: s.value, params: {} };\n` +
+    `if (s !== undefined) return s.hit;\n` +
     `const L = path.length;\n${trie}return undefined;\n};`;
   if (body.length > MAX_SOURCE) return undefined;
   try {

@@ -19,6 +19,8 @@ export interface Entry<T> {
   readonly value: T;
   /** Parameter names in capture order. */
   readonly names: readonly string[];
+  /** The answer for a static path, made once: a static hit allocates nothing. */
+  readonly hit: Match<T>;
   /** Builds the params object from the captured values, in capture order. */
   readonly build: ParamsFactory;
 }
@@ -28,7 +30,8 @@ type ParamsFactory = (values: readonly string[]) => Record<string, string>;
 /** A matched route and its decoded parameters. */
 export interface Match<T> {
   readonly value: T;
-  readonly params: Record<string, string>;
+  /** `undefined` for a route without parameters. */
+  readonly params: Record<string, string> | undefined;
 }
 
 export interface Segment<T> {
@@ -425,6 +428,7 @@ export class Matcher<T> {
       method,
       value,
       names: form.names,
+      hit: { value, params: undefined },
       build: paramsFactory(form.names),
     }));
     this.#all.push({ method, forms, entries });
@@ -497,7 +501,7 @@ function prepare<T>(table: Table<T>): (path: string) => Match<T> | undefined {
   table.compiled = compiled !== undefined;
   table.find = compiled ?? ((path) => {
     const entry = statics.get(path);
-    if (entry !== undefined) return { value: entry.value, params: {} };
+    if (entry !== undefined) return entry.hit;
     return dynamic ? search(root, path, 0, 0) : undefined;
   });
   return table.find;

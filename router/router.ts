@@ -287,7 +287,8 @@ export function createRouter(options: RouterOptions = {}): Router {
     const path = pathnameOf(context.request.url);
     const match = matcher.match(context.method, path);
     if (match !== undefined) {
-      context.params = match.params;
+      // A static route keeps the context's own empty params object.
+      if (match.params !== undefined) context.params = match.params;
       const { middleware, handler } = match.value;
       return middleware.length === 0
         ? checked(await handler(context))
