@@ -68,6 +68,15 @@ export function compileTable<T>(
   ): string {
     let code = "";
     for (const tail of list) {
+      if (tail.regex.source === "^\\/(.*)$") {
+        // A trailing "/*name" takes the rest of the path: no regex needed.
+        const value = fresh("v");
+        code += `{\nconst ${value} = D(path.slice(${plus(pos, 1)}));\n` +
+          `if (${value} !== undefined) {\n${
+            result(tail.entries[0], [...captures, value])
+          }}\n}\n`;
+        continue;
+      }
       const x = regexes.push(tail.regex) - 1;
       const m = fresh("t");
       const [decoded, names] = groups(m, groupCount(tail.regex));
