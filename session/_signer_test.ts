@@ -57,3 +57,48 @@ Deno.test("tampered or malformed input is null, never an exception", async () =>
     assert.equal(await signer.unsign(bad), null, bad);
   }
 });
+
+Deno.test("signer: signatures equal Web Crypto's HMAC-SHA256 for many values", async () => {
+  const secret = "rotate-me-\u00e9-secret";
+  const signer = createSigner([secret]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  for (
+    const value of [
+      "",
+      "a",
+      "x".repeat(55),
+      "y".repeat(64),
+      "z".repeat(1000),
+      "\u00e9\u{1F600}",
+    ]
+  ) {
+    const expected = new Uint8Array(
+      await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(value)),
+    )
+      .toBase64({ alphabet: "base64url", omitPadding: true });
+    assert.equal(await signer.sign(value), `${value}.${expected}`);
+  }
+});
+
+Deno.test("signer: only the canonical text of a signature verifies", async () => {
+  const signed = await createSigner(["k1"]).sign("value");
+  const fresh = createSigner(["k1"]); // no cache of the signed string
+  assert.deepEqual(await fresh.unsign(signed), { value: "value", index: 0 });
+  const alphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  let accepted = 0;
+  for (const char of alphabet) {
+    const variant = signed.slice(0, -1) + char;
+    if (
+      variant !== signed &&
+      (await createSigner(["k1"]).unsign(variant)) !== null
+    ) accepted++;
+  }
+  assert.equal(accepted, 0, "no other last character is accepted");
+});
