@@ -4,6 +4,7 @@ import type { ParamsOf } from "../routes/params.ts";
 import { joinPatterns } from "../routes/pattern.ts";
 import { RequestContext } from "./context.ts";
 import { runChain } from "./_chain.ts";
+import { headResponse } from "./_head.ts";
 import { Matcher } from "./_matcher.ts";
 import type { Handler, Middleware } from "./types.ts";
 
@@ -154,7 +155,8 @@ function describe(route: Route): string {
  * right; ties go to the route added first. Trailing slashes are strict.
  * No route gives `404 Not Found`; a path served only for other methods
  * gives `405` with an `Allow` header (`OPTIONS` gets `204` with it);
- * `GET` routes answer `HEAD` without a body; a thrown error gives `500
+ * `GET` routes answer `HEAD` without a body (with the `Content-Length` the
+ * body would have had, when it is at hand); a thrown error gives `500
  * Internal Server Error` (see `onError`).
  *
  * @example Serve a small app
@@ -344,10 +346,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       response = await handleError(error, context);
     }
     if (request.method === "HEAD" && response.body !== null) {
-      // Like Hono, the body is dropped and headers kept; a Content-Length the
-      // handler set stays, otherwise Deno.serve reports 0.
-      response.body.cancel().catch(() => {});
-      response = new Response(null, response);
+      response = await headResponse(response);
     }
     return response;
   }

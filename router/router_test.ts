@@ -519,3 +519,54 @@ Deno.test("a handler that returns no Response goes through onError, for GET and 
     "A handler returned object, not a Response",
   ]);
 });
+
+Deno.test("HEAD reports the Content-Length the GET body would have, without a body", async () => {
+  const router = createRouter();
+  router.get("/text", () => new Response("hello world"));
+  router.get("/json", () => Response.json({ café: "\u00e9" }));
+  router.get(
+    "/set",
+    () => new Response("abc", { headers: { "content-length": "3" } }),
+  );
+  const live = new ReadableStream<Uint8Array>({ start() {} }); // never sends
+  router.get(
+    "/live",
+    () =>
+      new Response(live, { headers: { "content-type": "text/event-stream" } }),
+  );
+  const head = (path: string) => router.fetch(get(path, { method: "HEAD" }));
+  const text = await head("/text");
+  assert.equal(text.body, null);
+  assert.equal(text.headers.get("content-length"), "11");
+  assert.equal(
+    (await head("/json")).headers.get("content-length"),
+    String(new TextEncoder().encode('{"caf\u00e9":"\u00e9"}').length),
+  );
+  assert.equal((await head("/set")).headers.get("content-length"), "3");
+  const stream = await head("/live");
+  assert.equal(stream.body, null);
+  assert.equal(
+    stream.headers.get("content-length"),
+    null,
+    "a live stream is not waited for",
+  );
+  assert.equal(stream.headers.get("content-type"), "text/event-stream");
+});
+
+Deno.test("HEAD through Deno.serve sends the GET body's Content-Length", async () => {
+  const router = createRouter();
+  router.get("/", () => new Response("hello world"));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.addr.port}/`, {
+      method: "HEAD",
+    });
+    await response.body?.cancel();
+    assert.equal(response.headers.get("content-length"), "11");
+  } finally {
+    await server.shutdown();
+  }
+});
