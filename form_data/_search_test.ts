@@ -67,3 +67,41 @@ Deno.test("partialMatchStart finds the earliest cut-off prefix", () => {
   assert.equal(partialMatchStart(encoder.encode("ab\r\n"), pattern, 2), 2);
   assert.equal(partialMatchStart(encoder.encode("ab\r\n"), pattern, 3), 4);
 });
+
+Deno.test("indexOfPattern agrees with a naive search for many pattern lengths", () => {
+  // Patterns of 1 to 45 bytes with repeated bytes (several places per byte
+  // value), haystacks full of near misses, every start.
+  const source = encoder.encode("\r\n----WebKitFormBoundary7MA4YWxkTrZu0gW");
+  let seed = 11;
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  for (let round = 0; round < 400; round++) {
+    const length = 1 + (round % 45);
+    const needle = new Uint8Array(length);
+    for (let i = 0; i < length; i++) {
+      needle[i] = round % 2 ? source[i % source.length] : source[random() % 6];
+    }
+    const pattern = createPattern(needle);
+    const haystack = new Uint8Array(random() % 160);
+    for (let i = 0; i < haystack.length; i++) {
+      haystack[i] = random() % 4 === 0
+        ? random() % 256
+        : needle[random() % length];
+    }
+    for (let copies = random() % 3; copies > 0; copies--) {
+      if (haystack.length >= length) {
+        haystack.set(needle, random() % (haystack.length - length + 1));
+      }
+    }
+    for (let start = 0; start <= haystack.length; start++) {
+      assert.equal(
+        indexOfPattern(haystack, pattern, start),
+        naiveIndexOf(haystack, needle, start),
+        `round ${round}, start ${start}`,
+      );
+    }
+  }
+});
+
+Deno.test("createPattern rejects an empty pattern", () => {
+  assert.throws(() => createPattern(new Uint8Array(0)), RangeError);
+});
