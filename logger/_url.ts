@@ -21,7 +21,10 @@ function pathStart(url: string): number {
     : -1;
   if (scheme === -1) return -1;
   const slash = url.indexOf("/", scheme);
-  return slash === -1 ? url.length : slash;
+  const end = slash === -1 ? url.length : slash;
+  // Deno.serve builds the URL from the Host header, so "user:pass@" can
+  // appear there; such URLs go through `new URL()`, which parses it out.
+  return url.lastIndexOf("@", end) >= scheme ? -1 : end;
 }
 
 export function path(context: RequestContext): string {
@@ -53,18 +56,18 @@ export function search(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
   if (start === -1) return context.url.search;
+  const hash = url.indexOf("#", start);
+  const end = hash === -1 ? url.length : hash;
   const query = url.indexOf("?", start);
-  if (query === -1) return "";
-  const hash = url.indexOf("#", query);
-  const found = hash === -1 ? url.slice(query) : url.slice(query, hash);
-  return found === "?" ? "" : found;
+  // A "?" after the "#" belongs to the fragment, not the search.
+  if (query === -1 || query > end) return "";
+  return query === end - 1 ? "" : url.slice(query, end);
 }
 
 export function host(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
   if (start === -1) return context.url.host;
-  // A Request URL has no credentials (the constructor refuses them).
   return url.slice(url.charCodeAt(4) === 115 /* s */ ? 8 : 7, start);
 }
 

@@ -533,3 +533,55 @@ Deno.test("through the router: 404s and thrown errors are logged", async () => {
     "GET /boom 500",
   ]);
 });
+
+Deno.test("host tokens cannot be spoofed by credentials in the Host header; a # ends the search", async () => {
+  const lines: string[] = [];
+  const seen: string[] = [];
+  const router = createRouter({
+    middleware: [
+      logger({
+        format: "%host|%hostname|%port|%search|%query|%pathname",
+        log: (line) => lines.push(line),
+      }),
+    ],
+  });
+  router.any("/*", (context) => {
+    const url = new URL(context.request.url);
+    seen.push(
+      `${url.host}|${url.hostname}|${url.port || "80"}|${url.search || "-"}|${
+        url.search || "-"
+      }|${url.pathname}`,
+    );
+    return new Response("ok");
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  try {
+    for (
+      const [target, host] of [["/p", "a:b@h"], ["/a#?b", "h"], [
+        "/q?x=1#frag?y",
+        "h:8080",
+      ]]
+    ) {
+      const connection = await Deno.connect({
+        hostname: "127.0.0.1",
+        port: server.addr.port,
+      });
+      await connection.write(
+        new TextEncoder().encode(
+          `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      const buffer = new Uint8Array(1024);
+      while ((await connection.read(buffer)) !== null) { /* drain */ }
+      connection.close();
+    }
+  } finally {
+    await server.shutdown();
+  }
+  assert.equal(lines.length, seen.length);
+  assert.deepEqual(lines, seen, "the logger agrees with new URL()");
+  assert.ok(!lines[0].includes("a:b"), "no credentials in the logged host");
+});

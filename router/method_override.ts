@@ -28,6 +28,15 @@ export interface MethodOverrideOptions {
    * @default {"_method"}
    */
   fieldName?: string;
+  /**
+   * How long to wait, in milliseconds, for the start of a form body that
+   * `formData()` has not parsed yet. A client that stalls gets no override
+   * (the request goes on as POST, and the body's own reader reports the
+   * stall), so this middleware can never hang a request.
+   *
+   * @default {10000}
+   */
+  timeout?: number;
 }
 
 const OVERRIDABLE = new Set(["PUT", "PATCH", "DELETE"]);
@@ -47,6 +56,7 @@ const latin1 = new TextDecoder("latin1");
  */
 async function readPrefix(
   request: Request,
+  timeout: number,
 ): Promise<{ bytes: Uint8Array; complete: boolean } | undefined> {
   const body = request.clone().body;
   if (body === null) return undefined;
@@ -54,9 +64,15 @@ async function readPrefix(
   const chunks: Uint8Array[] = [];
   let size = 0;
   let complete = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"expired">((resolve) =>
+    timer = setTimeout(resolve, timeout, "expired")
+  );
   try {
     while (size < MAX_PREFIX_BYTES) {
-      const { done, value } = await reader.read();
+      const step = await Promise.race([reader.read(), expired]);
+      if (step === "expired") return undefined; // a stalled client: no override
+      const { done, value } = step;
       if (done) {
         complete = true;
         break;
@@ -68,6 +84,7 @@ async function readPrefix(
     // A broken body is for whoever reads the real one to report.
     return undefined;
   } finally {
+    clearTimeout(timer);
     // Cancelling our copy leaves the request's own body flowing.
     if (!complete) reader.cancel().catch(() => {});
   }
@@ -130,6 +147,7 @@ async function fromMultipart(
 async function readField(
   context: RequestContext,
   fieldName: string,
+  timeout: number,
 ): Promise<string | null> {
   // A formData() middleware that ran earlier has parsed the body already.
   if (context.has(FormData)) {
@@ -149,7 +167,7 @@ async function readField(
   ) {
     return null;
   }
-  const prefix = await readPrefix(request);
+  const prefix = await readPrefix(request, timeout);
   if (prefix === undefined) return null;
   return mediaType === "multipart/form-data"
     ? fromMultipart(prefix.bytes, prefix.complete, contentType, fieldName)
@@ -197,11 +215,11 @@ async function readField(
 export function methodOverride(
   options: MethodOverrideOptions = {},
 ): Middleware {
-  const { fieldName = "_method" } = options;
+  const { fieldName = "_method", timeout = 10_000 } = options;
   return async (context) => {
     if (context.method !== "POST") return;
     const wanted = context.headers.get("X-HTTP-Method-Override") ??
-      await readField(context, fieldName);
+      await readField(context, fieldName, timeout);
     if (wanted === null) return;
     const method = wanted.trim().toUpperCase();
     if (OVERRIDABLE.has(method)) context.method = method;

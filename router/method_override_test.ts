@@ -256,3 +256,38 @@ Deno.test("methodOverride sets context.method and continues the chain", async ()
   assert.equal(context.method, "DELETE");
   assert.equal(context.request.method, "POST");
 });
+
+Deno.test("a client that stalls mid-body gets no override and no hang: formData() reports the stall", async () => {
+  const { formData } = await import("@fetchkit/toolkit/form-data-middleware");
+  const router = createRouter({
+    middleware: [
+      methodOverride({ timeout: 100 }),
+      formData({ idleTimeout: 150 }),
+    ],
+  });
+  router.put("/x", () => new Response("put"));
+  router.post("/x", () => new Response("post"));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  const connection = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: server.addr.port,
+  });
+  try {
+    const head = "POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+      "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n";
+    await connection.write(
+      new TextEncoder().encode(head + "a=1&_method=PUT&b="),
+    );
+    // The body stops here. Without a timeout, methodOverride() would wait forever.
+    const buffer = new Uint8Array(4096);
+    const read = await connection.read(buffer);
+    const answer = new TextDecoder().decode(buffer.subarray(0, read ?? 0));
+    assert.match(answer, /^HTTP\/1\.1 408 /, "the stall is reported, not hung");
+  } finally {
+    connection.close();
+    await server.shutdown();
+  }
+});
