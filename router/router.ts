@@ -226,11 +226,13 @@ export function createRouter(options: RouterOptions = {}): Router {
     );
   }
 
-  function mapControllers(
+  /** Checks a controller against its routes, collecting what to add. */
+  function collect(
     routes: RouteMap,
     controller: Controller,
     middleware: Middleware[],
     prefix: string,
+    out: [Route, Target][],
   ): void {
     if (
       typeof controller !== "object" || controller === null ||
@@ -259,13 +261,9 @@ export function createRouter(options: RouterOptions = {}): Router {
             `No action for route "${prefix}${name}" (${describe(route)})`,
           );
         }
-        add(
-          route.method,
-          route.pattern,
-          toTarget(action, chain, prefix + name),
-        );
+        out.push([route, toTarget(action, chain, prefix + name)]);
       } else if (action !== undefined) {
-        mapControllers(route, action as Controller, chain, `${prefix}${name}.`);
+        collect(route, action as Controller, chain, `${prefix}${name}.`, out);
       }
     }
   }
@@ -281,7 +279,12 @@ export function createRouter(options: RouterOptions = {}): Router {
         toTarget(controller, [], describe(routes)),
       );
     } else {
-      mapControllers(routes, controller as Controller, [], "");
+      // Check everything first, so a TypeError leaves no route half-mapped.
+      const found: [Route, Target][] = [];
+      collect(routes, controller as Controller, [], "", found);
+      for (const [route, target] of found) {
+        add(route.method, route.pattern, target);
+      }
     }
   }
 

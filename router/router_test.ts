@@ -570,3 +570,18 @@ Deno.test("HEAD through Deno.serve sends the GET body's Content-Length", async (
     await server.shutdown();
   }
 });
+
+Deno.test("map() adds nothing when it refuses a controller", async () => {
+  const router = createRouter();
+  const map = router.map as (routes: unknown, controller: unknown) => void;
+  const posts = resources("posts", { only: ["index", "show"] });
+  assert.throws(
+    () => map(posts, { actions: { index: () => new Response("index") } }),
+    TypeError,
+  );
+  assert.equal(
+    (await router.fetch(get("/posts"))).status,
+    404,
+    "index was not mapped",
+  );
+});
