@@ -1,4 +1,4 @@
-import type { Entry, Match, Node, Tail } from "./_matcher.ts";
+import type { Entry, Match, Node, Tail } from "./_trie.ts";
 
 /**
  * Compiles a method's trie into one specialized function: static children
