@@ -1,6 +1,7 @@
 /**
- * Reads a request body chunk by chunk, enforcing `maxTotalSize` and an idle
- * timeout, and turning a broken stream into a {@linkcode FormDataParseError}.
+ * Reads a request body chunk by chunk, enforcing `maxTotalSize`, an idle
+ * timeout and a deadline for the whole body, and turning a broken stream
+ * into a {@linkcode FormDataParseError}.
  */
 
 import {
@@ -12,12 +13,24 @@ import {
 
 /** Size of the buffers a byte stream is read into. */
 const CHUNK_SIZE = 64 * 1024;
+/**
+ * A read shorter than this is copied out of its buffer, so that the parts
+ * kept of it (a text field's bytes) do not pin the whole buffer.
+ */
+const SMALL_READ = CHUNK_SIZE / 4;
+/** Most buffers kept to be read into again. */
+const MAX_SPARES = 2;
 
 /** Options of {@linkcode BodyReader}. */
 export interface BodyReaderOptions {
   maxTotalSize: number;
   /** Milliseconds without data before giving up; 0 or Infinity: never. */
   idleTimeout: number;
+  /**
+   * Milliseconds from the start of reading to the end of the body before
+   * giving up; 0 or Infinity: never.
+   */
+  bodyTimeout: number;
 }
 
 /**
@@ -32,7 +45,14 @@ export interface BodyReaderOptions {
  * reader into 64 KiB buffers, and a buffer handed back with `recycle()` is
  * read into again. Each default read allocates a new buffer, and V8 lets
  * about 64 MiB of dead ones pile up before it collects them: recycling is
- * what keeps a 200 MiB upload to disk within a few MiB.
+ * what keeps a 200 MiB upload to disk within a few MiB. A short read (a
+ * client sending small packets) is copied out, and its buffer kept as the
+ * next one: a consumer that keeps the bytes (a text field) would otherwise
+ * pin 64 KiB per packet.
+ *
+ * The body timeout is a single timer set when the reader is made: a client
+ * that trickles a byte just often enough to stay under the idle timeout
+ * still runs out of time.
  */
 export class BodyReader {
   /** Bytes read so far. */
@@ -43,13 +63,15 @@ export class BodyReader {
     | ReadableStreamBYOBReader
     | ReadableStreamDefaultReader<Uint8Array>;
   #byob: boolean;
-  #spare: ArrayBuffer | undefined;
+  /** Buffers to read into again; see `recycle()`. */
+  #spares: ArrayBuffer[] = [];
   #maxTotalSize: number;
   #idleTimeout: number;
   #done = false;
   /** When the pending read started, or -1 when none is pending. */
   #waitingSince = -1;
   #watchdog: ReturnType<typeof setTimeout> | undefined;
+  #deadline: ReturnType<typeof setTimeout> | undefined;
   #timeout: FormDataTimeoutError | undefined;
 
   constructor(stream: ReadableStream<Uint8Array>, options: BodyReaderOptions) {
@@ -64,6 +86,13 @@ export class BodyReader {
     this.#maxTotalSize = options.maxTotalSize;
     const timeout = options.idleTimeout;
     this.#idleTimeout = timeout > 0 && timeout < 2 ** 31 ? timeout : 0;
+    const total = options.bodyTimeout;
+    if (total > 0 && total < 2 ** 31) {
+      this.#deadline = setTimeout(() => {
+        this.#deadline = undefined;
+        this.#expire(new FormDataTimeoutError(total, this.part, "bodyTimeout"));
+      }, total);
+    }
   }
 
   /** The next chunk, or `null` at the end of the body. */
@@ -78,8 +107,7 @@ export class BodyReader {
     try {
       if (this.#byob) {
         // The read detaches (transfers) the buffer, so it is no spare now.
-        const buffer = this.#spare ?? new ArrayBuffer(CHUNK_SIZE);
-        this.#spare = undefined;
+        const buffer = this.#spares.pop() ?? new ArrayBuffer(CHUNK_SIZE);
         result = await (this.#reader as ReadableStreamBYOBReader).read(
           new Uint8Array(buffer),
         );
@@ -103,10 +131,21 @@ export class BodyReader {
       this.#stop();
       return null;
     }
-    const chunk = result.value;
+    let chunk = result.value;
     if (!(chunk instanceof Uint8Array)) {
       this.#stop();
       throw new TypeError("A request body stream must yield Uint8Array chunks");
+    }
+    if (
+      chunk.length < SMALL_READ && chunk.length * 4 <= chunk.buffer.byteLength
+    ) {
+      const buffer = chunk.buffer;
+      chunk = chunk.slice();
+      // Nothing else refers to a buffer our BYOB read filled: read into it
+      // again.
+      if (this.#byob && buffer.byteLength === CHUNK_SIZE) {
+        this.#spares.push(buffer as ArrayBuffer);
+      }
     }
     this.total += chunk.length;
     if (this.total > this.#maxTotalSize) {
@@ -120,8 +159,14 @@ export class BodyReader {
    * be read into again.
    */
   recycle(chunk: Uint8Array): void {
-    if (this.#byob && chunk.buffer.byteLength === CHUNK_SIZE) {
-      this.#spare = chunk.buffer as ArrayBuffer;
+    // Two spares: the one a short read was copied out of, and the chunk
+    // the parser is done with. Keeping one only would drop the other, and
+    // a new buffer per short read would pile up as garbage.
+    if (
+      this.#byob && chunk.buffer.byteLength === CHUNK_SIZE &&
+      this.#spares.length < MAX_SPARES && this.#spares[0] !== chunk.buffer
+    ) {
+      this.#spares.push(chunk.buffer as ArrayBuffer);
     }
   }
 
@@ -145,6 +190,16 @@ export class BodyReader {
     this.#done = true;
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
+    clearTimeout(this.#deadline);
+    this.#deadline = undefined;
+  }
+
+  /** Fails the read under way, or the next one, with `timeout`. */
+  #expire(timeout: FormDataTimeoutError): void {
+    if (this.#done || this.#timeout !== undefined) return;
+    this.#timeout = timeout;
+    // Cancelling settles the pending read (as done); read() then throws.
+    this.cancel(timeout);
   }
 
   #watch(): void {
@@ -162,8 +217,6 @@ export class BodyReader {
       );
       return;
     }
-    this.#timeout = new FormDataTimeoutError(this.#idleTimeout, this.part);
-    // Cancelling settles the pending read (as done); read() then throws.
-    this.cancel(this.#timeout);
+    this.#expire(new FormDataTimeoutError(this.#idleTimeout, this.part));
   }
 }

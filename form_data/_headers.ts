@@ -79,9 +79,13 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
   const name = params.get("name");
   if (name === undefined) return "a part's Content-Disposition has no name";
   const extended = params.get("filename*");
+  // A part with `filename*` is a file even when its value cannot be
+  // decoded: then the plain `filename`, else the value as sent (after the
+  // charset and language, when they are there).
   const filename = extended === undefined
     ? params.get("filename")
-    : decodeExtendedValue(extended) ?? params.get("filename");
+    : decodeExtendedValue(extended) ?? params.get("filename") ??
+      undecodedExtendedValue(extended);
   return { name, filename, type };
 }
 
@@ -132,6 +136,17 @@ function unescapeQuoted(value: string): string {
     const code = escape.slice(1).toLowerCase();
     return code === "22" ? '"' : code === "0d" ? "\r" : "\n";
   });
+}
+
+/**
+ * An extended value that cannot be decoded, as sent: the part after the
+ * charset and language (`abc.txt` of `windows-1252''abc.txt`), or the
+ * whole value when it lacks them.
+ */
+function undecodedExtendedValue(value: string): string {
+  const first = value.indexOf("'");
+  const second = first === -1 ? -1 : value.indexOf("'", first + 1);
+  return second === -1 ? value : value.slice(second + 1);
 }
 
 /**

@@ -11,6 +11,7 @@ export interface Limits {
   maxHeaderSize: number;
   maxTotalSize: number;
   idleTimeout: number;
+  bodyTimeout: number;
   uploadHandler: FileUploadHandler | undefined;
 }
 
@@ -26,6 +27,7 @@ export const DEFAULTS = {
   maxHeaderSize: 8 * KiB,
   maxTotalSize: 64 * MiB,
   idleTimeout: 30_000,
+  bodyTimeout: 300_000,
 } as const;
 
 type LimitOptions = { [K in keyof typeof DEFAULTS]?: number } & {

@@ -1,6 +1,7 @@
 /** Turns a multipart body into `FormData`, with limits and upload handlers. */
 
 import type { BodyReader } from "./_body.ts";
+import { ByteCollector, SMALL_PIECE } from "./_bytes.ts";
 import type { Limits } from "./_limits.ts";
 import { MultipartReader } from "./_multipart.ts";
 import {
@@ -52,13 +53,13 @@ export async function parseMultipartBody(
           throw new MaxFieldsExceededError(limits.maxFields, part);
         }
         const max = limits.maxFieldSize;
-        const pieces = await readPieces(
+        const bytes = await readField(
           reader,
           await reader.read(),
           max,
-          () => new MaxFieldSizeExceededError(max, part),
+          part,
         );
-        form.append(head.name, decodeText(pieces));
+        form.append(head.name, decoder.decode(bytes));
         continue;
       }
       const type = head.type || "application/octet-stream";
@@ -66,7 +67,11 @@ export async function parseMultipartBody(
       if (first === null && head.filename === "") {
         // No file chosen: browsers send an empty part with an empty file
         // name. Keep it as the native parser does (an empty File named ""),
-        // without calling the handler or counting it against maxFiles.
+        // without calling the handler or counting it against maxFiles; it
+        // adds an entry, so it counts against maxFields.
+        if (++fields > limits.maxFields) {
+          throw new MaxFieldsExceededError(limits.maxFields, part);
+        }
         form.append(head.name, new File([], "", { type }));
         continue;
       }
@@ -132,8 +137,11 @@ async function runHandler(
   const part = { fieldName: head.name, fileName: head.filename };
   const max = limits.maxFileSize;
   let open = true;
+  // Bytes of this part read so far, by the handler or by us.
+  let size = 0;
+  let started = false;
   async function* source(borrow: boolean): AsyncGenerator<Uint8Array> {
-    let size = 0;
+    started = true;
     try {
       let piece = first;
       while (piece !== null) {
@@ -171,6 +179,20 @@ async function runHandler(
   }
   // A handler that swallowed a parse error must not hide it.
   if (state.failure !== undefined) throw state.failure;
+  // Bytes the handler left unread count against maxFileSize too: the file
+  // was sent, whether or not the handler wanted it all.
+  if (first !== null) {
+    if (!started) size += first.length;
+    for (
+      let piece = await reader.read(true);
+      piece !== null;
+      piece = await reader.read(true)
+    ) {
+      size += piece.length;
+      if (size > max) break;
+    }
+    if (size > max) throw new MaxFileSizeExceededError(max, part);
+  }
   return value;
 }
 
@@ -178,7 +200,9 @@ async function runHandler(
  * Reads a file part into a `File`. Each piece is copied into a `Blob` as it
  * arrives (Deno keeps blob bytes outside the JS heap, and a `File` made of
  * blobs does not copy them again), so the input chunks are lent and read
- * into again instead of piling up until the end of the part.
+ * into again instead of piling up until the end of the part. Small pieces
+ * (a client sending small packets) are first packed into a block, so that
+ * the number of blobs follows the file size, not the packet count.
  */
 async function readFile(
   reader: MultipartReader,
@@ -189,42 +213,53 @@ async function readFile(
   type: string,
 ): Promise<File> {
   const blobs: Blob[] = [];
+  let block: Uint8Array<ArrayBuffer> | undefined;
+  let used = 0;
   let size = 0;
   for (let piece = first; piece !== null; piece = await reader.read(true)) {
     size += piece.length;
     if (size > max) throw new MaxFileSizeExceededError(max, part);
-    blobs.push(new Blob([piece as Uint8Array<ArrayBuffer>]));
+    if (piece.length >= SMALL_PIECE) {
+      if (used > 0) blobs.push(new Blob([block!.subarray(0, used)]));
+      used = 0;
+      blobs.push(new Blob([piece as Uint8Array<ArrayBuffer>]));
+      continue;
+    }
+    block ??= new Uint8Array(FILE_BLOCK_SIZE);
+    for (let offset = 0; offset < piece.length;) {
+      const count = Math.min(piece.length - offset, FILE_BLOCK_SIZE - used);
+      block.set(piece.subarray(offset, offset + count), used);
+      used += count;
+      offset += count;
+      if (used === FILE_BLOCK_SIZE) {
+        blobs.push(new Blob([block]));
+        used = 0;
+      }
+    }
   }
+  if (used > 0) blobs.push(new Blob([block!.subarray(0, used)]));
   return new File(blobs, name, { type });
 }
 
-/** Collects the pieces of the current part, at most `max` bytes. */
-async function readPieces(
+/** Block that small pieces of an in-memory file are packed into. */
+const FILE_BLOCK_SIZE = 64 * 1024;
+
+/**
+ * Collects the bytes of a text field, at most `max`. Memory follows the
+ * field's size, not the number of pieces it came in (see ByteCollector).
+ */
+async function readField(
   reader: MultipartReader,
   first: Uint8Array | null,
   max: number,
-  tooLarge: () => Error,
-): Promise<Uint8Array[]> {
-  const pieces: Uint8Array[] = [];
-  let size = 0;
+  part: FormDataErrorPart,
+): Promise<Uint8Array> {
+  const bytes = new ByteCollector();
   for (let piece = first; piece !== null; piece = await reader.read()) {
-    size += piece.length;
-    if (size > max) throw tooLarge();
-    pieces.push(piece);
+    if (bytes.size + piece.length > max) {
+      throw new MaxFieldSizeExceededError(max, part);
+    }
+    bytes.push(piece);
   }
-  return pieces;
-}
-
-function decodeText(pieces: Uint8Array[]): string {
-  if (pieces.length === 0) return "";
-  if (pieces.length === 1) return decoder.decode(pieces[0]);
-  let size = 0;
-  for (const piece of pieces) size += piece.length;
-  const joined = new Uint8Array(size);
-  let offset = 0;
-  for (const piece of pieces) {
-    joined.set(piece, offset);
-    offset += piece.length;
-  }
-  return decoder.decode(joined);
+  return bytes.bytes();
 }

@@ -1,6 +1,7 @@
 /** Turns an `application/x-www-form-urlencoded` body into `FormData`. */
 
 import type { BodyReader } from "./_body.ts";
+import { ByteCollector } from "./_bytes.ts";
 import type { Limits } from "./_limits.ts";
 import { MaxFieldsExceededError, MaxFieldSizeExceededError } from "./errors.ts";
 
@@ -11,29 +12,22 @@ export async function parseUrlEncodedBody(
   body: BodyReader,
   limits: Limits,
 ): Promise<FormData> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  // Packed as it comes, so that a body sent in tiny packets costs its size
+  // rather than an array per packet.
+  const collected = new ByteCollector();
   try {
     for (
       let chunk = await body.read();
       chunk !== null;
       chunk = await body.read()
     ) {
-      chunks.push(chunk);
-      size += chunk.length;
+      collected.push(chunk);
     }
   } catch (error) {
     await body.cancel(error);
     throw error;
   }
-  const bytes = chunks.length === 1 ? chunks[0] : new Uint8Array(size);
-  if (chunks.length > 1) {
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
-  }
+  const bytes = collected.bytes();
   const form = new FormData();
   let fields = 0;
   for (const [name, value] of new URLSearchParams(decoder.decode(bytes))) {

@@ -14,7 +14,8 @@ import {
 /** Options of {@linkcode createDiskUploadHandler}. */
 export interface DiskUploadHandlerOptions {
   /**
-   * Where files are written; created when missing.
+   * Where files are written; created when missing, and made again when it
+   * is removed while the app runs.
    *
    * @default {Deno.makeTempFile's directory (the system temp directory)}
    */
@@ -79,13 +80,32 @@ export function createDiskUploadHandler(
   options: DiskUploadHandlerOptions = {},
 ): FileUploadHandler {
   const { directory, prefix = "upload-" } = options;
+  // The directory is made once and the promise shared, but a failure is
+  // not kept: the next upload tries again.
   let ready: Promise<void> | undefined;
+  const makeDirectory = (): Promise<void> => {
+    const made: Promise<void> = Deno.mkdir(directory!, { recursive: true })
+      .catch((error) => {
+        if (ready === made) ready = undefined;
+        throw error;
+      });
+    return made;
+  };
   return async (upload: FileUpload): Promise<DiskFile> => {
-    if (directory !== undefined) {
-      ready ??= Deno.mkdir(directory, { recursive: true });
-      await ready;
+    if (directory !== undefined) await (ready ??= makeDirectory());
+    let path: string;
+    try {
+      path = await Deno.makeTempFile({ dir: directory, prefix });
+    } catch (error) {
+      // The directory was removed since it was made (a temp cleaner, a
+      // deploy step): make it again and retry, once.
+      if (directory === undefined || !(error instanceof Deno.errors.NotFound)) {
+        throw error;
+      }
+      ready = undefined;
+      await (ready ??= makeDirectory());
+      path = await Deno.makeTempFile({ dir: directory, prefix });
     }
-    const path = await Deno.makeTempFile({ dir: directory, prefix });
     // Sync so that the file is gone by the time the parse error surfaces.
     const remove = () => {
       try {

@@ -174,3 +174,50 @@ Deno.test("the handler creates a missing directory", async () => {
     await Deno.remove(parent, { recursive: true });
   }
 });
+
+Deno.test("the handler makes its directory again after it is removed", async () => {
+  const parent = await Deno.makeTempDir();
+  try {
+    const directory = `${parent}/uploads`;
+    const uploadHandler = createDiskUploadHandler({ directory });
+    const upload = () =>
+      parseFormData(
+        multipartRequest(
+          multipartBody([{ name: "a", filename: "a.txt", content: "x" }]),
+        ),
+        { uploadHandler },
+      );
+    await upload();
+    // A temp cleaner or a deploy step removes it while the app runs.
+    await Deno.remove(directory, { recursive: true });
+    const file = (await upload()).get("a") as DiskFile;
+    assert.ok(file.path.startsWith(directory + "/"));
+    assert.equal(await file.text(), "x");
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});
+
+Deno.test("a failed mkdir is not remembered: the next upload tries again", async () => {
+  const parent = await Deno.makeTempDir();
+  try {
+    // A file where a directory on the path should be: mkdir fails.
+    await Deno.writeTextFile(`${parent}/blocked`, "");
+    const directory = `${parent}/blocked/uploads`;
+    const uploadHandler = createDiskUploadHandler({ directory });
+    const upload = () =>
+      parseFormData(
+        multipartRequest(
+          multipartBody([{ name: "a", filename: "a.txt", content: "x" }]),
+        ),
+        { uploadHandler },
+      );
+    await assert.rejects(upload());
+    await Deno.remove(`${parent}/blocked`);
+    const file = (await upload()).get("a") as DiskFile;
+    assert.ok(file.path.startsWith(directory + "/"));
+    assert.equal(await file.text(), "x");
+  } finally {
+    await Deno.remove(parent, { recursive: true });
+  }
+});

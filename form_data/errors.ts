@@ -69,8 +69,9 @@ export class FormDataParseError extends Error {
 }
 
 /**
- * The client stopped sending the body: no data arrived for `idleTimeout`
- * milliseconds. Status 408.
+ * The client took too long to send the body: no data arrived for
+ * `idleTimeout` milliseconds, or the whole body did not arrive within
+ * `bodyTimeout` milliseconds. `limit` tells which. Status 408.
  *
  * @example
  * ```ts
@@ -78,26 +79,39 @@ export class FormDataParseError extends Error {
  *
  * const error = new FormDataTimeoutError(30_000);
  * error.status; // 408
+ * error.limit; // "idleTimeout"
  * ```
  */
 export class FormDataTimeoutError extends FormDataParseError {
-  /** The idle timeout that ran out, in milliseconds. */
+  /** The timeout that ran out, in milliseconds. */
   readonly timeout: number;
+  /** The option that set it. */
+  readonly limit: "idleTimeout" | "bodyTimeout";
 
   /**
-   * Made when no body data arrived for `timeout` milliseconds.
+   * Made when no body data arrived for `timeout` milliseconds
+   * (`idleTimeout`), or when the body took longer than `timeout`
+   * milliseconds in all (`bodyTimeout`).
    *
-   * @param timeout The idle timeout, in milliseconds.
+   * @param timeout The timeout, in milliseconds.
    * @param part The part being read when it ran out.
+   * @param limit The option that set the timeout.
    */
-  constructor(timeout: number, part?: FormDataErrorPart) {
+  constructor(
+    timeout: number,
+    part?: FormDataErrorPart,
+    limit: "idleTimeout" | "bodyTimeout" = "idleTimeout",
+  ) {
     super(
-      `No request body data arrived for ${timeout} ms (idleTimeout)${
-        describePart(part, " while reading ")
-      }`,
+      `${
+        limit === "idleTimeout"
+          ? `No request body data arrived for ${timeout} ms`
+          : `The request body did not arrive within ${timeout} ms`
+      } (${limit})${describePart(part, " while reading ")}`,
       part,
     );
     this.timeout = timeout;
+    this.limit = limit;
   }
 
   /** The HTTP status for this error: 408. */

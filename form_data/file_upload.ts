@@ -5,6 +5,8 @@
  * @module
  */
 
+import { ByteCollector } from "./_bytes.ts";
+
 /**
  * A source may offer, under this key, a second way to read its bytes in
  * which each chunk is valid only until the next one is asked for, so that
@@ -155,19 +157,12 @@ export class FileUpload implements AsyncIterable<Uint8Array> {
    * @returns All of its bytes.
    */
   async bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of this.#take()) {
-      chunks.push(chunk);
-      size += chunk.length;
-    }
-    const bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return bytes;
+    // Small chunks are packed as they come (see ByteCollector), so a file
+    // sent in tiny packets costs its size, not an array per packet.
+    const chunks = new ByteCollector();
+    for await (const chunk of this.#take()) chunks.push(chunk);
+    // A new array, never a view into the request's buffers.
+    return chunks.bytes(true);
   }
 
   /**

@@ -37,10 +37,10 @@ export interface FormDataOptions extends ParseFormDataOptions {
  * - It runs once per request: when a `FormData` is already in the context
  *   (an earlier `formData()`), it is kept.
  * - A body that cannot be parsed ends the request with status 400
- *   (malformed), 413 (a limit) or 408 (idle timeout) and a plain-text
- *   message naming the field or file and the limit, or with what `onError`
- *   returns. The body is cancelled, files saved for it are removed, and the
- *   server goes on serving.
+ *   (malformed), 413 (a limit) or 408 (`idleTimeout`, `bodyTimeout`) and a
+ *   plain-text message naming the field or file and the limit, or with what
+ *   `onError` returns. The body is cancelled, files saved for it are
+ *   removed, and the server goes on serving.
  *
  * See {@linkcode ParseFormDataOptions} for the limits and their defaults.
  *

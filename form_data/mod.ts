@@ -16,7 +16,8 @@
  * ```
  *
  * Status codes for bodies that cannot be parsed: 400 malformed, 413 a limit
- * exceeded, 408 a client that stopped sending (`idleTimeout`).
+ * exceeded, 408 a client that stopped sending (`idleTimeout`) or took too
+ * long to send the whole body (`bodyTimeout`).
  *
  * @module
  */

@@ -26,7 +26,8 @@ export interface ParseFormDataOptions {
    */
   maxFileSize?: number;
   /**
-   * Most files in one body. A file input left empty does not count.
+   * Most files in one body. A file input left empty does not count here
+   * (it counts against `maxFields`).
    *
    * @default {20}
    */
@@ -38,7 +39,9 @@ export interface ParseFormDataOptions {
    */
   maxFieldSize?: number;
   /**
-   * Most text fields in one body.
+   * Most text fields in one body. An empty file input (a part with
+   * `filename=""` and no content) counts as a field, as it adds an entry
+   * without a file.
    *
    * @default {1000}
    */
@@ -65,6 +68,18 @@ export interface ParseFormDataOptions {
    */
   idleTimeout?: number;
   /**
+   * Milliseconds the whole body may take to arrive, from the start of the
+   * parse (upload handlers' time included) to its end, before failing with
+   * a `FormDataTimeoutError` (status 408): a client that trickles the body,
+   * a byte now and then within `idleTimeout`, still cannot keep a parse
+   * going forever. The default allows a 64 MiB body (the default
+   * `maxTotalSize`) at about 220 KiB/s; raise it with `maxTotalSize` for
+   * large uploads over slow links. `0` or `Infinity` waits forever.
+   *
+   * @default {300000} (5 minutes)
+   */
+  bodyTimeout?: number;
+  /**
    * Receives each uploaded file while it streams in and returns what the
    * `FormData` holds for it. Without one, files are kept in memory as
    * `File`s (bounded by `maxFileSize` and `maxFiles`).
@@ -81,7 +96,7 @@ export interface ParseFormDataOptions {
  * request without a body, give an empty `FormData`. On failure the body is
  * cancelled, uploads are told through their `signal`, and a
  * {@linkcode FormDataParseError} is thrown: status 400 for a malformed
- * body, 413 for a limit, 408 for an idle timeout.
+ * body, 413 for a limit, 408 for an idle or body timeout.
  *
  * @example Parse a form outside the middleware
  * ```ts

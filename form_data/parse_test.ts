@@ -483,3 +483,170 @@ Deno.test("a stalled body fails with a 408 FormDataTimeoutError naming the part"
   );
   assert.equal(cancelled, error, "the body stream is cancelled");
 });
+
+Deno.test("empty file inputs count against maxFields, not maxFiles", async () => {
+  const empties = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      name: `f${i}`,
+      filename: "",
+      content: "",
+    }));
+  // At and below the limit.
+  const form = await parseParts(
+    [...empties(2), { name: "note", value: "v" }],
+    { maxFields: 3, maxFiles: 0 },
+  );
+  assert.equal([...form.keys()].length, 3);
+  // Above: 500 empty parts used to be accepted with maxFields: 1.
+  const error = await rejection(
+    parseParts(empties(500), { maxFields: 1, maxFiles: 1 }),
+  );
+  assert.ok(error instanceof MaxFieldsExceededError, String(error));
+  assert.equal(error.status, 413);
+  assert.equal(error.fieldName, "f1");
+  assert.match(
+    error.message,
+    /\(field "f1"\) is one field more than maxFields/,
+  );
+});
+
+/** A body that sends its head, then one byte every `every` ms, for good. */
+function tricklingRequest(every: number): {
+  request: Request;
+  cancelled: () => unknown;
+  stop: () => Promise<void>;
+} {
+  const head = encoder.encode(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"\r\n\r\n`,
+  );
+  let cancelled: unknown;
+  let stopped = false;
+  let started = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        return controller.enqueue(head);
+      }
+      await new Promise((resolve) => setTimeout(resolve, every));
+      if (stopped) return controller.close();
+      controller.enqueue(encoder.encode("x"));
+    },
+    cancel(reason) {
+      cancelled = reason;
+    },
+  }, { highWaterMark: 0 });
+  const request = new Request("http://x/", {
+    method: "POST",
+    headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+    body: stream,
+  });
+  return {
+    request,
+    cancelled: () => cancelled,
+    async stop() {
+      stopped = true;
+      // Let a pull that is waiting end.
+      await new Promise((resolve) => setTimeout(resolve, every * 2));
+    },
+  };
+}
+
+Deno.test("a body trickled within idleTimeout fails with a 408 after bodyTimeout", async () => {
+  const trickle = tricklingRequest(20);
+  let guard: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const started = performance.now();
+    const error = await rejection(
+      Promise.race([
+        parseFormData(trickle.request, { idleTimeout: 200, bodyTimeout: 300 }),
+        new Promise((_, reject) => {
+          guard = setTimeout(
+            () => reject(new Error("still parsing after 3 s")),
+            3000,
+          );
+        }),
+      ]),
+    );
+    assert.ok(error instanceof FormDataTimeoutError, String(error));
+    assert.equal(error.status, 408);
+    assert.equal(error.limit, "bodyTimeout");
+    assert.equal(error.timeout, 300);
+    assert.equal(error.fieldName, "f");
+    assert.match(
+      error.message,
+      /did not arrive within 300 ms \(bodyTimeout\) while reading field "f"/,
+    );
+    assert.ok(performance.now() - started >= 290);
+    assert.equal(trickle.cancelled(), error, "the body stream is cancelled");
+  } finally {
+    clearTimeout(guard);
+    await trickle.stop();
+  }
+});
+
+Deno.test("bodyTimeout defaults to 5 minutes and 0 turns it off", async () => {
+  const { DEFAULTS, resolveLimits } = await import("./_limits.ts");
+  assert.equal(DEFAULTS.bodyTimeout, 300_000);
+  assert.equal(resolveLimits({}).bodyTimeout, 300_000);
+  assert.equal(resolveLimits({ bodyTimeout: 0 }).bodyTimeout, 0);
+  await assert.rejects(
+    parseFormData(multipartRequest(new Uint8Array()), { bodyTimeout: -1 }),
+    RangeError,
+  );
+});
+
+Deno.test("a part with an undecodable filename* is still a file", async () => {
+  const cases: [string, string][] = [
+    [`filename*=UTF-8''%E2%82`, "%E2%82"],
+    [`filename*=windows-1252''abc.txt`, "abc.txt"],
+    [`filename*=UTF-8'abc.txt`, "UTF-8'abc.txt"],
+    [`filename*=UTF-8''%E2%82; filename="plain.png"`, "plain.png"],
+  ];
+  for (const [params, name] of cases) {
+    const text =
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f"; ${params}\r\nContent-Type: image/png\r\n\r\nPNGDATA\r\n--${BOUNDARY}--`;
+    const handled: string[] = [];
+    const form = await parseFormData(multipartRequest(encoder.encode(text)), {
+      uploadHandler: async (upload) => {
+        handled.push(upload.name);
+        return new File([await upload.bytes()], upload.name, {
+          type: upload.type,
+        });
+      },
+    });
+    const file = form.get("f");
+    assert.ok(file instanceof File, `${params}: ${String(file)}`);
+    assert.equal(file.name, name, params);
+    assert.equal(file.type, "image/png");
+    assert.equal(await file.text(), "PNGDATA");
+    assert.deepEqual(handled, [name]);
+  }
+});
+
+Deno.test("maxFileSize counts the bytes an upload handler leaves unread", async () => {
+  const parts = [
+    { name: "up", filename: "big.bin", content: new Uint8Array(1000) },
+    { name: "after", value: "v" },
+  ];
+  const chunked = () => multipartRequest(splitAt(multipartBody(parts), 150));
+  // A handler that reads nothing, or only the first chunk.
+  const ignore = () => "ignored";
+  const peek = async (upload: FileUpload) => {
+    await upload[Symbol.asyncIterator]().next();
+    return "peeked";
+  };
+  for (const uploadHandler of [ignore, peek]) {
+    const error = await rejection(
+      parseFormData(chunked(), { maxFileSize: 999, uploadHandler }),
+    );
+    assert.ok(error instanceof MaxFileSizeExceededError, String(error));
+    assert.equal(error.fileName, "big.bin");
+    // At the limit it is accepted.
+    const form = await parseFormData(chunked(), {
+      maxFileSize: 1000,
+      uploadHandler,
+    });
+    assert.equal(form.get("after"), "v");
+  }
+});

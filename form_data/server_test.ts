@@ -30,7 +30,10 @@ interface TestServer {
   close(): Promise<void>;
 }
 
-async function startServer(idleTimeout: number): Promise<TestServer> {
+async function startServer(
+  idleTimeout: number,
+  bodyTimeout?: number,
+): Promise<TestServer> {
   const directory = await Deno.makeTempDir();
   const errors: FormDataParseError[] = [];
   let waiting: ((error: FormDataParseError) => void) | undefined;
@@ -39,6 +42,7 @@ async function startServer(idleTimeout: number): Promise<TestServer> {
     "/upload",
     formData({
       idleTimeout,
+      bodyTimeout,
       maxFileSize: 1024 * 1024,
       uploadHandler: createDiskUploadHandler({ directory }),
       onError: (error) => {
@@ -206,6 +210,49 @@ Deno.test("server: a client that stalls mid-upload gets 408 after idleTimeout", 
     } catch {
       // The server already cancelled it.
     }
+    await server.close();
+  }
+});
+
+Deno.test("server: a client that trickles the body gets 408 after bodyTimeout", async () => {
+  const server = await startServer(300, 500);
+  let sent = 0;
+  let stopped = false;
+  try {
+    // A byte every 50 ms: never idle for 300 ms. Before bodyTimeout this
+    // was parsed for as long as the client kept on; the client gives up
+    // (and closes the body) after 3 s.
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent === 0) {
+          sent++;
+          return controller.enqueue(fileHead);
+        }
+        await delay(50);
+        if (stopped || sent++ > 60) {
+          controller.enqueue(closing);
+          return controller.close();
+        }
+        controller.enqueue(new Uint8Array(1));
+      },
+    }, { highWaterMark: 0 });
+    const started = performance.now();
+    const response = await fetch(`${server.url}/upload`, {
+      method: "POST",
+      headers: { "content-type": MULTIPART },
+      body,
+    });
+    assert.equal(response.status, 408);
+    assert.match(
+      await response.text(),
+      /within 500 ms \(bodyTimeout\) while reading file "data\.bin"/,
+    );
+    assert.ok(performance.now() - started < 2000);
+    assert.deepEqual(await listDir(server.directory), []);
+    await assertStillServing(server);
+  } finally {
+    stopped = true;
+    await delay(100);
     await server.close();
   }
 });
