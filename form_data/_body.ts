@@ -31,6 +31,11 @@ export interface BodyReaderOptions {
    * giving up; 0 or Infinity: never.
    */
   bodyTimeout: number;
+  /**
+   * The declared size of the body (`Content-Length`), when known: a small
+   * body is read with a default reader, cheaper to set up than a BYOB one.
+   */
+  sizeHint?: number;
 }
 
 /**
@@ -70,16 +75,25 @@ export class BodyReader {
   #done = false;
   /** When the pending read started, or -1 when none is pending. */
   #waitingSince = -1;
+  /** One timer watches both the idle timeout and the body deadline. */
   #watchdog: ReturnType<typeof setTimeout> | undefined;
-  #deadline: ReturnType<typeof setTimeout> | undefined;
+  /** The body deadline in milliseconds, or 0 for none. */
+  #bodyTimeout: number;
+  #startedAt = performance.now();
   #timeout: FormDataTimeoutError | undefined;
 
   constructor(stream: ReadableStream<Uint8Array>, options: BodyReaderOptions) {
     let byob: ReadableStreamBYOBReader | undefined;
-    try {
-      byob = stream.getReader({ mode: "byob" });
-    } catch {
-      // Not a byte stream: read the chunks it makes.
+    const hint = options.sizeHint;
+    const small = hint !== undefined && hint >= 0 && hint < CHUNK_SIZE;
+    // A BYOB reader pays off through recycled buffers on large bodies; it
+    // costs more to set up than a small body takes to read.
+    if (!small) {
+      try {
+        byob = stream.getReader({ mode: "byob" });
+      } catch {
+        // Not a byte stream: read the chunks it makes.
+      }
     }
     this.#byob = byob !== undefined;
     this.#reader = byob ?? stream.getReader();
@@ -87,12 +101,7 @@ export class BodyReader {
     const timeout = options.idleTimeout;
     this.#idleTimeout = timeout > 0 && timeout < 2 ** 31 ? timeout : 0;
     const total = options.bodyTimeout;
-    if (total > 0 && total < 2 ** 31) {
-      this.#deadline = setTimeout(() => {
-        this.#deadline = undefined;
-        this.#expire(new FormDataTimeoutError(total, this.part, "bodyTimeout"));
-      }, total);
-    }
+    this.#bodyTimeout = total > 0 && total < 2 ** 31 ? total : 0;
   }
 
   /** The next chunk, or `null` at the end of the body. */
@@ -100,9 +109,12 @@ export class BodyReader {
     if (this.#timeout !== undefined) throw this.#timeout;
     if (this.#done) return null;
     let result: ReadableStreamReadResult<Uint8Array>;
-    if (this.#idleTimeout !== 0) {
+    if (this.#idleTimeout !== 0 || this.#bodyTimeout !== 0) {
       this.#waitingSince = performance.now();
-      this.#watchdog ??= setTimeout(() => this.#watch(), this.#idleTimeout);
+      this.#watchdog ??= setTimeout(
+        () => this.#watch(),
+        this.#nextCheck(this.#waitingSince),
+      );
     }
     try {
       if (this.#byob) {
@@ -190,8 +202,6 @@ export class BodyReader {
     this.#done = true;
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
-    clearTimeout(this.#deadline);
-    this.#deadline = undefined;
   }
 
   /** Fails the read under way, or the next one, with `timeout`. */
@@ -202,21 +212,35 @@ export class BodyReader {
     this.cancel(timeout);
   }
 
+  /** Milliseconds until a timeout could next be due, seen at `now`. */
+  #nextCheck(now: number): number {
+    let delay = Infinity;
+    if (this.#idleTimeout !== 0) {
+      const waited = this.#waitingSince === -1 ? 0 : now - this.#waitingSince;
+      delay = this.#idleTimeout - waited;
+    }
+    if (this.#bodyTimeout !== 0) {
+      delay = Math.min(delay, this.#bodyTimeout - (now - this.#startedAt));
+    }
+    return Math.max(0, delay);
+  }
+
   #watch(): void {
     this.#watchdog = undefined;
     if (this.#done) return;
-    const waited = this.#waitingSince === -1
-      ? 0
-      : performance.now() - this.#waitingSince;
-    if (waited < this.#idleTimeout) {
-      // Not idle long enough (or not waiting at all): look again when the
-      // current wait would reach the timeout.
-      this.#watchdog = setTimeout(
-        () => this.#watch(),
-        this.#idleTimeout - waited,
+    const now = performance.now();
+    if (this.#bodyTimeout !== 0 && now - this.#startedAt >= this.#bodyTimeout) {
+      this.#expire(
+        new FormDataTimeoutError(this.#bodyTimeout, this.part, "bodyTimeout"),
       );
       return;
     }
-    this.#expire(new FormDataTimeoutError(this.#idleTimeout, this.part));
+    const waited = this.#waitingSince === -1 ? 0 : now - this.#waitingSince;
+    if (this.#idleTimeout !== 0 && waited >= this.#idleTimeout) {
+      this.#expire(new FormDataTimeoutError(this.#idleTimeout, this.part));
+      return;
+    }
+    // Nothing due yet (or not waiting at all): look again when something could be.
+    this.#watchdog = setTimeout(() => this.#watch(), this.#nextCheck(now));
   }
 }

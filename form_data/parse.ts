@@ -131,8 +131,11 @@ export async function parseFormData(
   if (request.bodyUsed) {
     throw new TypeError("The request body was already read");
   }
-  const body = new BodyReader(request.body, limits);
   const declared = Number(request.headers.get("content-length") ?? NaN);
+  const body = new BodyReader(request.body, {
+    ...limits,
+    sizeHint: Number.isSafeInteger(declared) ? declared : undefined,
+  });
   if (declared > limits.maxTotalSize) {
     const error = new MaxTotalSizeExceededError(limits.maxTotalSize);
     await body.cancel(error);
