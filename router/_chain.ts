@@ -15,7 +15,6 @@ export function runChain(
   context: RequestContext,
   terminal: Terminal,
 ): Promise<Response> {
-  if (middleware.length === 0) return Promise.resolve(terminal(context));
   return step(middleware, 0, context, terminal);
 }
 
@@ -26,13 +25,7 @@ async function step(
   terminal: Terminal,
 ): Promise<Response> {
   if (index === middleware.length) {
-    const response = await terminal(context);
-    if (response instanceof Response) return response;
-    throw new TypeError(
-      `A handler returned ${
-        response === null ? "null" : typeof response
-      }, not a Response`,
-    );
+    return checkResponse(await terminal(context));
   }
   let downstream: Promise<Response> | undefined;
   const next = (): Promise<Response> => {
@@ -55,4 +48,14 @@ async function step(
     );
   }
   return downstream ?? next();
+}
+
+/** A handler must answer with a `Response`; anything else is a bug to report. */
+export function checkResponse(result: unknown): Response {
+  if (result instanceof Response) return result;
+  throw new TypeError(
+    `A handler returned ${
+      result === null ? "null" : typeof result
+    }, not a Response`,
+  );
 }

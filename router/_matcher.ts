@@ -7,12 +7,10 @@ import {
   type Form,
   insert,
   type Match,
-  paramsFactory,
   Table,
 } from "./_trie.ts";
 
 export type { Match } from "./_trie.ts";
-export { compile } from "./_trie.ts";
 
 /**
  * Routes by method. `ANY` routes join every method's table except `HEAD`'s;
@@ -26,12 +24,10 @@ export class Matcher<T> {
   /** Adds a route; `pattern` is compiled here, once. */
   add(method: string, pattern: string, value: T): void {
     const forms = compile(pattern);
-    const entries = forms.map((form) => ({
-      method,
+    const entries: Entry<T>[] = forms.map((form) => ({
       value,
       names: form.names,
       hit: { value, params: undefined },
-      build: paramsFactory(form.names),
     }));
     this.#all.push({ method, forms, entries });
     // The HEAD table holds explicit HEAD routes only: a HEAD request falls

@@ -1,5 +1,5 @@
 import type { Match, Node, Tail } from "./_trie.ts";
-import { decode } from "./_trie.ts";
+import { decode, paramsFactory } from "./_trie.ts";
 
 // The interpreter: walks a trie for one lookup. It serves where generated
 // code cannot (see _codegen.ts) and is the reference the compiled matcher
@@ -32,9 +32,10 @@ export function search<T>(
   const length = path.length;
   if (pos === length) {
     const entry = node.entries[0];
-    return entry === undefined
-      ? undefined
-      : { value: entry.value, params: entry.build(scratch) };
+    return entry === undefined ? undefined : {
+      value: entry.value,
+      params: (entry.build ??= paramsFactory(entry.names))(scratch),
+    };
   }
   if (path.charCodeAt(pos) !== 47 /* "/" */) return undefined;
   const statics = node.statics;
@@ -124,7 +125,10 @@ function searchTails<T>(
     const match = tails[t].regex.exec(rest);
     if (match === null || !capture(match, depth)) continue;
     const entry = tails[t].entries[0];
-    return { value: entry.value, params: entry.build(scratch) };
+    return {
+      value: entry.value,
+      params: (entry.build ??= paramsFactory(entry.names))(scratch),
+    };
   }
   return undefined;
 }

@@ -14,14 +14,17 @@ import {
 
 /** What a route registers; `T` is the router's payload (the handler chain). */
 export interface Entry<T> {
-  readonly method: string;
   readonly value: T;
   /** Parameter names in capture order. */
   readonly names: readonly string[];
   /** The answer for a static path, made once: a static hit allocates nothing. */
   readonly hit: Match<T>;
-  /** Builds the params object from the captured values, in capture order. */
-  readonly build: ParamsFactory;
+  /**
+   * Builds the params object from the captured values, in capture order.
+   * Made on first use: only the interpreter needs it (generated code writes
+   * its own object literals).
+   */
+  build?: ParamsFactory;
 }
 
 export type ParamsFactory = (
@@ -72,7 +75,6 @@ export class Node<T> {
   entries: Entry<T>[] = [];
 }
 
-/** One method's routes. */
 /** One method's routes: statics by pathname, the rest in a trie. */
 export class Table<T> {
   readonly statics = new Map<string, Entry<T>>();

@@ -230,6 +230,11 @@ Deno.test("a #fragment in an in-process request URL is not routed", async () => 
   const router = echo("/a", "/b/:id");
   assert.equal((await hit(router, "/a#frag")).pattern, "/a");
   assert.deepEqual((await hit(router, "/b/1#x")).params, { id: "1" });
+  assert.equal(
+    (await hit(router, "/a#frag?x=1")).pattern,
+    "/a",
+    "a ? inside the fragment is not a query",
+  );
 });
 
 Deno.test("HEAD: an explicit HEAD route wins over the GET route, whatever the order", async () => {

@@ -3,9 +3,10 @@ import type { RouteMap } from "../routes/route_map.ts";
 import type { ParamsOf } from "../routes/params.ts";
 import { joinPatterns } from "../routes/pattern.ts";
 import { RequestContext } from "./context.ts";
-import { runChain } from "./_chain.ts";
+import { checkResponse, runChain } from "./_chain.ts";
 import { headResponse } from "./_head.ts";
 import { Matcher } from "./_matcher.ts";
+import { pathnameOf } from "./url_path.ts";
 import type { Handler, Middleware } from "./types.ts";
 
 /** An action of a controller: a handler, or a handler with its own middleware. */
@@ -134,20 +135,6 @@ function text(body: string, status: number, headers?: HeadersInit): Response {
   return response;
 }
 
-/** The pathname of a serialized request URL, without parsing all of it. */
-function pathnameOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return "/";
-  // Request URLs made in-process may keep a "#fragment"; it is not routed.
-  let end = url.indexOf("?", start);
-  if (end === -1) end = url.indexOf("#", start);
-  return end === -1 ? url.slice(start) : url.slice(start, end);
-}
-
-function describe(route: Route): string {
-  return `${route.method} ${route.pattern}`;
-}
-
 /**
  * Creates a router.
  *
@@ -184,7 +171,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   const matcher = new Matcher<Target>();
 
   function add(method: string, pattern: string, target: Target): void {
-    matcher.add(method.toUpperCase(), joinPatterns("", pattern), target);
+    matcher.add(method, joinPatterns("", pattern), target);
   }
 
   function adder(method: string): RouteAdder {
@@ -258,7 +245,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       if (route instanceof Route) {
         if (action === undefined) {
           throw new TypeError(
-            `No action for route "${prefix}${name}" (${describe(route)})`,
+            `No action for route "${prefix}${name}" (${String(route)})`,
           );
         }
         out.push([route, toTarget(action, chain, prefix + name)]);
@@ -276,7 +263,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       add(
         routes.method,
         routes.pattern,
-        toTarget(controller, [], describe(routes)),
+        toTarget(controller, [], String(routes)),
       );
     } else {
       // Check everything first, so a TypeError leaves no route half-mapped.
@@ -296,7 +283,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       if (match.params !== undefined) context.params = match.params;
       const { middleware, handler } = match.value;
       return middleware.length === 0
-        ? checked(await handler(context))
+        ? checkResponse(await handler(context))
         : runChain(middleware, context, handler);
     }
     const allowed = matcher.allowed(path);
@@ -326,16 +313,6 @@ export function createRouter(options: RouterOptions = {}): Router {
       console.error(error);
     }
     return text("Internal Server Error", 500);
-  }
-
-  /** A handler must answer with a `Response`; anything else is a bug to report. */
-  function checked(result: unknown): Response {
-    if (result instanceof Response) return result;
-    throw new TypeError(
-      `A handler returned ${
-        result === null ? "null" : typeof result
-      }, not a Response`,
-    );
   }
 
   async function fetch(request: Request): Promise<Response> {

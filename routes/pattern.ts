@@ -116,18 +116,6 @@ function mergeText(tokens: FlatToken[]): FlatToken[] {
   return out;
 }
 
-/** Names of every param and named wildcard, in order. */
-export function paramNames(tokens: readonly PatternToken[]): string[] {
-  const names: string[] = [];
-  for (const token of tokens) {
-    if (token.type === "optional") names.push(...paramNames(token.tokens));
-    else if (token.type !== "text" && token.name !== undefined) {
-      names.push(token.name);
-    }
-  }
-  return names;
-}
-
 /**
  * Percent-encodes what a URL pathname would carry encoded (spaces,
  * non-ASCII, ...) so that static pattern text compares with `URL.pathname`.

@@ -30,11 +30,6 @@ export function isCookieName(name: string): boolean {
   return TOKEN.test(name);
 }
 
-/** Tells whether `value` is a valid cookie value. */
-export function isCookieValue(value: string): boolean {
-  return COOKIE_VALUE.test(value);
-}
-
 /** Tells whether `path` is a valid `Path` attribute value. */
 export function isCookiePath(path: string): boolean {
   return PATH_VALUE.test(path);

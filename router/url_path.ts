@@ -1,0 +1,40 @@
+/**
+ * Cutting the path out of a serialized request URL without parsing it
+ * (`new URL()` costs about 0.2 µs a request). Shared by the router and the
+ * logger; not a public export of the package.
+ *
+ * @module
+ */
+
+/**
+ * Where the path starts in an http(s) URL, or -1 for other schemes and for
+ * URLs with credentials (`Deno.serve` builds the URL from the Host header,
+ * so "user:pass@" can appear): callers then use `new URL()`.
+ */
+export function pathStart(url: string): number {
+  const scheme = url.startsWith("https://")
+    ? 8
+    : url.startsWith("http://")
+    ? 7
+    : -1;
+  if (scheme === -1) return -1;
+  const slash = url.indexOf("/", scheme);
+  const end = slash === -1 ? url.length : slash;
+  return url.lastIndexOf("@", end) >= scheme ? -1 : end;
+}
+
+/**
+ * The encoded pathname of a request URL, as `URL.pathname` gives it: up to
+ * the first `?` or `#` (in-process Requests may keep a fragment).
+ */
+export function pathnameOf(url: string): string {
+  const start = pathStart(url);
+  if (start === -1) return new URL(url).pathname;
+  let end = start;
+  while (end < url.length) {
+    const char = url.charCodeAt(end);
+    if (char === 63 /* ? */ || char === 35 /* # */) break;
+    end++;
+  }
+  return end === start ? "/" : url.slice(start, end);
+}
