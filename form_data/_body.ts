@@ -31,11 +31,6 @@ export interface BodyReaderOptions {
    * giving up; 0 or Infinity: never.
    */
   bodyTimeout: number;
-  /**
-   * The declared size of the body (`Content-Length`), when known: a small
-   * body is read with a default reader, cheaper to set up than a BYOB one.
-   */
-  sizeHint?: number;
 }
 
 /**
@@ -82,9 +77,19 @@ export class BodyReader {
   #startedAt = performance.now();
   #timeout: FormDataTimeoutError | undefined;
 
-  constructor(stream: ReadableStream<Uint8Array>, options: BodyReaderOptions) {
+  /**
+   * @param stream The request body.
+   * @param options Limits and timeouts.
+   * @param sizeHint The declared size (`Content-Length`), when known: a small
+   *   body is read with a default reader, cheaper to set up than a BYOB one.
+   */
+  constructor(
+    stream: ReadableStream<Uint8Array>,
+    options: BodyReaderOptions,
+    sizeHint?: number,
+  ) {
     let byob: ReadableStreamBYOBReader | undefined;
-    const hint = options.sizeHint;
+    const hint = sizeHint;
     const small = hint !== undefined && hint >= 0 && hint < CHUNK_SIZE;
     // A BYOB reader pays off through recycled buffers on large bodies; it
     // costs more to set up than a small body takes to read.

@@ -9,7 +9,7 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { resolveLimits } from "./_limits.ts";
 import { FormDataParseError } from "./errors.ts";
-import { parseFormData, type ParseFormDataOptions } from "./parse.ts";
+import { type ParseFormDataOptions, parseWithLimits } from "./parse.ts";
 
 /** Options of {@linkcode formData}: the parse options plus `onError`. */
 export interface FormDataOptions extends ParseFormDataOptions {
@@ -70,7 +70,7 @@ export interface FormDataOptions extends ParseFormDataOptions {
  */
 export function formData(options: FormDataOptions = {}): Middleware {
   // Validate once, so that a bad option fails at startup, not per request.
-  resolveLimits(options);
+  const limits = resolveLimits(options);
   const { onError } = options;
   return async (context, next) => {
     if (context.has(FormData)) return next();
@@ -81,7 +81,7 @@ export function formData(options: FormDataOptions = {}): Middleware {
     }
     let form: FormData;
     try {
-      form = await parseFormData(context.request, options);
+      form = await parseWithLimits(context.request, limits);
     } catch (error) {
       if (!(error instanceof FormDataParseError)) throw error;
       if (onError !== undefined) return await onError(error, context);

@@ -7,7 +7,7 @@
 
 import { BodyReader } from "./_body.ts";
 import { formBodyKind } from "./_headers.ts";
-import { resolveLimits } from "./_limits.ts";
+import { type Limits, resolveLimits } from "./_limits.ts";
 import { parseMultipartBody } from "./_parse_multipart.ts";
 import { parseUrlEncodedBody } from "./_urlencoded.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
@@ -120,7 +120,17 @@ export async function parseFormData(
   request: Request,
   options: ParseFormDataOptions = {},
 ): Promise<FormData> {
-  const limits = resolveLimits(options);
+  return parseWithLimits(request, resolveLimits(options));
+}
+
+/**
+ * `parseFormData` with limits already resolved: `formData()` resolves them
+ * once, when it is created, not on every request.
+ */
+export async function parseWithLimits(
+  request: Request,
+  limits: Limits,
+): Promise<FormData> {
   const kind = formBodyKind(request.headers.get("content-type"));
   if (kind === null || request.body === null) {
     if (kind?.kind === "multipart") {
@@ -132,10 +142,11 @@ export async function parseFormData(
     throw new TypeError("The request body was already read");
   }
   const declared = Number(request.headers.get("content-length") ?? NaN);
-  const body = new BodyReader(request.body, {
-    ...limits,
-    sizeHint: Number.isSafeInteger(declared) ? declared : undefined,
-  });
+  const body = new BodyReader(
+    request.body,
+    limits,
+    Number.isSafeInteger(declared) ? declared : undefined,
+  );
   if (declared > limits.maxTotalSize) {
     const error = new MaxTotalSizeExceededError(limits.maxTotalSize);
     await body.cancel(error);

@@ -49,6 +49,8 @@ const OVERRIDABLE = new Set(["PUT", "PATCH", "DELETE"]);
 const MAX_PREFIX_BYTES = 64 * 1024;
 
 const latin1 = new TextDecoder("latin1");
+const utf8 = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * Reads up to `MAX_PREFIX_BYTES` of a copy of the body, leaving the request's
@@ -102,7 +104,7 @@ function fromUrlEncoded(
   complete: boolean,
   fieldName: string,
 ): string | null {
-  let text = new TextDecoder().decode(bytes);
+  let text = utf8.decode(bytes);
   if (!complete) {
     // Keep whole pairs only: the last one may be cut short.
     const end = text.lastIndexOf("&");
@@ -128,7 +130,7 @@ async function fromMultipart(
     // per byte, so string indexes are byte offsets.
     const end = latin1.decode(bytes).lastIndexOf(`\r\n--${boundary}`);
     if (end === -1) return null;
-    const closing = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+    const closing = encoder.encode(`\r\n--${boundary}--\r\n`);
     body = new Uint8Array(end + closing.byteLength);
     body.set(bytes.subarray(0, end));
     body.set(closing, end);

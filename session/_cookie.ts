@@ -25,6 +25,11 @@ export interface CookieAttributes {
   partitioned?: boolean;
 }
 
+/** Tells whether `value` is made of RFC 6265 cookie-octets. */
+export function isCookieValue(value: string): boolean {
+  return COOKIE_VALUE.test(value);
+}
+
 /** Tells whether `name` is a valid cookie name. */
 export function isCookieName(name: string): boolean {
   return TOKEN.test(name);

@@ -6,6 +6,7 @@ import {
   isCookieDomain,
   isCookieName,
   isCookiePath,
+  isCookieValue,
   serializeCookie,
 } from "./_cookie.ts";
 import { createSigner, type Signer } from "./_signer.ts";
@@ -64,6 +65,8 @@ export function createSessionCookie(
   }
   const { maxAge, expires } = options;
   const signer: Signer = createSigner(secrets);
+  // The attributes never change: check and serialize them once.
+  const suffix = serializeCookie(name, "", attributes).slice(name.length + 1);
   const expired = serializeCookie(name, "", {
     ...attributes,
     maxAge: 0,
@@ -92,7 +95,11 @@ export function createSessionCookie(
       return at;
     },
     async serialize(value) {
-      return serializeCookie(name, await signer.sign(value), attributes);
+      const signed = await signer.sign(value);
+      if (!isCookieValue(signed)) {
+        throw new TypeError(`Invalid value for cookie ${name}`);
+      }
+      return `${name}=${signed}${suffix}`;
     },
     expire() {
       return expired;
