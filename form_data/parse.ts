@@ -120,7 +120,8 @@ export async function parseFormData(
   request: Request,
   options: ParseFormDataOptions = {},
 ): Promise<FormData> {
-  return parseWithLimits(request, resolveLimits(options));
+  // Awaited so that a bad option rejects the promise instead of throwing.
+  return await parseWithLimits(request, resolveLimits(options));
 }
 
 /**
