@@ -15,6 +15,7 @@ import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 
 const encoder = new TextEncoder();
+/** Strings per cache generation; two generations are kept. */
 const CACHE_SIZE = 512;
 
 /** The result of {@linkcode Signer.unsign}. */
@@ -36,9 +37,15 @@ export interface Signer {
 /** Creates a {@linkcode Signer}; the secrets must be non-empty strings. */
 export function createSigner(secrets: readonly string[]): Signer {
   let keys: Promise<CryptoKey[]> | undefined;
-  // The first secret's keyed HMAC state; each signature starts from a clone.
+  // The first secret's keyed HMAC state; each signature starts from a copy
+  // of it made into one reused instance (a fresh clone allocates two hashes).
   const signing = hmac.create(sha256, encoder.encode(secrets[0]));
-  const verified = new Map<string, Unsigned>();
+  const work = signing.clone();
+  // Two generations: when the current one is full it becomes the previous
+  // one, so the cache holds up to 2 x CACHE_SIZE strings and evicting costs
+  // nothing per insert.
+  let verified = new Map<string, Unsigned>();
+  let previous = new Map<string, Unsigned>();
 
   function importKeys(): Promise<CryptoKey[]> {
     return keys ??= Promise.all(secrets.map((secret) =>
@@ -54,15 +61,16 @@ export function createSigner(secrets: readonly string[]): Signer {
 
   function remember(signed: string, result: Unsigned): void {
     if (verified.size >= CACHE_SIZE) {
-      // Drop the oldest entry: Map keeps insertion order.
-      verified.delete(verified.keys().next().value!);
+      previous = verified;
+      verified = new Map();
     }
     verified.set(signed, result);
   }
 
   return {
     sign(value: string): Promise<string> {
-      const signature = signing.clone().update(encoder.encode(value)).digest();
+      signing._cloneInto(work);
+      const signature = work.update(encoder.encode(value)).digest();
       const signed = `${value}.${
         signature.toBase64({ alphabet: "base64url", omitPadding: true })
       }`;
@@ -71,7 +79,7 @@ export function createSigner(secrets: readonly string[]): Signer {
     },
 
     async unsign(signed: string): Promise<Unsigned | null> {
-      const hit = verified.get(signed);
+      const hit = verified.get(signed) ?? previous.get(signed);
       if (hit !== undefined) return hit;
       const dot = signed.lastIndexOf(".");
       // 43 characters: 32 bytes in unpadded base64url.
