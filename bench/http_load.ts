@@ -12,6 +12,8 @@
  * @module
  */
 
+import { median } from "./_stats.ts";
+
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
 const SERVERS = ["fetchkit", "hono", "remix"] as const;
@@ -98,8 +100,6 @@ try {
       }
     }
   }
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   console.log(
     `| path | fetchkit req/s | Hono req/s | Remix req/s | ours vs Hono | ours vs Remix |`,
   );

@@ -6,6 +6,7 @@
  * Run: deno bench --allow-all bench/logger_bench.ts
  * The overhead is the difference of the two means within a group.
  */
+import { median } from "./_stats.ts";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { Hono } from "hono";
@@ -119,10 +120,6 @@ if (import.meta.main) {
     const start = performance.now();
     for (let i = 0; i < batch; i++) await app.fetch(request);
     return (performance.now() - start) * 1e6 / batch;
-  };
-  const median = (values: number[]): number => {
-    const sorted = values.toSorted((a, b) => a - b);
-    return sorted[sorted.length >> 1];
   };
   const overhead = async (base: App, subject: App): Promise<number> => {
     const differences: number[] = [];

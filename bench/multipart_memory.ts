@@ -13,6 +13,7 @@
 // (default 3); the median is printed. Exits non-zero when the disk mode
 // reaches 32 MiB, the goal of issue 3.
 
+import { median } from "./_stats.ts";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import {
   createDiskUploadHandler,
@@ -146,14 +147,6 @@ async function measure(mode: Mode, size: number): Promise<number> {
     child.kill("SIGTERM");
     await child.status;
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 async function main(runs: number, sizeMiB: number): Promise<void> {

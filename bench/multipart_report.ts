@@ -10,6 +10,7 @@
 // in a fresh process per parser: VmHWM (peak RSS) reset right before the
 // parse, minus RSS at that moment.
 
+import { median } from "./_stats.ts";
 import {
   CONTENT_TYPE,
   largeFileBody,
@@ -78,14 +79,6 @@ function busboyDiscard(body: Uint8Array): Promise<void> {
     parser.end();
     await done;
   })();
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function readStatus(): { rss: number; hwm: number } {

@@ -16,6 +16,8 @@
  * @module
  */
 
+import { median } from "./_stats.ts";
+
 interface BenchResult {
   group: string;
   name: string;
@@ -26,14 +28,6 @@ interface Run {
   runtime: string;
   cpu: string;
   benches: BenchResult[];
-}
-
-function median(values: number[]): number {
-  const sorted = values.toSorted((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function time(ns: number): string {

@@ -6,18 +6,11 @@
  *
  * Run: deno run --unstable-kv --allow-all bench/session_load.ts [rounds] [requests]
  */
+import { median } from "./_stats.ts";
 import { cases } from "./session_apps.ts";
 
 const rounds = Number(Deno.args[0] ?? 15);
 const perRound = Number(Deno.args[1] ?? 5000);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2
-    ? sorted[middle]
-    : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 // Warm up every path (JIT, caches) before measuring.
 for (const { request } of cases) {
