@@ -4,6 +4,8 @@
  * @module
  */
 
+import { typedResponse } from "./_typed.ts";
+
 import { SafeHtml } from "../html/mod.ts";
 
 /** What {@linkcode createHtmlResponse} accepts as the page. */
@@ -41,13 +43,9 @@ export function createHtmlResponse(
   body: HtmlBody,
   init?: ResponseInit,
 ): Response {
-  const headers = new Headers(init?.headers);
-  if (!headers.has("Content-Type")) {
-    headers.set("Content-Type", "text/html; charset=utf-8");
-  }
-  return new Response(body instanceof SafeHtml ? body.value : body, {
-    status: init?.status,
-    statusText: init?.statusText,
-    headers,
-  });
+  return typedResponse(
+    body instanceof SafeHtml ? body.value : body,
+    init,
+    "text/html; charset=utf-8",
+  );
 }

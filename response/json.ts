@@ -4,6 +4,8 @@
  * @module
  */
 
+import { typedResponse } from "./_typed.ts";
+
 /**
  * Creates a response whose body is `JSON.stringify(data)`, with
  * `Content-Type: application/json; charset=utf-8` (unless `init.headers`
@@ -32,13 +34,5 @@ export function createJsonResponse(
   if (body === undefined) {
     throw new TypeError(`Cannot send ${typeof data} as JSON`);
   }
-  const headers = new Headers(init?.headers);
-  if (!headers.has("Content-Type")) {
-    headers.set("Content-Type", "application/json; charset=utf-8");
-  }
-  return new Response(body, {
-    status: init?.status,
-    statusText: init?.statusText,
-    headers,
-  });
+  return typedResponse(body, init, "application/json; charset=utf-8");
 }

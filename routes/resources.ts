@@ -72,24 +72,6 @@ export type PickRenamed<T, K extends keyof T, N> = {
   [P in K as P extends keyof N ? N[P] extends string ? N[P] : P : P]: T[P];
 };
 
-const RESOURCES: readonly ResourcesMethod[] = [
-  "index",
-  "new",
-  "show",
-  "create",
-  "edit",
-  "update",
-  "destroy",
-];
-const RESOURCE: readonly ResourceMethod[] = [
-  "new",
-  "show",
-  "create",
-  "edit",
-  "update",
-  "destroy",
-];
-
 /**
  * RESTful routes for a collection: `index`, `new`, `show`, `create`,
  * `edit`, `update`, `destroy`.
@@ -147,7 +129,7 @@ export function resources<
     update: new Route("PUT", joinPatterns(base, member)),
     destroy: new Route("DELETE", joinPatterns(base, member)),
   };
-  return select("resources", all, RESOURCES, options) as PickRenamed<
+  return select("resources", all, options) as PickRenamed<
     ResourcesRoutes<Base, Param>,
     Exclude<O[number], E[number]>,
     N
@@ -191,7 +173,7 @@ export function resource<
     update: new Route("PUT", joinPatterns("", name)),
     destroy: new Route("DELETE", joinPatterns("", name)),
   };
-  return select("resource", all, RESOURCE, options) as PickRenamed<
+  return select("resource", all, options) as PickRenamed<
     ResourceRoutes<Base>,
     Exclude<O[number], E[number]>,
     N
@@ -202,7 +184,6 @@ export function resource<
 function select<K extends string>(
   helper: string,
   all: Record<K, Route>,
-  known: readonly K[],
   options: {
     only?: readonly string[];
     exclude?: readonly string[];
@@ -210,6 +191,8 @@ function select<K extends string>(
   },
 ): Record<string, Route> {
   const { only, exclude, names = {} } = options;
+  // The order of `all` is the order routes are generated and listed in.
+  const known = Object.keys(all) as K[];
   if (only !== undefined && exclude !== undefined) {
     throw new TypeError(`${helper}(): use "only" or "exclude", not both`);
   }
