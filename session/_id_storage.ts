@@ -6,6 +6,7 @@ import {
   createSessionId,
   loadSession,
   mergeRecord,
+  parseRecord,
   type Session,
   SESSION_ID,
   SessionObject,
@@ -15,8 +16,14 @@ import {
 } from "./session.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
-/** A stored record and the store's version of it. */
+/** A stored record, as the store keeps it, and the store's version of it. */
 export interface StoredRecord {
+  json: string;
+  version: unknown;
+}
+
+/** A record that parsed and has not expired. */
+interface LiveRecord {
   record: SessionRecord;
   version: unknown;
 }
@@ -37,7 +44,11 @@ export interface StoreWrite {
 
 /** The backend of an id storage. */
 export interface SessionStore {
-  /** The record under `id`; `null` when missing or past its expiry time. */
+  /**
+   * The record under `id`, or `null` when missing. The caller parses it and
+   * checks its expiry time, so a store whose own expiry is lazy (Deno KV)
+   * cannot hand out a stale session.
+   */
   get(id: string): Promise<StoredRecord | null>;
   /** Performs a write; `false` when a concurrent change or an id clash stopped it. */
   write(write: StoreWrite): Promise<boolean>;
@@ -55,12 +66,20 @@ export function createIdSessionStorage(
 ): SessionStorage {
   const cookie = createSessionCookie(cookieOptions);
 
+  async function load(id: string): Promise<LiveRecord | null> {
+    const stored = await store.get(id);
+    if (stored === null) return null;
+    const record = parseRecord(stored.json);
+    if (record === null || record.e <= Date.now()) return null;
+    return { record, version: stored.version };
+  }
+
   return {
     async read(header: string | null): Promise<Session> {
       for (const raw of cookie.candidates(header)) {
         const verified = await cookie.verify(raw);
         if (verified === null || !SESSION_ID.test(verified.value)) continue;
-        const stored = await store.get(verified.value);
+        const stored = await load(verified.value);
         // Unknown or expired: a new session with a new id, never this one.
         if (stored === null) continue;
         return loadSession(stored.record, verified.value, {
@@ -100,7 +119,7 @@ export function createIdSessionStorage(
         }
         // Another request wrote the session since it was loaded: apply this
         // request's changes on top of what it wrote, and try again.
-        const current = await store.get(loaded.id);
+        const current = await load(loaded.id);
         // Destroyed (or regenerated away) meanwhile: do not bring it back,
         // and leave the browser's cookie alone, as it may already hold the
         // id that replaced it.

@@ -6,7 +6,6 @@
  */
 
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
-import { parseRecord } from "./session.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
@@ -110,10 +109,8 @@ export function createKvSessionStorage(
       } catch {
         return null;
       }
-      const record = parseRecord(json);
-      // KV's own expiry is lazy: the stored time is the one that counts.
-      if (record === null || record.e <= Date.now()) return null;
-      return { record, version: entry.versionstamp };
+      // KV's own expiry is lazy: the caller checks the stored time.
+      return { json, version: entry.versionstamp };
     },
 
     async write({ id, record, loaded, deleteId }) {

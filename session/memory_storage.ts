@@ -9,7 +9,6 @@ import {
   type SessionStore,
   type StoredRecord,
 } from "./_id_storage.ts";
-import { parseRecord } from "./session.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
@@ -72,10 +71,7 @@ export function createMemorySessionStorage(
         entries.delete(id);
         return Promise.resolve(null);
       }
-      const record = parseRecord(entry.json);
-      const stored: StoredRecord | null = record === null
-        ? null
-        : { record, version: entry };
+      const stored: StoredRecord = { json: entry.json, version: entry };
       return Promise.resolve(stored);
     },
     write({ id, record, loaded, deleteId }) {
