@@ -202,7 +202,8 @@ async function runHandler(
  * blobs does not copy them again), so the input chunks are lent and read
  * into again instead of piling up until the end of the part. Small pieces
  * (a client sending small packets) are first packed into a block, so that
- * the number of blobs follows the file size, not the packet count.
+ * the number of blobs follows the file size, not the packet count. (Not
+ * `ByteCollector`: it keeps views of the pieces, which here are lent.)
  */
 async function readFile(
   reader: MultipartReader,
