@@ -32,6 +32,7 @@ export async function makeFixture(): Promise<Fixture> {
   const data = new Uint8Array(100_000).map((_, i) => i % 251);
   await Deno.writeFile(`${root}/data.bin`, data);
   await Deno.symlink(`${root}/app.css`, `${root}/alias.css`);
+  await Deno.symlink(`${root}/app.css`, `${root}/style.txt`);
   await Deno.symlink(`${dir}/private/secret.txt`, `${root}/leak.txt`);
   await Deno.symlink(`${dir}/private`, `${root}/leak-dir`);
   return {

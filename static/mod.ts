@@ -218,12 +218,15 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
     if (!dotfiles && segments.some((segment) => segment.startsWith("."))) {
       return next();
     }
+    // The type follows the name asked for, not a symbolic link's target.
+    let name = segments[segments.length - 1];
     let found = find(segments);
     if (found === "outside") return plain("Not Found", 404);
     if (found === undefined) return next();
     if (found.info.isDirectory) {
       if (index === false) return next();
       found = find([...segments, index]);
+      name = index;
       if (found === "outside") return plain("Not Found", 404);
       if (found === undefined || !found.info.isFile) return next();
       if (!lookup.directory) {
@@ -236,13 +239,14 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
     } else if (!found.info.isFile || lookup.directory) {
       return next(); // a FIFO or device; or "/file.txt/"
     }
-    return sendFile(context.request, found.path, found.info);
+    return sendFile(context.request, found.path, found.info, name);
   };
 
   function sendFile(
     request: Request,
     path: string,
     info: Deno.FileInfo,
+    name: string,
   ): Response {
     const { size, mtime } = info;
     const etag = etagOf(size, mtime);
@@ -252,7 +256,7 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
     if (notModified(request.headers, etag, mtime)) {
       return new Response(null, { status: 304, headers });
     }
-    headers.set("Content-Type", contentTypeOf(path, mimeTypes));
+    headers.set("Content-Type", contentTypeOf(name, mimeTypes));
     headers.set("Accept-Ranges", "bytes");
     let start = 0;
     let length = size;

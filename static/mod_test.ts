@@ -304,8 +304,16 @@ Deno.test("serveStatic: prefix serves below it only", async () => {
   assert.equal(await (await get(router, "/route")).text(), "from a route");
 });
 
-Deno.test("serveStatic: a symbolic link inside the root is served", async () => {
-  assert.equal(await (await get(app(), "/alias.css")).text(), "body{margin:0}");
+Deno.test("serveStatic: a symbolic link inside the root is served, typed by the name asked for", async () => {
+  const alias = await get(app(), "/alias.css");
+  assert.equal(alias.headers.get("Content-Type"), "text/css; charset=utf-8");
+  assert.equal(await alias.text(), "body{margin:0}");
+  const renamed = await get(app(), "/style.txt");
+  assert.equal(
+    renamed.headers.get("Content-Type"),
+    "text/plain; charset=utf-8",
+  );
+  assert.equal(await renamed.text(), "body{margin:0}");
 });
 
 // Each way out of the root, as a request URL string. `new Request()`
