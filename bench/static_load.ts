@@ -5,7 +5,11 @@
  * interleaved rounds (fetchkit, Hono, fetchkit, Hono, ...). Bounded: it
  * stops by itself and ends the servers it started. Run it alone:
  *
- *     flock /tmp/fetchkit-bench.lock deno run --allow-all bench/static_load.ts [rounds=5] [seconds=5]
+ *     flock /tmp/fetchkit-bench.lock deno run --allow-all bench/static_load.ts [rounds=5] [seconds=5] [--bodies]
+ *
+ * With `--bodies`, it compares instead three bare `Deno.serve` handlers
+ * sending the 1 KiB file as bytes, as its stream with `Content-Length`, and
+ * as its stream without it.
  *
  * Prints requests/second and MiB/s per server and file (medians of the
  * rounds) and the spread (lowest and highest round).
@@ -16,15 +20,19 @@
 import { median } from "./_stats.ts";
 import { type ServerProcess, startServer, stopServer, wrk } from "./_load.ts";
 
-const rounds = Number(Deno.args[0] ?? 5);
-const seconds = Number(Deno.args[1] ?? 5);
-const SERVERS = ["fetchkit", "hono"] as const;
+const bodies = Deno.args.includes("--bodies");
+const [rounds = 5, seconds = 5] = Deno.args.filter((arg) => arg !== "--bodies")
+  .map(Number);
+const SERVERS = bodies
+  ? ["bare-bytes", "bare-stream-length", "bare-stream"]
+  : ["fetchkit", "hono"];
 // Fewer connections for the large file: 32 parallel 10 MiB bodies would
 // time wrk out on a 2-core machine.
-const FILES = [
+const ALL_FILES = [
   { name: "1 KiB", file: "small.txt", size: 1024, connections: 32 },
   { name: "10 MiB", file: "large.bin", size: 10 * 1024 * 1024, connections: 4 },
 ];
+const FILES = bodies ? ALL_FILES.slice(0, 1) : ALL_FILES;
 const SCRIPT = new URL("./_static_servers.ts", import.meta.url).pathname;
 
 const root = await Deno.makeTempDir({ prefix: "static-bench-" });
@@ -65,26 +73,33 @@ try {
     }
   }
   const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+  const spread = (values: number[]) =>
+    `${fmt(Math.min(...values))}-${fmt(Math.max(...values))}`;
   console.log(
-    "| file | fetchkit req/s | Hono req/s | fetchkit MiB/s | Hono MiB/s | ours vs Hono | rounds, fetchkit | rounds, Hono |",
+    `| file | ${
+      SERVERS.map((name) => `${name} req/s (rounds)`).join(" | ")
+    } | ${
+      SERVERS.slice(1).map((name) => `${SERVERS[0]} vs ${name}`).join(" | ")
+    } |`,
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |");
+  console.log(`| --- |${" ---: |".repeat(2 * SERVERS.length - 1)}`);
   for (const { name: fileName, size } of FILES) {
     const runs = SERVERS.map((name) => results.get(`${fileName}|${name}`)!);
-    const [ours, hono] = runs.map(median);
-    const mib = (rps: number) => (rps * size / 1048576).toFixed(0);
-    const spread = (values: number[]) =>
-      `${fmt(Math.min(...values))}-${fmt(Math.max(...values))}`;
+    const medians = runs.map(median);
+    const cells = runs.map((values, i) =>
+      `${fmt(medians[i])} (${spread(values)}), ${
+        (medians[i] * size / 1048576).toFixed(0)
+      } MiB/s`
+    );
+    const ratios = medians.slice(1).map((other) =>
+      `${(medians[0] / other).toFixed(2)}x`
+    );
     console.log(
-      `| ${fileName} | ${fmt(ours)} | ${fmt(hono)} | ${mib(ours)} | ${
-        mib(hono)
-      } | ${(ours / hono).toFixed(2)}x | ${spread(runs[0])} | ${
-        spread(runs[1])
-      } |`,
+      `| ${fileName} | ${cells.join(" | ")} | ${ratios.join(" | ")} |`,
     );
   }
   console.log(
-    `\n${rounds} interleaved rounds of ${seconds} s per server and file; wrk -t1 (-c32 for 1 KiB, -c4 for 10 MiB); medians.`,
+    `\n${rounds} interleaved rounds of ${seconds} s per server and file; wrk -t1 (-c32 for 1 KiB, -c4 for 10 MiB); medians (lowest-highest round).`,
   );
 } finally {
   for (const server of servers.values()) await stopServer(server);
