@@ -49,7 +49,8 @@ router.get("/", (context) => {
     name === undefined
       ? html`
         <form method="post"
-          action="/login"><input name="name"> <button>Log in</button></form> (served by ${server.addr.port})
+          action="/login"><input name="name"> <button>Log in</button></form> (served by ${server
+            .addr.port})
       `
       : html`
         Hello, ${name} (served by ${server.addr.port}) <form method="post"
