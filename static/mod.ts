@@ -70,8 +70,9 @@ export interface ServeStaticOptions {
    */
   root: string | URL;
   /**
-   * The URL path the folder is served under. Default `/`: `root/app.css`
-   * is `/app.css`; with `/assets` it is `/assets/app.css`.
+   * The URL path the folder is served under, as it appears in the URL
+   * (percent-encoded). Default `/`: `root/app.css` is `/app.css`; with
+   * `/assets` it is `/assets/app.css`.
    */
   prefix?: string;
   /** The file served for a directory, or `false` for none. Default `index.html`. */
