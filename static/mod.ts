@@ -29,6 +29,11 @@
  * - Only `GET` and `HEAD` are served; other methods go to `next()`.
  * - As router middleware it runs before routing, so a file shadows a route
  *   with the same path.
+ * - Dotfiles (any segment starting with `.`) are not served unless
+ *   `dotfiles: true`; that includes `/.well-known/`.
+ * - The file system calls are synchronous (a few µs each on a local disk,
+ *   against tens of µs for the async forms' thread-pool hop): serve from a
+ *   local disk, not a slow network mount. Needs `--allow-read` for `root`.
  *
  * @example
  * ```ts
