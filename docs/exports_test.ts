@@ -4,7 +4,7 @@
 // printed twice by a loop). The Redis block gets a throwaway redis-server.
 
 import assert from "node:assert/strict";
-import { codeBlocks, makeProject } from "./_doc_run.ts";
+import { codeBlocks, makeProject } from "./_test_doc_run.ts";
 import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
 
 const blocks = await codeBlocks("docs/exports.md");

@@ -4,7 +4,7 @@
 // login through one is recognised by the other.
 
 import assert from "node:assert/strict";
-import { type Running, startCommand } from "../../docs/_doc_run.ts";
+import { type Running, startCommand } from "../../docs/_test_doc_run.ts";
 import { redisServerOrSkip, startRedis } from "../../session/_test_redis.ts";
 
 const redisServer = await redisServerOrSkip();
