@@ -104,6 +104,11 @@ Deno.test("serveStatic over HTTP: a large file streams whole, with its Content-L
     assert.equal(response.headers.get("Content-Length"), String(size));
     assert.equal(response.headers.get("Transfer-Encoding"), null);
     assert.deepEqual(new Uint8Array(await response.arrayBuffer()), big);
+    const head = await fetch(`http://127.0.0.1:${served.port}/big.bin`, {
+      method: "HEAD",
+    });
+    assert.equal(head.headers.get("Content-Length"), String(size));
+    assert.equal(head.body, null);
     const part = await fetch(`http://127.0.0.1:${served.port}/big.bin`, {
       headers: { Range: "bytes=1000000-1999999" },
     });
