@@ -84,3 +84,31 @@ export async function wrk(
   }
   return Number(match[1]);
 }
+
+/** Builds a handler, by name, for a server process of the load scripts. */
+export type HandlerFactories = Record<
+  string,
+  () => (request: Request) => Response | Promise<Response>
+>;
+
+/**
+ * In a server process: serves the handler named `name` on 127.0.0.1:`port`
+ * and prints "ready" (what {@linkcode startServer} waits for).
+ */
+export function serveNamed(
+  handlers: HandlerFactories,
+  name: string,
+  port: string,
+): void {
+  const handler = handlers[name]?.();
+  if (handler === undefined) {
+    throw new TypeError(
+      `unknown server "${name}"; use ${Object.keys(handlers).join(", ")}`,
+    );
+  }
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: Number(port),
+    onListen: () => console.log("ready"),
+  }, handler);
+}

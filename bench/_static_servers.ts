@@ -12,6 +12,7 @@ import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { Hono } from "hono";
 import { serveStatic as honoServeStatic } from "hono/deno";
+import { serveNamed } from "./_load.ts";
 
 const [name, root, port] = Deno.args;
 
@@ -45,24 +46,14 @@ function bare(kind: "bytes" | "stream-length" | "stream") {
   };
 }
 
-const handlers: Record<
-  string,
-  () => (request: Request) => Response | Promise<Response>
-> = {
-  fetchkit,
-  hono,
-  "bare-bytes": () => bare("bytes"),
-  "bare-stream-length": () => bare("stream-length"),
-  "bare-stream": () => bare("stream"),
-};
-const handler = handlers[name]?.();
-if (handler === undefined) {
-  throw new TypeError(
-    `unknown server "${name}"; use ${Object.keys(handlers).join(", ")}`,
-  );
-}
-Deno.serve({
-  hostname: "127.0.0.1",
-  port: Number(port),
-  onListen: () => console.log("ready"),
-}, handler);
+serveNamed(
+  {
+    fetchkit,
+    hono,
+    "bare-bytes": () => bare("bytes"),
+    "bare-stream-length": () => bare("stream-length"),
+    "bare-stream": () => bare("stream"),
+  },
+  name,
+  port,
+);
