@@ -55,7 +55,9 @@ export class Client {
       body = new URLSearchParams(init.form);
       headers.set("content-type", "application/x-www-form-urlencoded");
     }
-    if (!headers.has("sec-fetch-site")) headers.set("sec-fetch-site", "same-origin");
+    if (!headers.has("sec-fetch-site")) {
+      headers.set("sec-fetch-site", "same-origin");
+    }
     const response = await this.app.fetch(
       new Request(ORIGIN + path, { ...init, headers, body }),
     );

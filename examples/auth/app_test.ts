@@ -47,18 +47,30 @@ Deno.test("register: invalid input flashes a message, never a 500", async () => 
   const { app, close } = await testApp();
   const cases: [Record<string, string>, RegExp][] = [
     [{}, /enter your name/],
-    [{ name: "Ada", email: "not-an-email", password: "longenough" }, /valid email/],
+    [
+      { name: "Ada", email: "not-an-email", password: "longenough" },
+      /valid email/,
+    ],
     [{ name: "Ada", email: "a@b", password: "longenough" }, /valid email/],
     [{ name: "Ada", email: "a@b.example", password: "short" }, /at least 8/],
-    [{ name: " ", email: "a@b.example", password: "longenough" }, /enter your name/],
-    [{ name: "Ada", email: "a@b.example", password: "é".repeat(40) }, /at most 72 bytes/],
+    [
+      { name: " ", email: "a@b.example", password: "longenough" },
+      /enter your name/,
+    ],
+    [
+      { name: "Ada", email: "a@b.example", password: "é".repeat(40) },
+      /at most 72 bytes/,
+    ],
   ];
   for (const [form, message] of cases) {
     const client = new Client(app);
     const response = await read(await client.post("/auth/register", form));
     assert.equal(response.status, 303, JSON.stringify(form));
     assert.equal(response.location, "/auth/register");
-    assert.match((await read(await client.get("/auth/register"))).body, message);
+    assert.match(
+      (await read(await client.get("/auth/register"))).body,
+      message,
+    );
   }
   close();
 });
@@ -95,16 +107,27 @@ Deno.test("login: right password renews the id (old one deleted) and goes to /da
 Deno.test("login: wrong password or unknown email flashes the seed's error, keeps returnTo", async () => {
   const { app, close } = await testApp();
   await new Client(app).register("ada@example.com");
-  for (const [email, password] of [["ada@example.com", "wrong password"], ["nobody@example.com", "correct horse"], ["", ""]]) {
+  for (
+    const [email, password] of [["ada@example.com", "wrong password"], [
+      "nobody@example.com",
+      "correct horse",
+    ], ["", ""]]
+  ) {
     const client = new Client(app);
     const response = await read(
       await client.login(email, password, "?returnTo=%2Fprofile%3Ftab%3D1"),
     );
     assert.equal(response.status, 303);
-    assert.equal(response.location, "/auth/login?returnTo=%2Fprofile%3Ftab%3D1");
+    assert.equal(
+      response.location,
+      "/auth/login?returnTo=%2Fprofile%3Ftab%3D1",
+    );
     const page = await read(await client.get(response.location!));
     assert.match(page.body, /Invalid email or password/);
-    assert.match(page.body, /action="\/auth\/login\?returnTo=%2Fprofile%3Ftab%3D1"/);
+    assert.match(
+      page.body,
+      /action="\/auth\/login\?returnTo=%2Fprofile%3Ftab%3D1"/,
+    );
     assert.equal((await client.get("/profile")).status, 302, "still a guest");
   }
   close();
@@ -118,9 +141,16 @@ Deno.test("login with returnTo lands there", async () => {
   assert.equal(guarded.status, 302);
   assert.equal(guarded.location, "/auth/login?returnTo=%2Fprofile%3Ftab%3D1");
   const page = await read(await client.get(guarded.location!));
-  assert.match(page.body, /action="\/auth\/login\?returnTo=%2Fprofile%3Ftab%3D1"/);
+  assert.match(
+    page.body,
+    /action="\/auth\/login\?returnTo=%2Fprofile%3Ftab%3D1"/,
+  );
   const response = await read(
-    await client.login("ada@example.com", "correct horse", "?returnTo=%2Fprofile%3Ftab%3D1"),
+    await client.login(
+      "ada@example.com",
+      "correct horse",
+      "?returnTo=%2Fprofile%3Ftab%3D1",
+    ),
   );
   assert.equal(response.location, "/profile?tab=1");
   close();
@@ -135,7 +165,9 @@ Deno.test("logout: POST destroys the session (data deleted, cookie expired) → 
   assert.equal(response.status, 303);
   assert.equal(response.headers.get("location"), "/auth/login");
   assert.match(response.headers.get("set-cookie")!, /Max-Age=0/);
-  for await (const _ of kv.list({ prefix: ["sessions"] })) assert.fail("session left in KV");
+  for await (const _ of kv.list({ prefix: ["sessions"] })) {
+    assert.fail("session left in KV");
+  }
   const replay = new Client(app);
   replay.cookies.set("session", cookie);
   assert.equal((await replay.get("/dashboard")).status, 302);
@@ -199,7 +231,10 @@ Deno.test("admin: lists users and changes a role with PUT through _method; moder
   const ada = new Client(app);
   await ada.register("ada@example.com");
   const admin = new Client(app);
-  assert.equal((await admin.login("admin@example.com", "admin-password")).status, 303);
+  assert.equal(
+    (await admin.login("admin@example.com", "admin-password")).status,
+    303,
+  );
   const list = await read(await admin.get("/admin/users"));
   assert.equal(list.status, 200);
   assert.match(list.body, /ada@example\.com/);
@@ -207,22 +242,36 @@ Deno.test("admin: lists users and changes a role with PUT through _method; moder
 
   const id = list.body.match(/action="\/admin\/users\/(\d+)"/)![1];
   const changed = await read(
-    await admin.post(`/admin/users/${id}`, { _method: "PUT", role: "moderator" }),
+    await admin.post(`/admin/users/${id}`, {
+      _method: "PUT",
+      role: "moderator",
+    }),
   );
   assert.equal(changed.status, 303);
   assert.equal(changed.location, "/admin/users");
-  assert.match((await read(await admin.get("/admin/users"))).body, /ada@example\.com is now moderator/);
+  assert.match(
+    (await read(await admin.get("/admin/users"))).body,
+    /ada@example\.com is now moderator/,
+  );
 
   assert.equal((await ada.get("/admin/settings")).status, 200);
   assert.equal((await ada.get("/admin/users")).status, 403);
 
-  const unknown = await read(await admin.post("/admin/users/999", { _method: "PUT", role: "user" }));
+  const unknown = await read(
+    await admin.post("/admin/users/999", { _method: "PUT", role: "user" }),
+  );
   assert.equal(unknown.status, 404);
   assert.equal(unknown.body, "Not Found");
   await admin.post(`/admin/users/${id}`, { _method: "PUT", role: "superuser" });
-  assert.match((await read(await admin.get("/admin/users"))).body, /Unknown role/);
+  assert.match(
+    (await read(await admin.get("/admin/users"))).body,
+    /Unknown role/,
+  );
   // Without the override, POST is not a route here.
-  assert.equal((await admin.post(`/admin/users/${id}`, { role: "user" })).status, 405);
+  assert.equal(
+    (await admin.post(`/admin/users/${id}`, { role: "user" })).status,
+    405,
+  );
   close();
 });
 
@@ -249,13 +298,19 @@ Deno.test("CSRF: a cross-site POST is refused with 403 before anything happens",
   const response = await read(
     await client.request("/auth/register", {
       method: "POST",
-      headers: { "sec-fetch-site": "cross-site", origin: "https://evil.example" },
+      headers: {
+        "sec-fetch-site": "cross-site",
+        origin: "https://evil.example",
+      },
       form: { email: "eve@example.com", password: "longenough", name: "Eve" },
     }),
   );
   assert.equal(response.status, 403);
   assert.equal(response.body, "Forbidden");
-  assert.equal((await kv.get(["users_by_email", "eve@example.com"])).value, null);
+  assert.equal(
+    (await kv.get(["users_by_email", "eve@example.com"])).value,
+    null,
+  );
   // An older browser without Sec-Fetch-Site, from another origin:
   const old = await client.request("/auth/logout", {
     method: "POST",
