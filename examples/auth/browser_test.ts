@@ -60,6 +60,11 @@ Deno.test({
       const shot = (name: string) =>
         page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
       const base = server.url;
+      const submitLogin = async (email: string, password: string) => {
+        await page.fill("#email", email);
+        await page.fill("#password", password);
+        await page.click("button:has-text('Log in')");
+      };
 
       await page.goto(base + "/");
       assert.equal(await page.locator("h1").textContent(), "Welcome");
@@ -94,9 +99,7 @@ Deno.test({
       await page.waitForURL(base + "/auth/login");
 
       // A failed login shows the flash once.
-      await page.fill("#email", "ada@example.com");
-      await page.fill("#password", "wrong password");
-      await page.click("button:has-text('Log in')");
+      await submitLogin("ada@example.com", "wrong password");
       await page.waitForURL(base + "/auth/login");
       assert.equal(
         (await page.locator(".flash.error").textContent())?.trim(),
@@ -111,9 +114,7 @@ Deno.test({
       await page.goto(base + "/profile");
       assert.equal(page.url(), base + "/auth/login?returnTo=%2Fprofile");
       await shot("06-login");
-      await page.fill("#email", "ada@example.com");
-      await page.fill("#password", "correct horse");
-      await page.click("button:has-text('Log in')");
+      await submitLogin("ada@example.com", "correct horse");
       await page.waitForURL(base + "/profile");
 
       // A user is not an admin: 403.
@@ -129,9 +130,7 @@ Deno.test({
       await page.waitForURL(base + "/auth/login");
 
       // The admin makes Ada a moderator through the PUT form.
-      await page.fill("#email", "admin@example.com");
-      await page.fill("#password", "admin-password");
-      await page.click("button:has-text('Log in')");
+      await submitLogin("admin@example.com", "admin-password");
       await page.waitForURL(base + "/dashboard");
       await page.click("nav >> text=Users");
       const row = page.locator("tr", { hasText: "ada@example.com" });
@@ -149,9 +148,7 @@ Deno.test({
 
       // Ada, now a moderator, reaches the settings but not the user list.
       await page.goto(base + "/auth/login");
-      await page.fill("#email", "ada@example.com");
-      await page.fill("#password", "correct horse");
-      await page.click("button:has-text('Log in')");
+      await submitLogin("ada@example.com", "correct horse");
       await page.waitForURL(base + "/dashboard");
       assert.equal((await page.goto(base + "/admin/settings"))?.status(), 200);
       assert.equal((await page.goto(base + "/admin/users"))?.status(), 403);
@@ -160,9 +157,7 @@ Deno.test({
 
       // Five wrong passwords, then the limiter's page.
       for (let i = 0; i < 6; i++) {
-        await page.fill("#email", "ada@example.com");
-        await page.fill("#password", "wrong password");
-        await page.click("button:has-text('Log in')");
+        await submitLogin("ada@example.com", "wrong password");
         await page.waitForLoadState();
       }
       assert.match(
