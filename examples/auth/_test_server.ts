@@ -1,4 +1,5 @@
 // Test helper: the real main.ts in a subprocess on a free port.
+import assert from "node:assert/strict";
 
 export interface RunningServer {
   url: string;
@@ -15,20 +16,24 @@ function freePort(): number {
 }
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
+const DENO_JSON = new URL("../../deno.json", import.meta.url);
 
-/** The permissions of `deno task dev`, with the test's KV folder writable. */
-function args(kvPath: string): string[] {
+/**
+ * The flags of `deno task dev` (read from deno.json, so the test checks
+ * the very permissions a user runs with), minus `--watch`, with the
+ * test's KV folder writable instead of `.data`.
+ */
+async function args(kvPath: string): Promise<string[]> {
+  const { tasks } = JSON.parse(await Deno.readTextFile(DENO_JSON));
+  const dev: string[] = tasks.dev.split(/\s+/);
   const dir = kvPath.slice(0, kvPath.lastIndexOf("/"));
-  return [
-    "run",
-    "--unstable-kv",
-    "--allow-net=127.0.0.1",
-    "--allow-env",
-    "--allow-read",
-    `--allow-write=${dir}`,
-    "--allow-ffi",
-    MAIN,
-  ];
+  const flags = dev.filter((arg) => arg.startsWith("--") && arg !== "--watch")
+    .map((arg) => arg === "--allow-write=.data" ? `--allow-write=${dir}` : arg);
+  assert.ok(
+    flags.includes(`--allow-write=${dir}`),
+    `the dev task should write only to .data: ${tasks.dev}`,
+  );
+  return ["run", "--no-prompt", ...flags, MAIN];
 }
 
 /** Runs main.ts to its end (for start-up failures). */
@@ -36,7 +41,7 @@ export async function runMain(
   env: Record<string, string>,
 ): Promise<{ code: number; output: string }> {
   const result = await new Deno.Command(Deno.execPath(), {
-    args: args(env.DENO_KV_PATH ?? "/tmp/x/x.sqlite"),
+    args: await args(env.DENO_KV_PATH ?? "/tmp/x/x.sqlite"),
     env: { NO_COLOR: "1", ...env },
     stdin: "null",
   }).output();
@@ -53,7 +58,7 @@ export async function startMain(
 ): Promise<RunningServer> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: args(env.DENO_KV_PATH),
+    args: await args(env.DENO_KV_PATH),
     env: { NO_COLOR: "1", PORT: String(port), ...env },
     stdin: "null",
     stdout: "piped",

@@ -222,6 +222,13 @@ Deno.test("requireRole: guests → /auth/login without returnTo; wrong role → 
     const response = await read(await user.get(path));
     assert.equal(response.status, 403);
     assert.equal(response.body, "Forbidden");
+    // A browser gets the same status as a page, with the navigation.
+    const page = await read(
+      await user.request(path, { headers: { Accept: "text/html" } }),
+    );
+    assert.equal(page.status, 403);
+    assert.match(page.body, /<h1>Forbidden<\/h1>/);
+    assert.match(page.body, /Log out/);
   }
   close();
 });

@@ -15,3 +15,15 @@ export function notFoundPage(user: User | undefined): Response {
     { title: "Page not found", user, status: 404 },
   );
 }
+
+/**
+ * The page for a signed-in user without the role a page needs: status 403.
+ * Its heading is the seed's body, `Forbidden`.
+ */
+export function forbiddenPage(user: User): Response {
+  return page(
+    html`<p>Your account (<span class="role">${user.role}</span>) cannot open this page.
+Go to your <a href="${routes.dashboard.href()}">dashboard</a>.</p>`,
+    { title: "Forbidden", user, status: 403 },
+  );
+}
