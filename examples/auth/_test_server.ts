@@ -33,7 +33,7 @@ async function args(kvPath: string): Promise<string[]> {
     flags.includes(`--allow-write=${dir}`),
     `the dev task should write only to .data: ${tasks.dev}`,
   );
-  return ["run", "--no-prompt", ...flags, MAIN];
+  return ["run", ...flags, MAIN];
 }
 
 /** Runs main.ts to its end (for start-up failures). */
