@@ -15,7 +15,12 @@ export interface TestApp {
 
 /** bcrypt cost 4 keeps tests fast where the cost is not what is tested. */
 export async function testApp(
-  options: { kv?: Deno.Kv; storage?: SessionStorageKind; cost?: number } = {},
+  options: {
+    kv?: Deno.Kv;
+    storage?: SessionStorageKind;
+    cost?: number;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
   const sessions = createSessionStorage({
@@ -28,7 +33,7 @@ export async function testApp(
     kv,
     sessions,
     bcryptCost: options.cost ?? 4,
-    log: null,
+    log: options.log ?? null,
     admin: { email: "admin@example.com", password: "admin-password" },
   });
   return { app, kv, close: () => kv.close() };
