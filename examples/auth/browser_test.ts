@@ -166,6 +166,11 @@ Deno.test({
       );
       await shot("11-too-many-attempts");
       console.log(`screenshots: ${shots}`);
+      // The server logged every request, and no password.
+      assert.match(server.output(), /POST \/auth\/login 429/);
+      for (const secret of ["correct horse", "admin-password"]) {
+        assert.ok(!server.output().includes(secret), "a password in the log");
+      }
       await context.close();
     } finally {
       await browser.close();
