@@ -7,7 +7,12 @@
 import { createClient } from "redis";
 import type { RedisSessionClient } from "@fetchkit/toolkit/session-storage-redis";
 import { createApp } from "./app.ts";
-import { ConfigError, loadConfig, resolveSecrets } from "./config.ts";
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  resolveSecrets,
+} from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
 
 async function openKv(path: string): Promise<Deno.Kv> {
@@ -23,18 +28,21 @@ async function connectRedis(url: string): Promise<RedisSessionClient> {
     (error: Error) => console.error(`Redis: ${error.message}`),
   );
   await client.connect();
-  return client as unknown as RedisSessionClient;
+  return client;
 }
 
-let config;
-try {
-  config = loadConfig((name) => Deno.env.get(name));
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(`Cannot start: ${error.message}`);
-  Deno.exit(1);
+/** The settings, or a one-line reason and exit code 1. */
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig((name) => Deno.env.get(name));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Cannot start: ${error.message}`);
+    Deno.exit(1);
+  }
 }
 
+const config = loadConfigOrExit();
 const kv = await openKv(config.kvPath);
 const { secrets, generated } = await resolveSecrets(kv, config);
 if (generated) {

@@ -32,13 +32,13 @@ function nav(user: User | undefined): SafeHtml {
   const staff = admin || user.role === "moderator";
   return html`
     <a href="${routes.dashboard.href()}">Dashboard</a>
-        <a href="${routes.profile.href()}">Profile</a>
-        ${admin ? html`<a href="${routes.admin.users.href()}">Users</a>` : null}
-        ${staff
-          ? html`<a href="${routes.admin.settings.href()}">Settings</a>`
-          : null}
-        <span class="who">Signed in as <strong>${user.name}</strong></span>
-        <form method="post" action="${routes.auth.logout.href()}">
+    <a href="${routes.profile.href()}">Profile</a>
+    ${admin ? html`<a href="${routes.admin.users.href()}">Users</a>` : null}
+    ${staff
+      ? html`<a href="${routes.admin.settings.href()}">Settings</a>`
+      : null}
+    <span class="who">Signed in as <strong>${user.name}</strong></span>
+    <form method="post" action="${routes.auth.logout.href()}">
       <button type="submit" class="link">Log out</button>
     </form>
   `;
