@@ -86,6 +86,10 @@ Deno.test({
         await page.locator("nav").textContent() ?? "",
         /Signed in as\s+Ada Lovelace/,
       );
+      assert.equal(
+        await page.locator('nav [aria-current="page"]').textContent(),
+        "Dashboard",
+      );
       await shot("03-dashboard");
       await page.click("text=Profile");
       assert.match(

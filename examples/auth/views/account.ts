@@ -26,7 +26,7 @@ export function dashboardPage(user: User, notice?: string): Response {
   return page(
     html`<p>Hello, <strong>${user.name}</strong>. You are signed in as <code>${user.email}</code>.</p>
 <p>Your role: <span class="role">${user.role}</span></p>`,
-    { title: "Dashboard", user, notice },
+    { title: "Dashboard", user, notice, path: routes.dashboard.href() },
   );
 }
 
@@ -46,6 +46,6 @@ export function profilePage(user: User): Response {
           .toISOString().slice(0, 10)}</time></dd>
       </dl>
     `,
-    { title: "Profile", user },
+    { title: "Profile", user, path: routes.profile.href() },
   );
 }

@@ -61,7 +61,7 @@ export function usersPage(
         <tbody>${rows}</tbody>
       </table>
     `,
-    { title: "Users", user: me, ...flash },
+    { title: "Users", user: me, ...flash, path: routes.admin.users.href() },
   );
 }
 
@@ -70,6 +70,6 @@ export function settingsPage(me: User): Response {
   return page(
     html`<p>Settings are for admins and moderators. You are a <span class="role">${me.role}</span>.</p>
 <p>This page shows how <code>requireRole("admin", "moderator")</code> lets two roles in.</p>`,
-    { title: "Settings", user: me },
+    { title: "Settings", user: me, path: routes.admin.settings.href() },
   );
 }

@@ -41,7 +41,7 @@ export function loginPage(options: LoginPage): Response {
       <p>No account yet? <a href="${routes.auth.register.index
         .href()}">Register</a></p>
     `,
-    { title: "Log in", ...options },
+    { title: "Log in", ...options, path: routes.auth.login.index.href() },
   );
 }
 
@@ -72,6 +72,10 @@ export function registerPage(options: RegisterPage): Response {
       <p>Already registered? <a href="${routes.auth.login.index
         .href()}">Log in</a></p>
     `,
-    { title: "Register", error: options.error },
+    {
+      title: "Register",
+      error: options.error,
+      path: routes.auth.register.index.href(),
+    },
   );
 }

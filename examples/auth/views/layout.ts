@@ -19,24 +19,29 @@ export interface PageOptions {
   notice?: string;
   status?: number;
   headers?: HeadersInit;
+  /** This page's path: its link in the navigation is marked current. */
+  path?: string;
 }
 
-function nav(user: User | undefined): SafeHtml {
+function nav(user: User | undefined, path: string | undefined): SafeHtml {
+  // Screen readers announce the link of the page you are on as "current".
+  const link = (href: string, label: string) =>
+    html`<a href="${href}" ${
+      href === path ? html`aria-current="page"` : null
+    }>${label}</a>`;
   if (!user) {
     return html`
-      <a href="${routes.auth.login.index.href()}">Log in</a>
-      <a href="${routes.auth.register.index.href()}">Register</a>
+      ${link(routes.auth.login.index.href(), "Log in")}
+      ${link(routes.auth.register.index.href(), "Register")}
     `;
   }
   const admin = user.role === "admin";
   const staff = admin || user.role === "moderator";
   return html`
-    <a href="${routes.dashboard.href()}">Dashboard</a>
-    <a href="${routes.profile.href()}">Profile</a>
-    ${admin ? html`<a href="${routes.admin.users.href()}">Users</a>` : null}
-    ${staff
-      ? html`<a href="${routes.admin.settings.href()}">Settings</a>`
-      : null}
+    ${link(routes.dashboard.href(), "Dashboard")}
+    ${link(routes.profile.href(), "Profile")}
+    ${admin ? link(routes.admin.users.href(), "Users") : null}
+    ${staff ? link(routes.admin.settings.href(), "Settings") : null}
     <span class="who">Signed in as <strong>${user.name}</strong></span>
     <form method="post" action="${routes.auth.logout.href()}">
       <button type="submit" class="link">Log out</button>
@@ -59,7 +64,7 @@ export function page(content: SafeHtml, options: PageOptions): Response {
   <body>
     <header>
       <a class="brand" href="${routes.home.href()}">fetchkit auth</a>
-      <nav aria-label="Main">${nav(user)}</nav>
+      <nav aria-label="Main">${nav(user, options.path)}</nav>
     </header>
     <main>
       <h1>${title}</h1>
