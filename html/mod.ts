@@ -110,7 +110,11 @@ function render(value: unknown): string {
   }
   if (Array.isArray(value)) {
     let out = "";
-    for (let i = 0; i < value.length; i++) out += render(value[i]);
+    for (let i = 0; i < value.length; i++) {
+      // Lists are mostly of nested `html` results: take those directly.
+      const item = value[i];
+      out += item instanceof SafeHtml ? item.value : render(item);
+    }
     return out;
   }
   return escapeHtml(String(value));
@@ -149,6 +153,10 @@ function renderUnquoted(value: unknown): string {
  * call site: a tagged template's strings array is the same object each time.
  */
 const unquotedHoles = new WeakMap<TemplateStringsArray, boolean[] | null>();
+// The last template seen: a list renders one row template many times over,
+// and comparing one reference is cheaper than a WeakMap lookup.
+let lastStrings: TemplateStringsArray | undefined;
+let lastMarks: boolean[] | null = null;
 
 // Tokenizer states (plain numbers: a `const enum` does not survive
 // isolated-module transpilation everywhere).
@@ -241,15 +249,28 @@ function htmlTag(
   strings: TemplateStringsArray,
   ...values: unknown[]
 ): SafeHtml {
-  let marks = unquotedHoles.get(strings);
-  if (marks === undefined) {
-    marks = scanHoles(strings);
-    unquotedHoles.set(strings, marks);
+  let marks: boolean[] | null | undefined;
+  if (strings === lastStrings) {
+    marks = lastMarks;
+  } else {
+    marks = unquotedHoles.get(strings);
+    if (marks === undefined) {
+      marks = scanHoles(strings);
+      unquotedHoles.set(strings, marks);
+    }
+    lastStrings = strings;
+    lastMarks = marks;
   }
   let out = strings[0];
   if (marks === null) {
     for (let i = 0; i < values.length; i++) {
-      out += render(values[i]) + strings[i + 1];
+      const value = values[i];
+      // Strings and nested `html` are most values: skip the call for them.
+      out += (typeof value === "string"
+        ? escapeHtml(value)
+        : value instanceof SafeHtml
+        ? value.value
+        : render(value)) + strings[i + 1];
     }
   } else {
     for (let i = 0; i < values.length; i++) {
