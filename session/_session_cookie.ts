@@ -27,12 +27,17 @@ export interface SessionCookie {
   readonly name: string;
   /** The raw values of the cookie in a `Cookie` header, to try in order. */
   candidates(header: string | null): string[];
+  /**
+   * A raw value that verified before (remembered by the signer): the common
+   * case, answered synchronously so reads skip the async hops.
+   */
+  verified(raw: string): CookieRead | undefined;
   /** Verifies one raw value; `null` when tampered or malformed. */
   verify(raw: string): Promise<CookieRead | null>;
   /** When data saved now expires, in milliseconds since the epoch. */
   expiresAt(): number;
   /** A `Set-Cookie` value carrying `value`, signed. */
-  serialize(value: string): Promise<string>;
+  serialize(value: string): string;
   /** A `Set-Cookie` value that deletes the cookie. */
   expire(): string;
 }
@@ -78,6 +83,12 @@ export function createSessionCookie(
     candidates(header) {
       return getCookieValues(header, name);
     },
+    verified(raw) {
+      const hit = signer.cached(raw);
+      return hit === undefined
+        ? undefined
+        : { value: hit.value, resign: hit.index !== 0 };
+    },
     async verify(raw) {
       const unsigned = await signer.unsign(raw);
       return unsigned === null
@@ -94,8 +105,8 @@ export function createSessionCookie(
       if (expires !== undefined) at = Math.min(at, expires.getTime());
       return at;
     },
-    async serialize(value) {
-      const signed = await signer.sign(value);
+    serialize(value) {
+      const signed = signer.sign(value);
       if (!isCookieValue(signed)) {
         throw new TypeError(`Invalid value for cookie ${name}`);
       }

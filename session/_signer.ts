@@ -29,7 +29,12 @@ export interface Unsigned {
 /** Signs and verifies strings with a list of secrets. */
 export interface Signer {
   /** Returns `value` followed by `.` and its signature with the first secret. */
-  sign(value: string): Promise<string>;
+  sign(value: string): string;
+  /**
+   * The result of an earlier successful `unsign` (or `sign`) of this very
+   * string, without computing anything; `undefined` when not remembered.
+   */
+  cached(signed: string): Unsigned | undefined;
   /** Checks a signed string; `null` when no secret verifies it. */
   unsign(signed: string): Promise<Unsigned | null>;
 }
@@ -87,14 +92,18 @@ export function createSigner(secrets: readonly string[]): Signer {
   }
 
   return {
-    sign(value: string): Promise<string> {
+    sign(value: string): string {
       signing._cloneInto(work);
       const signature = work.update(bytesOf(value)).digest();
       const signed = `${value}.${
         signature.toBase64({ alphabet: "base64url", omitPadding: true })
       }`;
       remember(signed, { value, index: 0 });
-      return Promise.resolve(signed);
+      return signed;
+    },
+
+    cached(signed: string): Unsigned | undefined {
+      return verified.get(signed) ?? previous.get(signed);
     },
 
     async unsign(signed: string): Promise<Unsigned | null> {
