@@ -223,8 +223,8 @@ async function readFile(
       // memory of files already garbage-collected is released (Deno frees
       // it in FinalizationRegistry callbacks, which run as tasks, never
       // between the microtasks of a parse) and reused for this file instead
-      // of fresh pages. Measured on 50 MiB files parsed back to back:
-      // 18-27 ms with this, 61-221 ms without (bench/multipart_report.ts).
+      // of fresh pages. 50 MiB files parsed back to back (median of
+      // bench/multipart_report.ts 5): 27 ms with this, 159 ms without.
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
     size += piece.length;
