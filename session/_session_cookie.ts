@@ -27,13 +27,8 @@ export interface SessionCookie {
   readonly name: string;
   /** The raw values of the cookie in a `Cookie` header, to try in order. */
   candidates(header: string | null): string[];
-  /**
-   * A raw value that verified before (remembered by the signer): the common
-   * case, answered synchronously so reads skip the async hops.
-   */
-  verified(raw: string): CookieRead | undefined;
   /** Verifies one raw value; `null` when tampered or malformed. */
-  verify(raw: string): Promise<CookieRead | null>;
+  verify(raw: string): CookieRead | null;
   /** When data saved now expires, in milliseconds since the epoch. */
   expiresAt(): number;
   /** A `Set-Cookie` value carrying `value`, signed. */
@@ -83,14 +78,8 @@ export function createSessionCookie(
     candidates(header) {
       return getCookieValues(header, name);
     },
-    verified(raw) {
-      const hit = signer.cached(raw);
-      return hit === undefined
-        ? undefined
-        : { value: hit.value, resign: hit.index !== 0 };
-    },
-    async verify(raw) {
-      const unsigned = await signer.unsign(raw);
+    verify(raw) {
+      const unsigned = signer.unsign(raw);
       return unsigned === null
         ? null
         : { value: unsigned.value, resign: unsigned.index !== 0 };
