@@ -40,6 +40,7 @@ import {
 } from "@remix-run/session";
 import { session as remixSession } from "@remix-run/session-middleware";
 import { makeRows, renderHono, renderOurs } from "./_html_table.ts";
+import { serveNamed } from "./_load.ts";
 
 const SECRET = "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 const rows = makeRows(50);
@@ -216,23 +217,13 @@ function bare(): (request: Request) => Response {
 
 const [name, port] = Deno.args;
 const kv = await Deno.openKv(":memory:");
-const handlers: Record<
-  string,
-  () => (request: Request) => Response | Promise<Response>
-> = {
-  bare,
-  fetchkit: () => fetchkit(kv),
-  hono,
-  remix: () => remix(kv),
-};
-const handler = handlers[name]?.();
-if (handler === undefined) {
-  throw new TypeError(
-    `unknown server "${name}"; use bare, fetchkit, hono or remix`,
-  );
-}
-Deno.serve({
-  hostname: "127.0.0.1",
-  port: Number(port),
-  onListen: () => console.log("ready"),
-}, handler);
+serveNamed(
+  {
+    bare,
+    fetchkit: () => fetchkit(kv),
+    hono,
+    remix: () => remix(kv),
+  },
+  name,
+  port,
+);

@@ -17,6 +17,7 @@
  */
 
 import { median } from "./_stats.ts";
+import { freePort } from "./_load.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
@@ -59,13 +60,6 @@ const SCENARIOS: Scenario[] = [
     kind: "post",
   },
 ];
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 interface Running {
   port: number;
