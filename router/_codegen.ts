@@ -1,4 +1,4 @@
-import type { Entry, Match, Node, Tail } from "./_trie.ts";
+import type { Entry, Match, Node, Pattern, Tail } from "./_trie.ts";
 
 /**
  * Compiles a method's trie into one specialized function: static children
@@ -28,7 +28,7 @@ export function compileTable<T>(
   decode: (value: string) => string | undefined,
 ): ((path: string) => Match<T> | undefined) | undefined {
   const values: T[] = [];
-  const regexes: RegExp[] = [];
+  const regexes: Pattern[] = [];
   let counter = 0;
   const fresh = (prefix: string) => `${prefix}${counter++}`;
 
@@ -185,6 +185,6 @@ export function compileTable<T>(
   }
 }
 
-function groupCount(regex: RegExp): number {
+function groupCount(regex: { readonly source: string }): number {
   return new RegExp(`${regex.source}|`).exec("")!.length - 1;
 }

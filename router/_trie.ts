@@ -1,3 +1,4 @@
+import { LinearPattern, variables } from "./_linear.ts";
 import {
   encodePathText,
   expandOptionals,
@@ -38,15 +39,25 @@ export interface Match<T> {
   readonly params: Record<string, string> | undefined;
 }
 
+/**
+ * What matches a mixed segment or a wildcard tail: a `RegExp` when the
+ * piece holds one variable (linear in V8's backtracking engine), a
+ * `LinearPattern` when it holds more (a regex would be polynomial).
+ */
+export interface Pattern {
+  readonly source: string;
+  exec(text: string): ArrayLike<string> | null;
+}
+
 export interface Segment<T> {
-  readonly regex: RegExp;
+  readonly regex: Pattern;
   /** Count of static characters: more is more specific, so tried first. */
   readonly specificity: number;
   readonly node: Node<T>;
 }
 
 export interface Tail<T> {
-  readonly regex: RegExp;
+  readonly regex: Pattern;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
   readonly entries: Entry<T>[];
@@ -111,8 +122,8 @@ export interface Form {
   readonly path: string | undefined;
   /** Segments before the first wildcard. */
   readonly segments: readonly FlatToken[][];
-  /** From the first wildcard's segment to the end, as one regex. */
-  readonly tail: RegExp | undefined;
+  /** From the first wildcard's segment to the end, as one matcher. */
+  readonly tail: Pattern | undefined;
   /** Static characters before the wildcard in its segment. */
   readonly tailSpecificity: number;
   readonly names: readonly string[];
@@ -188,15 +199,33 @@ export function compile(pattern: string): Form[] {
       0,
       first.findIndex((t) => t.type === "wildcard"),
     );
-    const rest = segments.slice(wild).map(tokensSource).join("/");
+    const rest: FlatToken[] = [];
+    for (const segment of segments.slice(wild)) {
+      rest.push({ type: "text", value: "/" }, ...segment);
+    }
     return {
       path: undefined,
       segments: segments.slice(0, wild),
-      tail: new RegExp(`^/${rest}$`),
+      tail: patternOf(rest),
       tailSpecificity: staticLength(prefix),
       names,
     };
   });
+}
+
+/**
+ * The matcher of a piece of a pattern, anchored at both ends: a regex for
+ * one variable, the linear-time VM for more (see _linear.ts).
+ */
+function patternOf(tokens: readonly FlatToken[]): Pattern {
+  const source = `^${tokensSource(tokens)}$`;
+  if (variables(tokens) < 2) return new RegExp(source);
+  const encoded = tokens.map((token): FlatToken =>
+    token.type === "text"
+      ? { type: "text", value: encodePathText(token.value) }
+      : token
+  );
+  return new LinearPattern(encoded, source);
 }
 
 /** Whether a segment is exactly one parameter. */
@@ -245,7 +274,7 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
       let found = node.segments.find((s) => s.regex.source === source);
       if (found === undefined) {
         found = {
-          regex: new RegExp(source),
+          regex: patternOf(segment),
           specificity: staticLength(segment),
           node: new Node(),
         };

@@ -8,7 +8,19 @@
  * - `( )`: an optional group, which may nest: `/posts(/page/:page)`
  *
  * Names are `[A-Za-z_$][A-Za-z0-9_$]*`.
+ *
+ * Refused with a `TypeError` naming the pattern: `?` or `#`, unbalanced or
+ * empty groups (`/users()`), a lone surrogate, two variables with no text
+ * between them in any form of the pattern (`/*left*right`, `/:a:b`,
+ * `/*left(/middle)*right`: where one ends and the next begins is a guess),
+ * and more than {@link MAX_FORMS} forms once optional groups are expanded.
  */
+
+/**
+ * The most concrete forms a pattern may expand to (each optional group
+ * doubles them): 7 independent groups, or deeper nesting, stay under it.
+ */
+export const MAX_FORMS = 128;
 
 /** A piece of a parsed pattern. */
 export type PatternToken =
@@ -24,6 +36,13 @@ const NAME = /^[A-Za-z_$][\w$]*/;
  * a `:` without a name, or a `?`/`#` (patterns match the pathname only).
  */
 export function parsePattern(pattern: string): PatternToken[] {
+  if (!pattern.isWellFormed()) {
+    throw new TypeError(
+      `Invalid route pattern ${
+        JSON.stringify(pattern)
+      }: it holds a lone surrogate (not valid Unicode)`,
+    );
+  }
   if (/[?#]/.test(pattern)) {
     throw new TypeError(
       `Invalid route pattern "${pattern}": patterns match the pathname only; remove the "?" or "#" part`,
@@ -64,6 +83,13 @@ export function parsePattern(pattern: string): PatternToken[] {
         );
       }
       const tokens = stack.pop()!;
+      if (tokens.length === 0) {
+        throw new TypeError(
+          `Invalid route pattern "${pattern}": empty optional group "()" at ${
+            i - 1
+          }`,
+        );
+      }
       stack[stack.length - 1].push({ type: "optional", tokens });
     } else {
       text += char;
@@ -73,7 +99,56 @@ export function parsePattern(pattern: string): PatternToken[] {
   if (stack.length !== 1) {
     throw new TypeError(`Invalid route pattern "${pattern}": unclosed "("`);
   }
+  const forms = countForms(stack[0]);
+  if (forms > MAX_FORMS) {
+    throw new TypeError(
+      `Invalid route pattern "${pattern}": its optional groups expand to ${
+        forms > 1e9 ? "over 10^9" : forms
+      } forms, over the limit of ${MAX_FORMS}; split it into several routes`,
+    );
+  }
+  checkAdjacent(stack[0], pattern);
   return stack[0];
+}
+
+/** How many forms `expandOptionals` would make, without making them. */
+function countForms(tokens: readonly PatternToken[]): number {
+  let count = 1;
+  for (const token of tokens) {
+    if (token.type === "optional") count *= countForms(token.tokens) + 1;
+    if (count > 1e9) return count;
+  }
+  return count;
+}
+
+/**
+ * Refuses two variables that can meet with no text between them. Walks the
+ * tokens tracking whether the text so far may end in a variable (groups can
+ * be taken or skipped).
+ */
+function checkAdjacent(tokens: readonly PatternToken[], pattern: string): void {
+  const walk = (list: readonly PatternToken[], after: boolean): boolean => {
+    // `after`: some form so far ends with a variable.
+    for (const token of list) {
+      if (token.type === "text") after = false;
+      else if (token.type === "optional") {
+        after = walk(token.tokens, after) || after;
+      } else {
+        if (after) {
+          throw new TypeError(
+            `Invalid route pattern "${pattern}": ${
+              token.type === "param" ? ":" : "*"
+            }${
+              token.name ?? ""
+            } can follow another parameter or wildcard with no text between them, so where one ends is ambiguous`,
+          );
+        }
+        after = true;
+      }
+    }
+    return after;
+  };
+  walk(tokens, false);
 }
 
 /** A pattern with its optional groups resolved: only text, params and wildcards. */
