@@ -1,4 +1,5 @@
 import type { Entry, Match, Node, Pattern, Tail } from "./_trie.ts";
+import { paramsLiteral } from "./_trie.ts";
 
 /**
  * Compiles a method's trie into one specialized function: static children
@@ -37,10 +38,9 @@ export function compileTable<T>(
 
   function result(entry: Entry<T>, captures: readonly string[]): string {
     const index = values.push(entry.value) - 1;
-    const fields = entry.names.map((name, i) =>
-      `${JSON.stringify(name)}: ${captures[i]}`
-    );
-    return `return { value: V[${index}], params: { ${fields.join(", ")} } };\n`;
+    return `return { value: V[${index}], params: ${
+      paramsLiteral(entry.names, captures)
+    } };\n`;
   }
 
   /** Declares decoded copies of a match's groups; returns their names. */

@@ -322,16 +322,35 @@ export function decode(value: string): string | undefined {
  * it falls back to a loop.
  */
 export function paramsFactory(names: readonly string[]): ParamsFactory {
-  if (names.length === 0) return () => ({});
   try {
-    const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`)
-      .join(", ");
-    return new Function("v", `return { ${fields} };`) as ParamsFactory;
+    const values = names.map((_, i) => `v[${i}]`);
+    return new Function(
+      "v",
+      `return ${paramsLiteral(names, values)};`,
+    ) as ParamsFactory;
   } catch {
     return (values) => {
-      const params: Record<string, string> = {};
+      const params: Record<string, string> = Object.create(null);
       for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
       return params;
     };
   }
+}
+
+/**
+ * The source of a params object literal with a null prototype, so request
+ * data never meets `Object.prototype` (`params.constructor` is a parameter
+ * or `undefined`, never a function). `__proto__` is written as a computed
+ * key: a plain one would set the prototype instead of a property.
+ */
+export function paramsLiteral(
+  names: readonly string[],
+  values: readonly string[],
+): string {
+  const fields = names.map((name, i) =>
+    `${name === "__proto__" ? '["__proto__"]' : JSON.stringify(name)}: ${
+      values[i]
+    }`
+  );
+  return `{ __proto__: null${fields.map((f) => ", " + f).join("")} }`;
 }

@@ -52,7 +52,7 @@ export class RequestContext<P extends Params = Params> {
   constructor(request: Request, params?: P) {
     this.request = request;
     this.method = request.method;
-    this.params = params ?? ({} as P);
+    this.params = params ?? (Object.create(null) as P);
   }
 
   /** The request URL, parsed on first use. */
