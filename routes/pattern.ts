@@ -209,14 +209,52 @@ const PATH_ENCODE = /[\x00-\x20"#<>?`{}\x7f-\uffff]/;
 const PATH_ENCODE_ALL = /[\x00-\x20"#<>?`{}\x7f-\uffff]+/g;
 
 /**
- * Joins a base and a pattern with exactly one slash between them; the
- * result always starts with a slash. `join("blog", "/")` is `/blog`.
+ * Joins a base and a pattern with exactly one slash between them; every
+ * form of the result starts with a slash. `join("blog", "/")` is `/blog`.
+ * Groups are understood (as Remix's `join`):
+ *
+ * - a group that brings its own slash follows the base directly:
+ *   `join("posts", "(/:page)")` is `/posts(/:page)`, and with no base
+ *   `join("", "(/:lang)/promo")` stays `(/:lang)/promo`;
+ * - a group without one is its own segment: `join("posts", "(:page)")` is
+ *   `/posts/(:page)`;
+ * - a base ending in `/(group)` takes the slash into the group, so leaving
+ *   the group out leaves no empty segment: `join("a/(:id)", "c")` is
+ *   `/a(/:id)/c`.
  */
 export function joinPatterns(base: string, pattern: string): string {
-  const head = base.replace(/^\/+/, "").replace(/\/+$/, "");
+  let head = base.replace(/^\/+/, "").replace(/\/+$/, "");
   const tail = pattern.replace(/^\/+/, "");
-  if (head === "") return "/" + tail;
+  const open = trailingGroup(head);
+  if (open > 0 && head[open - 1] === "/" && head[open + 1] !== "/") {
+    head = `${head.slice(0, open - 1)}(/${head.slice(open + 1)}`;
+  }
+  if (head === "") {
+    return tail.startsWith("(/") && tokensStartWithSlash(parsePattern(tail))
+      ? tail
+      : "/" + tail;
+  }
   if (tail === "") return "/" + head;
-  // An optional group right after the base brings its own slash: "(/:page)".
-  return tail[0] === "(" ? `/${head}${tail}` : `/${head}/${tail}`;
+  return tail.startsWith("(/") ? `/${head}${tail}` : `/${head}/${tail}`;
+}
+
+/** Where the group that ends `text` opens, or -1 when it does not end with one. */
+function trailingGroup(text: string): number {
+  if (!text.endsWith(")")) return -1;
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] === ")") depth++;
+    else if (text[i] === "(" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Whether every form of the tokens starts with "/". */
+export function tokensStartWithSlash(tokens: readonly PatternToken[]): boolean {
+  const first = tokens[0];
+  if (first === undefined) return false;
+  if (first.type === "text") return first.value[0] === "/";
+  if (first.type !== "optional") return false;
+  return tokensStartWithSlash(first.tokens) &&
+    tokensStartWithSlash(tokens.slice(1));
 }
