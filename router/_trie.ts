@@ -60,6 +60,8 @@ export interface Tail<T> {
   readonly regex: Pattern;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
+  /** The whole tail's rank, segment by segment (see `rankOf`). */
+  readonly rank: readonly number[];
   readonly entries: Entry<T>[];
 }
 
@@ -126,6 +128,7 @@ export interface Form {
   readonly tail: Pattern | undefined;
   /** Static characters before the wildcard in its segment. */
   readonly tailSpecificity: number;
+  readonly tailRank: readonly number[];
   readonly names: readonly string[];
 }
 
@@ -161,6 +164,7 @@ export function compile(pattern: string): Form[] {
         segments: [],
         tail: undefined,
         tailSpecificity: 0,
+        tailRank: [],
         names,
       };
     }
@@ -191,6 +195,7 @@ export function compile(pattern: string): Form[] {
         segments,
         tail: undefined,
         tailSpecificity: 0,
+        tailRank: [],
         names,
       };
     }
@@ -208,6 +213,7 @@ export function compile(pattern: string): Form[] {
       segments: segments.slice(0, wild),
       tail: patternOf(rest),
       tailSpecificity: staticLength(prefix),
+      tailRank: rankOf(segments.slice(wild)),
       names,
     };
   });
@@ -226,6 +232,35 @@ function patternOf(tokens: readonly FlatToken[]): Pattern {
       : token
   );
   return new LinearPattern(encoded, source);
+}
+
+/**
+ * The rank of a wildcard tail, three numbers per segment, compared left to
+ * right: static characters (more wins, so `7*` beats `:id` and `*`), then
+ * no wildcard over a wildcard, then no parameter over a parameter. A tail
+ * equal to another's start but longer wins (it has more static text, the
+ * slashes). So `/*\/123/:id/7*` beats `/*\/123/:id/*`, and `/*\/*` beats
+ * `/*`, whatever the order they were added in.
+ */
+function rankOf(segments: readonly FlatToken[][]): number[] {
+  const rank: number[] = [];
+  for (const segment of segments) {
+    rank.push(
+      staticLength(segment),
+      segment.some((t) => t.type === "wildcard") ? 0 : 1,
+      segment.some((t) => t.type === "param") ? 0 : 1,
+    );
+  }
+  return rank;
+}
+
+/** Orders tails best first: higher rank left to right; longer wins a tie. */
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    if (a[i] !== b[i]) return b[i] - a[i];
+  }
+  return b.length - a.length;
 }
 
 /** Whether a segment is exactly one parameter. */
@@ -296,11 +331,13 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
       tail = {
         regex: form.tail,
         specificity: form.tailSpecificity,
+        rank: form.tailRank,
         entries: [],
       },
     );
-    // Stable sort: more static text before the "*" first.
-    tails.sort((a, b) => b.specificity - a.specificity);
+    // Stable sort: the whole tail ranked left to right; ties keep the
+    // order routes were added in.
+    tails.sort((a, b) => compareRanks(a.rank, b.rank));
   }
   tail.entries.push(entry);
 }

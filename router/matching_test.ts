@@ -294,3 +294,16 @@ Deno.test("params have a null prototype: constructor and __proto__ are plain par
     }
   }
 });
+
+Deno.test("ranking goes on past the first wildcard, whatever the order routes were added in", async () => {
+  for (const order of [false, true]) {
+    const pairs: [string, string, string][] = [
+      ["/*/123/:id/7*", "/*/123/:id/*", "/a/123/5/7x"],
+      ["/*/*", "/*", "/a/b"],
+    ];
+    for (const [better, worse, path] of pairs) {
+      const router = order ? echo(worse, better) : echo(better, worse);
+      assert.equal((await hit(router, path)).pattern, better, path);
+    }
+  }
+});
