@@ -1,5 +1,6 @@
 import { compileTable } from "./_codegen.ts";
 import { search } from "./_search.ts";
+import { normalizeEscapes } from "./url_path.ts";
 import {
   compile,
   decode,
@@ -63,6 +64,7 @@ export class Matcher<T> {
 
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
+    if (path.indexOf("%") !== -1) path = normalizeEscapes(path);
     if (method === "HEAD") {
       const found = this.#tables.get("HEAD")?.find(path);
       return found ?? (this.#tables.get("GET") ?? this.#any).find(path);
@@ -79,6 +81,7 @@ export class Matcher<T> {
 
   /** The methods with a route for `path`, for a `405` `Allow` header. */
   allowed(path: string): string[] {
+    path = normalizeEscapes(path);
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
       if (table.find(path) !== undefined) methods.push(method);

@@ -307,3 +307,17 @@ Deno.test("ranking goes on past the first wildcard, whatever the order routes we
     }
   }
 });
+
+Deno.test("escapes of unreserved characters match static text; reserved ones stay as sent", async () => {
+  const router = echo("/a", "/@me", "/u/:name");
+  assert.equal((await hit(router, "/%61")).pattern, "/a");
+  assert.equal(await hit(router, "/%40me"), 404);
+  assert.deepEqual(await hit(router, "/u/%40x%2Fy"), {
+    pattern: "/u/:name",
+    params: { name: "@x/y" },
+  });
+  // No Unicode normalization: NFD "é" is not NFC "é".
+  const cafe = echo("/caf\u00e9");
+  assert.equal((await hit(cafe, "/caf\u00e9")).pattern, "/caf\u00e9");
+  assert.equal(await hit(cafe, "/cafe\u0301"), 404);
+});
