@@ -51,6 +51,8 @@ export interface Pattern {
 
 export interface Segment<T> {
   readonly regex: Pattern;
+  /** Static text before the first variable: the key of sibling dispatch. */
+  readonly prefix: string;
   /** Count of static characters: more is more specific, so tried first. */
   readonly specificity: number;
   readonly node: Node<T>;
@@ -58,6 +60,8 @@ export interface Segment<T> {
 
 export interface Tail<T> {
   readonly regex: Pattern;
+  /** Static text before the first variable of its segment (`f` of `/f*`). */
+  readonly prefix: string;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
   /** The whole tail's rank, segment by segment (see `rankOf`). */
@@ -86,6 +90,115 @@ export class Node<T> {
   /** The child for an empty segment (`/a//b`, or `/:id/` at the end). */
   empty: Node<T> | undefined;
   entries: Entry<T>[] = [];
+  /**
+   * Built by `index()` where siblings are many (see WIDE): static children
+   * by their text, and mixed segments and tails by their static prefix, so
+   * a lookup tries only the siblings whose prefix the path has.
+   */
+  staticMap: Map<string, StaticChild<T>> | undefined;
+  segmentIndex: PrefixIndex | undefined;
+  prefixedIndex: PrefixIndex | undefined;
+  tailIndex: PrefixIndex | undefined;
+}
+
+/**
+ * Beyond this many mixed segments or tails, a node dispatches them by
+ * prefix; beyond STATIC_WIDE static children sharing a first character, it
+ * looks them up in a map (the generated switch handles fewer well).
+ */
+export const WIDE = 8;
+export const STATIC_WIDE = 32;
+
+/**
+ * Positions of siblings (in their ranked list) by their static prefix. A
+ * lookup probes one map entry per distinct prefix length, so its cost is
+ * set by the prefixes' lengths, not by the number of siblings.
+ */
+export class PrefixIndex {
+  /** Distinct prefix lengths, ascending. */
+  readonly lengths: number[];
+  readonly map = new Map<string, number[]>();
+
+  constructor(prefixes: readonly string[]) {
+    const lengths = new Set<number>();
+    prefixes.forEach((prefix, i) => {
+      lengths.add(prefix.length);
+      let list = this.map.get(prefix);
+      if (list === undefined) this.map.set(prefix, list = []);
+      list.push(i);
+    });
+    this.lengths = [...lengths].sort((a, b) => a - b);
+  }
+
+  /** The positions whose prefix starts `text` at `from`, best ranked first. */
+  candidates(text: string, from: number, to: number): number[] {
+    let found: number[] | undefined;
+    let merged = false;
+    for (const length of this.lengths) {
+      if (from + length > to) break;
+      const list = this.map.get(text.slice(from, from + length));
+      if (list === undefined) continue;
+      if (found === undefined) found = list;
+      else {
+        found = found.concat(list);
+        merged = true;
+      }
+    }
+    if (found === undefined) return [];
+    return merged ? found.sort((a, b) => a - b) : found;
+  }
+}
+
+/** Builds the dispatch indexes of wide nodes, once per compile. */
+export function index<T>(node: Node<T>): void {
+  node.staticMap = undefined;
+  if (node.statics !== undefined) {
+    let widest = 0;
+    for (const bucket of node.statics) {
+      widest = Math.max(widest, bucket?.length ?? 0);
+    }
+    if (widest > STATIC_WIDE) {
+      node.staticMap = new Map();
+      for (const bucket of node.statics) {
+        for (const child of bucket ?? []) node.staticMap.set(child.text, child);
+      }
+    }
+    for (const bucket of node.statics) {
+      for (const child of bucket ?? []) index(child.node);
+    }
+  }
+  const wide = <X extends { prefix: string }>(list: readonly X[]) =>
+    list.length > WIDE ? new PrefixIndex(list.map((x) => x.prefix)) : undefined;
+  node.segmentIndex = wide(node.segments);
+  node.prefixedIndex = wide(node.prefixedTails);
+  node.tailIndex = wide(node.tails);
+  for (const segment of node.segments) index(segment.node);
+  if (node.param !== undefined) index(node.param);
+  if (node.empty !== undefined) index(node.empty);
+}
+
+/** Whether any node of the trie dispatches by prefix (then it is interpreted). */
+export function isWide<T>(node: Node<T>): boolean {
+  if (
+    node.staticMap !== undefined || node.segmentIndex !== undefined ||
+    node.prefixedIndex !== undefined || node.tailIndex !== undefined
+  ) return true;
+  for (const bucket of node.statics ?? []) {
+    for (const child of bucket ?? []) if (isWide(child.node)) return true;
+  }
+  return node.segments.some((s) => isWide(s.node)) ||
+    (node.param !== undefined && isWide(node.param)) ||
+    (node.empty !== undefined && isWide(node.empty));
+}
+
+/** Static text before the first variable. */
+function prefixOf(tokens: readonly FlatToken[]): string {
+  let prefix = "";
+  for (const token of tokens) {
+    if (token.type !== "text") break;
+    prefix += token.value;
+  }
+  return encodePathText(prefix);
 }
 
 /** One method's routes: statics by pathname, the rest in a trie. */
@@ -128,6 +241,8 @@ export interface Form {
   readonly tail: Pattern | undefined;
   /** Static characters before the wildcard in its segment. */
   readonly tailSpecificity: number;
+  /** Static text before the first variable of the tail's first segment. */
+  readonly tailPrefix: string;
   readonly tailRank: readonly number[];
   readonly names: readonly string[];
 }
@@ -164,6 +279,7 @@ export function compile(pattern: string): Form[] {
         segments: [],
         tail: undefined,
         tailSpecificity: 0,
+        tailPrefix: "",
         tailRank: [],
         names,
       };
@@ -195,6 +311,7 @@ export function compile(pattern: string): Form[] {
         segments,
         tail: undefined,
         tailSpecificity: 0,
+        tailPrefix: "",
         tailRank: [],
         names,
       };
@@ -213,6 +330,7 @@ export function compile(pattern: string): Form[] {
       segments: segments.slice(0, wild),
       tail: patternOf(rest),
       tailSpecificity: staticLength(prefix),
+      tailPrefix: prefixOf(first),
       tailRank: rankOf(segments.slice(wild)),
       names,
     };
@@ -310,6 +428,7 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
       if (found === undefined) {
         found = {
           regex: patternOf(segment),
+          prefix: prefixOf(segment),
           specificity: staticLength(segment),
           node: new Node(),
         };
@@ -330,6 +449,7 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
     tails.push(
       tail = {
         regex: form.tail,
+        prefix: form.tailPrefix,
         specificity: form.tailSpecificity,
         rank: form.tailRank,
         entries: [],
