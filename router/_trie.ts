@@ -96,6 +96,8 @@ export class Node<T> {
    * a lookup tries only the siblings whose prefix the path has.
    */
   staticMap: Map<string, StaticChild<T>> | undefined;
+  /** Children by kind and text or source, so an insert finds its own at once. */
+  readonly children = new Map<string, StaticChild<T> | Segment<T> | Tail<T>>();
   segmentIndex: PrefixIndex | undefined;
   prefixedIndex: PrefixIndex | undefined;
   tailIndex: PrefixIndex | undefined;
@@ -399,6 +401,17 @@ function staticLength(segment: readonly FlatToken[]): number {
   return length;
 }
 
+/** Inserts `item` before the first element that ranks below it. */
+function placeAfterEqual<X>(
+  list: X[],
+  item: X,
+  below: (other: X) => boolean,
+): void {
+  let at = list.length;
+  while (at > 0 && below(list[at - 1])) at--;
+  list.splice(at, 0, item);
+}
+
 export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
   table.invalidate();
   if (form.path !== undefined) {
@@ -416,15 +429,18 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
       const text = encodePathText(
         segment.map((t) => (t as { value: string }).value).join(""),
       );
-      const bucket = (node.statics ??= [])[text.charCodeAt(0)] ??= [];
-      let child = bucket.find((c) => c.text === text);
-      if (child === undefined) bucket.push(child = { text, node: new Node() });
+      let child = node.children.get("s" + text) as StaticChild<T> | undefined;
+      if (child === undefined) {
+        child = { text, node: new Node() };
+        node.children.set("s" + text, child);
+        ((node.statics ??= [])[text.charCodeAt(0)] ??= []).push(child);
+      }
       node = child.node;
     } else if (isParam(segment)) {
       node = node.param ??= new Node();
     } else {
       const source = `^${tokensSource(segment)}$`;
-      let found = node.segments.find((s) => s.regex.source === source);
+      let found = node.children.get("m" + source) as Segment<T> | undefined;
       if (found === undefined) {
         found = {
           regex: patternOf(segment),
@@ -432,9 +448,14 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
           specificity: staticLength(segment),
           node: new Node(),
         };
-        node.segments.push(found);
-        // Stable sort: more static text first; equal ones keep their order.
-        node.segments.sort((a, b) => b.specificity - a.specificity);
+        node.children.set("m" + source, found);
+        // More static text first; equal ones keep their order.
+        const specificity = found.specificity;
+        placeAfterEqual(
+          node.segments,
+          found,
+          (s) => s.specificity < specificity,
+        );
       }
       node = found.node;
     }
@@ -444,20 +465,21 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
     return;
   }
   const tails = form.tailSpecificity > 0 ? node.prefixedTails : node.tails;
-  let tail = tails.find((t) => t.regex.source === form.tail!.source);
+  const key = (form.tailSpecificity > 0 ? "p" : "t") + form.tail.source;
+  let tail = node.children.get(key) as Tail<T> | undefined;
   if (tail === undefined) {
-    tails.push(
-      tail = {
-        regex: form.tail,
-        prefix: form.tailPrefix,
-        specificity: form.tailSpecificity,
-        rank: form.tailRank,
-        entries: [],
-      },
-    );
-    // Stable sort: the whole tail ranked left to right; ties keep the
-    // order routes were added in.
-    tails.sort((a, b) => compareRanks(a.rank, b.rank));
+    tail = {
+      regex: form.tail,
+      prefix: form.tailPrefix,
+      specificity: form.tailSpecificity,
+      rank: form.tailRank,
+      entries: [],
+    };
+    node.children.set(key, tail);
+    // The whole tail ranked left to right; ties keep the order routes were
+    // added in.
+    const rank = tail.rank;
+    placeAfterEqual(tails, tail, (t) => compareRanks(t.rank, rank) > 0);
   }
   tail.entries.push(entry);
 }

@@ -54,7 +54,11 @@ Deno.test("routes added while serving are compiled once per burst, on a settled 
   for (let i = 0; i < SETTLE; i++) {
     await (await router.fetch(new Request("http://x/posts/1"))).text();
   }
-  assert.equal(compilations, before + 1, `one compile once settled: ${compilations - before}`);
+  assert.equal(
+    compilations,
+    before + 1,
+    `one compile once settled: ${compilations - before}`,
+  );
   // Was 13 s when every add recompiled; generous bound for a busy machine.
   assert.ok(took < 5000, `took ${took.toFixed(0)} ms`);
 });
