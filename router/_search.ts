@@ -78,7 +78,7 @@ export function search<T>(
     let end = path.indexOf("/", pos + 1);
     if (end === -1) end = length;
     if (end > pos + 1) {
-      const picked = node.segmentIndex?.candidates(path, pos + 1, end);
+      const picked = node.segmentIndex?.candidates(path, pos + 1, end, end);
       const count = picked === undefined ? segments.length : picked.length;
       for (let i = 0; i < count; i++) {
         const s = picked === undefined ? i : picked[i];
@@ -142,7 +142,7 @@ function searchTails<T>(
   const rest = path.slice(pos);
   let end = index === undefined ? -1 : path.indexOf("/", pos + 1);
   if (end === -1) end = path.length;
-  const picked = index?.candidates(path, pos + 1, end);
+  const picked = index?.candidates(path, pos + 1, end, path.length);
   const count = picked === undefined ? tails.length : picked.length;
   for (let i = 0; i < count; i++) {
     const t = picked === undefined ? i : picked[i];

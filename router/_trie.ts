@@ -53,6 +53,8 @@ export interface Segment<T> {
   readonly regex: Pattern;
   /** Static text before the first variable: the key of sibling dispatch. */
   readonly prefix: string;
+  /** Static text after the last variable: the key when the prefix is empty. */
+  readonly suffix: string;
   /** Count of static characters: more is more specific, so tried first. */
   readonly specificity: number;
   readonly node: Node<T>;
@@ -62,6 +64,8 @@ export interface Tail<T> {
   readonly regex: Pattern;
   /** Static text before the first variable of its segment (`f` of `/f*`). */
   readonly prefix: string;
+  /** Static text after the last variable, at the end of the path. */
+  readonly suffix: string;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
   /** The whole tail's rank, segment by segment (see `rankOf`). */
@@ -112,42 +116,67 @@ export const WIDE = 8;
 export const STATIC_WIDE = 32;
 
 /**
- * Positions of siblings (in their ranked list) by their static prefix. A
- * lookup probes one map entry per distinct prefix length, so its cost is
- * set by the prefixes' lengths, not by the number of siblings.
+ * Positions of siblings (in their ranked list) by their static prefix, or
+ * by their static suffix where the prefix is empty (`:x.t1`). A lookup
+ * probes one map entry per distinct prefix or suffix length, so its cost is
+ * set by those lengths, not by the number of siblings; siblings with
+ * neither are always tried.
  */
 export class PrefixIndex {
-  /** Distinct prefix lengths, ascending. */
-  readonly lengths: number[];
-  readonly map = new Map<string, number[]>();
+  readonly #prefixes = new Affix();
+  readonly #suffixes = new Affix();
+  readonly #always: number[] = [];
 
-  constructor(prefixes: readonly string[]) {
-    const lengths = new Set<number>();
-    prefixes.forEach((prefix, i) => {
-      lengths.add(prefix.length);
-      let list = this.map.get(prefix);
-      if (list === undefined) this.map.set(prefix, list = []);
-      list.push(i);
+  constructor(affixes: readonly { prefix: string; suffix: string }[]) {
+    affixes.forEach(({ prefix, suffix }, i) => {
+      if (prefix !== "") this.#prefixes.add(prefix, i);
+      else if (suffix !== "") this.#suffixes.add(suffix, i);
+      else this.#always.push(i);
     });
-    this.lengths = [...lengths].sort((a, b) => a - b);
   }
 
-  /** The positions whose prefix starts `text` at `from`, best ranked first. */
-  candidates(text: string, from: number, to: number): number[] {
-    let found: number[] | undefined;
-    let merged = false;
+  /**
+   * The positions worth trying, best ranked first: a prefix must start the
+   * text at `from` and end by `to`; a suffix must end it at `end`.
+   */
+  candidates(text: string, from: number, to: number, end: number): number[] {
+    const found: number[] = [];
+    this.#prefixes.collect(text, from, to, true, found);
+    this.#suffixes.collect(text, from, end, false, found);
+    if (this.#always.length > 0) found.push(...this.#always);
+    return found.length > 1 ? found.sort((a, b) => a - b) : found;
+  }
+}
+
+/** Positions by a text, probed once per distinct text length. */
+class Affix {
+  /** Distinct lengths, ascending. */
+  lengths: number[] = [];
+  readonly map = new Map<string, number[]>();
+
+  add(text: string, position: number): void {
+    let list = this.map.get(text);
+    if (list === undefined) this.map.set(text, list = []);
+    list.push(position);
+    if (!this.lengths.includes(text.length)) {
+      this.lengths = [...this.lengths, text.length].sort((a, b) => a - b);
+    }
+  }
+
+  collect(
+    text: string,
+    from: number,
+    to: number,
+    atStart: boolean,
+    into: number[],
+  ): void {
     for (const length of this.lengths) {
       if (from + length > to) break;
-      const list = this.map.get(text.slice(from, from + length));
-      if (list === undefined) continue;
-      if (found === undefined) found = list;
-      else {
-        found = found.concat(list);
-        merged = true;
-      }
+      const list = this.map.get(
+        atStart ? text.slice(from, from + length) : text.slice(to - length, to),
+      );
+      if (list !== undefined) into.push(...list);
     }
-    if (found === undefined) return [];
-    return merged ? found.sort((a, b) => a - b) : found;
   }
 }
 
@@ -169,8 +198,9 @@ export function index<T>(node: Node<T>): void {
       for (const child of bucket ?? []) index(child.node);
     }
   }
-  const wide = <X extends { prefix: string }>(list: readonly X[]) =>
-    list.length > WIDE ? new PrefixIndex(list.map((x) => x.prefix)) : undefined;
+  const wide = <X extends { prefix: string; suffix: string }>(
+    list: readonly X[],
+  ) => list.length > WIDE ? new PrefixIndex(list) : undefined;
   node.segmentIndex = wide(node.segments);
   node.prefixedIndex = wide(node.prefixedTails);
   node.tailIndex = wide(node.tails);
@@ -201,6 +231,17 @@ function prefixOf(tokens: readonly FlatToken[]): string {
     prefix += token.value;
   }
   return encodePathText(prefix);
+}
+
+/** Static text after the last variable. */
+function suffixOf(tokens: readonly FlatToken[]): string {
+  let suffix = "";
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i];
+    if (token.type !== "text") break;
+    suffix = token.value + suffix;
+  }
+  return encodePathText(suffix);
 }
 
 /** One method's routes: statics by pathname, the rest in a trie. */
@@ -245,6 +286,8 @@ export interface Form {
   readonly tailSpecificity: number;
   /** Static text before the first variable of the tail's first segment. */
   readonly tailPrefix: string;
+  /** Static text after the tail's last variable. */
+  readonly tailSuffix: string;
   readonly tailRank: readonly number[];
   readonly names: readonly string[];
 }
@@ -282,6 +325,7 @@ export function compile(pattern: string): Form[] {
         tail: undefined,
         tailSpecificity: 0,
         tailPrefix: "",
+        tailSuffix: "",
         tailRank: [],
         names,
       };
@@ -314,6 +358,7 @@ export function compile(pattern: string): Form[] {
         tail: undefined,
         tailSpecificity: 0,
         tailPrefix: "",
+        tailSuffix: "",
         tailRank: [],
         names,
       };
@@ -333,6 +378,7 @@ export function compile(pattern: string): Form[] {
       tail: patternOf(rest),
       tailSpecificity: staticLength(prefix),
       tailPrefix: prefixOf(first),
+      tailSuffix: suffixOf(rest),
       tailRank: rankOf(segments.slice(wild)),
       names,
     };
@@ -445,6 +491,7 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
         found = {
           regex: patternOf(segment),
           prefix: prefixOf(segment),
+          suffix: suffixOf(segment),
           specificity: staticLength(segment),
           node: new Node(),
         };
@@ -471,6 +518,7 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
     tail = {
       regex: form.tail,
       prefix: form.tailPrefix,
+      suffix: form.tailSuffix,
       specificity: form.tailSpecificity,
       rank: form.tailRank,
       entries: [],

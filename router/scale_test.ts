@@ -13,6 +13,8 @@ Deno.test("5,000 sibling routes of every shape match and miss correctly", () => 
         matcher.add("GET", `/p${i}-:x`, `p${i}`);
         matcher.add("GET", `/f${i}x*`, `f${i}`);
         matcher.add("GET", `/s${i}/:x`, `s${i}`);
+        matcher.add("GET", `/:x.t${i}`, `t${i}`);
+        matcher.add("GET", `/g/*rest.e${i}`, `e${i}`);
       }
       matcher.add("GET", "/p1-a:x", "p1a"); // more static text: ranked first
       matcher.add("GET", "/:y", "y"); // the fallback parameter
@@ -28,6 +30,9 @@ Deno.test("5,000 sibling routes of every shape match and miss correctly", () => 
         assert.deepEqual(at("/s4999/q"), ["s4999", { x: "q" }]);
         assert.deepEqual(at("/p5000-a"), ["y", { y: "p5000-a" }]);
         assert.equal(at("/s5000/q"), undefined);
+        assert.deepEqual(at("/a.b.t77"), ["t77", { x: "a.b" }]);
+        assert.deepEqual(at("/g/x/y.e3"), ["e3", { rest: "x/y" }]);
+        assert.equal(at("/g/x/y.e5000"), undefined);
         assert.equal(at("/f5000y/z"), undefined);
         for (let i = 0; i < SETTLE; i++) matcher.match("GET", "/x");
       }
