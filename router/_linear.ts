@@ -1,167 +1,156 @@
-import type { FlatToken } from "../routes/pattern.ts";
+import { encodePathText, type FlatToken } from "../routes/pattern.ts";
 
-/**
- * A linear-time matcher for the pieces of a pattern that hold two or more
- * variables (`:a-:b.txt`, `*a/x/*b`). A backtracking regex tries every split
- * of the text between its variables: with k variables one failing path
- * costs O(n^k) (a 4 KB path against `/:a-:b-:c.txt` took seconds). This
- * runs the same pattern as a Pike VM: every NFA state advances in lock step
- * over the text, once per character, so a match costs O(n × m) for a text of
- * n characters and a pattern of m instructions (its static characters plus
- * about three per variable). Threads are kept in priority order, so the
- * captures are exactly the regex's: a parameter is lazy (`[^/]+?`), a
- * wildcard greedy (`.*`), anchored at both ends.
- *
- * It answers `exec(text)` like `RegExp.prototype.exec` (index 0 the whole
- * text, then one entry per variable), so the trie and the generated code
- * use either.
- */
+// Patterns with several captures in one regex (`/:a-:b-:c.txt`,
+// `/*a/x/*b/end`) make a backtracking regex try every split of the input:
+// O(n^k) for k captures, seconds for one crafted 4 KB path. A
+// `CapturePattern` matches such patterns in O(n * m) steps (n the input
+// length, m the pattern's items) by remembering which (item, position)
+// pairs already failed, with the same captures the regex would give
+// (parameters lazy, wildcards greedy, first match in the regex's order).
+// Short inputs, where the regex's worst case is small, still use the regex,
+// which is faster there.
 
-const CHAR = 0; // arg: the char code
-const NOT_SLASH = 1;
-const ANY = 2;
-const SPLIT = 3; // arg: the preferred target; next: the other
-const JUMP = 4; // arg: target
-const SAVE = 5; // arg: capture slot
-const MATCH = 6;
+const TEXT = 0;
+const PARAM = 1; // one or more characters other than "/", lazy
+const WILD = 2; // zero or more characters, greedy
 
-export class LinearPattern {
-  /** The equivalent regex source, so equal patterns share one trie entry. */
-  readonly source: string;
-  /** How many variables (capture groups). */
-  readonly groups: number;
-  readonly #op: Int32Array;
-  readonly #arg: Int32Array;
-  readonly #next: Int32Array;
+type Item =
+  | { readonly kind: typeof TEXT; readonly text: string }
+  | { readonly kind: typeof PARAM | typeof WILD };
 
-  constructor(tokens: readonly FlatToken[], source: string) {
-    this.source = source;
-    const op: number[] = [];
-    const arg: number[] = [];
-    const next: number[] = [];
-    const emit = (o: number, a = 0, n = -1): number => {
-      op.push(o);
-      arg.push(a);
-      next.push(n);
-      return op.length - 1;
-    };
-    let groups = 0;
-    for (const token of tokens) {
-      if (token.type === "text") {
-        for (let i = 0; i < token.value.length; i++) {
-          emit(CHAR, token.value.charCodeAt(i));
-        }
-      } else if (token.type === "param") {
-        // ([^/]+?): one character, then prefer leaving over taking more.
-        const slot = 2 * groups++;
-        emit(SAVE, slot);
-        const body = emit(NOT_SLASH);
-        const split = emit(SPLIT);
-        arg[split] = split + 1; // leave (preferred)
-        next[split] = body; // take another
-        emit(SAVE, slot + 1);
-      } else {
-        // (.*): prefer taking another character over leaving.
-        const slot = 2 * groups++;
-        emit(SAVE, slot);
-        const split = emit(SPLIT);
-        const body = emit(ANY);
-        emit(JUMP, split);
-        arg[split] = body;
-        next[split] = body + 2;
-        emit(SAVE, slot + 1);
-      }
-    }
-    emit(MATCH);
-    this.groups = groups;
-    this.#op = Int32Array.from(op);
-    this.#arg = Int32Array.from(arg);
-    this.#next = Int32Array.from(next);
+/** The regex steps a short input may cost before the linear matcher takes over. */
+const REGEX_BUDGET = 100_000;
+
+const ESCAPE = /[.*+?^${}()|[\]\\]/g;
+
+/** The regex source of tokens: text escaped, params lazy, wildcards greedy. */
+export function tokensSource(tokens: readonly FlatToken[]): string {
+  let source = "";
+  for (const token of tokens) {
+    if (token.type === "text") {
+      source += encodePathText(token.value).replace(ESCAPE, "\\$&");
+    } else if (token.type === "param") source += "([^/]+?)";
+    else source += "(.*)";
   }
-
-  /** Matches the whole text; `null` when it does not match. */
-  exec(text: string): string[] | null {
-    const op = this.#op, arg = this.#arg, next = this.#next;
-    const size = op.length;
-    const slots = 2 * this.groups;
-    const length = text.length;
-    // Two thread lists, in priority order: program counters, and each
-    // thread's captures as one row of a flat array.
-    let pcs = new Int32Array(size);
-    let caps = new Int32Array(size * slots);
-    let nextPcs = new Int32Array(size);
-    let nextCaps = new Int32Array(size * slots);
-    let count = 0;
-    const seen = new Int32Array(size).fill(-1);
-    // The captures of the thread being followed; saves write here and are
-    // undone on the way back.
-    const current = new Int32Array(slots);
-    let found: Int32Array | undefined;
-
-    // Follows jumps, splits and saves from `pc` in priority order; a thread
-    // that waits on a character joins the list `into` at `count`.
-    const add = (
-      pc: number,
-      at: number,
-      into: Int32Array,
-      rows: Int32Array,
-    ) => {
-      if (seen[pc] === at || found !== undefined) return;
-      seen[pc] = at;
-      const o = op[pc];
-      if (o === JUMP) add(arg[pc], at, into, rows);
-      else if (o === SPLIT) {
-        add(arg[pc], at, into, rows);
-        add(next[pc], at, into, rows);
-      } else if (o === SAVE) {
-        const slot = arg[pc];
-        const old = current[slot];
-        current[slot] = at;
-        add(pc + 1, at, into, rows);
-        current[slot] = old;
-      } else if (o === MATCH) {
-        // Anchored at the end: only a thread there matches, and the first
-        // to arrive has the highest priority.
-        if (at === length) found = current.slice();
-      } else {
-        into[count] = pc;
-        rows.set(current, count * slots);
-        count++;
-      }
-    };
-
-    add(0, 0, pcs, caps);
-    for (let at = 0; at < length; at++) {
-      const threads = count;
-      if (threads === 0) break;
-      const char = text.charCodeAt(at);
-      count = 0;
-      for (let t = 0; t < threads && found === undefined; t++) {
-        const pc = pcs[t];
-        const o = op[pc];
-        if (
-          o === ANY || (o === NOT_SLASH && char !== 47) ||
-          (o === CHAR && arg[pc] === char)
-        ) {
-          for (let k = 0; k < slots; k++) current[k] = caps[t * slots + k];
-          add(pc + 1, at + 1, nextPcs, nextCaps);
-        }
-      }
-      [pcs, nextPcs] = [nextPcs, pcs];
-      [caps, nextCaps] = [nextCaps, caps];
-    }
-    if (found === undefined) return null;
-    const result: string[] = [text];
-    for (let g = 0; g < slots; g += 2) {
-      result.push(text.slice(found[g], found[g + 1]));
-    }
-    return result;
-  }
+  return source;
 }
 
-/** How many variables a piece of a pattern holds. */
-export function variables(tokens: readonly FlatToken[]): number {
-  let count = 0;
-  for (const token of tokens) if (token.type !== "text") count++;
-  return count;
+/** What the matchers need of a compiled segment or tail. */
+export interface Pattern {
+  /** The regex source: equal sources are the same pattern. */
+  readonly source: string;
+  /** Captured groups per match. */
+  readonly groups: number;
+  /** A match array like `RegExp.prototype.exec`'s (whole input, then groups), or `null`. */
+  exec(input: string): string[] | null;
+}
+
+/**
+ * Compiles tokens (with `/` inside text tokens) that must match a whole
+ * input: a `RegExp` for at most one capture, else a linear-time matcher.
+ */
+export function compilePattern(tokens: readonly FlatToken[]): Pattern {
+  const source = `^${tokensSource(tokens)}$`;
+  const regex = new RegExp(source);
+  const items: Item[] = [];
+  for (const token of tokens) {
+    if (token.type !== "text") {
+      items.push({ kind: token.type === "param" ? PARAM : WILD });
+      continue;
+    }
+    const text = encodePathText(token.value);
+    const last = items.at(-1);
+    if (last?.kind === TEXT) {
+      items[items.length - 1] = { kind: TEXT, text: last.text + text };
+    } else if (text !== "") items.push({ kind: TEXT, text });
+  }
+  const groups = items.filter((item) => item.kind !== TEXT).length;
+  if (groups <= 1) {
+    return {
+      source,
+      groups,
+      exec: (input) => regex.exec(input) as string[] | null,
+    };
+  }
+  // The regex's worst case grows as length^groups: below this it is cheap.
+  const limit = Math.floor(Math.pow(REGEX_BUDGET, 1 / groups));
+  return {
+    source,
+    groups,
+    exec: (input) =>
+      input.length <= limit
+        ? regex.exec(input) as string[] | null
+        : linearExec(items, groups, input),
+  };
+}
+
+/**
+ * Depth-first search in the regex's order over (item, position), each
+ * pair explored at most once: a failed pair is remembered, and a
+ * parameter or wildcard skips the exits an earlier, wider attempt of the
+ * same item already tried. Recursion depth is the number of items.
+ */
+export function linearExec(
+  items: readonly Item[],
+  groups: number,
+  input: string,
+): string[] | null {
+  const n = input.length;
+  const m = items.length;
+  const width = n + 1;
+  const failed = new Uint8Array(m * width);
+  // Per wildcard: every exit >= tried[i] failed. Per parameter, by the
+  // end of its segment: every exit > tried[i * width + end] failed.
+  const tried = new Int32Array(m * width).fill(width);
+  const starts = new Int32Array(m);
+  const ends = new Int32Array(m);
+
+  function match(i: number, pos: number): boolean {
+    if (i === m) return pos === n;
+    const key = i * width + pos;
+    if (failed[key] === 1) return false;
+    const item = items[i];
+    if (item.kind === TEXT) {
+      if (
+        input.startsWith(item.text, pos) && match(i + 1, pos + item.text.length)
+      ) {
+        return true;
+      }
+    } else if (item.kind === WILD) {
+      // Greedy: the longest first; exits from tried[i] up already failed.
+      const from = Math.min(tried[i], width) - 1;
+      for (let q = from; q >= pos; q--) {
+        if (match(i + 1, q)) {
+          starts[i] = pos;
+          ends[i] = q;
+          return true;
+        }
+      }
+      if (pos < tried[i]) tried[i] = pos;
+    } else {
+      // Lazy, within the segment: the shortest first.
+      let end = input.indexOf("/", pos);
+      if (end === -1) end = n;
+      const slot = i * width + end;
+      const known = tried[slot]; // an entry whose exits (known, end] failed
+      const to = known < width ? Math.min(known, end) : end;
+      for (let q = pos + 1; q <= to; q++) {
+        if (match(i + 1, q)) {
+          starts[i] = pos;
+          ends[i] = q;
+          return true;
+        }
+      }
+      if (pos < known) tried[slot] = pos;
+    }
+    failed[key] = 1;
+    return false;
+  }
+
+  if (!match(0, 0)) return null;
+  const result = [input];
+  for (let i = 0; i < m; i++) {
+    if (items[i].kind !== TEXT) result.push(input.slice(starts[i], ends[i]));
+  }
+  return result.length === groups + 1 ? result : null;
 }

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
-import { setCodegen } from "./_matcher.ts";
 
 /** A router whose every route answers with its own pattern and params. */
 function echo(...patterns: string[]): Router {
@@ -258,41 +257,6 @@ Deno.test("HEAD: an explicit HEAD route wins over the GET route, whatever the or
   assert.equal(await by("/x"), "head");
   assert.equal(await by("/y/1"), "head");
   assert.equal(await by("/z"), "any");
-});
-
-Deno.test("params have a null prototype: constructor and __proto__ are plain parameters", async () => {
-  for (const codegen of [true, false]) {
-    const previous = setCodegen(codegen);
-    try {
-      const router = createRouter();
-      router.get("/api/animals(/:constructor)", ({ params }) =>
-        Response.json({
-          proto: Object.getPrototypeOf(params) === null,
-          type: typeof params.constructor,
-        }));
-      router.get("/p/:__proto__/:toString", ({ params }) =>
-        Response.json({
-          keys: Object.keys(params),
-          proto: params.__proto__,
-          toString: params.toString,
-        }));
-      assert.deepEqual(await hit(router, "/api/animals"), {
-        proto: true,
-        type: "undefined",
-      });
-      assert.deepEqual(await hit(router, "/api/animals/x"), {
-        proto: true,
-        type: "string",
-      });
-      assert.deepEqual(await hit(router, "/p/a/b"), {
-        keys: ["__proto__", "toString"],
-        proto: "a",
-        toString: "b",
-      });
-    } finally {
-      setCodegen(previous);
-    }
-  }
 });
 
 Deno.test("ranking goes on past the first wildcard, whatever the order routes were added in", async () => {
