@@ -9,8 +9,9 @@ import {
 /**
  * Route matching. Static paths are one `Map` lookup per method; dynamic
  * ones walk a segment trie (static child, then parameter children, then
- * wildcard tails), so the ranking "static beats parameter beats wildcard,
- * left to right; ties by insertion order" falls out of the search order.
+ * wildcard tails), so the ranking "more static text wins, then a parameter
+ * beats a wildcard, left to right; ties by insertion order" falls out of the
+ * search order; wildcard tails are ranked whole (`rankOf`).
  */
 
 /** What a route registers; `T` is the router's payload (the handler chain). */
