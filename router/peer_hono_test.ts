@@ -83,3 +83,73 @@ Deno.test("hono common.case › Complex › Default (best route only)", () => {
   assert.equal(at(m, "GET", "/api/abc")?.handler, "get api");
   assert.equal(at(m, "GET", "/api/def")?.handler, "fallback");
 });
+
+// Hono's "*" is our "/*"; Hono's ALL is our ANY. Where Hono lists every
+// match, the best route of ours is the one Hono lists as the handler.
+Deno.test("hono common.case › Registration order (best route, either order)", () => {
+  for (const order of [0, 1]) {
+    const routes: [string, string, string][] = [
+      ["GET", "/*", "bar"],
+      ["GET", "/:type/:action", "foo"],
+    ];
+    const m = matcher(...(order ? routes.reverse() : routes));
+    assert.deepEqual(at(m, "GET", "/posts/123"), {
+      handler: "foo",
+      params: { type: "posts", action: "123" },
+    });
+  }
+});
+
+Deno.test("hono common.case › Multi match › Blog (best route)", () => {
+  const m = matcher(
+    ["ANY", "/*", "middleware a"],
+    ["GET", "/entry", "get entries"],
+    ["POST", "/entry/*", "middleware c"],
+    ["POST", "/entry", "post entry"],
+    ["GET", "/entry/:id", "get entry"],
+    ["GET", "/entry/:id/comment/:comment_id", "get comment"],
+  );
+  assert.equal(at(m, "GET", "/")?.handler, "middleware a");
+  assert.deepEqual(at(m, "GET", "/entry/123"), {
+    handler: "get entry",
+    params: { id: "123" },
+  });
+  assert.deepEqual(at(m, "GET", "/entry/123/comment/456"), {
+    handler: "get comment",
+    params: { id: "123", comment_id: "456" },
+  });
+  assert.equal(at(m, "POST", "/entry")?.handler, "post entry");
+  assert.equal(at(m, "DELETE", "/entry")?.handler, "middleware a");
+});
+
+Deno.test("hono common.case › Multi match › `params` per a handler (best route)", () => {
+  const m = matcher(
+    ["ANY", "/*", "middleware a"],
+    ["GET", "/entry/:id/*", "middleware b"],
+    ["GET", "/entry/:id/:action", "action"],
+  );
+  assert.deepEqual(at(m, "GET", "/entry/123/show"), {
+    handler: "action",
+    params: { id: "123", action: "show" },
+  });
+});
+
+Deno.test("hono common.case › Duplicate param name › parent / child (best route)", () => {
+  for (const order of [0, 1]) {
+    const routes: [string, string, string][] = [
+      ["GET", "/:id/:action", "foo"],
+      ["GET", "/posts/:id", "bar"],
+    ];
+    const m = matcher(...(order ? routes.reverse() : routes));
+    assert.deepEqual(at(m, "GET", "/posts/get"), {
+      handler: "bar",
+      params: { id: "get" },
+    });
+  }
+});
+
+Deno.test("hono common.case › page (best route)", () => {
+  const m = matcher(["GET", "/page", "page"], ["ANY", "/*", "fallback"]);
+  assert.equal(at(m, "GET", "/page")?.handler, "page");
+  assert.equal(at(m, "GET", "/other")?.handler, "fallback");
+});
