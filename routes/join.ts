@@ -9,7 +9,15 @@ export type TrimRight<S extends string> = S extends `${infer R}/` ? TrimRight<R>
 
 /**
  * A base ending in `/(group)` takes the slash into the group, as
- * `joinPatterns` does: `a/(:id)` becomes `a(/:id)`.
+ * `route(base, defs)` does: `a/(:id)` becomes `a(/:id)`, so leaving the
+ * group out leaves no empty segment.
+ *
+ * @example
+ * ```ts
+ * import type { SlashIntoGroup } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const base: SlashIntoGroup<"a/(:id)"> = "a(/:id)";
+ * ```
  */
 export type SlashIntoGroup<H extends string> = H extends
   `${infer A}/(${infer G})`
