@@ -2,7 +2,7 @@
 // each case below took seconds to minutes with backtracking regexes.
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { setCodegen } from "./_matcher.ts";
+import { setCodegen, SETTLE } from "./_matcher.ts";
 import { compilePattern, linearExec } from "./_linear.ts";
 import { parsePattern } from "../routes/pattern.ts";
 
@@ -24,13 +24,24 @@ for (const codegen of [true, false]) {
       for (const [pattern, path, status] of CASES) {
         const router = createRouter();
         router.get(pattern, () => new Response("ok"));
-        const request = new Request(`http://localhost${path}`);
-        await (await router.fetch(new Request("http://localhost/warm"))).body
-          ?.cancel();
-        const start = performance.now();
-        const response = await router.fetch(request);
-        const ms = performance.now() - start;
-        await response.body?.cancel();
+        // SETTLE lookups, so the generated matcher (not the interpreter
+        // that serves a table right after a change) answers the hostile one.
+        for (let i = 0; i < SETTLE; i++) {
+          await (await router.fetch(new Request("http://localhost/warm")))
+            .body?.cancel();
+        }
+        // Best of three (stopping at the first fast one), so a busy shared
+        // machine cannot fail it; the backtracking matcher took seconds on
+        // every try.
+        let ms = Infinity;
+        let response!: Response;
+        for (let run = 0; run < 3 && ms >= 100; run++) {
+          const request = new Request(`http://localhost${path}`);
+          const start = performance.now();
+          response = await router.fetch(request);
+          ms = Math.min(ms, performance.now() - start);
+          await response.body?.cancel();
+        }
         assert.equal(
           response.status,
           status,

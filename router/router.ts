@@ -138,8 +138,10 @@ function text(body: string, status: number, headers?: HeadersInit): Response {
 /**
  * Creates a router.
  *
- * Matching: static segments beat parameters beat wildcards, left to
- * right; ties go to the route added first. Trailing slashes are strict.
+ * Matching, left to right segment by segment: more static text wins
+ * (`/posts/new` over `/posts/:id`, `/p*` over `/:id`), then a parameter
+ * beats a wildcard, past the first wildcard too; only a full tie goes to
+ * the route added first. Trailing slashes are strict.
  * No route gives `404 Not Found`; a path served only for other methods
  * gives `405` with an `Allow` header (`OPTIONS` gets `204` with it);
  * `GET` routes answer `HEAD` without a body (with the `Content-Length` the
