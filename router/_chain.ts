@@ -32,8 +32,9 @@ function link(
 ): Terminal {
   return (context) => {
     let downstream: Promise<Response> | undefined;
-    const next = (): Promise<Response> => {
+    const next = (resume?: typeof RESUME): Promise<Response> => {
       if (downstream !== undefined) {
+        if (resume === RESUME) return downstream;
         throw new Error(
           `next() called twice in middleware #${index} (${
             middleware.name || "anonymous"
@@ -54,7 +55,7 @@ function link(
     if (result instanceof Response) return result;
     if (result === undefined) return downstream ?? next();
     if (isThenable(result)) {
-      return later(result, () => downstream ?? next(), index, middleware);
+      return later(result, next, index, middleware);
     }
     throw notAResponse(index, middleware, result);
   };
@@ -63,7 +64,7 @@ function link(
 /** A middleware that answered with a promise: wait for it, then check it. */
 async function later(
   result: PromiseLike<Response | void>,
-  rest: () => Promise<Response>,
+  next: (resume: typeof RESUME) => Promise<Response>,
   index: number,
   middleware: Middleware,
 ): Promise<Response> {
@@ -71,8 +72,14 @@ async function later(
   if (value instanceof Response) return value;
   if (value !== undefined) throw notAResponse(index, middleware, value);
   // `return await` takes one tick where returning the promise takes three.
-  return await rest();
+  return await next(RESUME);
 }
+
+/**
+ * Passed by the chain itself to `next` to get the downstream response
+ * whether or not the middleware called `next()` (user code cannot pass it).
+ */
+const RESUME: unique symbol = Symbol("resume");
 
 function notAResponse(
   index: number,
