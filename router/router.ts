@@ -195,26 +195,15 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
 
 /** The router's own plain-text answers, with their length (logs show it). */
 function text(body: string, status: number, allow?: string): Response {
+  // Setting headers on the made response measured faster here than a
+  // headers record in the init (Deno 2.9).
+  const response = new Response(body, { status });
+  const headers = response.headers;
+  headers.set("Content-Type", TEXT_TYPE);
   // These bodies are ASCII: their length in bytes is their length.
-  return new Response(
-    body,
-    allow === undefined
-      ? {
-        status,
-        headers: {
-          "Content-Type": TEXT_TYPE,
-          "Content-Length": String(body.length),
-        },
-      }
-      : {
-        status,
-        headers: {
-          "Content-Type": TEXT_TYPE,
-          "Content-Length": String(body.length),
-          Allow: allow,
-        },
-      },
-  );
+  headers.set("Content-Length", String(body.length));
+  if (allow !== undefined) headers.set("Allow", allow);
+  return response;
 }
 
 /**

@@ -655,3 +655,54 @@ Deno.test("map() adds nothing when it refuses a controller", async () => {
     "index was not mapped",
   );
 });
+
+Deno.test("the router's own 404, 405 and 500 answers carry Content-Length", async () => {
+  const router = createRouter({ onError: undefined });
+  router.get("/boom", () => {
+    throw new Error("boom");
+  });
+  const error = console.error;
+  console.error = () => {};
+  try {
+    for (
+      const [request, status, body] of [
+        [get("/nothing"), 404, "Not Found"],
+        [get("/boom", { method: "POST" }), 405, "Method Not Allowed"],
+        [get("/boom"), 500, "Internal Server Error"],
+      ] as const
+    ) {
+      const response = await router.fetch(request);
+      assert.equal(response.status, status);
+      assert.equal(response.headers.get("content-length"), String(body.length));
+      assert.equal(await response.text(), body);
+    }
+  } finally {
+    console.error = error;
+  }
+});
+
+Deno.test("a handler may answer with any thenable; a sync throw in a chain reaches onError", async () => {
+  const errors: unknown[] = [];
+  const router = createRouter({
+    onError: (error) => {
+      errors.push(error);
+      return new Response("handled", { status: 500 });
+    },
+  });
+  router.get("/thenable", () =>
+    ({
+      then(resolve: (response: Response) => void) {
+        resolve(new Response("from thenable"));
+      },
+    }) as unknown as Promise<Response>);
+  router.get("/throws", (_context, next) => next(), () => {
+    throw new RangeError("sync");
+  });
+  assert.equal(
+    await (await router.fetch(get("/thenable"))).text(),
+    "from thenable",
+  );
+  const response = await router.fetch(get("/throws"));
+  assert.equal(await response.text(), "handled");
+  assert.ok(errors[0] instanceof RangeError);
+});
