@@ -27,22 +27,8 @@ import {
   type RouteMethods,
 } from "@fetchkit/toolkit/fetch-router";
 import { type BenchRoute, githubRoutes } from "./_github_routes.ts";
+import { honoRoutes } from "./_hono_routes.ts";
 import { median } from "./_stats.ts";
-
-const honoRoutes: readonly BenchRoute[] = [
-  { method: "GET", path: "/user" },
-  { method: "GET", path: "/user/comments" },
-  { method: "GET", path: "/user/avatar" },
-  { method: "GET", path: "/user/lookup/username/:username" },
-  { method: "GET", path: "/user/lookup/email/:address" },
-  { method: "GET", path: "/event/:id" },
-  { method: "GET", path: "/event/:id/comments" },
-  { method: "POST", path: "/event/:id/comment" },
-  { method: "GET", path: "/map/:location/events" },
-  { method: "GET", path: "/status" },
-  { method: "GET", path: "/very/deeply/nested/route/hello/there" },
-  { method: "GET", path: "/static/*" },
-];
 
 interface Probe {
   readonly name: string;
