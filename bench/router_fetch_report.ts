@@ -15,8 +15,13 @@
  * work (one matcher, one match).
  *
  * ```sh
- * flock /tmp/fetchkit-bench.lock deno run --allow-all bench/router_fetch_report.ts [rounds]
+ * flock /tmp/fetchkit-bench.lock deno run --allow-all bench/router_fetch_report.ts [rounds] [before]
  * ```
+ *
+ * `before`, optional, is a directory holding another checkout of this
+ * package (e.g. `git archive <commit> | tar -x -C /tmp/before`): its
+ * router joins the run as one more contender, for before/after figures
+ * measured in the same process.
  *
  * @module
  */
@@ -93,8 +98,12 @@ function add(
  * `router.mount()` of its first segment (`/user` + `/comments`), which
  * must cost nothing per request: it builds the same single matcher.
  */
-function ours(routes: readonly BenchRoute[], mounted = false): Fetch {
-  const router = createRouter();
+function ours(
+  routes: readonly BenchRoute[],
+  mounted = false,
+  create: typeof createRouter = createRouter,
+): Fetch {
+  const router = create();
   const ok = () => new Response("ok");
   if (!mounted) {
     for (const { method, path } of routes) add(router, method, path, ok);
@@ -146,17 +155,33 @@ function ns(value: number): string {
 
 if (import.meta.main) {
   const rounds = Number(Deno.args[0] ?? 41);
+  const beforeDir = Deno.args[1];
+  const before: typeof createRouter | undefined = beforeDir === undefined
+    ? undefined
+    : (await import(
+      new URL(`${beforeDir}/router/mod.ts`, `file://${Deno.cwd()}/`).href
+    ))
+      .createRouter;
   console.log(
     `Deno ${Deno.version.deno}, ${rounds} interleaved batches of ${BATCH} requests, medians (ns per request)\n`,
   );
   console.log(
-    "| table | probe | ours `router.fetch` | ours, routes in `mount()` | Hono `app.fetch` | bare handler | ours / Hono | ours − bare | Hono − bare |",
+    `| table | probe | ours \`router.fetch\` | ours, routes in \`mount()\` | Hono \`app.fetch\` | bare handler | ours / Hono | ours − bare | Hono − bare |${
+      before === undefined ? "" : " before | now / before |"
+    }`,
   );
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    `|---|---|---|---|---|---|---|---|---|${
+      before === undefined ? "" : "---|---|"
+    }`,
+  );
   for (const table of tables) {
     const contenders: [string, Fetch][] = [
       ["ours", ours(table.routes)],
       ["mounted", ours(table.routes, true)],
+      ...(before === undefined
+        ? []
+        : [["before", ours(table.routes, false, before)] as [string, Fetch]]),
       ["hono", hono(table.routes)],
       ["bare", bare()],
     ];
@@ -181,13 +206,14 @@ if (import.meta.main) {
           times.get(name)!.push(await batch(fetch, request));
         }
       }
-      const [o, m, h, b] = ["ours", "mounted", "hono", "bare"].map((name) =>
-        median(times.get(name)!)
-      );
+      const [o, m, h, b, old] = ["ours", "mounted", "hono", "bare", "before"]
+        .map((name) => median(times.get(name) ?? [NaN]));
       console.log(
         `| ${table.name} | ${probe.name} | ${ns(o)} | ${ns(m)} | ${ns(h)} | ${
           ns(b)
-        } | ${(o / h).toFixed(2)} | ${ns(o - b)} | ${ns(h - b)} |`,
+        } | ${(o / h).toFixed(2)} | ${ns(o - b)} | ${ns(h - b)} |${
+          before === undefined ? "" : ` ${ns(old)} | ${(o / old).toFixed(2)} |`
+        }`,
       );
     }
   }
