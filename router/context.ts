@@ -8,6 +8,8 @@ import { ContextKey, missingValue } from "./context_key.ts";
 /** Path parameters of a matched route, by name. */
 export type Params = Record<string, string | undefined>;
 
+const NO_PARAMS: Params = Object.freeze(Object.create(null));
+
 /** `context.get`: works detached, as in `({ get }) => ...`. */
 export type ContextGet = <K extends AnyContextKey>(key: K) => ContextLookup<K>;
 /** `context.set`: works detached, as in `({ set }) => ...`. */
@@ -70,7 +72,10 @@ export class RequestContext<P extends Params = Params> {
    * middleware (such as `methodOverride()`) may change it before routing.
    */
   method: string;
-  /** Path parameters of the matched route, percent-decoded. */
+  /**
+   * Path parameters of the matched route, percent-decoded. For a route
+   * without parameters it is one shared, frozen, empty object.
+   */
   params: P;
   #url: URL | undefined = undefined;
   #values: Map<unknown, unknown> | undefined = undefined;
@@ -88,7 +93,8 @@ export class RequestContext<P extends Params = Params> {
   constructor(request: Request, params?: P) {
     this.request = request;
     this.method = request.method;
-    this.params = params ?? ({} as P);
+    // A route without parameters shares one empty, frozen object.
+    this.params = params ?? (NO_PARAMS as P);
   }
 
   /** The request URL, parsed on first use. */
