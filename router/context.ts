@@ -4,11 +4,12 @@ import type {
   ContextValue,
 } from "./context_key.ts";
 import { ContextKey, missingValue } from "./context_key.ts";
+import { PARAMS_PROTOTYPE } from "./_trie.ts";
 
 /** Path parameters of a matched route, by name. */
 export type Params = Record<string, string | undefined>;
 
-const NO_PARAMS: Params = Object.freeze(Object.create(null));
+const NO_PARAMS: Params = Object.freeze(Object.create(PARAMS_PROTOTYPE));
 
 /** `context.get`: works detached, as in `({ get }) => ...`. */
 export type ContextGet = <K extends AnyContextKey>(key: K) => ContextLookup<K>;
@@ -93,7 +94,8 @@ export class RequestContext<P extends Params = Params> {
   constructor(request: Request, params?: P) {
     this.request = request;
     this.method = request.method;
-    // A route without parameters shares one empty, frozen object.
+    // A route without parameters shares one empty, frozen object, with
+    // no prototype chain to Object.prototype, as for matched params.
     this.params = params ?? (NO_PARAMS as P);
   }
 
