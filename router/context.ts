@@ -11,14 +11,46 @@ export type Params = Record<string, string | undefined>;
 
 const NO_PARAMS: Params = Object.freeze(Object.create(PARAMS_PROTOTYPE));
 
-/** `context.get`: works detached, as in `({ get }) => ...`. */
+/**
+ * `context.get`: works detached, as in `({ get }) => ...`.
+ *
+ * @example
+ * ```ts
+ * import type { ContextGet } from "@fetchkit/toolkit/fetch-router";
+ *
+ * function emailOf(get: ContextGet): string {
+ *   return String(get(FormData).get("email") ?? "");
+ * }
+ * ```
+ */
 export type ContextGet = <K extends AnyContextKey>(key: K) => ContextLookup<K>;
-/** `context.set`: works detached, as in `({ set }) => ...`. */
+/**
+ * `context.set`: works detached, as in `({ set }) => ...`.
+ *
+ * @example
+ * ```ts
+ * import { type ContextSet, createContextKey } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const Tenant = createContextKey("public");
+ * function enter(set: ContextSet, tenant: string): void {
+ *   set(Tenant, tenant);
+ * }
+ * ```
+ */
 export type ContextSet = <K extends AnyContextKey>(
   key: K,
   value: ContextValue<K>,
 ) => void;
-/** `context.has`: works detached, as in `({ has }) => ...`. */
+/**
+ * `context.has`: works detached, as in `({ has }) => ...`.
+ *
+ * @example
+ * ```ts
+ * import type { ContextHas } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const parsed = (has: ContextHas): boolean => has(FormData);
+ * ```
+ */
 export type ContextHas = (key: AnyContextKey) => boolean;
 
 /**

@@ -15,7 +15,16 @@ export type Action<P extends string = string> =
   | Handler<ParamsOf<P>>
   | { middleware?: Middleware<ParamsOf<P>>[]; handler: Handler<ParamsOf<P>> };
 
-/** The pattern a route gets below a mount prefix (`""` outside any mount). */
+/**
+ * The pattern a route gets below a mount prefix (`""` outside any mount).
+ *
+ * @example
+ * ```ts
+ * import type { Mounted } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const pattern: Mounted<"/orgs/:orgId", "/teams/:teamId"> = "/orgs/:orgId/teams/:teamId";
+ * ```
+ */
 export type Mounted<Prefix extends string, P extends string> = Prefix extends ""
   ? P
   : JoinPattern<Prefix, P>;
@@ -99,7 +108,22 @@ export type RouteAdder<Prefix extends string = ""> = <P extends string>(
   ]
 ) => void;
 
-/** The ways to add routes, shared by a {@linkcode Router} and a {@linkcode RouterScope}. */
+/**
+ * The ways to add routes, shared by a {@linkcode Router} and a
+ * {@linkcode RouterScope}, so a function can add its routes to either.
+ *
+ * @example
+ * ```ts
+ * import { createRouter, type RouteMethods } from "@fetchkit/toolkit/fetch-router";
+ *
+ * function addHealth(routes: RouteMethods<string>): void {
+ *   routes.get("/health", () => new Response("ok"));
+ * }
+ * const router = createRouter();
+ * addHealth(router);
+ * router.mount("/admin", (admin) => addHealth(admin));
+ * ```
+ */
 export interface RouteMethods<Prefix extends string = ""> {
   /** Maps a route map to a controller, or one route to a handler. */
   map: {
