@@ -33,6 +33,13 @@ export interface SessionCookieOptions {
    * ones until their cookies have expired.
    */
   secrets: readonly string[];
+  /**
+   * Allows secrets shorter than 32 characters. Meant for tests only: by
+   * default a shorter secret is a `TypeError` when the storage is created,
+   * as a short secret can be guessed offline from one signed cookie.
+   * Default `false`.
+   */
+  allowShortSecrets?: boolean;
   /** Send only over HTTPS. Default `false`; use `true` in production. */
   secure?: boolean;
   /** Hide the cookie from scripts. Default `true`; `false` warns. */
