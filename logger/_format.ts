@@ -80,7 +80,9 @@ function isoDateToken(): Getter {
 
 // C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators:
 // none may reach a log raw (terminal escapes, forged lines).
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+// deno-lint-ignore no-control-regex -- matching control characters is the point
 const CONTROLS = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/g;
 
 function hexEscape(char: string): string {

@@ -598,6 +598,7 @@ Deno.test("request tokens escape control characters (terminal escapes, forged li
     line,
     "evil\\x1b[31mRED\\x1b[0m\\x09agent\\x7f\\x9b|http://x/\\x1b]0;title\\x07|/a?q=1",
   );
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
   assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(line), "no raw control character");
 });
 
@@ -637,6 +638,7 @@ Deno.test("every request-derived token is escaped on a real server", async () =>
     await server.shutdown();
   }
   assert.equal(lines.length, 1);
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
   assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(lines[0]), lines[0]);
   assert.ok(lines[0].includes("a\\x09b r\\x09q"), lines[0]);
 });
