@@ -127,11 +127,12 @@ function parseParams(header: string, from: number): Map<string, string> {
     i++; // "="
     while (i < length && (header[i] === " " || header[i] === "\t")) i++;
     let value: string;
-    if (header[i] === '"') {
-      const close = header.indexOf('"', i + 1);
-      const end = close === -1 ? length : close;
-      value = unescapeQuoted(header.slice(i + 1, end));
-      i = end + 1;
+    // An unterminated quote is no quoted string: the value is taken as
+    // sent, quote included, as Deno's own parser does.
+    const close = header[i] === '"' ? header.indexOf('"', i + 1) : -1;
+    if (close !== -1) {
+      value = unescapeQuoted(header.slice(i + 1, close));
+      i = close + 1;
     } else {
       const semicolon = header.indexOf(";", i);
       const end = semicolon === -1 ? length : semicolon;
