@@ -8,9 +8,10 @@
 //
 // Environment:
 // - FUZZ_CASES: cases per target (default: each target's own, a few thousand,
-//   so `deno task test` stays within seconds); `deno task fuzz` raises it.
-// - FUZZ_TIME: a bound in ms per target (default 20 s); the target stops
-//   early, reporting how many cases ran.
+//   so `deno task test` stays within seconds; 30000 with FUZZ_LONG=1, which
+//   `deno task fuzz` sets).
+// - FUZZ_TIME: a bound in ms per target (default 20 s, 60 s with
+//   FUZZ_LONG=1); the target stops early, reporting how many cases ran.
 // - FUZZ_SEED: run the single case with that seed.
 
 /** A small, fast, seeded PRNG (mulberry32) with helpers for test data. */
@@ -97,8 +98,9 @@ export function fuzz(
     ...options,
     async fn() {
       const only = envNumber("FUZZ_SEED");
-      const count = envNumber("FUZZ_CASES") ?? cases;
-      const budget = envNumber("FUZZ_TIME") ?? 20_000;
+      const long = Deno.env.get("FUZZ_LONG") === "1";
+      const count = envNumber("FUZZ_CASES") ?? (long ? 30_000 : cases);
+      const budget = envNumber("FUZZ_TIME") ?? (long ? 60_000 : 20_000);
       const base = (Date.now() ^ (Math.random() * 2 ** 32)) >>> 0;
       const started = performance.now();
       let ran = 0;
