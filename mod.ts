@@ -31,3 +31,4 @@ export * from "./session/memory_storage.ts";
 export * from "./session/kv_storage.ts";
 export * from "./session/redis_storage.ts";
 export * from "./logger/mod.ts";
+export * from "./timeout/mod.ts";
