@@ -1,7 +1,8 @@
 /**
  * `@fetchkit/toolkit`: a router with middleware on the standard Fetch
  * `Request`/`Response`, route helpers, form-body parsing, sessions, a
- * request logger, response helpers and an `html` template tag.
+ * request logger, response helpers, an `html` template tag, static files and
+ * CORS.
  *
  * Each part also has its own export (`@fetchkit/toolkit/fetch-router`,
  * `@fetchkit/toolkit/session-middleware`, ...); this module gathers them all.
@@ -31,4 +32,7 @@ export * from "./session/memory_storage.ts";
 export * from "./session/kv_storage.ts";
 export * from "./session/redis_storage.ts";
 export * from "./logger/mod.ts";
+export * from "./static/mod.ts";
+export * from "./cors/mod.ts";
+export * from "./csrf/mod.ts";
 export * from "./timeout/mod.ts";

@@ -10,6 +10,7 @@ import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { formData } from "@fetchkit/toolkit/form-data-middleware";
 import { Hono } from "hono";
 import { createRouter as createRemixRouter } from "@remix-run/fetch-router";
+import { serveNamed } from "./_load.ts";
 
 function fetchkit(): (request: Request) => Promise<Response> {
   const router = createRouter();
@@ -47,20 +48,4 @@ function remix(): (request: Request) => Promise<Response> {
 }
 
 const [name, port] = Deno.args;
-const handlers: Record<
-  string,
-  () => (request: Request) => Response | Promise<Response>
-> = {
-  fetchkit,
-  hono,
-  remix,
-};
-const handler = handlers[name]?.();
-if (handler === undefined) {
-  throw new TypeError(`unknown server "${name}"; use fetchkit, hono or remix`);
-}
-Deno.serve({
-  hostname: "127.0.0.1",
-  port: Number(port),
-  onListen: () => console.log("ready"),
-}, handler);
+serveNamed({ fetchkit, hono, remix }, name, port);

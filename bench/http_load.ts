@@ -13,6 +13,7 @@
  */
 
 import { median } from "./_stats.ts";
+import { type ServerProcess, startServer, stopServer, wrk } from "./_load.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
@@ -27,74 +28,26 @@ const PATHS = [
   { name: "POST /echo (urlencoded body)", path: "/echo", script: "post.lua" },
 ];
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
-
-async function start(
-  name: string,
-): Promise<{ port: number; process: Deno.ChildProcess }> {
-  const port = freePort();
-  const process = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-net=127.0.0.1",
-      new URL("./_http_servers.ts", import.meta.url).pathname,
-      name,
-      String(port),
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = process.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  const { value } = await reader.read();
-  if (!value?.includes("ready")) {
-    throw new Error(`${name} server did not start`);
-  }
-  reader.releaseLock();
-  return { port, process };
-}
-
-async function wrk(
-  port: number,
-  path: string,
-  script: string | undefined,
-  dir: string,
-): Promise<number> {
-  const args = ["-t1", "-c32", `-d${seconds}s`, "--latency"];
-  if (script) args.push("-s", `${dir}/${script}`);
-  args.push(`http://127.0.0.1:${port}${path}`);
-  const { stdout, success } = await new Deno.Command("wrk", {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(stdout);
-  const match = /Requests\/sec:\s+([\d.]+)/.exec(text);
-  if (!success || match === null) throw new Error(`wrk failed:\n${text}`);
-  if (/Non-2xx or 3xx responses/.test(text)) {
-    throw new Error(`errors under load:\n${text}`);
-  }
-  return Number(match[1]);
-}
+const SERVER_SCRIPT = new URL("./_http_servers.ts", import.meta.url).pathname;
 
 const dir = await Deno.makeTempDir();
 await Deno.writeTextFile(
   `${dir}/post.lua`,
   `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
 );
-const servers = new Map<string, { port: number; process: Deno.ChildProcess }>();
+const servers = new Map<string, ServerProcess>();
 try {
-  for (const name of SERVERS) servers.set(name, await start(name));
+  for (const name of SERVERS) {
+    servers.set(name, await startServer(SERVER_SCRIPT, [name]));
+  }
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (const { name: pathName, path, script } of PATHS) {
       for (const name of SERVERS) {
-        const rps = await wrk(servers.get(name)!.port, path, script, dir);
+        const rps = await wrk(
+          `http://127.0.0.1:${servers.get(name)!.port}${path}`,
+          { seconds, script: script && `${dir}/${script}` },
+        );
         const key = `${pathName}|${name}`;
         results.set(key, [...(results.get(key) ?? []), rps]);
       }
@@ -119,9 +72,6 @@ try {
     `\n${rounds} interleaved rounds of ${seconds} s per server and path; wrk -t1 -c32; medians.`,
   );
 } finally {
-  for (const { process } of servers.values()) {
-    process.kill("SIGTERM");
-    await process.status;
-  }
+  for (const server of servers.values()) await stopServer(server);
   await Deno.remove(dir, { recursive: true });
 }

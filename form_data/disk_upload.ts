@@ -46,8 +46,8 @@ export interface DiskUploadHandlerOptions {
  *
  * Needs `--allow-write` (and `--allow-read` to read the files back).
  *
- * @example Save uploads under ./uploads
- * ```ts ignore
+ * @example Save uploads in a folder
+ * ```ts
  * import { createRouter } from "@fetchkit/toolkit/fetch-router";
  * import {
  *   createDiskUploadHandler,
@@ -55,22 +55,31 @@ export interface DiskUploadHandlerOptions {
  *   formData,
  * } from "@fetchkit/toolkit/form-data-middleware";
  *
+ * const uploads = await Deno.makeTempDir(); // "./uploads" in an app
  * const router = createRouter();
  * router.post(
  *   "/upload",
  *   formData({
  *     maxFileSize: 1024 ** 3,
  *     maxTotalSize: 1024 ** 3 + 65536,
- *     uploadHandler: createDiskUploadHandler({ directory: "./uploads" }),
+ *     uploadHandler: createDiskUploadHandler({ directory: uploads }),
  *   }),
  *   async (context) => {
  *     const file = context.get(FormData)?.get("file");
  *     if (!(file instanceof DiskFile)) return new Response("No file", { status: 400 });
- *     await Deno.rename(file.path, `./uploads/${crypto.randomUUID()}`);
+ *     await Deno.rename(file.path, `${uploads}/${crypto.randomUUID()}`);
  *     return new Response(`Saved ${file.size} bytes`);
  *   },
  * );
- * Deno.serve(router.fetch);
+ *
+ * const body = new FormData();
+ * body.set("file", new File(["hello"], "hello.txt"));
+ * const response = await router.fetch(
+ *   new Request("http://localhost/upload", { method: "POST", body }),
+ * );
+ * await response.text(); // "Saved 5 bytes"
+ * await Deno.remove(uploads, { recursive: true });
+ * // Deno.serve(router.fetch);
  * ```
  *
  * @param options Where to write and how to name the files.

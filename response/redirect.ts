@@ -38,7 +38,7 @@ const NON_ASCII = /[\u0080-\uffff]+/g;
  * @param location Where to go: absolute or relative, a string or a URL.
  * @param init A redirect status (default 302), or a `ResponseInit` whose
  * `status` (default 302) and `headers` are used.
- * @returns A response with an empty body.
+ * @returns A response with an empty body and `Content-Length: 0`.
  * @throws {RangeError} When the status is not 301, 302, 303, 307 or 308.
  */
 export function redirect(
@@ -60,6 +60,8 @@ export function redirect(
     "Location",
     href.toWellFormed().replace(NON_ASCII, encodeURIComponent),
   );
+  // An empty body, said explicitly so the logger's %contentLength shows 0.
+  if (!headers.has("Content-Length")) headers.set("Content-Length", "0");
   return new Response(null, {
     status,
     statusText: typeof init === "object" ? init.statusText : undefined,

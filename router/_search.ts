@@ -105,7 +105,7 @@ export function search<T>(
 }
 
 /** Decodes a match's groups into `scratch` from `depth`; false on a malformed escape. */
-function capture(match: RegExpExecArray, depth: number): boolean {
+function capture(match: readonly string[], depth: number): boolean {
   for (let i = 1; i < match.length; i++) {
     const value = decode(match[i]);
     if (value === undefined) return false;

@@ -1,8 +1,10 @@
+import { compilePattern, type Pattern } from "./_linear.ts";
 import {
   encodePathText,
   expandOptionals,
   type FlatToken,
   parsePattern,
+  type PatternToken,
 } from "../routes/pattern.ts";
 
 /**
@@ -39,14 +41,14 @@ export interface Match<T> {
 }
 
 export interface Segment<T> {
-  readonly regex: RegExp;
+  readonly regex: Pattern;
   /** Count of static characters: more is more specific, so tried first. */
   readonly specificity: number;
   readonly node: Node<T>;
 }
 
 export interface Tail<T> {
-  readonly regex: RegExp;
+  readonly regex: Pattern;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
   readonly entries: Entry<T>[];
@@ -112,31 +114,24 @@ export interface Form {
   /** Segments before the first wildcard. */
   readonly segments: readonly FlatToken[][];
   /** From the first wildcard's segment to the end, as one regex. */
-  readonly tail: RegExp | undefined;
+  readonly tail: Pattern | undefined;
   /** Static characters before the wildcard in its segment. */
   readonly tailSpecificity: number;
   readonly names: readonly string[];
 }
 
-const ESCAPE = /[.*+?^${}()|[\]\\]/g;
-
-function escape(text: string): string {
-  return encodePathText(text).replace(ESCAPE, "\\$&");
-}
-
-function tokensSource(tokens: readonly FlatToken[]): string {
-  let source = "";
-  for (const token of tokens) {
-    if (token.type === "text") source += escape(token.value);
-    else if (token.type === "param") source += "([^/]+?)";
-    else source += "(.*)";
-  }
-  return source;
-}
-
 /** Compiles a pattern into its forms (one per choice of optional groups). */
 export function compile(pattern: string): Form[] {
-  return expandOptionals(parsePattern(pattern)).map((tokens) => {
+  const tokens = parsePattern(pattern);
+  const forms = countForms(tokens);
+  if (forms > MAX_FORMS) {
+    throw new TypeError(
+      `Route pattern "${pattern}" expands to more than ${MAX_FORMS} ` +
+        `combinations of optional groups (each group doubles them); ` +
+        `split it into several routes`,
+    );
+  }
+  return expandOptionals(tokens).map((tokens) => {
     const names: string[] = [];
     for (const token of tokens) {
       if (token.type === "param") names.push(token.name);
@@ -188,15 +183,36 @@ export function compile(pattern: string): Form[] {
       0,
       first.findIndex((t) => t.type === "wildcard"),
     );
-    const rest = segments.slice(wild).map(tokensSource).join("/");
+    const rest: FlatToken[] = [];
+    for (const segment of segments.slice(wild)) {
+      rest.push({ type: "text", value: "/" }, ...segment);
+    }
     return {
       path: undefined,
       segments: segments.slice(0, wild),
-      tail: new RegExp(`^/${rest}$`),
+      tail: compilePattern(rest),
       tailSpecificity: staticLength(prefix),
       names,
     };
   });
+}
+
+/**
+ * The most forms one pattern may expand to: each optional group doubles
+ * them, so 10 independent groups. Expanding is eager (one trie branch per
+ * form), so without a bound 20 groups cost seconds and gigabytes.
+ */
+export const MAX_FORMS = 1024;
+
+/** How many forms a pattern expands to, counted without expanding (capped). */
+function countForms(tokens: readonly PatternToken[]): number {
+  let count = 1;
+  for (const token of tokens) {
+    if (token.type === "optional") {
+      count = Math.min(count * (1 + countForms(token.tokens)), MAX_FORMS + 1);
+    }
+  }
+  return count;
 }
 
 /** Whether a segment is exactly one parameter. */
@@ -241,11 +257,11 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
     } else if (isParam(segment)) {
       node = node.param ??= new Node();
     } else {
-      const source = `^${tokensSource(segment)}$`;
-      let found = node.segments.find((s) => s.regex.source === source);
+      const pattern = compilePattern(segment);
+      let found = node.segments.find((s) => s.regex.source === pattern.source);
       if (found === undefined) {
         found = {
-          regex: new RegExp(source),
+          regex: pattern,
           specificity: staticLength(segment),
           node: new Node(),
         };
@@ -287,22 +303,49 @@ export function decode(value: string): string | undefined {
 }
 
 /**
+ * The prototype of every params object: empty, itself without prototype,
+ * so request data never meets `Object.prototype` (`params.constructor` is
+ * `undefined` unless a parameter is named so, and a parameter named
+ * `__proto__` is an ordinary property). An object literal with
+ * `__proto__: null` would do the same but is built 60 times slower.
+ */
+export const PARAMS_PROTOTYPE: object = Object.freeze(Object.create(null));
+
+/**
  * Makes a function that builds a route's params object with a fixed
  * shape, so V8 sees one object layout per route instead of a megamorphic
  * keyed store. Where code generation is disallowed (some edge runtimes),
  * it falls back to a loop.
  */
 export function paramsFactory(names: readonly string[]): ParamsFactory {
-  if (names.length === 0) return () => ({});
+  const Params = paramsClass(names);
+  if (Params !== undefined) {
+    const args = names.map((_, i) => `v[${i}]`).join(", ");
+    return new Function("C", `return (v) => new C(${args});`)(Params);
+  }
+  return (values) => {
+    const params = Object.create(PARAMS_PROTOTYPE);
+    for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+    return params;
+  };
+}
+
+/** A params constructor taking the values in order; `new` gives a fixed shape. */
+export type ParamsClass = new (...values: string[]) => Record<string, string>;
+
+/** Generates a {@linkcode ParamsClass}; `undefined` where code generation is off. */
+export function paramsClass(names: readonly string[]): ParamsClass | undefined {
+  const fields = names.map((name, i) =>
+    `this[${JSON.stringify(name)}] = a${i};`
+  )
+    .join(" ");
+  const args = names.map((_, i) => `a${i}`).join(", ");
   try {
-    const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`)
-      .join(", ");
-    return new Function("v", `return { ${fields} };`) as ParamsFactory;
+    return new Function(
+      "P",
+      `function Params(${args}) { ${fields} }\nParams.prototype = P;\nreturn Params;`,
+    )(PARAMS_PROTOTYPE);
   } catch {
-    return (values) => {
-      const params: Record<string, string> = {};
-      for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
-      return params;
-    };
+    return undefined;
   }
 }

@@ -4,6 +4,7 @@ import type {
   ContextValue,
 } from "./context_key.ts";
 import { ContextKey } from "./context_key.ts";
+import { PARAMS_PROTOTYPE } from "./_trie.ts";
 
 /** Path parameters of a matched route, by name. */
 export type Params = Record<string, string | undefined>;
@@ -52,7 +53,8 @@ export class RequestContext<P extends Params = Params> {
   constructor(request: Request, params?: P) {
     this.request = request;
     this.method = request.method;
-    this.params = params ?? ({} as P);
+    // No prototype chain to Object.prototype, as for matched params.
+    this.params = params ?? (Object.create(PARAMS_PROTOTYPE) as P);
   }
 
   /** The request URL, parsed on first use. */

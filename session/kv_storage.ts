@@ -71,18 +71,28 @@ export interface KvSessionStorageOptions {
  *   `save` throws a `RangeError` naming the size.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
  * import { session, type Session } from "@fetchkit/toolkit/session-middleware";
  * import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
  *
+ * // A file such as "./sessions.sqlite" in production; ":memory:" here.
+ * const kv = await Deno.openKv(":memory:");
  * const Session = createContextKey<Session>();
  * const storage = createKvSessionStorage({
- *   client: await Deno.openKv("./sessions.sqlite"),
- *   cookie: { secrets: ["<SESSION_SECRET>"], maxAge: 604800 },
+ *   client: kv,
+ *   // In production: [Deno.env.get("SESSION_SECRET")!], 32+ characters.
+ *   cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()], maxAge: 604800 },
  * });
  * const router = createRouter({ middleware: [session(Session, storage)] });
- * Deno.serve(router.fetch);
+ * router.get("/", (context) => {
+ *   context.get(Session)!.set("visited", true);
+ *   return new Response("hello");
+ * });
+ * const response = await router.fetch(new Request("http://localhost/"));
+ * response.headers.get("Set-Cookie"); // "__session=...; Max-Age=604800; Path=/; HttpOnly; SameSite=Lax"
+ * kv.close();
+ * // Deno.serve(router.fetch);
  * ```
  *
  * @param options The database, cookie options and key prefix.

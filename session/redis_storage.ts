@@ -79,20 +79,24 @@ export interface RedisSessionStorageOptions {
  * changes.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { createClient } from "redis";
  * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
  * import { session, type Session } from "@fetchkit/toolkit/session-middleware";
  * import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
  *
- * const client = await createClient({ url: "redis://127.0.0.1:6379" }).connect();
+ * const client = createClient({
+ *   url: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
+ * });
  * const Session = createContextKey<Session>();
  * const storage = createRedisSessionStorage({
  *   client,
- *   cookie: { secrets: ["<SESSION_SECRET>"], maxAge: 604800 },
+ *   cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()], maxAge: 604800 },
  * });
  * const router = createRouter({ middleware: [session(Session, storage)] });
- * Deno.serve(router.fetch);
+ * // With a redis-server running (the storage needs a connected client):
+ * // await client.connect();
+ * // Deno.serve(router.fetch);
  * ```
  *
  * @param options The client, cookie options and key prefix.

@@ -1,0 +1,114 @@
+/**
+ * Shared by the HTTP load scripts: a free port, a server process started
+ * with `deno run`, and one `wrk` run. `wrk` is Debian's package.
+ *
+ * @module
+ */
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+/** A server process that printed "ready". */
+export interface ServerProcess {
+  port: number;
+  process: Deno.ChildProcess;
+}
+
+/**
+ * Runs `deno run --allow-net=127.0.0.1 [--allow-read] script ...args port`
+ * and waits for it to print "ready".
+ */
+export async function startServer(
+  script: string,
+  args: string[],
+  options: { allowRead?: boolean } = {},
+): Promise<ServerProcess> {
+  const port = freePort();
+  const process = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      ...(options.allowRead ? ["--allow-read"] : []),
+      script,
+      ...args,
+      String(port),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = process.stdout.pipeThrough(new TextDecoderStream())
+    .getReader();
+  const { value } = await reader.read();
+  if (!value?.includes("ready")) {
+    process.kill("SIGKILL");
+    throw new Error(`${script} ${args.join(" ")} did not start`);
+  }
+  reader.releaseLock();
+  return { port, process };
+}
+
+/** Ends a server started with {@linkcode startServer}. */
+export async function stopServer(server: ServerProcess): Promise<void> {
+  server.process.kill("SIGTERM");
+  await server.process.status;
+}
+
+/** Requests per second from one `wrk -t1 -c<connections>` run. */
+export async function wrk(
+  url: string,
+  options: { seconds: number; connections?: number; script?: string },
+): Promise<number> {
+  const args = [
+    "-t1",
+    `-c${options.connections ?? 32}`,
+    `-d${options.seconds}s`,
+    "--latency",
+  ];
+  if (options.script) args.push("-s", options.script);
+  args.push(url);
+  const { stdout, success } = await new Deno.Command("wrk", {
+    args,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  const match = /Requests\/sec:\s+([\d.]+)/.exec(text);
+  if (!success || match === null) throw new Error(`wrk failed:\n${text}`);
+  if (/Non-2xx or 3xx responses|Socket errors/.test(text)) {
+    throw new Error(`errors under load:\n${text}`);
+  }
+  return Number(match[1]);
+}
+
+/** Builds a handler, by name, for a server process of the load scripts. */
+export type HandlerFactories = Record<
+  string,
+  () => (request: Request) => Response | Promise<Response>
+>;
+
+/**
+ * In a server process: serves the handler named `name` on 127.0.0.1:`port`
+ * and prints "ready" (what {@linkcode startServer} waits for).
+ */
+export function serveNamed(
+  handlers: HandlerFactories,
+  name: string,
+  port: string,
+): void {
+  const handler = handlers[name]?.();
+  if (handler === undefined) {
+    throw new TypeError(
+      `unknown server "${name}"; use ${Object.keys(handlers).join(", ")}`,
+    );
+  }
+  Deno.serve({
+    hostname: "127.0.0.1",
+    port: Number(port),
+    onListen: () => console.log("ready"),
+  }, handler);
+}

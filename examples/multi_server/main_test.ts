@@ -1,0 +1,95 @@
+// The README's "Deploying" recipe, run as written: two processes of
+// examples/multi_server/main.ts started with the README's own command lines
+// (only the port becomes 0, a free one) share one throwaway redis-server. A
+// login through one is recognised by the other.
+
+import assert from "node:assert/strict";
+import { type Running, startCommand } from "../../docs/_test_doc_run.ts";
+import { redisServerOrSkip, startRedis } from "../../session/_test_redis.ts";
+
+const redisServer = await redisServerOrSkip();
+const repo = new URL("../../", import.meta.url).pathname;
+
+async function readmeCommands(): Promise<string[]> {
+  const readme = await Deno.readTextFile(`${repo}README.md`);
+  const lines = readme.split("\n").filter((line) =>
+    /^PORT=\d+ deno run .*examples\/multi_server\/main\.ts &$/.test(line)
+  );
+  assert.equal(lines.length, 2, "README shows two processes");
+  return lines.map((line) => line.replace(/^PORT=\d+ /, "").replace(/ &$/, ""));
+}
+
+async function post(
+  server: Running,
+  path: string,
+  cookie: string,
+  body?: URLSearchParams,
+): Promise<string> {
+  const response = await fetch(`${server.origin}${path}`, {
+    method: "POST",
+    headers: cookie ? { cookie } : {},
+    body,
+    redirect: "manual",
+  });
+  await response.body?.cancel();
+  assert.equal(response.status, 303);
+  const setCookie = response.headers.get("set-cookie");
+  if (setCookie === null) return cookie;
+  return /Max-Age=0/.test(setCookie) ? "" : setCookie.split(";")[0];
+}
+
+async function page(server: Running, cookie: string): Promise<string> {
+  const response = await fetch(`${server.origin}/`, {
+    headers: cookie ? { cookie } : {},
+  });
+  return await response.text();
+}
+
+Deno.test({
+  name: "Deploying recipe: log in through one process, recognised by the other",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const env = {
+      PORT: "0",
+      REDIS_URL: redis.url,
+      SESSION_SECRET: btoa(
+        String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))),
+      ),
+    };
+    const servers: Running[] = [];
+    try {
+      for (const command of await readmeCommands()) {
+        servers.push(await startCommand(repo, command, env));
+      }
+      const [a, b] = servers;
+      const portOf = (server: Running) => new URL(server.origin).port;
+      assert.notEqual(portOf(a), portOf(b));
+
+      assert.match(await page(b, ""), /Log in/);
+      const cookie = await post(
+        a,
+        "/login",
+        "",
+        new URLSearchParams({ name: "Ada" }),
+      );
+      assert.match(cookie, /^session=/);
+      assert.match(
+        await page(b, cookie),
+        new RegExp(`Hello, Ada \\(served by ${portOf(b)}\\)`),
+      );
+      assert.match(
+        await page(a, cookie),
+        new RegExp(`Hello, Ada \\(served by ${portOf(a)}\\)`),
+      );
+
+      // Logged out through b: a forgets the user too.
+      const after = await post(b, "/logout", cookie);
+      assert.equal(after, "");
+      assert.match(await page(a, cookie), /Log in/);
+    } finally {
+      for (const server of servers) await server.stop();
+      await redis.stop();
+    }
+  },
+});

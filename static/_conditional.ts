@@ -1,0 +1,56 @@
+/** Conditional GET: `If-None-Match`, `If-Modified-Since`, `If-Range`. */
+
+/** A strong validator from size and modification time, as nginx makes it. */
+export function etagOf(size: number, mtime: Date | null): string {
+  const time = mtime === null ? 0 : mtime.getTime();
+  return `"${time.toString(16)}-${size.toString(16)}"`;
+}
+
+/** Whether `If-None-Match` lists `etag` (weak comparison) or is `*`. */
+function noneMatch(header: string, etag: string): boolean {
+  const opaque = etag.replace(/^W\//, "");
+  for (const item of header.split(",")) {
+    const tag = item.trim();
+    if (tag === "*" || tag.replace(/^W\//, "") === opaque) return true;
+  }
+  return false;
+}
+
+/** Whole seconds: HTTP dates carry no milliseconds. */
+function seconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+/**
+ * Whether the client's copy is current, so `304 Not Modified` answers.
+ * `If-None-Match` wins over `If-Modified-Since` when both are sent
+ * (RFC 9110 §13.2.2).
+ */
+export function notModified(
+  headers: Headers,
+  etag: string,
+  mtime: Date | null,
+): boolean {
+  const ifNoneMatch = headers.get("if-none-match");
+  if (ifNoneMatch !== null) return noneMatch(ifNoneMatch, etag);
+  const ifModifiedSince = headers.get("if-modified-since");
+  if (ifModifiedSince === null || mtime === null) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && seconds(mtime) <= Math.floor(since / 1000);
+}
+
+/**
+ * Whether a Range applies: without `If-Range`, yes; with it, only when it
+ * names the current entity tag (strong match) or the exact Last-Modified.
+ */
+export function rangeApplies(
+  headers: Headers,
+  etag: string,
+  lastModified: string | undefined,
+): boolean {
+  const ifRange = headers.get("if-range");
+  if (ifRange === null) return true;
+  const value = ifRange.trim();
+  if (value.startsWith('"') || value.startsWith("W/")) return value === etag;
+  return lastModified !== undefined && value === lastModified;
+}
