@@ -23,6 +23,13 @@ export const EXAMPLE_APPS: ExampleApp[] = [
     form: "/posts",
   },
   { name: "uploads", main: "examples/uploads/main.ts", probe: "/", form: "/" },
+  {
+    name: "auth",
+    main: "examples/auth/main.ts",
+    probe: "/auth/login",
+    form: "/auth/login",
+    env: { DENO_KV_PATH: Deno.makeTempFileSync({ suffix: ".sqlite" }) },
+  },
 ];
 
 const root = new URL("../", import.meta.url);
@@ -46,6 +53,7 @@ export async function startApp(app: ExampleApp): Promise<RunningApp> {
       "--allow-env",
       "--allow-read",
       "--allow-write",
+      "--allow-ffi", // bcrypt in examples/auth
       app.main,
     ],
     cwd: root,
