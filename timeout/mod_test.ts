@@ -91,7 +91,7 @@ Deno.test("faults: throwing handler, throwing onError, next() after the response
       return new Response("handled", { status: 500 });
     },
     middleware: [
-      async (context, next) => {
+      (context, next) => {
         if (context.url.pathname !== "/early") return next();
         // Answers first, then calls next() once the response is out.
         setTimeout(async () => {
