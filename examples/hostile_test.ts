@@ -14,6 +14,7 @@ import {
   type RawResult,
   startApp,
 } from "./_test_hostile.ts";
+import { concat } from "../form_data/_test_utils.ts";
 
 const BOUNDARY = "hostileBoundary";
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -54,13 +55,7 @@ function multipart(
       `"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${BOUNDARY}--\r\n`,
     ),
   ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 interface Case {

@@ -23,7 +23,7 @@ import {
   parseFormData,
   type ParseFormDataOptions,
 } from "@fetchkit/toolkit/form-data-middleware";
-import { streamOf } from "./_test_utils.ts";
+import { concat, streamOf } from "./_test_utils.ts";
 
 type Source = { text: string } | { base64: string };
 interface BusboyField {
@@ -70,13 +70,7 @@ function bytesOf(source: Source[]): Uint8Array {
   const parts = source.map((s) =>
     "text" in s ? encoder.encode(s.text) : Uint8Array.fromBase64(s.base64)
   );
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 function chunked(bytes: Uint8Array, size: number): Uint8Array[] {

@@ -11,6 +11,7 @@ import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
 import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
+import { quietErrors } from "../_test_console.ts";
 
 const SECRET = "faults-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 const Key = Symbol("session");
@@ -41,19 +42,6 @@ function client(port: number) {
     const setCookie = response.headers.get("set-cookie");
     if (setCookie) cookie = setCookie.split(";")[0];
     return { status: response.status, text: await response.text(), response };
-  };
-}
-
-/** Silences console.error (the middleware logs store failures there). */
-function quietErrors(): { errors: unknown[]; [Symbol.dispose](): void } {
-  const errors: unknown[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => errors.push(args);
-  return {
-    errors,
-    [Symbol.dispose]: () => {
-      console.error = original;
-    },
   };
 }
 

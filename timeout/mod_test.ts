@@ -5,18 +5,7 @@
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { timeout } from "@fetchkit/toolkit/timeout-middleware";
-
-function quietErrors(): { errors: unknown[]; [Symbol.dispose](): void } {
-  const errors: unknown[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => errors.push(args);
-  return {
-    errors,
-    [Symbol.dispose]: () => {
-      console.error = original;
-    },
-  };
-}
+import { quietErrors } from "../_test_console.ts";
 
 async function get(port: number, path: string) {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
