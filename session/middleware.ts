@@ -71,7 +71,8 @@ export type SessionKey =
  * gets a `503 Service Unavailable` with a short text and `Retry-After: 5`,
  * the error goes to `console.error`, and the next request tries again: no
  * restart is needed once the store is back. An error thrown by the handler
- * itself is not caught here; the router's `onError` sees it.
+ * itself, and a session too large to save (`RangeError`, `TypeError`), are
+ * not caught here; the router's `onError` sees them (a 500).
  *
  * @param key The context key the session is stored under.
  * @param storage Where sessions live: cookie, memory, Deno KV or Redis.
@@ -100,6 +101,11 @@ export function session<K extends SessionKey>(
     try {
       setCookie = await storage.save(current);
     } catch (error) {
+      // A session too large for its cookie or store (RangeError,
+      // TypeError) is the application's bug: the router's 500, not a 503.
+      if (error instanceof RangeError || error instanceof TypeError) {
+        throw error;
+      }
       // The response is dropped: a page that says "saved" while its
       // session change was lost would mislead the user.
       await response.body?.cancel();
