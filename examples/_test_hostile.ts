@@ -137,6 +137,7 @@ export async function raw(
   let size = 0;
   let closed = false;
   let timedOut = false;
+  let answered = false;
   const reading = (async () => {
     const buffer = new Uint8Array(16 * 1024);
     try {
@@ -149,6 +150,13 @@ export async function raw(
         if (size < 64 * 1024) {
           chunks.push(buffer.slice(0, n));
           size += n;
+        }
+        // The status and headers are all a case looks at: stop there, so
+        // a server that answers early (413) and keeps the socket open
+        // does not hold the test until the timeout.
+        if (headersEnd(chunks)) {
+          answered = true;
+          return;
         }
       }
     } catch {
@@ -172,8 +180,9 @@ export async function raw(
     } catch { /* closed */ }
   }, timeout);
   try {
-    await send(write);
-    await reading;
+    // The server may answer before the client is done sending (a 413).
+    await Promise.race([send(write), reading]);
+    if (!answered) await reading;
   } finally {
     clearTimeout(timer);
     try {
@@ -190,6 +199,15 @@ export async function raw(
     closed: closed && !timedOut,
     timedOut: timedOut && status === undefined,
   };
+}
+
+function headersEnd(chunks: Uint8Array[]): boolean {
+  const text = new TextDecoder("latin1").decode(
+    chunks.length === 1
+      ? chunks[0]
+      : new Uint8Array(chunks.flatMap((c) => [...c])),
+  );
+  return /^HTTP\/1\.[01] \d{3}/.test(text) && text.includes("\r\n\r\n");
 }
 
 /** A plain GET through fetch: the app still serves other clients. */
