@@ -184,3 +184,52 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "faults: with node-redis' offline queue, a dead Redis still gives 503 within the storage timeout",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const redisPath = await redisServerOrSkip();
+    if (redisPath === undefined) return;
+    let redis = await startRedis(redisPath);
+    const port = Number(new URL(redis.url).port);
+    // The default client: commands queue while disconnected.
+    const redisClient = createClient({
+      url: redis.url,
+      socket: { reconnectStrategy: () => 100 },
+    });
+    redisClient.on("error", () => {});
+    await redisClient.connect();
+    const server = serve(
+      createRedisSessionStorage({
+        client: redisClient,
+        cookie: { secrets: [SECRET], maxAge: 600 },
+        timeout: 300,
+      }),
+    );
+    using _logs = quietErrors();
+    try {
+      const browser = client(server.addr.port);
+      assert.equal((await browser()).text, "1");
+      await redis.stop();
+      const started = performance.now();
+      const { status, text } = await browser();
+      assert.equal(status, 503);
+      assert.match(text, /session store is not responding/);
+      assert.ok(performance.now() - started < 3000, "answered in time");
+      redis = await startRedis(redisPath, port);
+      let recovered = false;
+      for (let i = 0; i < 50 && !recovered; i++) {
+        recovered = (await browser()).status === 200;
+        if (!recovered) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(recovered, "requests succeed again after the restart");
+    } finally {
+      await server.shutdown();
+      await redisClient.close().catch(() => {});
+      await redis.stop();
+    }
+  },
+});
