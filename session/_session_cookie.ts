@@ -28,11 +28,11 @@ export interface SessionCookie {
   /** The raw values of the cookie in a `Cookie` header, to try in order. */
   candidates(header: string | null): string[];
   /** Verifies one raw value; `null` when tampered or malformed. */
-  verify(raw: string): Promise<CookieRead | null>;
+  verify(raw: string): CookieRead | null;
   /** When data saved now expires, in milliseconds since the epoch. */
   expiresAt(): number;
   /** A `Set-Cookie` value carrying `value`, signed. */
-  serialize(value: string): Promise<string>;
+  serialize(value: string): string;
   /** A `Set-Cookie` value that deletes the cookie. */
   expire(): string;
 }
@@ -95,8 +95,8 @@ export function createSessionCookie(
     candidates(header) {
       return getCookieValues(header, name);
     },
-    async verify(raw) {
-      const unsigned = await signer.unsign(raw);
+    verify(raw) {
+      const unsigned = signer.unsign(raw);
       return unsigned === null
         ? null
         : { value: unsigned.value, resign: unsigned.index !== 0 };
@@ -111,8 +111,8 @@ export function createSessionCookie(
       if (expires !== undefined) at = Math.min(at, expires.getTime());
       return at;
     },
-    async serialize(value) {
-      const signed = await signer.sign(value);
+    serialize(value) {
+      const signed = signer.sign(value);
       if (!isCookieValue(signed)) {
         throw new TypeError(`Invalid value for cookie ${name}`);
       }
