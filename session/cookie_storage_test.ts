@@ -62,7 +62,9 @@ Deno.test("cookie storage: the payload is signed, not hidden, and carries its ex
 });
 
 Deno.test("cookie storage: any text round-trips, and the cookie stays ASCII base64url", async () => {
-  const storage = createCookieSessionStorage({ cookie: { secrets: ["s"] } });
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
   const values = [
     "plain",
     "é ü ß",
@@ -89,7 +91,7 @@ Deno.test("cookie storage: any text round-trips, and the cookie stays ASCII base
 });
 
 Deno.test("cookie storage: reads cookies whose JSON is UTF-8 (the older encoding)", async () => {
-  const secret = "s";
+  const secret = "s".repeat(32);
   const storage = createCookieSessionStorage({ cookie: { secrets: [secret] } });
   const record = {
     v: { name: "Zoë 😀" },
