@@ -166,9 +166,11 @@ export async function raw(
   const write = async (data: string | Uint8Array) => {
     if (closed) return;
     try {
-      await connection.write(
-        typeof data === "string" ? encoder.encode(data) : data,
-      );
+      // write() may take only part of the bytes: write them all.
+      let bytes = typeof data === "string" ? encoder.encode(data) : data;
+      while (bytes.length > 0) {
+        bytes = bytes.subarray(await connection.write(bytes));
+      }
     } catch {
       closed = true;
     }
