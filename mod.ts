@@ -35,3 +35,4 @@ export * from "./logger/mod.ts";
 export * from "./static/mod.ts";
 export * from "./cors/mod.ts";
 export * from "./csrf/mod.ts";
+export * from "./timeout/mod.ts";

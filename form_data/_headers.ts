@@ -11,6 +11,11 @@ export interface PartHead {
   filename: string | undefined;
   /** `Content-Type` of the part, or `""` when it has none. */
   type: string;
+  /**
+   * `true` for a part without a (non-empty) `Content-Disposition`: it names
+   * no field, so it is skipped, as browsers' and busboy's parsers do.
+   */
+  skip?: boolean;
 }
 
 /** The two body kinds `formData()` parses, with the multipart boundary. */
@@ -52,8 +57,13 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
   for (const line of lines) {
     if (line === "") continue;
     if (line[0] === " " || line[0] === "\t") {
-      if (lastName === "content-disposition") disposition += " " + line.trim();
-      else if (lastName === "content-type") type += " " + line.trim();
+      // Joined with one space, and trimmed: a folded value that starts on
+      // the continuation line must not keep a leading space.
+      if (lastName === "content-disposition") {
+        disposition = `${disposition ?? ""} ${line.trim()}`.trim();
+      } else if (lastName === "content-type") {
+        type = `${type} ${line.trim()}`.trim();
+      }
       continue;
     }
     const colon = line.indexOf(":");
@@ -63,7 +73,11 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
     if (lastName === "content-disposition") disposition = value;
     else if (lastName === "content-type") type = value;
   }
-  if (disposition === undefined) return "a part has no Content-Disposition";
+  // No Content-Disposition (or an empty one): the part names no field.
+  // Browsers and busboy skip such a part and keep the rest of the body.
+  if (disposition === undefined || disposition === "") {
+    return { name: "", filename: undefined, type, skip: true };
+  }
   const semicolon = disposition.indexOf(";");
   const dispositionType =
     (semicolon === -1 ? disposition : disposition.slice(0, semicolon)).trim()
@@ -113,11 +127,12 @@ function parseParams(header: string, from: number): Map<string, string> {
     i++; // "="
     while (i < length && (header[i] === " " || header[i] === "\t")) i++;
     let value: string;
-    if (header[i] === '"') {
-      const close = header.indexOf('"', i + 1);
-      const end = close === -1 ? length : close;
-      value = unescapeQuoted(header.slice(i + 1, end));
-      i = end + 1;
+    // An unterminated quote is no quoted string: the value is taken as
+    // sent, quote included, as Deno's own parser does.
+    const close = header[i] === '"' ? header.indexOf('"', i + 1) : -1;
+    if (close !== -1) {
+      value = unescapeQuoted(header.slice(i + 1, close));
+      i = close + 1;
     } else {
       const semicolon = header.indexOf(";", i);
       const end = semicolon === -1 ? length : semicolon;

@@ -48,6 +48,16 @@ export async function parseMultipartBody(
         ? { fieldName: head.name }
         : { fieldName: head.name, fileName: head.filename };
       body.part = part;
+      if (head.skip) {
+        // A part that names no field is dropped, but counted against
+        // maxFields so that empty parts cannot spin the parser for free;
+        // its bytes still count against maxTotalSize as they are read.
+        if (++fields > limits.maxFields) {
+          throw new MaxFieldsExceededError(limits.maxFields, part);
+        }
+        while (await reader.read(true) !== null);
+        continue;
+      }
       if (head.filename === undefined) {
         if (++fields > limits.maxFields) {
           throw new MaxFieldsExceededError(limits.maxFields, part);

@@ -78,6 +78,36 @@ function isoDateToken(): Getter {
   };
 }
 
+// C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators:
+// none may reach a log raw (terminal escapes, forged lines).
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/g;
+
+function hexEscape(char: string): string {
+  const code = char.charCodeAt(0);
+  return code > 0xff
+    ? "\\u" + code.toString(16).padStart(4, "0")
+    : "\\x" + code.toString(16).padStart(2, "0");
+}
+
+/**
+ * Escapes control characters in a value taken from the request, as common
+ * log formats do: ESC becomes the text `\x1b`, a newline `\x0a`, so a
+ * client can neither drive the terminal nor forge a log line.
+ */
+export function escapeControls(value: string): string {
+  // Most values have none; the test is cheaper than the replace.
+  return CONTROL.test(value) ? value.replace(CONTROLS, hexEscape) : value;
+}
+
+/** A getter of request data, with its control characters escaped. */
+function fromRequest(getter: Getter): Getter {
+  return (context, response, time, duration) =>
+    escapeControls(getter(context, response, time, duration));
+}
+
 const TOKENS: Record<string, TokenFactory> = {
   date: dateToken,
   dateISO: isoDateToken,
@@ -88,26 +118,28 @@ const TOKENS: Record<string, TokenFactory> = {
     response.headers.get("Content-Length") ?? "",
   contentType: () => (_context, response) =>
     response.headers.get("Content-Type") ?? "",
-  host: () => host,
-  hostname: () => hostname,
+  host: () => fromRequest(host),
+  hostname: () => fromRequest(hostname),
   method: (colors) =>
     colors
-      ? (context) => BOLD + context.request.method + RESET_BOLD
-      : (context) => context.request.method,
-  path: () => path,
-  pathname: () => pathname,
-  port: () => port,
-  query: () => search,
-  referer: () => (context) => context.request.headers.get("Referer") ?? "",
-  search: () => search,
+      ? (context) => BOLD + escapeControls(context.request.method) + RESET_BOLD
+      : (context) => escapeControls(context.request.method),
+  path: () => fromRequest(path),
+  pathname: () => fromRequest(pathname),
+  port: () => fromRequest(port),
+  query: () => fromRequest(search),
+  referer: () =>
+    fromRequest((context) => context.request.headers.get("Referer") ?? ""),
+  search: () => fromRequest(search),
   status: (colors) =>
     colors
       ? (_context, response) => colorStatus(response.status)
       : (_context, response) => String(response.status),
   statusText: () => (_context, response) =>
     statusText(response.status, response.statusText),
-  url: () => (context) => context.request.url,
-  userAgent: () => (context) => context.request.headers.get("User-Agent") ?? "",
+  url: () => fromRequest((context) => context.request.url),
+  userAgent: () =>
+    fromRequest((context) => context.request.headers.get("User-Agent") ?? ""),
 };
 
 // Longest first, so that `%dateISO` is not read as `%date` + `ISO`.

@@ -585,3 +585,60 @@ Deno.test("host tokens cannot be spoofed by credentials in the Host header; a # 
   assert.deepEqual(lines, seen, "the logger agrees with new URL()");
   assert.ok(!lines[0].includes("a:b"), "no credentials in the logged host");
 });
+
+Deno.test("request tokens escape control characters (terminal escapes, forged lines)", async () => {
+  const request = new Request("http://example.com/a?q=1", {
+    headers: {
+      "User-Agent": "evil\x1b[31mRED\x1b[0m\tagent\x7f\x9b",
+      "Referer": "http://x/\x1b]0;title\x07",
+    },
+  });
+  const line = await logLine({ format: "%userAgent|%referer|%path" }, request);
+  assert.equal(
+    line,
+    "evil\\x1b[31mRED\\x1b[0m\\x09agent\\x7f\\x9b|http://x/\\x1b]0;title\\x07|/a?q=1",
+  );
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(line), "no raw control character");
+});
+
+Deno.test("every request-derived token is escaped on a real server", async () => {
+  const lines: string[] = [];
+  const router = createRouter({
+    middleware: [
+      logger({
+        format: "%method %host %hostname %port %path %pathname %query " +
+          "%search %url %userAgent %referer",
+        log: (line) => lines.push(line),
+      }),
+    ],
+  });
+  router.any("/*", () => new Response("ok"));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  try {
+    // Raw bytes on the wire: obs-text and tab are legal in header values;
+    // paths arrive percent-encoded.
+    const connection = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.addr.port,
+    });
+    await connection.write(
+      new TextEncoder().encode(
+        "GET /p%1b[31m?x=%1b HTTP/1.1\r\nHost: h\r\n" +
+          "User-Agent: a\tb\r\nReferer: r\tq\r\nConnection: close\r\n\r\n",
+      ),
+    );
+    const buffer = new Uint8Array(1024);
+    while ((await connection.read(buffer)) !== null) { /* drain */ }
+    connection.close();
+  } finally {
+    await server.shutdown();
+  }
+  assert.equal(lines.length, 1);
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(lines[0]), lines[0]);
+  assert.ok(lines[0].includes("a\\x09b r\\x09q"), lines[0]);
+});

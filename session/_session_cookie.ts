@@ -37,6 +37,9 @@ export interface SessionCookie {
   expire(): string;
 }
 
+/** Shortest secret accepted without `allowShortSecrets`. */
+const MIN_SECRET_LENGTH = 32;
+
 /** Checks `options` and creates the cookie; throws `TypeError` when invalid. */
 export function createSessionCookie(
   options: SessionCookieOptions,
@@ -56,6 +59,20 @@ export function createSessionCookie(
     throw new TypeError(
       "Session cookie needs `secrets`: a non-empty array of non-empty strings",
     );
+  }
+  if (options.allowShortSecrets !== true) {
+    const short = secrets.findIndex((secret) =>
+      secret.length < MIN_SECRET_LENGTH
+    );
+    if (short !== -1) {
+      throw new TypeError(
+        `Session cookie secret #${short + 1} has ${
+          secrets[short].length
+        } characters; at least ${MIN_SECRET_LENGTH} are required (long and ` +
+          "random, e.g. `openssl rand -base64 32`); " +
+          "`allowShortSecrets: true` allows shorter ones in tests",
+      );
+    }
   }
   const attributes = cookieAttributes(name, options);
   if (!attributes.httpOnly) {

@@ -56,7 +56,7 @@ export interface CookieSessionStorageOptions {
  * const storage = createCookieSessionStorage({
  *   cookie: {
  *     name: "session",
- *     secrets: ["<SESSION_SECRET>"],
+ *     secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()],
  *     secure: true,
  *     maxAge: 604800,
  *   },

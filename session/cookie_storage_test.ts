@@ -13,7 +13,9 @@ Deno.test("cookie storage", async (t) => {
 });
 
 Deno.test("cookie storage: save over 4096 bytes throws, naming the size", async () => {
-  const storage = createCookieSessionStorage({ cookie: { secrets: ["s"] } });
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
   const session = await storage.read(null);
   session.set("big", "x".repeat(2500));
   const header = await storage.save(session);
@@ -41,7 +43,7 @@ Deno.test("cookie storage: save over 4096 bytes throws, naming the size", async 
 
 Deno.test("cookie storage: the payload is signed, not hidden, and carries its expiry", async () => {
   const storage = createCookieSessionStorage({
-    cookie: { secrets: ["s"], maxAge: 60 },
+    cookie: { secrets: ["s".repeat(32)], maxAge: 60 },
   });
   const router = app(storage);
   const jar = new Jar();
@@ -60,7 +62,9 @@ Deno.test("cookie storage: the payload is signed, not hidden, and carries its ex
 });
 
 Deno.test("cookie storage: any text round-trips, and the cookie stays ASCII base64url", async () => {
-  const storage = createCookieSessionStorage({ cookie: { secrets: ["s"] } });
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
   const values = [
     "plain",
     "é ü ß",
@@ -87,7 +91,7 @@ Deno.test("cookie storage: any text round-trips, and the cookie stays ASCII base
 });
 
 Deno.test("cookie storage: reads cookies whose JSON is UTF-8 (the older encoding)", async () => {
-  const secret = "s";
+  const secret = "s".repeat(32);
   const storage = createCookieSessionStorage({ cookie: { secrets: [secret] } });
   const record = {
     v: { name: "Zoë 😀" },

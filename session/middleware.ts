@@ -48,7 +48,7 @@ export type SessionKey =
  * const storage = createCookieSessionStorage({
  *   cookie: {
  *     name: "session",
- *     secrets: ["<SESSION_SECRET>"],
+ *     secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()],
  *     secure: true,
  *     httpOnly: true,
  *     sameSite: "lax",
@@ -67,6 +67,13 @@ export type SessionKey =
  * });
  * ```
  *
+ * When the storage fails (Deno KV closed, Redis unreachable), the request
+ * gets a `503 Service Unavailable` with a short text and `Retry-After: 5`,
+ * the error goes to `console.error`, and the next request tries again: no
+ * restart is needed once the store is back. An error thrown by the handler
+ * itself, and a session too large to save (`RangeError`, `TypeError`), are
+ * not caught here; the router's `onError` sees them (a 500).
+ *
  * @param key The context key the session is stored under.
  * @param storage Where sessions live: cookie, memory, Deno KV or Redis.
  * @returns The middleware.
@@ -82,12 +89,50 @@ export function session<K extends SessionKey>(
     throw new TypeError("session() needs a session storage as second argument");
   }
   return async (context, next) => {
-    const current = await storage.read(context.request.headers.get("cookie"));
+    let current: Session;
+    try {
+      current = await storage.read(context.request.headers.get("cookie"));
+    } catch (error) {
+      return unavailable("read", error);
+    }
     context.set(key, current as ContextValue<K>);
     const response = await next();
-    const setCookie = await storage.save(current);
+    let setCookie: string | null;
+    try {
+      setCookie = await storage.save(current);
+    } catch (error) {
+      // A session too large for its cookie or store (RangeError,
+      // TypeError) is the application's bug: the router's 500, not a 503.
+      if (error instanceof RangeError || error instanceof TypeError) {
+        throw error;
+      }
+      // The response is dropped: a page that says "saved" while its
+      // session change was lost would mislead the user.
+      await response.body?.cancel();
+      return unavailable("save", error);
+    }
     return setCookie === null ? response : withCookie(response, setCookie);
   };
+}
+
+/**
+ * The answer when the session store fails (Deno KV closed, Redis down): a
+ * `503` with a short text and `Retry-After`, the error logged server-side
+ * only. The server keeps serving; the next request tries the store again.
+ */
+function unavailable(operation: string, error: unknown): Response {
+  console.error(`session(): the session store failed to ${operation}:`, error);
+  return new Response(
+    "Service Unavailable: the session store is not responding; try again shortly.",
+    {
+      status: 503,
+      headers: {
+        "Content-Type": "text/plain; charset=utf-8",
+        "Retry-After": "5",
+        "Cache-Control": "no-store",
+      },
+    },
+  );
 }
 
 /** Appends `Set-Cookie`, copying the response when its headers are immutable. */

@@ -16,7 +16,7 @@ import type { Session } from "./session.ts";
  *
  * const cookie: SessionCookieOptions = {
  *   name: "session",
- *   secrets: [Deno.env.get("SESSION_SECRET") ?? "<SESSION_SECRET>"],
+ *   secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()],
  *   secure: true,
  *   sameSite: "lax",
  *   maxAge: 60 * 60 * 24 * 7,
@@ -33,6 +33,13 @@ export interface SessionCookieOptions {
    * ones until their cookies have expired.
    */
   secrets: readonly string[];
+  /**
+   * Allows secrets shorter than 32 characters. Meant for tests only: by
+   * default a shorter secret is a `TypeError` when the storage is created,
+   * as a short secret can be guessed offline from one signed cookie.
+   * Default `false`.
+   */
+  allowShortSecrets?: boolean;
   /** Send only over HTTPS. Default `false`; use `true` in production. */
   secure?: boolean;
   /** Hide the cookie from scripts. Default `true`; `false` warns. */
@@ -63,7 +70,7 @@ export interface SessionCookieOptions {
  * import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
  * import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
  *
- * const inner = createMemorySessionStorage({ cookie: { secrets: ["<SESSION_SECRET>"] } });
+ * const inner = createMemorySessionStorage({ cookie: { secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()] } });
  * let saves = 0;
  * const counted: SessionStorage = {
  *   read: (cookieHeader) => inner.read(cookieHeader),
