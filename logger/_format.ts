@@ -78,6 +78,34 @@ function isoDateToken(): Getter {
   };
 }
 
+// Control characters (C0, DEL, C1), `"` and backslash in a value taken from
+// the request are escaped, so that no client can write terminal escape
+// sequences, fake lines or unbalanced quotes into the log. Apache's and
+// nginx's log formats do the same: ESC is written as the four characters
+// `\x1b`, `"` as `\"`, a backslash as two.
+const UNSAFE = /[\x00-\x1f\x7f-\x9f"\\]/;
+const UNSAFE_ALL = /[\x00-\x1f\x7f-\x9f"\\]/g;
+
+function escapeChar(char: string): string {
+  if (char === '"' || char === "\\") return "\\" + char;
+  return "\\x" + char.charCodeAt(0).toString(16).padStart(2, "0");
+}
+
+/** Escapes a logged value; most values pass through untouched. */
+export function escapeLogValue(value: string): string {
+  return UNSAFE.test(value) ? value.replace(UNSAFE_ALL, escapeChar) : value;
+}
+
+/** Wraps the getter of a token whose value the client controls. */
+function escaped(get: Getter): Getter {
+  return (context, response, time, duration) =>
+    escapeLogValue(get(context, response, time, duration));
+}
+
+// Tokens whose text is ours (dates, duration, status) or validated by Fetch
+// (a method is an HTTP token) are not escaped; every other one is.
+const TRUSTED = new Set(["date", "dateISO", "duration", "method", "status"]);
+
 const TOKENS: Record<string, TokenFactory> = {
   date: dateToken,
   dateISO: isoDateToken,
@@ -156,7 +184,8 @@ export function compileFormat(format: string, colors: boolean): CompiledFormat {
     }
     literals.push(literal);
     literal = "";
-    getters.push(TOKENS[name](colors));
+    const get = TOKENS[name](colors);
+    getters.push(TRUSTED.has(name) ? get : escaped(get));
     usesTime ||= name === "date" || name === "dateISO";
     usesDuration ||= name === "duration";
     i = start + name.length;

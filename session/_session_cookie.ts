@@ -37,6 +37,10 @@ export interface SessionCookie {
   expire(): string;
 }
 
+// HMAC-SHA256 keys should carry about 256 bits; 32 random characters is the
+// floor OWASP's session cheat sheet and the seed ask for.
+const MIN_SECRET = 32;
+
 /** Checks `options` and creates the cookie; throws `TypeError` when invalid. */
 export function createSessionCookie(
   options: SessionCookieOptions,
@@ -55,6 +59,14 @@ export function createSessionCookie(
   ) {
     throw new TypeError(
       "Session cookie needs `secrets`: a non-empty array of non-empty strings",
+    );
+  }
+  const short = secrets.findIndex((secret) => secret.length < MIN_SECRET);
+  if (short !== -1 && options.allowShortSecrets !== true) {
+    throw new TypeError(
+      `Session secret ${short} has ${secrets[short].length} characters; ` +
+        `use at least ${MIN_SECRET} random characters ` +
+        "(or allowShortSecrets: true, for tests only)",
     );
   }
   const attributes = cookieAttributes(name, options);

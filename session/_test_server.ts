@@ -11,7 +11,10 @@ import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
 import { app } from "./_test_app.ts";
 
 const [kind, target] = Deno.args;
-const cookie = { secrets: ["multi-server-secret"], maxAge: 3600 };
+const cookie = {
+  secrets: ["multi-server-secret".padEnd(32, "!")],
+  maxAge: 3600,
+};
 let storage: SessionStorage;
 let close: () => Promise<void>;
 if (kind === "kv") {

@@ -116,7 +116,10 @@ export async function storageSuite(
       }
       // Signed with a secret the storage does not know.
       const other = app(
-        backend.storage({ ...cookie, secrets: ["other-secret"] }),
+        backend.storage({
+          ...cookie,
+          secrets: ["other-secret".padEnd(32, "!")],
+        }),
       );
       jar.cookie = good;
       assert.equal(
@@ -135,14 +138,17 @@ export async function storageSuite(
   await t.step(
     "secret rotation: old cookies verify and are re-signed",
     async () => {
-      const before = backend.storage({ ...cookie, secrets: ["old-secret"] });
+      const before = backend.storage({
+        ...cookie,
+        secrets: ["old-secret".padEnd(32, "!")],
+      });
       const jar = new Jar();
       await send(app(before), jar, "POST", "/set/user/ada");
       const oldCookie = jar.cookie;
       if (!backend.shared) return;
       const rotated = app(backend.storage({
         ...cookie,
-        secrets: ["new-secret", "old-secret"],
+        secrets: ["new-secret".padEnd(32, "!"), "old-secret".padEnd(32, "!")],
       }));
       const read = await send(rotated, jar, "GET", "/get/user");
       assert.equal(read.body.value, "ada");
@@ -150,7 +156,7 @@ export async function storageSuite(
       assert.notEqual(jar.cookie, oldCookie);
       // The re-signed cookie verifies with the new secret alone.
       const newOnly = app(
-        backend.storage({ ...cookie, secrets: ["new-secret"] }),
+        backend.storage({ ...cookie, secrets: ["new-secret".padEnd(32, "!")] }),
       );
       const after = await send(newOnly, jar, "GET", "/get/user");
       assert.equal(after.body.value, "ada");

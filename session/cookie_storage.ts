@@ -57,7 +57,7 @@ export interface CookieSessionStorageOptions {
  * const storage = createCookieSessionStorage({
  *   cookie: {
  *     name: "session",
- *     secrets: ["<SESSION_SECRET>"],
+ *     secrets: [crypto.randomUUID() + crypto.randomUUID()],
  *     secure: true,
  *     maxAge: 604800,
  *   },

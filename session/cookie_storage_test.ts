@@ -12,7 +12,9 @@ Deno.test("cookie storage", async (t) => {
 });
 
 Deno.test("cookie storage: save over 4096 bytes throws, naming the size", async () => {
-  const storage = createCookieSessionStorage({ cookie: { secrets: ["s"] } });
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
   const session = await storage.read(null);
   session.set("big", "x".repeat(2500));
   const header = await storage.save(session);
@@ -40,7 +42,7 @@ Deno.test("cookie storage: save over 4096 bytes throws, naming the size", async 
 
 Deno.test("cookie storage: the payload is signed, not hidden, and carries its expiry", async () => {
   const storage = createCookieSessionStorage({
-    cookie: { secrets: ["s"], maxAge: 60 },
+    cookie: { secrets: ["s".repeat(32)], maxAge: 60 },
   });
   const router = app(storage);
   const jar = new Jar();

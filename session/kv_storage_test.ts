@@ -21,7 +21,7 @@ Deno.test("kv storage: data lives under [prefix, id] with its expiry", async () 
   try {
     const storage = createKvSessionStorage({
       client: kv,
-      cookie: { secrets: ["s"], maxAge: 600 },
+      cookie: { secrets: ["s".repeat(32)], maxAge: 600 },
       prefix: "app-sessions",
     });
     const jar = new Jar();
@@ -46,7 +46,7 @@ Deno.test("kv storage: data over 64 KiB is a clear error", async () => {
   try {
     const storage = createKvSessionStorage({
       client: kv,
-      cookie: { secrets: ["s"] },
+      cookie: { secrets: ["s".repeat(32)] },
     });
     const session = await storage.read(null);
     session.set("big", "é".repeat(33_000));
@@ -67,7 +67,7 @@ Deno.test("kv storage: data over 64 KiB is a clear error", async () => {
 Deno.test("kv storage: needs a client", () => {
   assert.throws(
     // @ts-expect-error: checking the run-time guard
-    () => createKvSessionStorage({ cookie: { secrets: ["s"] } }),
+    () => createKvSessionStorage({ cookie: { secrets: ["s".repeat(32)] } }),
     TypeError,
   );
 });

@@ -40,7 +40,7 @@ export interface MemorySessionStorageOptions {
  *
  * const Session = createContextKey<Session>();
  * const storage = createMemorySessionStorage({
- *   cookie: { secrets: ["<SESSION_SECRET>"] },
+ *   cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()] },
  * });
  * const router = createRouter({ middleware: [session(Session, storage)] });
  * ```

@@ -48,7 +48,7 @@ export type SessionKey =
  * const storage = createCookieSessionStorage({
  *   cookie: {
  *     name: "session",
- *     secrets: ["<SESSION_SECRET>"],
+ *     secrets: [crypto.randomUUID() + crypto.randomUUID()],
  *     secure: true,
  *     httpOnly: true,
  *     sameSite: "lax",

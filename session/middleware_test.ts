@@ -4,7 +4,7 @@ import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
 import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
 
-const cookie = { secrets: ["secret"] };
+const cookie = { secrets: ["secret".repeat(6)] };
 
 Deno.test("a symbol key works, and other Set-Cookie headers are kept", async () => {
   const Key = Symbol("session");
@@ -73,7 +73,9 @@ Deno.test("session() checks its storage", () => {
 });
 
 Deno.test("cookie options: defaults, validation and warnings", async () => {
-  const storage = createCookieSessionStorage({ cookie: { secrets: ["s"] } });
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
   const current = await storage.read(null);
   current.set("n", 1);
   const header = (await storage.save(current))!;
@@ -82,7 +84,7 @@ Deno.test("cookie options: defaults, validation and warnings", async () => {
   const named = createCookieSessionStorage({
     cookie: {
       name: "__Host-sid",
-      secrets: ["s"],
+      secrets: ["s".repeat(32)],
       secure: true,
       sameSite: "strict",
       maxAge: 60,
@@ -101,17 +103,22 @@ Deno.test("cookie options: defaults, validation and warnings", async () => {
     { secrets: [] },
     { secrets: [""] },
     { secrets: "s" },
-    { secrets: ["s"], name: "a b" },
-    { secrets: ["s"], path: "/;x" },
-    { secrets: ["s"], domain: "a.com;x" },
-    { secrets: ["s"], maxAge: -1 },
-    { secrets: ["s"], maxAge: Infinity },
-    { secrets: ["s"], sameSite: "loose" },
-    { secrets: ["s"], sameSite: "none" },
-    { secrets: ["s"], partitioned: true },
-    { secrets: ["s"], name: "__Secure-x" },
-    { secrets: ["s"], name: "__Host-x", secure: true, domain: "a.com" },
-    { secrets: ["s"], expires: new Date(NaN) },
+    { secrets: ["s".repeat(32)], name: "a b" },
+    { secrets: ["s".repeat(32)], path: "/;x" },
+    { secrets: ["s".repeat(32)], domain: "a.com;x" },
+    { secrets: ["s".repeat(32)], maxAge: -1 },
+    { secrets: ["s".repeat(32)], maxAge: Infinity },
+    { secrets: ["s".repeat(32)], sameSite: "loose" },
+    { secrets: ["s".repeat(32)], sameSite: "none" },
+    { secrets: ["s".repeat(32)], partitioned: true },
+    { secrets: ["s".repeat(32)], name: "__Secure-x" },
+    {
+      secrets: ["s".repeat(32)],
+      name: "__Host-x",
+      secure: true,
+      domain: "a.com",
+    },
+    { secrets: ["s".repeat(32)], expires: new Date(NaN) },
   ];
   for (const options of invalid) {
     assert.throws(
@@ -126,10 +133,36 @@ Deno.test("cookie options: defaults, validation and warnings", async () => {
   const warn = console.warn;
   console.warn = (...args: unknown[]) => warnings.push(args.join(" "));
   try {
-    createCookieSessionStorage({ cookie: { secrets: ["s"], httpOnly: false } });
+    createCookieSessionStorage({
+      cookie: { secrets: ["s".repeat(32)], httpOnly: false },
+    });
   } finally {
     console.warn = warn;
   }
   assert.equal(warnings.length, 1);
   assert.match(String(warnings[0]), /httpOnly: false/);
+});
+
+Deno.test("secrets shorter than 32 characters are a TypeError unless allowed", () => {
+  for (
+    const secrets of [["short"], ["x".repeat(31)], ["y".repeat(40), "old"]]
+  ) {
+    assert.throws(
+      () => createCookieSessionStorage({ cookie: { secrets } }),
+      {
+        name: "TypeError",
+        message: /Session secret \d has \d+ characters; use at least 32/,
+      },
+      secrets.join(","),
+    );
+    assert.throws(
+      () => createMemorySessionStorage({ cookie: { secrets } }),
+      TypeError,
+    );
+  }
+  // Exactly 32 is enough; tests may opt in to short ones.
+  createCookieSessionStorage({ cookie: { secrets: ["z".repeat(32)] } });
+  createCookieSessionStorage({
+    cookie: { secrets: ["short"], allowShortSecrets: true },
+  });
 });

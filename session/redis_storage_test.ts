@@ -26,7 +26,7 @@ Deno.test({
       await t.step("keys carry a TTL from maxAge", async () => {
         const storage = createRedisSessionStorage({
           client,
-          cookie: { secrets: ["s"], maxAge: 600 },
+          cookie: { secrets: ["s".repeat(32)], maxAge: 600 },
           prefix: "app:",
         });
         const { body } = await send(
@@ -51,7 +51,7 @@ Deno.test({
         const router = app(
           createRedisSessionStorage({
             client: plain,
-            cookie: { secrets: ["s"] },
+            cookie: { secrets: ["s".repeat(32)] },
           }),
         );
         const jar = new Jar();
@@ -74,8 +74,12 @@ Deno.test({
 
 Deno.test("redis storage: needs a client with get, set and del", () => {
   assert.throws(
-    // @ts-expect-error: checking the run-time guard
-    () => createRedisSessionStorage({ client: {}, cookie: { secrets: ["s"] } }),
+    () =>
+      createRedisSessionStorage({
+        // @ts-expect-error: checking the run-time guard
+        client: {},
+        cookie: { secrets: ["s".repeat(32)] },
+      }),
     TypeError,
   );
 });

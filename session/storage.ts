@@ -16,7 +16,7 @@ import type { Session } from "./session.ts";
  *
  * const cookie: SessionCookieOptions = {
  *   name: "session",
- *   secrets: [Deno.env.get("SESSION_SECRET") ?? "<SESSION_SECRET>"],
+ *   secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()],
  *   secure: true,
  *   sameSite: "lax",
  *   maxAge: 60 * 60 * 24 * 7,
@@ -27,12 +27,19 @@ export interface SessionCookieOptions {
   /** Cookie name, an RFC 6265 token. Default `"__session"`. */
   name?: string;
   /**
-   * Signing secrets (long and random). The first signs; every one verifies,
+   * Signing secrets, each at least 32 random characters (a `TypeError`
+   * otherwise, unless `allowShortSecrets`). The first signs; every one verifies,
    * and a cookie signed with a later one is signed again with the first on
    * its next save. To rotate, put the new secret first and keep the old
    * ones until their cookies have expired.
    */
   secrets: readonly string[];
+  /**
+   * Accept secrets shorter than 32 characters. Only for tests: a short
+   * secret can be guessed offline from one signed cookie. Default `false`,
+   * where a short secret is a `TypeError` when the storage is created.
+   */
+  allowShortSecrets?: boolean;
   /** Send only over HTTPS. Default `false`; use `true` in production. */
   secure?: boolean;
   /** Hide the cookie from scripts. Default `true`; `false` warns. */
@@ -63,7 +70,7 @@ export interface SessionCookieOptions {
  * import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
  * import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
  *
- * const inner = createMemorySessionStorage({ cookie: { secrets: ["<SESSION_SECRET>"] } });
+ * const inner = createMemorySessionStorage({ cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()] } });
  * let saves = 0;
  * const counted: SessionStorage = {
  *   read: (cookieHeader) => inner.read(cookieHeader),
