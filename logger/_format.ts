@@ -83,7 +83,9 @@ function isoDateToken(): Getter {
 // sequences, fake lines or unbalanced quotes into the log. Apache's and
 // nginx's log formats do the same: ESC is written as the four characters
 // `\x1b`, `"` as `\"`, a backslash as two.
+// deno-lint-ignore no-control-regex
 const UNSAFE = /[\x00-\x1f\x7f-\x9f"\\]/;
+// deno-lint-ignore no-control-regex
 const UNSAFE_ALL = /[\x00-\x1f\x7f-\x9f"\\]/g;
 
 function escapeChar(char: string): string {
