@@ -19,7 +19,8 @@ import {
 } from "./file_upload.ts";
 import type { PartHead } from "./_headers.ts";
 
-const decoder = new TextDecoder();
+// A leading BOM is data (WHATWG: "UTF-8 decode without BOM"), as in Deno.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Parses a multipart body; cancels it and aborts uploads on failure. */
 export async function parseMultipartBody(

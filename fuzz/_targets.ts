@@ -1,0 +1,5 @@
+// Every fuzz target, for `fuzz_test.ts` and `deno task fuzz`.
+import { multipartTarget, urlencodedTarget } from "./_form_targets.ts";
+import type { Target } from "./_run.ts";
+
+export const targets: readonly Target[] = [multipartTarget, urlencodedTarget];
