@@ -27,11 +27,6 @@ function concat(chunks: Uint8Array[]): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/** A header value as browsers write it in multipart (HTML form encoding). */
-function browserEscape(value: string): string {
-  return value.replace(/"/g, "%22").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-
 /** Part content that tends to contain near-boundaries. */
 function content(rng: Rng, boundary: string): Uint8Array {
   const pieces: Uint8Array[] = [];
@@ -279,6 +274,17 @@ function show(body: Uint8Array): string {
   return JSON.stringify(String.fromCharCode(...body.subarray(0, 600)));
 }
 
+// The part headers a browser writes. Where a mutation made them anything
+// else, the two parsers may read them differently (Deno keeps the opening
+// quote of an unterminated `filename="...`, reads only lower-case parameter
+// names, drops a part with a long unknown header line or a bare CR or LF,
+// and returns an empty form for several of these), so the oracle compares
+// only bodies whose part headers are well formed; the other properties
+// (error classes, limits, no hang) hold on every body.
+// deno-lint-ignore no-control-regex
+const WELL_FORMED_HEADER =
+  /^(Content-Disposition: form-data; name="[^"\x00-\x1f]*"(; filename="[^"\x00-\x1f]*")?|Content-Type: [a-z]+\/[a-z-]+)$/;
+
 /**
  * Bodies where Deno's `formData()` is the one that is wrong, so the oracle
  * does not apply (found by this fuzzer; ours is checked against the
@@ -287,14 +293,13 @@ function show(body: Uint8Array): string {
  *   cuts the value there (`"-`);
  * - a preamble before the first delimiter (RFC 2046 allows one): Deno
  *   returns an empty form, we (and busboy) skip the preamble;
- * - part headers with bytes no header may hold (a bare CR or LF, other
- *   control bytes): Deno returns an empty form for the whole body, we read
- *   the headers we can (CRLF-separated lines);
  * - a close delimiter followed by anything but CRLF or the end: Deno
  *   returns an empty form, we stop at the close delimiter (RFC 2046's
  *   epilogue is ignored);
- * - a parameter name not in lower case (`filenAme=`): names are
- *   case-insensitive (RFC 2183), Deno reads only the lower-case ones;
+ * - a part whose content starts with `--boundary` (no CRLF before it, so
+ *   no delimiter by RFC 2046): Deno ends the part there, we (and busboy)
+ *   keep it as content;
+ * - part headers not as a browser writes them (see WELL_FORMED_HEADER);
  * - a part named `""`: Deno drops it, we (and busboy) keep it, as a
  *   client that sends it (browsers never do) means something by it.
  */
@@ -305,11 +310,10 @@ function knownDenoDifference(
 ): boolean {
   const start = encoder.encode(`--${boundary}\r\n`);
   if (start.some((byte, i) => body[i] !== byte)) return true;
+  if (String.fromCharCode(...body).includes(`\r\n\r\n--${boundary}`)) {
+    return true;
+  }
   const text = String.fromCharCode(...body);
-  if (
-    /;\s*(?!name=|filename=)[nN][aA][mM][eE]=|;\s*(?!filename=)[fF][iI][lL][eE][nN][aA][mM][eE]=/
-      .test(text)
-  ) return true;
   const close = text.indexOf(`\r\n--${boundary}--`);
   if (close !== -1) {
     const after = text.slice(
@@ -320,11 +324,9 @@ function knownDenoDifference(
   }
   for (const part of text.split(`--${boundary}\r\n`).slice(1)) {
     const end = part.indexOf("\r\n\r\n");
-    const head = end === -1 ? part : part.slice(0, end);
-    // deno-lint-ignore no-control-regex
-    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(head.replaceAll("\r\n", ""))) {
-      return true;
-    }
+    if (end === -1) continue; // cut short: both must reject or agree
+    const lines = part.slice(0, end).split("\r\n");
+    if (!lines.every((line) => WELL_FORMED_HEADER.test(line))) return true;
   }
   return got.some(([name, value]) =>
     name === "" || /[=;]/.test(name) ||
