@@ -11,6 +11,11 @@ export interface PartHead {
   filename: string | undefined;
   /** `Content-Type` of the part, or `""` when it has none. */
   type: string;
+  /**
+   * The part has no (or an empty) `Content-Disposition`: it names no
+   * field, so it is skipped, as busboy and Deno's `formData()` do.
+   */
+  skip?: true;
 }
 
 /** The two body kinds `formData()` parses, with the multipart boundary. */
@@ -52,8 +57,13 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
   for (const line of lines) {
     if (line === "") continue;
     if (line[0] === " " || line[0] === "\t") {
-      if (lastName === "content-disposition") disposition += " " + line.trim();
-      else if (lastName === "content-type") type += " " + line.trim();
+      // Joined and trimmed, so `Content-Type:` followed by a folded line
+      // gives "text/plain", not " text/plain".
+      if (lastName === "content-disposition") {
+        disposition = (disposition + " " + line.trim()).trim();
+      } else if (lastName === "content-type") {
+        type = (type + " " + line.trim()).trim();
+      }
       continue;
     }
     const colon = line.indexOf(":");
@@ -63,7 +73,9 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
     if (lastName === "content-disposition") disposition = value;
     else if (lastName === "content-type") type = value;
   }
-  if (disposition === undefined) return "a part has no Content-Disposition";
+  if (disposition === undefined || disposition === "") {
+    return { name: "", filename: undefined, type, skip: true };
+  }
   const semicolon = disposition.indexOf(";");
   const dispositionType =
     (semicolon === -1 ? disposition : disposition.slice(0, semicolon)).trim()

@@ -128,11 +128,6 @@ const malformed: [string, string, string][] = [
     "has no name",
   ],
   [
-    "no Content-Disposition",
-    `--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\n1\r\n--${BOUNDARY}--`,
-    "no Content-Disposition",
-  ],
-  [
     "no name",
     `--${BOUNDARY}\r\nContent-Disposition: form-data\r\n\r\n1\r\n--${BOUNDARY}--`,
     "has no name",
@@ -207,4 +202,48 @@ Deno.test("a body stream that errors midway is a 400 and names the part", async 
   assert.equal(error.status, 400);
   assert.equal(error.fileName, "big.bin");
   assert.equal((error.cause as Error).message, "connection reset");
+});
+
+Deno.test("a part with no or an empty Content-Disposition is skipped, as busboy and Deno do", async () => {
+  const text = `--${BOUNDARY}\r\nContent-Type: text/plain\r\n\r\nlost\r\n` +
+    `--${BOUNDARY}\r\nContent-Disposition:\r\n\r\nlost too\r\n` +
+    `--${BOUNDARY}\r\n\r\nno headers at all\r\n` +
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n` +
+    `--${BOUNDARY}--`;
+  const bytes = encoder.encode(text);
+  for (const size of [1, 7, bytes.length]) {
+    const chunks = [];
+    for (let i = 0; i < bytes.length; i += size) {
+      chunks.push(bytes.slice(i, i + size));
+    }
+    const form = await parseFormData(multipartRequest(chunks));
+    assert.deepEqual(await entriesOf(form), [["a", "1"]]);
+  }
+  const native = await new Request("http://x/", {
+    method: "POST",
+    headers: { "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
+    body: bytes,
+  }).formData();
+  assert.deepEqual(await entriesOf(native), [["a", "1"]]);
+});
+
+Deno.test("skipped parts count against maxFields, so they cannot spin the parser", async () => {
+  const skipped = `--${BOUNDARY}\r\n\r\nx\r\n`.repeat(5);
+  const error = await rejection(parseFormData(
+    multipartRequest(encoder.encode(skipped + `--${BOUNDARY}--`)),
+    { maxFields: 4 },
+  ));
+  assert.ok(error instanceof FormDataParseError, String(error));
+  assert.equal(error.status, 413);
+  assert.match(error.message, /maxFields|4/);
+});
+
+Deno.test("an obsolete folded header line is joined and trimmed", async () => {
+  const text = `--${BOUNDARY}\r\n` +
+    `Content-Disposition: form-data; name="f";\r\n filename="a.txt"\r\n` +
+    `Content-Type:\r\n text/plain; charset=utf8\r\n\r\nhi\r\n--${BOUNDARY}--`;
+  const form = await parseFormData(multipartRequest(encoder.encode(text)));
+  const file = form.get("f") as File;
+  assert.equal(file.name, "a.txt");
+  assert.equal(file.type, "text/plain; charset=utf8");
 });

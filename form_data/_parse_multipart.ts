@@ -45,6 +45,13 @@ export async function parseMultipartBody(
       head !== null;
       head = await reader.next()
     ) {
+      if (head.skip) {
+        // Skipped, but counted, so that empty parts cannot spin the parser.
+        if (++fields > limits.maxFields) {
+          throw new MaxFieldsExceededError(limits.maxFields, {});
+        }
+        continue;
+      }
       const part: FormDataErrorPart = head.filename === undefined
         ? { fieldName: head.name }
         : { fieldName: head.name, fileName: head.filename };
