@@ -46,9 +46,11 @@ export interface RedisServer {
 }
 
 /** Starts redis-server without persistence in a temp dir; waits until it answers. */
-export async function startRedis(path: string): Promise<RedisServer> {
+export async function startRedis(
+  path: string,
+  port: number = freePort(),
+): Promise<RedisServer> {
   const dir = await Deno.makeTempDir({ prefix: "session-redis-" });
-  const port = freePort();
   const child = new Deno.Command(path, {
     args: [
       "--port",

@@ -67,6 +67,13 @@ export type SessionKey =
  * });
  * ```
  *
+ * When the storage fails (Deno KV closed or failing, Redis down), the
+ * request is answered `503 Service Unavailable` with a short text and
+ * `Retry-After: 1`, the cause logged with `console.error`; the next request
+ * tries the store again, so the app recovers on its own when the store is
+ * back. A `TypeError` or `RangeError` (such as data too large for a cookie)
+ * is the application's error and reaches the router's `onError` (a 500).
+ *
  * @param key The context key the session is stored under.
  * @param storage Where sessions live: cookie, memory, Deno KV or Redis.
  * @returns The middleware.
@@ -82,12 +89,45 @@ export function session<K extends SessionKey>(
     throw new TypeError("session() needs a session storage as second argument");
   }
   return async (context, next) => {
-    const current = await storage.read(context.request.headers.get("cookie"));
+    let current: Session;
+    try {
+      current = await storage.read(context.request.headers.get("cookie"));
+    } catch (error) {
+      return unavailable(error);
+    }
     context.set(key, current as ContextValue<K>);
     const response = await next();
-    const setCookie = await storage.save(current);
+    let setCookie: string | null;
+    try {
+      setCookie = await storage.save(current);
+    } catch (error) {
+      return unavailable(error);
+    }
     return setCookie === null ? response : withCookie(response, setCookie);
   };
+}
+
+/**
+ * The answer when the session store fails (Deno KV closed or failing, Redis
+ * down): a 503 that says so, logged with its cause, and nothing cached, so
+ * the next request tries the store again. `TypeError` and `RangeError` are
+ * the application's mistakes (data too large for a cookie or a KV value),
+ * not the store's, and go on to the router's error handling (a 500).
+ */
+function unavailable(error: unknown): Response {
+  if (error instanceof TypeError || error instanceof RangeError) throw error;
+  console.error("Session store failed:", error);
+  return new Response(
+    "Service Unavailable: the session store is not responding; try again shortly.",
+    {
+      status: 503,
+      headers: {
+        "Content-Type": "text/plain; charset=utf-8",
+        "Retry-After": "1",
+        "Cache-Control": "no-store",
+      },
+    },
+  );
 }
 
 /** Appends `Set-Cookie`, copying the response when its headers are immutable. */
