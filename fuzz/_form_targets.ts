@@ -281,8 +281,8 @@ function show(body: Uint8Array): string {
 // and returns an empty form for several of these), so the oracle compares
 // only bodies whose part headers are well formed; the other properties
 // (error classes, limits, no hang) hold on every body.
-// deno-lint-ignore no-control-regex
 const WELL_FORMED_HEADER =
+  // deno-lint-ignore no-control-regex
   /^(Content-Disposition: form-data; name="[^"\x00-\x1f]*"(; filename="[^"\x00-\x1f]*")?|Content-Type: [a-z]+\/[a-z-]+)$/;
 
 /**
