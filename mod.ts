@@ -34,4 +34,5 @@ export * from "./session/redis_storage.ts";
 export * from "./logger/mod.ts";
 export * from "./static/mod.ts";
 export * from "./cors/mod.ts";
+export * from "./csrf/mod.ts";
 export * from "./timeout/mod.ts";

@@ -1,21 +1,95 @@
 /**
- * One small app on three routers, served by `Deno.serve` on 127.0.0.1 for
- * `bench/http_load.ts`: `deno run -A bench/_http_servers.ts <fetchkit|hono|remix> <port>`.
- * Routes: `GET /` (static text), `GET /users/:id` (JSON with the param),
- * `POST /echo` (echoes a urlencoded field). Logging is off everywhere.
+ * One small app on three routers, plus bare `Deno.serve`, for
+ * `bench/http_load.ts`:
+ * `deno run --unstable-kv -A bench/_http_servers.ts <bare|fetchkit|hono|remix> <port>`.
+ *
+ * Routes (logging off everywhere):
+ * - `GET /` static text; bare `Deno.serve` answers every request with it
+ *   (a constant response: the physical limit).
+ * - `GET /users/:id` and `GET /users/:userId/posts/:postId`: JSON of the params.
+ * - `GET /mw`: behind three route middlewares (two read a request header,
+ *   the third sets a response header after `next()`).
+ * - any other path: the router's 404 (the miss scenario).
+ * - `POST /login` starts a session (Deno KV `:memory:`) with `userId: 42`
+ *   and `GET /session` reads it: ours with `createKvSessionStorage`; Remix
+ *   with its session middleware over a Deno KV storage written here to its
+ *   `SessionStorage` interface the way its own memory storage is (one
+ *   `kv.get` per read). Hono's core has no session middleware.
+ * - `GET /table`: a 50-row table through the `html` tag (ours, Hono's
+ *   `hono/html`); Remix has no HTML template helper.
+ * - `POST /echo`: echoes a urlencoded field.
  *
  * @module
  */
-import { createRouter } from "@fetchkit/toolkit/fetch-router";
+import {
+  createContextKey,
+  createRouter,
+  type Middleware,
+} from "@fetchkit/toolkit/fetch-router";
 import { formData } from "@fetchkit/toolkit/form-data-middleware";
-import { Hono } from "hono";
+import { type Session, session } from "@fetchkit/toolkit/session-middleware";
+import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
+import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
+import { Hono, type MiddlewareHandler } from "hono";
 import { createRouter as createRemixRouter } from "@remix-run/fetch-router";
+import { createCookie } from "@remix-run/cookie";
+import {
+  createSession as createRemixSession,
+  Session as RemixSession,
+  type SessionStorage as RemixSessionStorage,
+} from "@remix-run/session";
+import { session as remixSession } from "@remix-run/session-middleware";
+import { makeRows, renderHono, renderOurs } from "./_html_table.ts";
 import { serveNamed } from "./_load.ts";
 
-function fetchkit(): (request: Request) => Promise<Response> {
+const SECRET = "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz";
+const rows = makeRows(50);
+
+function fetchkit(kv: Deno.Kv): (request: Request) => Promise<Response> {
+  const Session = createContextKey<Session>();
+  const storage = createKvSessionStorage({
+    client: kv,
+    cookie: { name: "session", secrets: [SECRET], maxAge: 604800 },
+  });
   const router = createRouter();
   router.get("/", () => new Response("home"));
   router.get("/users/:id", ({ params }) => Response.json({ id: params.id }));
+  router.get(
+    "/users/:userId/posts/:postId",
+    ({ params }) =>
+      Response.json({ userId: params.userId, postId: params.postId }),
+  );
+  const readsAccept: Middleware = (context, next) => {
+    context.headers.get("accept");
+    return next();
+  };
+  const readsAgent: Middleware = (context, next) => {
+    context.headers.get("user-agent");
+    return next();
+  };
+  const setsHeader: Middleware = async (_context, next) => {
+    const response = await next();
+    response.headers.set("x-bench", "1");
+    return response;
+  };
+  router.get(
+    "/mw",
+    readsAccept,
+    readsAgent,
+    setsHeader,
+    () => new Response("mw"),
+  );
+  const withSession = session(Session, storage);
+  router.post("/login", withSession, (context) => {
+    context.get(Session)!.set("userId", 42);
+    return new Response("ok");
+  });
+  router.get(
+    "/session",
+    withSession,
+    (context) => new Response(`user ${context.get(Session)!.get("userId")}`),
+  );
+  router.get("/table", () => createHtmlResponse(renderOurs(rows)));
   router.post(
     "/echo",
     formData(),
@@ -28,6 +102,25 @@ function hono(): (request: Request) => Response | Promise<Response> {
   const app = new Hono();
   app.get("/", (c) => c.text("home"));
   app.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
+  app.get(
+    "/users/:userId/posts/:postId",
+    (c) =>
+      c.json({ userId: c.req.param("userId"), postId: c.req.param("postId") }),
+  );
+  const readsAccept: MiddlewareHandler = async (c, next) => {
+    c.req.header("accept");
+    await next();
+  };
+  const readsAgent: MiddlewareHandler = async (c, next) => {
+    c.req.header("user-agent");
+    await next();
+  };
+  const setsHeader: MiddlewareHandler = async (c, next) => {
+    await next();
+    c.header("x-bench", "1");
+  };
+  app.get("/mw", readsAccept, readsAgent, setsHeader, (c) => c.text("mw"));
+  app.get("/table", (c) => c.html(renderHono(rows)));
   app.post(
     "/echo",
     async (c) => c.text(String((await c.req.parseBody())["text"] ?? "")),
@@ -35,10 +128,81 @@ function hono(): (request: Request) => Response | Promise<Response> {
   return app.fetch;
 }
 
-function remix(): (request: Request) => Promise<Response> {
+/** Remix's `SessionStorage` on Deno KV, shaped like its memory storage. */
+function remixKvStorage(kv: Deno.Kv): RemixSessionStorage {
+  return {
+    async read(id) {
+      if (id === null || id === "") return createRemixSession();
+      const entry = await kv.get<Record<string, unknown>>(["sessions", id]);
+      return entry.value === null
+        ? createRemixSession()
+        : createRemixSession(id, entry.value as never);
+    },
+    async save(current) {
+      if (current.deleteId) await kv.delete(["sessions", current.deleteId]);
+      if (current.destroyed) {
+        await kv.delete(["sessions", current.id]);
+        return "";
+      }
+      if (!current.dirty) return null;
+      await kv.set(["sessions", current.id], current.data, {
+        expireIn: 604800_000,
+      });
+      return current.id;
+    },
+  };
+}
+
+// Loosely typed: Remix's middleware and action types are generic over
+// its context; the bench only needs the run-time shapes.
+// deno-lint-ignore no-explicit-any
+type Loose = any;
+
+function remix(kv: Deno.Kv): (request: Request) => Promise<Response> {
   const router = createRemixRouter();
   router.get("/", () => new Response("home"));
   router.get("/users/:id", ({ params }) => Response.json({ id: params.id }));
+  router.get(
+    "/users/:userId/posts/:postId",
+    ({ params }) =>
+      Response.json({ userId: params.userId, postId: params.postId }),
+  );
+  const readsAccept = (context: Loose, next: Loose) => {
+    context.headers.get("accept");
+    return next();
+  };
+  const readsAgent = (context: Loose, next: Loose) => {
+    context.headers.get("user-agent");
+    return next();
+  };
+  const setsHeader = async (_context: Loose, next: Loose) => {
+    const response = await next();
+    response.headers.set("x-bench", "1");
+    return response;
+  };
+  router.get("/mw", {
+    middleware: [readsAccept, readsAgent, setsHeader],
+    handler: () => new Response("mw"),
+  } as Loose);
+  const cookie = createCookie("session", {
+    secrets: [SECRET],
+    maxAge: 604800,
+    httpOnly: true,
+    sameSite: "Lax",
+  });
+  const withSession = remixSession(cookie, remixKvStorage(kv)) as Loose;
+  router.post("/login", {
+    middleware: [withSession],
+    handler: (context: Loose) => {
+      context.get(RemixSession).set("userId", 42);
+      return new Response("ok");
+    },
+  } as Loose);
+  router.get("/session", {
+    middleware: [withSession],
+    handler: (context: Loose) =>
+      new Response(`user ${context.get(RemixSession).get("userId")}`),
+  } as Loose);
   router.post(
     "/echo",
     async ({ request }) =>
@@ -47,5 +211,19 @@ function remix(): (request: Request) => Promise<Response> {
   return (request) => router.fetch(request);
 }
 
+function bare(): (request: Request) => Response {
+  return () => new Response("home");
+}
+
 const [name, port] = Deno.args;
-serveNamed({ fetchkit, hono, remix }, name, port);
+const kv = await Deno.openKv(":memory:");
+serveNamed(
+  {
+    bare,
+    fetchkit: () => fetchkit(kv),
+    hono,
+    remix: () => remix(kv),
+  },
+  name,
+  port,
+);

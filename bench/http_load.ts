@@ -1,77 +1,277 @@
 /**
  * HTTP load through real sockets: the same small app on our router, a Hono
- * app and Remix's fetch-router, each `Deno.serve`d in its own process on
- * 127.0.0.1, loaded by `wrk` (Debian package) in interleaved rounds.
- * Bounded: each round is `seconds` long per server and path; it stops by
- * itself and ends the servers it started.
+ * app and Remix's fetch-router, plus bare `Deno.serve` answering a constant
+ * response, each `Deno.serve`d in its own process on 127.0.0.1 and loaded by
+ * `wrk` (Debian package) in interleaved rounds (the order of the servers
+ * rotates every round). Bounded: each run is `seconds` long per server and
+ * scenario; it stops by itself and ends the servers it started.
  *
- *     deno run --allow-all bench/http_load.ts [rounds=3] [seconds=5]
+ *     flock /tmp/fetchkit-bench.lock \
+ *       deno run --unstable-kv --allow-all bench/http_load.ts [rounds=3] [seconds=5]
  *
- * Prints requests/second per server and path (median of the rounds).
+ * Prints requests/second per server and scenario (median of the rounds, and
+ * the spread of the rounds), and writes `bench/http_chart.svg`: each
+ * server's throughput relative to ours, per scenario.
  *
  * @module
  */
 
 import { median } from "./_stats.ts";
-import { type ServerProcess, startServer, stopServer, wrk } from "./_load.ts";
+import { freePort } from "./_load.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
-const SERVERS = ["fetchkit", "hono", "remix"] as const;
-const PATHS = [
-  { name: "GET / (static)", path: "/", script: undefined },
+const SERVERS = ["bare", "fetchkit", "hono", "remix"] as const;
+type Server = typeof SERVERS[number];
+
+interface Scenario {
+  name: string;
+  path: string;
+  /** The servers that have the feature. */
+  servers: readonly Server[];
+  /** `post` sends a urlencoded body; `session` the server's session cookie. */
+  kind?: "post" | "session";
+  /** Status the scenario answers with; wrk counts others as errors. */
+  status?: number;
+}
+
+const ROUTERS = ["fetchkit", "hono", "remix"] as const;
+const SCENARIOS: Scenario[] = [
+  { name: "static route", path: "/", servers: SERVERS },
+  { name: "one param, JSON", path: "/users/42", servers: ROUTERS },
+  { name: "two params, JSON", path: "/users/42/posts/7", servers: ROUTERS },
+  { name: "three middlewares", path: "/mw", servers: ROUTERS },
+  { name: "miss (404)", path: "/no/such/page", servers: ROUTERS, status: 404 },
   {
-    name: "GET /users/:id (param, JSON)",
-    path: "/users/42",
-    script: undefined,
+    name: "KV session read",
+    path: "/session",
+    servers: ["fetchkit", "remix"],
+    kind: "session",
   },
-  { name: "POST /echo (urlencoded body)", path: "/echo", script: "post.lua" },
+  {
+    name: "html table, 50 rows",
+    path: "/table",
+    servers: ["fetchkit", "hono"],
+  },
+  {
+    name: "POST urlencoded body",
+    path: "/echo",
+    servers: ROUTERS,
+    kind: "post",
+  },
 ];
 
-const SERVER_SCRIPT = new URL("./_http_servers.ts", import.meta.url).pathname;
+interface Running {
+  port: number;
+  process: Deno.ChildProcess;
+  /** `session=...` for the session scenario, when the server has one. */
+  cookie?: string;
+}
+
+async function start(name: Server, dir: string): Promise<Running> {
+  const port = freePort();
+  const process = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-kv",
+      "--allow-net=127.0.0.1",
+      new URL("./_http_servers.ts", import.meta.url).pathname,
+      name,
+      String(port),
+    ],
+    stdout: "piped",
+    // Kept apart so wrk's table stays readable; summarized at the end.
+    stderr: "piped",
+  }).spawn();
+  const log = Deno.openSync(`${dir}/${name}.log`, {
+    write: true,
+    create: true,
+  });
+  process.stderr.pipeTo(log.writable);
+  const reader = process.stdout.pipeThrough(new TextDecoderStream())
+    .getReader();
+  const { value } = await reader.read();
+  if (!value?.includes("ready")) {
+    throw new Error(`${name} server did not start`);
+  }
+  reader.releaseLock();
+  const running: Running = { port, process };
+  if (name === "fetchkit" || name === "remix") {
+    const response = await fetch(`http://127.0.0.1:${port}/login`, {
+      method: "POST",
+    });
+    await response.body?.cancel();
+    running.cookie = response.headers.getSetCookie()[0]?.split(";")[0];
+    const check = await fetch(`http://127.0.0.1:${port}/session`, {
+      headers: { cookie: running.cookie ?? "" },
+    });
+    const text = await check.text();
+    if (text !== "user 42") throw new Error(`${name}: no session: ${text}`);
+  }
+  return running;
+}
+
+async function wrk(
+  server: Running,
+  scenario: Scenario,
+  dir: string,
+): Promise<number> {
+  const args = ["-t1", "-c32", `-d${seconds}s`];
+  if (scenario.kind === "post") args.push("-s", `${dir}/post.lua`);
+  if (scenario.kind === "session") {
+    const script = `${dir}/session-${server.port}.lua`;
+    await Deno.writeTextFile(
+      script,
+      `wrk.headers["Cookie"] = "${server.cookie}"\n`,
+    );
+    args.push("-s", script);
+  }
+  args.push(`http://127.0.0.1:${server.port}${scenario.path}`);
+  const { stdout, success } = await new Deno.Command("wrk", {
+    args,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  const match = /Requests\/sec:\s+([\d.]+)/.exec(text);
+  if (!success || match === null) throw new Error(`wrk failed:\n${text}`);
+  // wrk counts every status outside 2xx/3xx; for the miss that is all of
+  // them, which must then equal the request count.
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
+  const total = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
+  const expected = (scenario.status ?? 200) >= 400 ? total : 0;
+  if (non2xx !== expected) throw new Error(`unexpected statuses:\n${text}`);
+  return Number(match[1]);
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+/** The chart: per scenario, each server's median req/s relative to ours. */
+function chart(
+  results: Map<string, number[]>,
+): string {
+  const colors: Record<Server, string> = {
+    bare: "#9e9e9e",
+    fetchkit: "#1565c0",
+    hono: "#ef6c00",
+    remix: "#6a1b9a",
+  };
+  const barHeight = 14;
+  const left = 190;
+  const width = 420;
+  const maxRatio = 1.6;
+  const x = (ratio: number) =>
+    left + (Math.min(ratio, maxRatio) / maxRatio) * width;
+  let y = 40;
+  let body = "";
+  for (const scenario of SCENARIOS) {
+    const ours = median(results.get(`${scenario.name}|fetchkit`)!);
+    body += `<text x="${left - 8}" y="${
+      y + barHeight
+    }" text-anchor="end" font-weight="bold">${scenario.name}</text>\n`;
+    for (const server of scenario.servers) {
+      const rps = median(results.get(`${scenario.name}|${server}`)!);
+      const ratio = rps / ours;
+      body +=
+        `<rect x="${left}" y="${y}" width="${
+          (x(ratio) - left).toFixed(1)
+        }" height="${barHeight}" fill="${colors[server]}"/>` +
+        `<text x="${(x(ratio) + 4).toFixed(1)}" y="${
+          y + barHeight - 3
+        }">${server} ${ratio.toFixed(2)} (${fmt(rps)}/s)</text>\n`;
+      y += barHeight + 3;
+    }
+    y += 10;
+  }
+  const height = y + 30;
+  const one = x(1);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${
+    left + width + 170
+  }" height="${height}" font-family="sans-serif" font-size="11">
+<title>HTTP throughput relative to fetchkit (median of ${rounds} rounds, ${seconds} s each, wrk -t1 -c32)</title>
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="20" font-size="13" font-weight="bold">Requests/s relative to fetchkit (1.00 = ours; longer is faster)</text>
+${body}<line x1="${one}" y1="30" x2="${one}" y2="${
+    height - 25
+  }" stroke="#000" stroke-dasharray="4 3"/>
+<text x="${one}" y="${height - 10}" text-anchor="middle">1.00</text>
+<text x="10" y="${
+    height - 10
+  }">Deno ${Deno.version.deno}; ${rounds} interleaved rounds x ${seconds} s; written by bench/http_load.ts</text>
+</svg>
+`;
+}
 
 const dir = await Deno.makeTempDir();
 await Deno.writeTextFile(
   `${dir}/post.lua`,
   `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
 );
-const servers = new Map<string, ServerProcess>();
+const servers = new Map<Server, Running>();
 try {
-  for (const name of SERVERS) {
-    servers.set(name, await startServer(SERVER_SCRIPT, [name]));
-  }
+  for (const name of SERVERS) servers.set(name, await start(name, dir));
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
-    for (const { name: pathName, path, script } of PATHS) {
-      for (const name of SERVERS) {
-        const rps = await wrk(
-          `http://127.0.0.1:${servers.get(name)!.port}${path}`,
-          { seconds, script: script && `${dir}/${script}` },
-        );
-        const key = `${pathName}|${name}`;
+    for (const scenario of SCENARIOS) {
+      const order = scenario.servers.map((_, i, all) =>
+        all[(i + round) % all.length]
+      );
+      for (const name of order) {
+        const rps = await wrk(servers.get(name)!, scenario, dir);
+        const key = `${scenario.name}|${name}`;
         results.set(key, [...(results.get(key) ?? []), rps]);
       }
     }
   }
+  const cell = (scenario: Scenario, server: Server) => {
+    const values = results.get(`${scenario.name}|${server}`);
+    if (values === undefined) return "-";
+    const spread = (Math.max(...values) - Math.min(...values)) /
+      median(values) * 100;
+    return `${fmt(median(values))} (±${(spread / 2).toFixed(0)}%)`;
+  };
+  const ratio = (scenario: Scenario, server: Server) => {
+    const values = results.get(`${scenario.name}|${server}`);
+    if (values === undefined) return "-";
+    return `${
+      (median(results.get(`${scenario.name}|fetchkit`)!) / median(values))
+        .toFixed(2)
+    }x`;
+  };
   console.log(
-    `| path | fetchkit req/s | Hono req/s | Remix req/s | ours vs Hono | ours vs Remix |`,
+    `| scenario | bare Deno.serve | fetchkit | Hono | Remix | ours / bare | ours / Hono | ours / Remix |`,
   );
-  console.log(`| --- | ---: | ---: | ---: | ---: | ---: |`);
-  for (const { name: pathName } of PATHS) {
-    const [ours, hono, remix] = SERVERS.map((name) =>
-      median(results.get(`${pathName}|${name}`)!)
-    );
-    const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+  console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
+  for (const scenario of SCENARIOS) {
     console.log(
-      `| ${pathName} | ${fmt(ours)} | ${fmt(hono)} | ${fmt(remix)} | ${
-        (ours / hono).toFixed(2)
-      }x | ${(ours / remix).toFixed(2)}x |`,
+      `| ${scenario.name} (\`${scenario.path}\`) | ${
+        cell(scenario, "bare")
+      } | ${cell(scenario, "fetchkit")} | ${cell(scenario, "hono")} | ${
+        cell(scenario, "remix")
+      } | ${ratio(scenario, "bare")} | ${ratio(scenario, "hono")} | ${
+        ratio(scenario, "remix")
+      } |`,
     );
   }
   console.log(
-    `\n${rounds} interleaved rounds of ${seconds} s per server and path; wrk -t1 -c32; medians.`,
+    `\nreq/s, median of ${rounds} interleaved rounds of ${seconds} s per server and scenario (± half the range of the rounds); wrk -t1 -c32; Deno ${Deno.version.deno}.`,
   );
+  const svg = new URL("./http_chart.svg", import.meta.url);
+  await Deno.writeTextFile(svg, chart(results));
+  console.log(`chart: ${svg.pathname}`);
+  for (const name of SERVERS) {
+    const log = await Deno.readTextFile(`${dir}/${name}.log`);
+    const errors = log.match(/^\w*Error\b.*$/gm) ?? [];
+    if (errors.length !== 0) {
+      console.log(
+        `${name} logged ${errors.length} errors, e.g. "${errors[0]}"`,
+      );
+    }
+  }
 } finally {
-  for (const server of servers.values()) await stopServer(server);
+  for (const { process } of servers.values()) {
+    process.kill("SIGTERM");
+    await process.status;
+  }
   await Deno.remove(dir, { recursive: true });
 }

@@ -69,6 +69,8 @@ const kv = await Deno.openKv(":memory:");
 const kvStorage = createKvSessionStorage({ client: kv, cookie });
 const kvApp = app(kvStorage);
 const kvHeader = await login(kvStorage);
+/** The KV key the storage keeps the benchmark session under. */
+const kvKey = ["sessions", kvHeader.split("=")[1].split(".")[0]];
 
 // --- Remix -------------------------------------------------------------
 
@@ -197,6 +199,14 @@ export const cases: Case[] = [
     request: () => run(kvApp, get(kvHeader)),
   },
   {
+    // What Deno KV itself costs: the floor under the KV storage's overhead.
+    group: "read",
+    name: "deno kv: bare kv.get of the session (no router)",
+    request: async () => {
+      await kv.get(kvKey);
+    },
+  },
+  {
     group: "read",
     name: "remix: no session",
     request: () => run(remixPlain, get(remixHeader)),
@@ -221,6 +231,16 @@ export const cases: Case[] = [
     group: "write",
     name: "fetchkit: Deno KV storage (:memory:)",
     request: () => run(kvApp, post(kvHeader)),
+  },
+  {
+    group: "write",
+    name: "deno kv: bare kv.get + checked atomic set (no router)",
+    request: async () => {
+      const entry = await kv.get(kvKey);
+      await kv.atomic().check(entry).set(kvKey, entry.value, {
+        expireIn: 604800_000,
+      }).commit();
+    },
   },
   {
     group: "write",

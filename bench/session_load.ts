@@ -40,12 +40,14 @@ for (const c of cases) {
   const prefix = c.name.split(":")[0];
   const base = cases.find((b) =>
     b.group === c.group && b.name === `${prefix}: no session`
-  )!;
-  const overhead = us - median(micros.get(base)!);
+  );
+  const overhead = base === undefined ? NaN : us - median(micros.get(base)!);
   console.log(
     `| ${c.group} | ${c.name} | ${us.toFixed(1)} | ${
       Math.round(1e6 / us).toLocaleString("en-US")
-    } | ${c === base ? "-" : `${overhead.toFixed(1)} µs`} |`,
+    } | ${
+      c === base || base === undefined ? "-" : `${overhead.toFixed(1)} µs`
+    } |`,
   );
 }
 const pick = (group: string, name: string) =>

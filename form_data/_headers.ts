@@ -12,10 +12,10 @@ export interface PartHead {
   /** `Content-Type` of the part, or `""` when it has none. */
   type: string;
   /**
-   * The part has no (or an empty) `Content-Disposition`: it names no
-   * field, so it is skipped, as busboy and Deno's `formData()` do.
+   * `true` for a part without a (non-empty) `Content-Disposition`: it names
+   * no field, so it is skipped, as browsers' and busboy's parsers do.
    */
-  skip?: true;
+  skip?: boolean;
 }
 
 /** The two body kinds `formData()` parses, with the multipart boundary. */
@@ -57,12 +57,12 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
   for (const line of lines) {
     if (line === "") continue;
     if (line[0] === " " || line[0] === "\t") {
-      // Joined and trimmed, so `Content-Type:` followed by a folded line
-      // gives "text/plain", not " text/plain".
+      // Joined with one space, and trimmed: a folded value that starts on
+      // the continuation line must not keep a leading space.
       if (lastName === "content-disposition") {
-        disposition = (disposition + " " + line.trim()).trim();
+        disposition = `${disposition ?? ""} ${line.trim()}`.trim();
       } else if (lastName === "content-type") {
-        type = (type + " " + line.trim()).trim();
+        type = `${type} ${line.trim()}`.trim();
       }
       continue;
     }
@@ -73,6 +73,8 @@ export function parsePartHead(raw: Uint8Array): PartHead | string {
     if (lastName === "content-disposition") disposition = value;
     else if (lastName === "content-type") type = value;
   }
+  // No Content-Disposition (or an empty one): the part names no field.
+  // Browsers and busboy skip such a part and keep the rest of the body.
   if (disposition === undefined || disposition === "") {
     return { name: "", filename: undefined, type, skip: true };
   }
@@ -125,11 +127,12 @@ function parseParams(header: string, from: number): Map<string, string> {
     i++; // "="
     while (i < length && (header[i] === " " || header[i] === "\t")) i++;
     let value: string;
-    if (header[i] === '"') {
-      const close = header.indexOf('"', i + 1);
-      const end = close === -1 ? length : close;
-      value = unescapeQuoted(header.slice(i + 1, end));
-      i = end + 1;
+    // An unterminated quote is no quoted string: the value is taken as
+    // sent, quote included, as Deno's own parser does.
+    const close = header[i] === '"' ? header.indexOf('"', i + 1) : -1;
+    if (close !== -1) {
+      value = unescapeQuoted(header.slice(i + 1, close));
+      i = close + 1;
     } else {
       const semicolon = header.indexOf(";", i);
       const end = semicolon === -1 ? length : semicolon;

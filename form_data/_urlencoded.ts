@@ -31,7 +31,13 @@ export async function parseUrlEncodedBody(
   const bytes = collected.bytes();
   const form = new FormData();
   let fields = 0;
-  for (const [name, value] of parsePairs(bytes)) {
+  const text = decoder.decode(bytes);
+  // URLSearchParams drops a leading "?" of a string (it is for query
+  // strings); a form body keeps it, as the URL standard's form parser does.
+  const params = new URLSearchParams(
+    text.charCodeAt(0) === 63 /* ? */ ? "&" + text : text,
+  );
+  for (const [name, value] of params) {
     if (++fields > limits.maxFields) {
       throw new MaxFieldsExceededError(limits.maxFields, { fieldName: name });
     }

@@ -28,6 +28,15 @@
  * exceeded, 408 a client that stopped sending (`idleTimeout`) or took too
  * long to send the whole body (`bodyTimeout`).
  *
+ * A file's `name` (`File.name`, `FileUpload.name`) is exactly what the client
+ * sent, paths included (`C:\files\a.dat`, `../../etc/passwd`), as Deno's
+ * own `request.formData()` keeps it: it is never a safe path. Never join it
+ * into a file system path; store uploads under names the server chooses
+ * (as `createDiskUploadHandler` does) and treat the client's name as text.
+ *
+ * A part without a `Content-Disposition` names no field: it is skipped (as
+ * browsers and busboy do) and counted against `maxFields`.
+ *
  * @module
  */
 

@@ -11,6 +11,19 @@
  * String(page); // "<p>Hello, &lt;script&gt;</p>"
  * ```
  *
+ * Where a value lands decides how it is escaped. In text and in quoted
+ * attribute values, `& < > " '` become entities. In an unquoted attribute
+ * value (``html`<a href=${x}>` ``, also `href=/x/${x}`), whitespace, `=`,
+ * `` ` ``, `<`, `>` and quotes become entities as well, even inside nested
+ * `html` or `html.raw` values, so no interpolated value can end the value and
+ * add an attribute. The tag finds these places once per template from its
+ * static text. Quote your attributes anyway; it reads better.
+ *
+ * Escaping makes text inert as markup; it cannot make a URL safe. A
+ * `javascript:` (or `data:`) URL interpolated into `href` or `src` still runs
+ * when clicked: check the scheme of user-supplied URLs yourself (allow only
+ * `http:`, `https:` or a local path) before putting them in a link.
+ *
  * @module
  */
 
@@ -97,19 +110,173 @@ function render(value: unknown): string {
   }
   if (Array.isArray(value)) {
     let out = "";
-    for (let i = 0; i < value.length; i++) out += render(value[i]);
+    for (let i = 0; i < value.length; i++) {
+      // Lists are mostly of nested `html` results: take those directly.
+      const item = value[i];
+      out += item instanceof SafeHtml ? item.value : render(item);
+    }
     return out;
   }
   return escapeHtml(String(value));
+}
+
+// In an unquoted attribute value (`<a href=${x}>`) whitespace, `>` and a
+// quote end the value and start a new attribute, so there every character
+// that could do so is an entity too, even inside nested or raw HTML (whose
+// entities stay valid, so `&` is left alone there).
+const UNQUOTED_BREAKERS = /[\t\n\f\r "'<>=`]/g;
+const UNQUOTED_ENTITIES: Record<string, string> = {
+  "\t": "&#9;",
+  "\n": "&#10;",
+  "\f": "&#12;",
+  "\r": "&#13;",
+  " ": "&#32;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "=": "&#61;",
+  "`": "&#96;",
+};
+
+function unquotedEntity(char: string): string {
+  return UNQUOTED_ENTITIES[char];
+}
+
+function renderUnquoted(value: unknown): string {
+  return render(value).replace(UNQUOTED_BREAKERS, unquotedEntity);
+}
+
+/**
+ * For each hole of a template, whether it sits in an unquoted attribute
+ * value; `null` when none does (the common case). Computed once per
+ * call site: a tagged template's strings array is the same object each time.
+ */
+const unquotedHoles = new WeakMap<TemplateStringsArray, boolean[] | null>();
+// The last template seen: a list renders one row template many times over,
+// and comparing one reference is cheaper than a WeakMap lookup.
+let lastStrings: TemplateStringsArray | undefined;
+let lastMarks: boolean[] | null = null;
+
+// Tokenizer states (plain numbers: a `const enum` does not survive
+// isolated-module transpilation everywhere).
+const State = {
+  Data: 0,
+  TagOpen: 1,
+  Tag: 2,
+  AttrName: 3,
+  AfterAttrName: 4,
+  BeforeValue: 5,
+  Unquoted: 6,
+  DoubleQuoted: 7,
+  SingleQuoted: 8,
+  Comment: 9,
+} as const;
+
+function isSpace(char: string): boolean {
+  return char === " " || char === "\n" || char === "\t" || char === "\f" ||
+    char === "\r";
+}
+
+/**
+ * A small HTML tokenizer over the static text, just precise enough to know
+ * where a hole lands: in text, in a quoted value, or in an unquoted value.
+ */
+function scanHoles(strings: TemplateStringsArray): boolean[] | null {
+  let state: number = State.Data;
+  let marks: boolean[] | null = null;
+  for (let part = 0; part < strings.length; part++) {
+    if (part > 0) {
+      // A hole right after `=` starts an unquoted value.
+      if (state === State.BeforeValue) state = State.Unquoted;
+      if (state === State.Unquoted) (marks ??= [])[part - 1] = true;
+    }
+    const text = strings[part];
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      switch (state) {
+        case State.Data:
+          if (c === "<") {
+            if (text.startsWith("!--", i + 1)) {
+              state = State.Comment;
+              i += 3;
+            } else state = State.TagOpen;
+          }
+          break;
+        case State.TagOpen:
+          state = /[a-zA-Z\/!?]/.test(c) ? State.Tag : State.Data;
+          break;
+        case State.Tag:
+          if (c === ">") state = State.Data;
+          else if (isSpace(c) || c === "/") state = State.AfterAttrName;
+          break;
+        case State.AttrName:
+          if (c === "=") state = State.BeforeValue;
+          else if (c === ">") state = State.Data;
+          else if (isSpace(c) || c === "/") state = State.AfterAttrName;
+          break;
+        case State.AfterAttrName:
+          if (c === "=") state = State.BeforeValue;
+          else if (c === ">") state = State.Data;
+          else if (!isSpace(c) && c !== "/") state = State.AttrName;
+          break;
+        case State.BeforeValue:
+          if (c === '"') state = State.DoubleQuoted;
+          else if (c === "'") state = State.SingleQuoted;
+          else if (c === ">") state = State.Data;
+          else if (!isSpace(c)) state = State.Unquoted;
+          break;
+        case State.Unquoted:
+          if (c === ">") state = State.Data;
+          else if (isSpace(c)) state = State.AfterAttrName;
+          break;
+        case State.DoubleQuoted:
+          if (c === '"') state = State.AfterAttrName;
+          break;
+        case State.SingleQuoted:
+          if (c === "'") state = State.AfterAttrName;
+          break;
+        case State.Comment:
+          if (c === ">" && text.startsWith("--", i - 2)) state = State.Data;
+          break;
+      }
+    }
+  }
+  return marks;
 }
 
 function htmlTag(
   strings: TemplateStringsArray,
   ...values: unknown[]
 ): SafeHtml {
+  let marks: boolean[] | null | undefined;
+  if (strings === lastStrings) {
+    marks = lastMarks;
+  } else {
+    marks = unquotedHoles.get(strings);
+    if (marks === undefined) {
+      marks = scanHoles(strings);
+      unquotedHoles.set(strings, marks);
+    }
+    lastStrings = strings;
+    lastMarks = marks;
+  }
   let out = strings[0];
-  for (let i = 0; i < values.length; i++) {
-    out += render(values[i]) + strings[i + 1];
+  if (marks === null) {
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      // Strings and nested `html` are most values: skip the call for them.
+      out += (typeof value === "string"
+        ? escapeHtml(value)
+        : value instanceof SafeHtml
+        ? value.value
+        : render(value)) + strings[i + 1];
+    }
+  } else {
+    for (let i = 0; i < values.length; i++) {
+      out += (marks[i] ? renderUnquoted(values[i]) : render(values[i])) +
+        strings[i + 1];
+    }
   }
   return new SafeHtml(out);
 }

@@ -78,35 +78,35 @@ function isoDateToken(): Getter {
   };
 }
 
-// Control characters (C0, DEL, C1), `"` and backslash in a value taken from
-// the request are escaped, so that no client can write terminal escape
-// sequences, fake lines or unbalanced quotes into the log. Apache's and
-// nginx's log formats do the same: ESC is written as the four characters
-// `\x1b`, `"` as `\"`, a backslash as two.
-// deno-lint-ignore no-control-regex
-const UNSAFE = /[\x00-\x1f\x7f-\x9f"\\]/;
-// deno-lint-ignore no-control-regex
-const UNSAFE_ALL = /[\x00-\x1f\x7f-\x9f"\\]/g;
+// C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators:
+// none may reach a log raw (terminal escapes, forged lines).
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/g;
 
-function escapeChar(char: string): string {
-  if (char === '"' || char === "\\") return "\\" + char;
-  return "\\x" + char.charCodeAt(0).toString(16).padStart(2, "0");
+function hexEscape(char: string): string {
+  const code = char.charCodeAt(0);
+  return code > 0xff
+    ? "\\u" + code.toString(16).padStart(4, "0")
+    : "\\x" + code.toString(16).padStart(2, "0");
 }
 
-/** Escapes a logged value; most values pass through untouched. */
-export function escapeLogValue(value: string): string {
-  return UNSAFE.test(value) ? value.replace(UNSAFE_ALL, escapeChar) : value;
+/**
+ * Escapes control characters in a value taken from the request, as common
+ * log formats do: ESC becomes the text `\x1b`, a newline `\x0a`, so a
+ * client can neither drive the terminal nor forge a log line.
+ */
+export function escapeControls(value: string): string {
+  // Most values have none; the test is cheaper than the replace.
+  return CONTROL.test(value) ? value.replace(CONTROLS, hexEscape) : value;
 }
 
-/** Wraps the getter of a token whose value the client controls. */
-function escaped(get: Getter): Getter {
+/** A getter of request data, with its control characters escaped. */
+function fromRequest(getter: Getter): Getter {
   return (context, response, time, duration) =>
-    escapeLogValue(get(context, response, time, duration));
+    escapeControls(getter(context, response, time, duration));
 }
-
-// Tokens whose text is ours (dates, duration, status) or validated by Fetch
-// (a method is an HTTP token) are not escaped; every other one is.
-const TRUSTED = new Set(["date", "dateISO", "duration", "method", "status"]);
 
 const TOKENS: Record<string, TokenFactory> = {
   date: dateToken,
@@ -118,26 +118,28 @@ const TOKENS: Record<string, TokenFactory> = {
     response.headers.get("Content-Length") ?? "",
   contentType: () => (_context, response) =>
     response.headers.get("Content-Type") ?? "",
-  host: () => host,
-  hostname: () => hostname,
+  host: () => fromRequest(host),
+  hostname: () => fromRequest(hostname),
   method: (colors) =>
     colors
-      ? (context) => BOLD + context.request.method + RESET_BOLD
-      : (context) => context.request.method,
-  path: () => path,
-  pathname: () => pathname,
-  port: () => port,
-  query: () => search,
-  referer: () => (context) => context.request.headers.get("Referer") ?? "",
-  search: () => search,
+      ? (context) => BOLD + escapeControls(context.request.method) + RESET_BOLD
+      : (context) => escapeControls(context.request.method),
+  path: () => fromRequest(path),
+  pathname: () => fromRequest(pathname),
+  port: () => fromRequest(port),
+  query: () => fromRequest(search),
+  referer: () =>
+    fromRequest((context) => context.request.headers.get("Referer") ?? ""),
+  search: () => fromRequest(search),
   status: (colors) =>
     colors
       ? (_context, response) => colorStatus(response.status)
       : (_context, response) => String(response.status),
   statusText: () => (_context, response) =>
     statusText(response.status, response.statusText),
-  url: () => (context) => context.request.url,
-  userAgent: () => (context) => context.request.headers.get("User-Agent") ?? "",
+  url: () => fromRequest((context) => context.request.url),
+  userAgent: () =>
+    fromRequest((context) => context.request.headers.get("User-Agent") ?? ""),
 };
 
 // Longest first, so that `%dateISO` is not read as `%date` + `ISO`.

@@ -11,6 +11,11 @@
  * // [19/Nov/2025:14:32:10 +0000] GET /users/123 200 1234
  * ```
  *
+ * Every token taken from the request (method, URL parts, `Referer`,
+ * `User-Agent`) has its control characters escaped as text (`\x1b`,
+ * `\x0a`, `\u2028`), as common log formats do, so a client cannot send
+ * terminal escape sequences to the console or forge log lines.
+ *
  * @module
  */
 

@@ -1,4 +1,6 @@
-import type { Entry, Match, Node, Tail } from "./_trie.ts";
+import type { Entry, Match, Node, ParamsClass, Tail } from "./_trie.ts";
+import { paramsClass } from "./_trie.ts";
+import type { Pattern } from "./_linear.ts";
 
 /**
  * Compiles a method's trie into one specialized function: static children
@@ -28,7 +30,8 @@ export function compileTable<T>(
   decode: (value: string) => string | undefined,
 ): ((path: string) => Match<T> | undefined) | undefined {
   const values: T[] = [];
-  const regexes: RegExp[] = [];
+  const regexes: Pattern[] = [];
+  const classes: ParamsClass[] = [];
   let counter = 0;
   const fresh = (prefix: string) => `${prefix}${counter++}`;
 
@@ -37,10 +40,11 @@ export function compileTable<T>(
 
   function result(entry: Entry<T>, captures: readonly string[]): string {
     const index = values.push(entry.value) - 1;
-    const fields = entry.names.map((name, i) =>
-      `${JSON.stringify(name)}: ${captures[i]}`
-    );
-    return `return { value: V[${index}], params: { ${fields.join(", ")} } };\n`;
+    const Params = paramsClass(entry.names);
+    if (Params === undefined) throw new EvalError("code generation is off");
+    const c = classes.push(Params) - 1;
+    const args = entry.names.map((_, i) => captures[i]).join(", ");
+    return `return { value: V[${index}], params: new C[${c}](${args}) };\n`;
   }
 
   /** Declares decoded copies of a match's groups; returns their names. */
@@ -167,24 +171,25 @@ export function compileTable<T>(
     return code + "}\n";
   }
 
-  // Static paths first: one hash lookup, then the trie for the rest.
-  const trie = root === undefined ? "" : node(root, 0, []);
-  const body = `return function match(path) {\nconst s = S.get(path);\n` +
-    `if (s !== undefined) return s.hit;\n` +
-    `const L = path.length;\n${trie}return undefined;\n};`;
-  if (body.length > MAX_SOURCE) return undefined;
   try {
-    return new Function("S", "V", "X", "D", body)(
+    // Static paths first: one hash lookup, then the trie for the rest.
+    const trie = root === undefined ? "" : node(root, 0, []);
+    const body = `return function match(path) {\nconst s = S.get(path);\n` +
+      `if (s !== undefined) return s.hit;\n` +
+      `const L = path.length;\n${trie}return undefined;\n};`;
+    if (body.length > MAX_SOURCE) return undefined;
+    return new Function("S", "V", "X", "D", "C", body)(
       statics,
       values,
       regexes,
       decode,
+      classes,
     );
   } catch {
     return undefined; // code generation disallowed: the interpreter serves
   }
 }
 
-function groupCount(regex: RegExp): number {
-  return new RegExp(`${regex.source}|`).exec("")!.length - 1;
+function groupCount(pattern: Pattern): number {
+  return pattern.groups;
 }

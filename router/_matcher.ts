@@ -1,11 +1,14 @@
 import { compileTable } from "./_codegen.ts";
 import { search } from "./_search.ts";
+import { normalizeEscapes } from "./url_path.ts";
 import {
   compile,
   decode,
   type Entry,
   type Form,
+  index,
   insert,
+  isWide,
   type Match,
   Table,
 } from "./_trie.ts";
@@ -63,6 +66,7 @@ export class Matcher<T> {
 
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
+    if (path.indexOf("%") !== -1) path = normalizeEscapes(path);
     if (method === "HEAD") {
       const found = this.#tables.get("HEAD")?.find(path);
       return found ?? (this.#tables.get("GET") ?? this.#any).find(path);
@@ -73,12 +77,13 @@ export class Matcher<T> {
   /** Whether `method`'s dynamic routes run compiled (for tests). */
   isCompiled(method: string): boolean {
     const table = this.#tables.get(method) ?? this.#any;
-    table.find("/");
+    for (let i = 0; i < SETTLE; i++) table.find("/");
     return table.compiled;
   }
 
   /** The methods with a route for `path`, for a `405` `Allow` header. */
   allowed(path: string): string[] {
+    path = normalizeEscapes(path);
     const methods: string[] = [];
     for (const [method, table] of this.#tables) {
       if (table.find(path) !== undefined) methods.push(method);
@@ -90,19 +95,47 @@ export class Matcher<T> {
   }
 }
 
-/** Builds a table's `find`: generated code, or the interpreter as a fallback. */
+/**
+ * Lookups a table serves with the interpreter after a change before it is
+ * compiled: routes added while serving (one at a time, between requests)
+ * are not compiled once per add, only when the table has settled.
+ */
+export const SETTLE = 32;
+
+/** How many tables were compiled (for tests of lazy recompiling). */
+export let compilations = 0;
+
+/**
+ * Builds a table's `find` after a change: the interpreter for the next
+ * SETTLE lookups, then generated code (or the interpreter where code
+ * generation is unavailable, or for wide sibling sets).
+ */
 function prepare<T>(table: Table<T>): (path: string) => Match<T> | undefined {
   const { statics, root, dynamic } = table;
-  const compiled = useCodegen
-    ? compileTable(statics, dynamic ? root : undefined, decode)
-    : undefined;
-  table.compiled = compiled !== undefined;
-  table.find = compiled ?? ((path) => {
+  index(root);
+  const interpret = (path: string): Match<T> | undefined => {
     const entry = statics.get(path);
     if (entry !== undefined) return entry.hit;
     return dynamic ? search(root, path, 0, 0) : undefined;
-  });
-  return table.find;
+  };
+  table.compiled = false;
+  // Wide sibling sets are dispatched by prefix in the interpreter; the
+  // generated code would try them one by one (and outgrow MAX_SOURCE).
+  if (!useCodegen || (dynamic && isWide(root))) return table.find = interpret;
+  let lookups = 0;
+  return table.find = (path) => {
+    if (++lookups === SETTLE) {
+      compilations++;
+      const compiled = compileTable(
+        statics,
+        dynamic ? root : undefined,
+        decode,
+      );
+      table.compiled = compiled !== undefined;
+      table.find = compiled ?? interpret;
+    }
+    return interpret(path);
+  };
 }
 
 let useCodegen = true;

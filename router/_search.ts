@@ -1,4 +1,4 @@
-import type { Match, Node, Tail } from "./_trie.ts";
+import type { Match, Node, PrefixIndex, Tail } from "./_trie.ts";
 import { decode, paramsFactory } from "./_trie.ts";
 
 // The interpreter: walks a trie for one lookup. It serves where generated
@@ -39,7 +39,16 @@ export function search<T>(
   }
   if (path.charCodeAt(pos) !== 47 /* "/" */) return undefined;
   const statics = node.statics;
-  if (statics !== undefined) {
+  const staticMap = node.staticMap;
+  if (staticMap !== undefined) {
+    let end = path.indexOf("/", pos + 1);
+    if (end === -1) end = length;
+    const child = staticMap.get(path.slice(pos + 1, end));
+    if (child !== undefined) {
+      const found = search(child.node, path, end, depth);
+      if (found !== undefined) return found;
+    }
+  } else if (statics !== undefined) {
     const bucket = statics[path.charCodeAt(pos + 1)];
     if (bucket !== undefined) {
       for (let i = 0; i < bucket.length; i++) {
@@ -69,7 +78,10 @@ export function search<T>(
     let end = path.indexOf("/", pos + 1);
     if (end === -1) end = length;
     if (end > pos + 1) {
-      for (let s = 0; s < segments.length; s++) {
+      const picked = node.segmentIndex?.candidates(path, pos + 1, end, end);
+      const count = picked === undefined ? segments.length : picked.length;
+      for (let i = 0; i < count; i++) {
+        const s = picked === undefined ? i : picked[i];
         const match = segments[s].regex.exec(path.slice(pos + 1, end));
         if (match === null) continue;
         const found = capture(match, depth)
@@ -78,7 +90,7 @@ export function search<T>(
         if (found !== undefined) return found;
       }
       const prefixed = node.prefixedTails.length > 0
-        ? searchTails(node.prefixedTails, path, pos, depth)
+        ? searchTails(node.prefixedTails, node.prefixedIndex, path, pos, depth)
         : undefined;
       if (prefixed !== undefined) return prefixed;
       if (param !== undefined) {
@@ -91,21 +103,27 @@ export function search<T>(
         }
       }
       return node.tails.length > 0
-        ? searchTails(node.tails, path, pos, depth)
+        ? searchTails(node.tails, node.tailIndex, path, pos, depth)
         : undefined;
     }
   }
   if (node.prefixedTails.length > 0) {
-    const found = searchTails(node.prefixedTails, path, pos, depth);
+    const found = searchTails(
+      node.prefixedTails,
+      node.prefixedIndex,
+      path,
+      pos,
+      depth,
+    );
     if (found !== undefined) return found;
   }
   return node.tails.length > 0
-    ? searchTails(node.tails, path, pos, depth)
+    ? searchTails(node.tails, node.tailIndex, path, pos, depth)
     : undefined;
 }
 
 /** Decodes a match's groups into `scratch` from `depth`; false on a malformed escape. */
-function capture(match: RegExpExecArray, depth: number): boolean {
+function capture(match: ArrayLike<string>, depth: number): boolean {
   for (let i = 1; i < match.length; i++) {
     const value = decode(match[i]);
     if (value === undefined) return false;
@@ -116,12 +134,18 @@ function capture(match: RegExpExecArray, depth: number): boolean {
 
 function searchTails<T>(
   tails: Tail<T>[],
+  index: PrefixIndex | undefined,
   path: string,
   pos: number,
   depth: number,
 ): Match<T> | undefined {
   const rest = path.slice(pos);
-  for (let t = 0; t < tails.length; t++) {
+  let end = index === undefined ? -1 : path.indexOf("/", pos + 1);
+  if (end === -1) end = path.length;
+  const picked = index?.candidates(path, pos + 1, end, path.length);
+  const count = picked === undefined ? tails.length : picked.length;
+  for (let i = 0; i < count; i++) {
+    const t = picked === undefined ? i : picked[i];
     const match = tails[t].regex.exec(rest);
     if (match === null || !capture(match, depth)) continue;
     const entry = tails[t].entries[0];

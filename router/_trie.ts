@@ -1,3 +1,4 @@
+import { compilePattern, type Pattern } from "./_linear.ts";
 import {
   encodePathText,
   expandOptionals,
@@ -8,8 +9,9 @@ import {
 /**
  * Route matching. Static paths are one `Map` lookup per method; dynamic
  * ones walk a segment trie (static child, then parameter children, then
- * wildcard tails), so the ranking "static beats parameter beats wildcard,
- * left to right; ties by insertion order" falls out of the search order.
+ * wildcard tails), so the ranking "more static text wins, then a parameter
+ * beats a wildcard, left to right; ties by insertion order" falls out of the
+ * search order; wildcard tails are ranked whole (`rankOf`).
  */
 
 /** What a route registers; `T` is the router's payload (the handler chain). */
@@ -39,16 +41,26 @@ export interface Match<T> {
 }
 
 export interface Segment<T> {
-  readonly regex: RegExp;
+  readonly regex: Pattern;
+  /** Static text before the first variable: the key of sibling dispatch. */
+  readonly prefix: string;
+  /** Static text after the last variable: the key when the prefix is empty. */
+  readonly suffix: string;
   /** Count of static characters: more is more specific, so tried first. */
   readonly specificity: number;
   readonly node: Node<T>;
 }
 
 export interface Tail<T> {
-  readonly regex: RegExp;
+  readonly regex: Pattern;
+  /** Static text before the first variable of its segment (`f` of `/f*`). */
+  readonly prefix: string;
+  /** Static text after the last variable, at the end of the path. */
+  readonly suffix: string;
   /** Static characters before the wildcard in its segment (`x*` has 1). */
   readonly specificity: number;
+  /** The whole tail's rank, segment by segment (see `rankOf`). */
+  readonly rank: readonly number[];
   readonly entries: Entry<T>[];
 }
 
@@ -73,6 +85,154 @@ export class Node<T> {
   /** The child for an empty segment (`/a//b`, or `/:id/` at the end). */
   empty: Node<T> | undefined;
   entries: Entry<T>[] = [];
+  /**
+   * Built by `index()` where siblings are many (see WIDE): static children
+   * by their text, and mixed segments and tails by their static prefix, so
+   * a lookup tries only the siblings whose prefix the path has.
+   */
+  staticMap: Map<string, StaticChild<T>> | undefined;
+  /** Children by kind and text or source, so an insert finds its own at once. */
+  readonly children = new Map<string, StaticChild<T> | Segment<T> | Tail<T>>();
+  segmentIndex: PrefixIndex | undefined;
+  prefixedIndex: PrefixIndex | undefined;
+  tailIndex: PrefixIndex | undefined;
+}
+
+/**
+ * Beyond this many mixed segments or tails, a node dispatches them by
+ * prefix; beyond STATIC_WIDE static children sharing a first character, it
+ * looks them up in a map (the generated switch handles fewer well).
+ */
+export const WIDE = 8;
+export const STATIC_WIDE = 32;
+
+/**
+ * Positions of siblings (in their ranked list) by their static prefix, or
+ * by their static suffix where the prefix is empty (`:x.t1`). A lookup
+ * probes one map entry per distinct prefix or suffix length, so its cost is
+ * set by those lengths, not by the number of siblings; siblings with
+ * neither are always tried.
+ */
+export class PrefixIndex {
+  readonly #prefixes = new Affix();
+  readonly #suffixes = new Affix();
+  readonly #always: number[] = [];
+
+  constructor(affixes: readonly { prefix: string; suffix: string }[]) {
+    affixes.forEach(({ prefix, suffix }, i) => {
+      if (prefix !== "") this.#prefixes.add(prefix, i);
+      else if (suffix !== "") this.#suffixes.add(suffix, i);
+      else this.#always.push(i);
+    });
+  }
+
+  /**
+   * The positions worth trying, best ranked first: a prefix must start the
+   * text at `from` and end by `to`; a suffix must end it at `end`.
+   */
+  candidates(text: string, from: number, to: number, end: number): number[] {
+    const found: number[] = [];
+    this.#prefixes.collect(text, from, to, true, found);
+    this.#suffixes.collect(text, from, end, false, found);
+    if (this.#always.length > 0) found.push(...this.#always);
+    return found.length > 1 ? found.sort((a, b) => a - b) : found;
+  }
+}
+
+/** Positions by a text, probed once per distinct text length. */
+class Affix {
+  /** Distinct lengths, ascending. */
+  lengths: number[] = [];
+  readonly map = new Map<string, number[]>();
+
+  add(text: string, position: number): void {
+    let list = this.map.get(text);
+    if (list === undefined) this.map.set(text, list = []);
+    list.push(position);
+    if (!this.lengths.includes(text.length)) {
+      this.lengths = [...this.lengths, text.length].sort((a, b) => a - b);
+    }
+  }
+
+  collect(
+    text: string,
+    from: number,
+    to: number,
+    atStart: boolean,
+    into: number[],
+  ): void {
+    for (const length of this.lengths) {
+      if (from + length > to) break;
+      const list = this.map.get(
+        atStart ? text.slice(from, from + length) : text.slice(to - length, to),
+      );
+      if (list !== undefined) into.push(...list);
+    }
+  }
+}
+
+/** Builds the dispatch indexes of wide nodes, once per compile. */
+export function index<T>(node: Node<T>): void {
+  node.staticMap = undefined;
+  if (node.statics !== undefined) {
+    let widest = 0;
+    for (const bucket of node.statics) {
+      widest = Math.max(widest, bucket?.length ?? 0);
+    }
+    if (widest > STATIC_WIDE) {
+      node.staticMap = new Map();
+      for (const bucket of node.statics) {
+        for (const child of bucket ?? []) node.staticMap.set(child.text, child);
+      }
+    }
+    for (const bucket of node.statics) {
+      for (const child of bucket ?? []) index(child.node);
+    }
+  }
+  const wide = <X extends { prefix: string; suffix: string }>(
+    list: readonly X[],
+  ) => list.length > WIDE ? new PrefixIndex(list) : undefined;
+  node.segmentIndex = wide(node.segments);
+  node.prefixedIndex = wide(node.prefixedTails);
+  node.tailIndex = wide(node.tails);
+  for (const segment of node.segments) index(segment.node);
+  if (node.param !== undefined) index(node.param);
+  if (node.empty !== undefined) index(node.empty);
+}
+
+/** Whether any node of the trie dispatches by prefix (then it is interpreted). */
+export function isWide<T>(node: Node<T>): boolean {
+  if (
+    node.staticMap !== undefined || node.segmentIndex !== undefined ||
+    node.prefixedIndex !== undefined || node.tailIndex !== undefined
+  ) return true;
+  for (const bucket of node.statics ?? []) {
+    for (const child of bucket ?? []) if (isWide(child.node)) return true;
+  }
+  return node.segments.some((s) => isWide(s.node)) ||
+    (node.param !== undefined && isWide(node.param)) ||
+    (node.empty !== undefined && isWide(node.empty));
+}
+
+/** Static text before the first variable. */
+function prefixOf(tokens: readonly FlatToken[]): string {
+  let prefix = "";
+  for (const token of tokens) {
+    if (token.type !== "text") break;
+    prefix += token.value;
+  }
+  return encodePathText(prefix);
+}
+
+/** Static text after the last variable. */
+function suffixOf(tokens: readonly FlatToken[]): string {
+  let suffix = "";
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i];
+    if (token.type !== "text") break;
+    suffix = token.value + suffix;
+  }
+  return encodePathText(suffix);
 }
 
 /** One method's routes: statics by pathname, the rest in a trie. */
@@ -111,27 +271,16 @@ export interface Form {
   readonly path: string | undefined;
   /** Segments before the first wildcard. */
   readonly segments: readonly FlatToken[][];
-  /** From the first wildcard's segment to the end, as one regex. */
-  readonly tail: RegExp | undefined;
+  /** From the first wildcard's segment to the end, as one matcher. */
+  readonly tail: Pattern | undefined;
   /** Static characters before the wildcard in its segment. */
   readonly tailSpecificity: number;
+  /** Static text before the first variable of the tail's first segment. */
+  readonly tailPrefix: string;
+  /** Static text after the tail's last variable. */
+  readonly tailSuffix: string;
+  readonly tailRank: readonly number[];
   readonly names: readonly string[];
-}
-
-const ESCAPE = /[.*+?^${}()|[\]\\]/g;
-
-function escape(text: string): string {
-  return encodePathText(text).replace(ESCAPE, "\\$&");
-}
-
-function tokensSource(tokens: readonly FlatToken[]): string {
-  let source = "";
-  for (const token of tokens) {
-    if (token.type === "text") source += escape(token.value);
-    else if (token.type === "param") source += "([^/]+?)";
-    else source += "(.*)";
-  }
-  return source;
 }
 
 /** Compiles a pattern into its forms (one per choice of optional groups). */
@@ -150,6 +299,9 @@ export function compile(pattern: string): Form[] {
         segments: [],
         tail: undefined,
         tailSpecificity: 0,
+        tailPrefix: "",
+        tailSuffix: "",
+        tailRank: [],
         names,
       };
     }
@@ -180,6 +332,9 @@ export function compile(pattern: string): Form[] {
         segments,
         tail: undefined,
         tailSpecificity: 0,
+        tailPrefix: "",
+        tailSuffix: "",
+        tailRank: [],
         names,
       };
     }
@@ -188,15 +343,50 @@ export function compile(pattern: string): Form[] {
       0,
       first.findIndex((t) => t.type === "wildcard"),
     );
-    const rest = segments.slice(wild).map(tokensSource).join("/");
+    const rest: FlatToken[] = [];
+    for (const segment of segments.slice(wild)) {
+      rest.push({ type: "text", value: "/" }, ...segment);
+    }
     return {
       path: undefined,
       segments: segments.slice(0, wild),
-      tail: new RegExp(`^/${rest}$`),
+      tail: compilePattern(rest),
       tailSpecificity: staticLength(prefix),
+      tailPrefix: prefixOf(first),
+      tailSuffix: suffixOf(rest),
+      tailRank: rankOf(segments.slice(wild)),
       names,
     };
   });
+}
+
+/**
+ * The rank of a wildcard tail, three numbers per segment, compared left to
+ * right: static characters (more wins, so `7*` beats `:id` and `*`), then
+ * no wildcard over a wildcard, then no parameter over a parameter. A tail
+ * equal to another's start but longer wins (it has more static text, the
+ * slashes). So `/*\/123/:id/7*` beats `/*\/123/:id/*`, and `/*\/*` beats
+ * `/*`, whatever the order they were added in.
+ */
+function rankOf(segments: readonly FlatToken[][]): number[] {
+  const rank: number[] = [];
+  for (const segment of segments) {
+    rank.push(
+      staticLength(segment),
+      segment.some((t) => t.type === "wildcard") ? 0 : 1,
+      segment.some((t) => t.type === "param") ? 0 : 1,
+    );
+  }
+  return rank;
+}
+
+/** Orders tails best first: higher rank left to right; longer wins a tie. */
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    if (a[i] !== b[i]) return b[i] - a[i];
+  }
+  return b.length - a.length;
 }
 
 /** Whether a segment is exactly one parameter. */
@@ -217,6 +407,17 @@ function staticLength(segment: readonly FlatToken[]): number {
   return length;
 }
 
+/** Inserts `item` before the first element that ranks below it. */
+function placeAfterEqual<X>(
+  list: X[],
+  item: X,
+  below: (other: X) => boolean,
+): void {
+  let at = list.length;
+  while (at > 0 && below(list[at - 1])) at--;
+  list.splice(at, 0, item);
+}
+
 export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
   table.invalidate();
   if (form.path !== undefined) {
@@ -234,24 +435,35 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
       const text = encodePathText(
         segment.map((t) => (t as { value: string }).value).join(""),
       );
-      const bucket = (node.statics ??= [])[text.charCodeAt(0)] ??= [];
-      let child = bucket.find((c) => c.text === text);
-      if (child === undefined) bucket.push(child = { text, node: new Node() });
+      let child = node.children.get("s" + text) as StaticChild<T> | undefined;
+      if (child === undefined) {
+        child = { text, node: new Node() };
+        node.children.set("s" + text, child);
+        ((node.statics ??= [])[text.charCodeAt(0)] ??= []).push(child);
+      }
       node = child.node;
     } else if (isParam(segment)) {
       node = node.param ??= new Node();
     } else {
-      const source = `^${tokensSource(segment)}$`;
-      let found = node.segments.find((s) => s.regex.source === source);
+      const pattern = compilePattern(segment);
+      const source = pattern.source;
+      let found = node.children.get("m" + source) as Segment<T> | undefined;
       if (found === undefined) {
         found = {
-          regex: new RegExp(source),
+          regex: pattern,
+          prefix: prefixOf(segment),
+          suffix: suffixOf(segment),
           specificity: staticLength(segment),
           node: new Node(),
         };
-        node.segments.push(found);
-        // Stable sort: more static text first; equal ones keep their order.
-        node.segments.sort((a, b) => b.specificity - a.specificity);
+        node.children.set("m" + source, found);
+        // More static text first; equal ones keep their order.
+        const specificity = found.specificity;
+        placeAfterEqual(
+          node.segments,
+          found,
+          (s) => s.specificity < specificity,
+        );
       }
       node = found.node;
     }
@@ -261,17 +473,22 @@ export function insert<T>(table: Table<T>, form: Form, entry: Entry<T>): void {
     return;
   }
   const tails = form.tailSpecificity > 0 ? node.prefixedTails : node.tails;
-  let tail = tails.find((t) => t.regex.source === form.tail!.source);
+  const key = (form.tailSpecificity > 0 ? "p" : "t") + form.tail.source;
+  let tail = node.children.get(key) as Tail<T> | undefined;
   if (tail === undefined) {
-    tails.push(
-      tail = {
-        regex: form.tail,
-        specificity: form.tailSpecificity,
-        entries: [],
-      },
-    );
-    // Stable sort: more static text before the "*" first.
-    tails.sort((a, b) => b.specificity - a.specificity);
+    tail = {
+      regex: form.tail,
+      prefix: form.tailPrefix,
+      suffix: form.tailSuffix,
+      specificity: form.tailSpecificity,
+      rank: form.tailRank,
+      entries: [],
+    };
+    node.children.set(key, tail);
+    // The whole tail ranked left to right; ties keep the order routes were
+    // added in.
+    const rank = tail.rank;
+    placeAfterEqual(tails, tail, (t) => compareRanks(t.rank, rank) > 0);
   }
   tail.entries.push(entry);
 }
@@ -287,22 +504,49 @@ export function decode(value: string): string | undefined {
 }
 
 /**
+ * The prototype of every params object: empty, itself without prototype,
+ * so request data never meets `Object.prototype` (`params.constructor` is
+ * `undefined` unless a parameter is named so, and a parameter named
+ * `__proto__` is an ordinary property). An object literal with
+ * `__proto__: null` would do the same but is built 60 times slower.
+ */
+export const PARAMS_PROTOTYPE: object = Object.freeze(Object.create(null));
+
+/**
  * Makes a function that builds a route's params object with a fixed
  * shape, so V8 sees one object layout per route instead of a megamorphic
  * keyed store. Where code generation is disallowed (some edge runtimes),
  * it falls back to a loop.
  */
 export function paramsFactory(names: readonly string[]): ParamsFactory {
-  if (names.length === 0) return () => ({});
+  const Params = paramsClass(names);
+  if (Params !== undefined) {
+    const args = names.map((_, i) => `v[${i}]`).join(", ");
+    return new Function("C", `return (v) => new C(${args});`)(Params);
+  }
+  return (values) => {
+    const params = Object.create(PARAMS_PROTOTYPE);
+    for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+    return params;
+  };
+}
+
+/** A params constructor taking the values in order; `new` gives a fixed shape. */
+export type ParamsClass = new (...values: string[]) => Record<string, string>;
+
+/** Generates a {@linkcode ParamsClass}; `undefined` where code generation is off. */
+export function paramsClass(names: readonly string[]): ParamsClass | undefined {
+  const fields = names.map((name, i) =>
+    `this[${JSON.stringify(name)}] = a${i};`
+  )
+    .join(" ");
+  const args = names.map((_, i) => `a${i}`).join(", ");
   try {
-    const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`)
-      .join(", ");
-    return new Function("v", `return { ${fields} };`) as ParamsFactory;
+    return new Function(
+      "P",
+      `function Params(${args}) { ${fields} }\nParams.prototype = P;\nreturn Params;`,
+    )(PARAMS_PROTOTYPE);
   } catch {
-    return (values) => {
-      const params: Record<string, string> = {};
-      for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
-      return params;
-    };
+    return undefined;
   }
 }

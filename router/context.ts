@@ -3,15 +3,72 @@ import type {
   ContextLookup,
   ContextValue,
 } from "./context_key.ts";
-import { ContextKey } from "./context_key.ts";
+import { ContextKey, missingValue } from "./context_key.ts";
+import { PARAMS_PROTOTYPE } from "./_trie.ts";
 
 /** Path parameters of a matched route, by name. */
 export type Params = Record<string, string | undefined>;
+
+const NO_PARAMS: Params = Object.freeze(Object.create(PARAMS_PROTOTYPE));
+
+/**
+ * `context.get`: works detached, as in `({ get }) => ...`.
+ *
+ * @example
+ * ```ts
+ * import type { ContextGet } from "@fetchkit/toolkit/fetch-router";
+ *
+ * function emailOf(get: ContextGet): string {
+ *   return String(get(FormData).get("email") ?? "");
+ * }
+ * ```
+ */
+export type ContextGet = <K extends AnyContextKey>(key: K) => ContextLookup<K>;
+/**
+ * `context.set`: works detached, as in `({ set }) => ...`.
+ *
+ * @example
+ * ```ts
+ * import { type ContextSet, createContextKey } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const Tenant = createContextKey("public");
+ * function enter(set: ContextSet, tenant: string): void {
+ *   set(Tenant, tenant);
+ * }
+ * ```
+ */
+export type ContextSet = <K extends AnyContextKey>(
+  key: K,
+  value: ContextValue<K>,
+) => void;
+/**
+ * `context.has`: works detached, as in `({ has }) => ...`.
+ *
+ * @example
+ * ```ts
+ * import type { ContextHas } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const parsed = (has: ContextHas): boolean => has(FormData);
+ * ```
+ */
+export type ContextHas = (key: AnyContextKey) => boolean;
 
 /**
  * The first argument of every handler and middleware: the request, its
  * matched parameters, and a typed store for values that middleware passes
  * on (the session, the parsed form, the current user, ...).
+ *
+ * `get`, `set` and `has` keep working when taken off the context, so
+ * handlers may destructure it: `({ get, params }) => ...`. (Each is made
+ * the first time it is read, once per request, and only if it is read.)
+ *
+ * What `get(key)` gives when nothing was set under `key`:
+ * - a {@linkcode ContextKey}: its default (`undefined` for a key made
+ *   without one, whose type then includes `undefined`);
+ * - a class such as `FormData`: it throws a `TypeError` naming the missing
+ *   middleware, so `get(FormData)` is typed `FormData`, never `undefined`;
+ *   test with `has(FormData)` first when the value is optional;
+ * - a symbol: `undefined` (its type is `unknown`).
  *
  * @example Read and write context values
  * ```ts
@@ -24,8 +81,19 @@ export type Params = Record<string, string | undefined>;
  *     return next();
  *   }],
  * });
- * router.get("/posts/:id", (context) =>
- *   new Response(`post ${context.params.id} at ${context.get(Started)}`)
+ * router.get("/posts/:id", ({ get, params }) =>
+ *   new Response(`post ${params.id} at ${get(Started)}`)
+ * );
+ * ```
+ *
+ * @example A class key is typed as its instance and throws when missing
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { formData } from "@fetchkit/toolkit/form-data-middleware";
+ *
+ * const router = createRouter({ middleware: [formData()] });
+ * router.post("/subscribe", ({ get }) =>
+ *   new Response(`subscribed ${get(FormData).get("email")}`)
  * );
  * ```
  */
@@ -37,10 +105,16 @@ export class RequestContext<P extends Params = Params> {
    * middleware (such as `methodOverride()`) may change it before routing.
    */
   method: string;
-  /** Path parameters of the matched route, percent-decoded. */
+  /**
+   * Path parameters of the matched route, percent-decoded. For a route
+   * without parameters it is one shared, frozen, empty object.
+   */
   params: P;
-  #url: URL | undefined;
-  #values: Map<unknown, unknown> | undefined;
+  #url: URL | undefined = undefined;
+  #values: Map<unknown, unknown> | undefined = undefined;
+  #get: ContextGet | undefined = undefined;
+  #set: ContextSet | undefined = undefined;
+  #has: ContextHas | undefined = undefined;
 
   /**
    * Made by the router for each request; applications rarely create one,
@@ -52,7 +126,9 @@ export class RequestContext<P extends Params = Params> {
   constructor(request: Request, params?: P) {
     this.request = request;
     this.method = request.method;
-    this.params = params ?? ({} as P);
+    // A route without parameters shares one empty, frozen object, with
+    // no prototype chain to Object.prototype, as for matched params.
+    this.params = params ?? (NO_PARAMS as P);
   }
 
   /** The request URL, parsed on first use. */
@@ -66,39 +142,68 @@ export class RequestContext<P extends Params = Params> {
   }
 
   /**
-   * Reads a value stored under `key`: the key's default (or `undefined`)
-   * when nothing was set.
+   * Reads the value stored under a key (see the class docs for what a key
+   * with nothing set gives). Works detached: `const { get } = context`.
    *
-   * @param key A {@linkcode ContextKey}, a class or a symbol.
-   * @returns The stored value.
+   * @example
+   * ```ts
+   * import { createContextKey, RequestContext } from "@fetchkit/toolkit/fetch-router";
+   *
+   * const Locale = createContextKey("en");
+   * const { get } = new RequestContext(new Request("http://localhost/"));
+   * get(Locale); // "en"
+   * ```
    */
-  get<K extends AnyContextKey>(key: K): ContextLookup<K> {
-    const values = this.#values;
-    if (values !== undefined && values.has(key)) {
-      return values.get(key) as ContextLookup<K>;
-    }
-    return (key instanceof ContextKey
-      ? key.defaultValue
-      : undefined) as ContextLookup<K>;
+  get get(): ContextGet {
+    return this.#get ??= (key) => {
+      const values = this.#values;
+      if (values !== undefined) {
+        const value = values.get(key);
+        if (value !== undefined || values.has(key)) {
+          return value as ContextLookup<typeof key>;
+        }
+      }
+      if (key instanceof ContextKey) {
+        return key.defaultValue as ContextLookup<typeof key>;
+      }
+      if (typeof key === "function") throw missingValue(key);
+      return undefined as ContextLookup<typeof key>;
+    };
   }
 
   /**
-   * Stores `value` under `key` for the rest of this request.
+   * Stores a value under a key for the rest of this request; its type
+   * follows from the key. Works detached: `const { set } = context`.
    *
-   * @param key A {@linkcode ContextKey}, a class or a symbol.
-   * @param value The value; its type follows from the key.
+   * @example
+   * ```ts
+   * import { RequestContext } from "@fetchkit/toolkit/fetch-router";
+   *
+   * const { get, set } = new RequestContext(new Request("http://localhost/"));
+   * set(FormData, new FormData());
+   * get(FormData).has("email"); // false
+   * ```
    */
-  set<K extends AnyContextKey>(key: K, value: ContextValue<K>): void {
-    (this.#values ??= new Map()).set(key, value);
+  get set(): ContextSet {
+    return this.#set ??= (key, value) => {
+      (this.#values ??= new Map()).set(key, value);
+    };
   }
 
   /**
-   * Tells whether a value was set under `key` (a default does not count).
+   * Tells whether a value was set under a key (a default does not count).
+   * Works detached: `const { has } = context`.
    *
-   * @param key A {@linkcode ContextKey}, a class or a symbol.
-   * @returns `true` when `set` was called with this key.
+   * @example
+   * ```ts
+   * import { RequestContext } from "@fetchkit/toolkit/fetch-router";
+   *
+   * const { has } = new RequestContext(new Request("http://localhost/"));
+   * has(FormData); // false
+   * ```
    */
-  has(key: AnyContextKey): boolean {
-    return this.#values !== undefined && this.#values.has(key);
+  get has(): ContextHas {
+    return this.#has ??= (key) =>
+      this.#values !== undefined && this.#values.has(key);
   }
 }

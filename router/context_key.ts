@@ -96,8 +96,28 @@ export type ContextValue<K> = K extends ContextKey<infer T> ? T
   : unknown;
 
 /**
- * What `context.get(key)` returns: like {@linkcode ContextValue}, plus
- * `undefined` for a class or symbol key (they have no default).
+ * What `context.get(key)` returns: the key's type for a
+ * {@linkcode ContextKey} (it includes `undefined` for a key made without a
+ * default), an instance for a class (`get` throws when nothing was set),
+ * and `unknown` for a symbol.
  */
-export type ContextLookup<K> = K extends ContextKey<infer T> ? T
-  : ContextValue<K> | undefined;
+export type ContextLookup<K> = ContextValue<K>;
+
+/** Middleware of this package that fills a class key, by class. */
+const PROVIDERS = new Map<unknown, string>([
+  [
+    FormData,
+    "formData() middleware from @fetchkit/toolkit/form-data-middleware",
+  ],
+]);
+
+/** The error `get` throws for a class key with nothing set (internal). */
+export function missingValue(key: { readonly name: string }): TypeError {
+  const name = key.name || "anonymous class";
+  const provider = PROVIDERS.get(key);
+  return new TypeError(
+    provider !== undefined
+      ? `No ${name} in the request context; add ${provider} to the router or route`
+      : `No ${name} in the request context; add the middleware that sets it (context.set(${name}, value)) before this handler, or test with context.has(${name}) first`,
+  );
+}

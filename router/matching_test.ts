@@ -258,3 +258,30 @@ Deno.test("HEAD: an explicit HEAD route wins over the GET route, whatever the or
   assert.equal(await by("/y/1"), "head");
   assert.equal(await by("/z"), "any");
 });
+
+Deno.test("ranking goes on past the first wildcard, whatever the order routes were added in", async () => {
+  for (const order of [false, true]) {
+    const pairs: [string, string, string][] = [
+      ["/*/123/:id/7*", "/*/123/:id/*", "/a/123/5/7x"],
+      ["/*/*", "/*", "/a/b"],
+    ];
+    for (const [better, worse, path] of pairs) {
+      const router = order ? echo(worse, better) : echo(better, worse);
+      assert.equal((await hit(router, path)).pattern, better, path);
+    }
+  }
+});
+
+Deno.test("escapes of unreserved characters match static text; reserved ones stay as sent", async () => {
+  const router = echo("/a", "/@me", "/u/:name");
+  assert.equal((await hit(router, "/%61")).pattern, "/a");
+  assert.equal(await hit(router, "/%40me"), 404);
+  assert.deepEqual(await hit(router, "/u/%40x%2Fy"), {
+    pattern: "/u/:name",
+    params: { name: "@x/y" },
+  });
+  // No Unicode normalization: NFD "é" is not NFC "é".
+  const cafe = echo("/caf\u00e9");
+  assert.equal((await hit(cafe, "/caf\u00e9")).pattern, "/caf\u00e9");
+  assert.equal(await hit(cafe, "/cafe\u0301"), 404);
+});

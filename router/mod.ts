@@ -29,11 +29,20 @@ export {
   type Actions,
   type Controller,
   createRouter,
+  type Mounted,
   type RouteAdder,
+  type RouteMethods,
   type Router,
   type RouterOptions,
+  type RouterScope,
 } from "./router.ts";
-export { type Params, RequestContext } from "./context.ts";
+export {
+  type ContextGet,
+  type ContextHas,
+  type ContextSet,
+  type Params,
+  RequestContext,
+} from "./context.ts";
 export {
   type AnyContextKey,
   ContextKey,

@@ -260,7 +260,6 @@ Deno.test("context: get, set, has with symbols, classes and typed keys", async (
       context.get(Plain),
       context.get(WithDefault),
       context.get(NoDefault),
-      context.get(FormData),
     ];
     const flags = [context.has(Plain), context.has(WithDefault)];
     context.set(Plain, "p");
@@ -286,7 +285,7 @@ Deno.test("context: get, set, has with symbols, classes and typed keys", async (
     get("/items/5?q=1", { method: "POST", headers: { "x-test": "t" } }),
   );
   assert.deepEqual(await response.json(), {
-    before: [null, 10, null, null],
+    before: [null, 10, null],
     flags: [false, false],
     after: ["p", 11, true],
     has: true,
@@ -295,6 +294,77 @@ Deno.test("context: get, set, has with symbols, classes and typed keys", async (
     url: "?q=1",
     sameRequest: true,
     params: { id: "5" },
+  });
+});
+
+Deno.test("context: get, set and has work destructured", async () => {
+  const Count = createContextKey(0);
+  const router = createRouter({
+    middleware: [({ set }) => set(Count, 41)],
+  });
+  router.get("/", (context, next) => {
+    const { get, set } = context;
+    set(Count, get(Count) + 1);
+    return next();
+  }, ({ get, has }) =>
+    Response.json({
+      count: get(Count),
+      has: has(Count),
+      same: get === get,
+    }));
+  const response = await router.fetch(get("/"));
+  assert.deepEqual(await response.json(), {
+    count: 42,
+    has: true,
+    same: true,
+  });
+});
+
+Deno.test("context: a class key is its instance type and throws when missing", async () => {
+  class Tenant {
+    constructor(readonly id: string) {}
+  }
+  const router = createRouter();
+  router.post(
+    "/form",
+    ({ get }) => new Response(String(get(FormData).get("email"))),
+  );
+  router.get("/tenant", ({ get }) => new Response(get(Tenant).id));
+  router.get("/set", ({ get, set, has }) => {
+    const before = has(Tenant);
+    set(Tenant, new Tenant("t1"));
+    return Response.json({ before, id: get(Tenant).id, after: has(Tenant) });
+  });
+  const errors: unknown[] = [];
+  const failing = createRouter({
+    onError: (error) => {
+      errors.push(error);
+      return new Response("failed", { status: 500 });
+    },
+  });
+  failing.post(
+    "/form",
+    ({ get }) => new Response(String(get(FormData).get("email"))),
+  );
+  failing.get("/tenant", ({ get }) => new Response(get(Tenant).id));
+  assert.equal(
+    (await failing.fetch(get("/form", { method: "POST" }))).status,
+    500,
+  );
+  assert.equal((await failing.fetch(get("/tenant"))).status, 500);
+  assert.ok(errors[0] instanceof TypeError);
+  assert.match(
+    (errors[0] as Error).message,
+    /^No FormData in the request context; add formData\(\) middleware/,
+  );
+  assert.match(
+    (errors[1] as Error).message,
+    /^No Tenant in the request context; add the middleware that sets it \(context.set\(Tenant, value\)\)/,
+  );
+  assert.deepEqual(await (await router.fetch(get("/set"))).json(), {
+    before: false,
+    id: "t1",
+    after: true,
   });
 });
 
@@ -584,4 +654,55 @@ Deno.test("map() adds nothing when it refuses a controller", async () => {
     404,
     "index was not mapped",
   );
+});
+
+Deno.test("the router's own 404, 405 and 500 answers carry Content-Length", async () => {
+  const router = createRouter({ onError: undefined });
+  router.get("/boom", () => {
+    throw new Error("boom");
+  });
+  const error = console.error;
+  console.error = () => {};
+  try {
+    for (
+      const [request, status, body] of [
+        [get("/nothing"), 404, "Not Found"],
+        [get("/boom", { method: "POST" }), 405, "Method Not Allowed"],
+        [get("/boom"), 500, "Internal Server Error"],
+      ] as const
+    ) {
+      const response = await router.fetch(request);
+      assert.equal(response.status, status);
+      assert.equal(response.headers.get("content-length"), String(body.length));
+      assert.equal(await response.text(), body);
+    }
+  } finally {
+    console.error = error;
+  }
+});
+
+Deno.test("a handler may answer with any thenable; a sync throw in a chain reaches onError", async () => {
+  const errors: unknown[] = [];
+  const router = createRouter({
+    onError: (error) => {
+      errors.push(error);
+      return new Response("handled", { status: 500 });
+    },
+  });
+  router.get("/thenable", () =>
+    ({
+      then(resolve: (response: Response) => void) {
+        resolve(new Response("from thenable"));
+      },
+    }) as unknown as Promise<Response>);
+  router.get("/throws", (_context, next) => next(), () => {
+    throw new RangeError("sync");
+  });
+  assert.equal(
+    await (await router.fetch(get("/thenable"))).text(),
+    "from thenable",
+  );
+  const response = await router.fetch(get("/throws"));
+  assert.equal(await response.text(), "handled");
+  assert.ok(errors[0] instanceof RangeError);
 });

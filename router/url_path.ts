@@ -38,3 +38,24 @@ export function pathnameOf(url: string): string {
   }
   return end === start ? "/" : url.slice(start, end);
 }
+
+/** Percent-escapes of letters, digits and `_` (unreserved in RFC 3986). */
+const UNRESERVED_ESCAPE =
+  /%(?:3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]|5[Ff])/g;
+
+/**
+ * Decodes the escapes of letters, digits and `_` (`/%61` is `/a`), as RFC
+ * 3986 §6.2.2.2 says equivalent URIs do, so static pattern text matches
+ * however a client spelled it. The other unreserved characters (`-`, `.`,
+ * `~`) stay escaped: `href()` escapes them where they would delimit a
+ * parameter (`/:name.:ext`). Reserved characters stay as sent: `%40`
+ * does not match a static `@` (parameters are decoded anyway), and `%2F`
+ * never becomes a segment separator. No Unicode normalization: NFC and
+ * NFD spellings of `é` are different paths.
+ */
+export function normalizeEscapes(path: string): string {
+  return path.indexOf("%") === -1 ? path : path.replace(
+    UNRESERVED_ESCAPE,
+    (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)),
+  );
+}

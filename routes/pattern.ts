@@ -8,7 +8,20 @@
  * - `( )`: an optional group, which may nest: `/posts(/page/:page)`
  *
  * Names are `[A-Za-z_$][A-Za-z0-9_$]*`.
+ *
+ * Refused with a `TypeError` naming the pattern: `?` or `#`, unbalanced or
+ * empty groups (`/users()`), a lone surrogate, two variables with no text
+ * between them in any form of the pattern (`/*left*right`, `/:a:b`,
+ * `/*left(/middle)*right`: where one ends and the next begins is a guess),
+ * and more than {@link MAX_FORMS} forms once optional groups are expanded.
  */
+
+/**
+ * The most concrete forms a pattern may expand to: each optional group
+ * doubles them, so 10 independent groups. Expanding is eager (one trie
+ * branch per form), so without a bound 20 groups cost seconds and gigabytes.
+ */
+export const MAX_FORMS = 1024;
 
 /** A piece of a parsed pattern. */
 export type PatternToken =
@@ -24,6 +37,13 @@ const NAME = /^[A-Za-z_$][\w$]*/;
  * a `:` without a name, or a `?`/`#` (patterns match the pathname only).
  */
 export function parsePattern(pattern: string): PatternToken[] {
+  if (!pattern.isWellFormed()) {
+    throw new TypeError(
+      `Invalid route pattern ${
+        JSON.stringify(pattern)
+      }: it holds a lone surrogate (not valid Unicode)`,
+    );
+  }
   if (/[?#]/.test(pattern)) {
     throw new TypeError(
       `Invalid route pattern "${pattern}": patterns match the pathname only; remove the "?" or "#" part`,
@@ -64,6 +84,13 @@ export function parsePattern(pattern: string): PatternToken[] {
         );
       }
       const tokens = stack.pop()!;
+      if (tokens.length === 0) {
+        throw new TypeError(
+          `Invalid route pattern "${pattern}": empty optional group "()" at ${
+            i - 1
+          }`,
+        );
+      }
       stack[stack.length - 1].push({ type: "optional", tokens });
     } else {
       text += char;
@@ -73,7 +100,54 @@ export function parsePattern(pattern: string): PatternToken[] {
   if (stack.length !== 1) {
     throw new TypeError(`Invalid route pattern "${pattern}": unclosed "("`);
   }
+  const forms = countForms(stack[0]);
+  if (forms > MAX_FORMS) {
+    throw new TypeError(
+      `Invalid route pattern "${pattern}": it expands to more than ${MAX_FORMS} combinations of optional groups (each group doubles them); split it into several routes`,
+    );
+  }
+  checkAdjacent(stack[0], pattern);
   return stack[0];
+}
+
+/** How many forms `expandOptionals` would make, without making them. */
+function countForms(tokens: readonly PatternToken[]): number {
+  let count = 1;
+  for (const token of tokens) {
+    if (token.type === "optional") count *= countForms(token.tokens) + 1;
+    if (count > 1e9) return count;
+  }
+  return count;
+}
+
+/**
+ * Refuses two variables that can meet with no text between them. Walks the
+ * tokens tracking whether the text so far may end in a variable (groups can
+ * be taken or skipped).
+ */
+function checkAdjacent(tokens: readonly PatternToken[], pattern: string): void {
+  const walk = (list: readonly PatternToken[], after: boolean): boolean => {
+    // `after`: some form so far ends with a variable.
+    for (const token of list) {
+      if (token.type === "text") after = false;
+      else if (token.type === "optional") {
+        after = walk(token.tokens, after) || after;
+      } else {
+        if (after) {
+          throw new TypeError(
+            `Invalid route pattern "${pattern}": ${
+              token.type === "param" ? ":" : "*"
+            }${
+              token.name ?? ""
+            } can follow another parameter or wildcard with no text between them, so where one ends is ambiguous`,
+          );
+        }
+        after = true;
+      }
+    }
+    return after;
+  };
+  walk(tokens, false);
 }
 
 /** A pattern with its optional groups resolved: only text, params and wildcards. */
@@ -134,14 +208,52 @@ const PATH_ENCODE = /[\x00-\x20"#<>?`{}\x7f-\uffff]/;
 const PATH_ENCODE_ALL = /[\x00-\x20"#<>?`{}\x7f-\uffff]+/g;
 
 /**
- * Joins a base and a pattern with exactly one slash between them; the
- * result always starts with a slash. `join("blog", "/")` is `/blog`.
+ * Joins a base and a pattern with exactly one slash between them; every
+ * form of the result starts with a slash. `join("blog", "/")` is `/blog`.
+ * Groups are understood (as Remix's `join`):
+ *
+ * - a group that brings its own slash follows the base directly:
+ *   `join("posts", "(/:page)")` is `/posts(/:page)`, and with no base
+ *   `join("", "(/:lang)/promo")` stays `(/:lang)/promo`;
+ * - a group without one is its own segment: `join("posts", "(:page)")` is
+ *   `/posts/(:page)`;
+ * - a base ending in `/(group)` takes the slash into the group, so leaving
+ *   the group out leaves no empty segment: `join("a/(:id)", "c")` is
+ *   `/a(/:id)/c`.
  */
 export function joinPatterns(base: string, pattern: string): string {
-  const head = base.replace(/^\/+/, "").replace(/\/+$/, "");
+  let head = base.replace(/^\/+/, "").replace(/\/+$/, "");
   const tail = pattern.replace(/^\/+/, "");
-  if (head === "") return "/" + tail;
+  const open = trailingGroup(head);
+  if (open > 0 && head[open - 1] === "/" && head[open + 1] !== "/") {
+    head = `${head.slice(0, open - 1)}(/${head.slice(open + 1)}`;
+  }
+  if (head === "") {
+    return tail.startsWith("(/") && tokensStartWithSlash(parsePattern(tail))
+      ? tail
+      : "/" + tail;
+  }
   if (tail === "") return "/" + head;
-  // An optional group right after the base brings its own slash: "(/:page)".
-  return tail[0] === "(" ? `/${head}${tail}` : `/${head}/${tail}`;
+  return tail.startsWith("(/") ? `/${head}${tail}` : `/${head}/${tail}`;
+}
+
+/** Where the group that ends `text` opens, or -1 when it does not end with one. */
+function trailingGroup(text: string): number {
+  if (!text.endsWith(")")) return -1;
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    if (text[i] === ")") depth++;
+    else if (text[i] === "(" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Whether every form of the tokens starts with "/". */
+export function tokensStartWithSlash(tokens: readonly PatternToken[]): boolean {
+  const first = tokens[0];
+  if (first === undefined) return false;
+  if (first.type === "text") return first.value[0] === "/";
+  if (first.type !== "optional") return false;
+  return tokensStartWithSlash(first.tokens) &&
+    tokensStartWithSlash(tokens.slice(1));
 }

@@ -1,5 +1,10 @@
 import type { HrefArgs, HrefOptions, ParamValue } from "./params.ts";
-import { encodePathText, parsePattern, type PatternToken } from "./pattern.ts";
+import {
+  encodePathText,
+  parsePattern,
+  type PatternToken,
+  tokensStartWithSlash,
+} from "./pattern.ts";
 
 /**
  * One route: an HTTP method and a URL pattern. `ANY` matches every method.
@@ -20,6 +25,7 @@ export class Route<M extends string = string, P extends string = string> {
   readonly pattern: P;
   // Parsed once; parsing also validates the pattern when the route is made.
   readonly #tokens: readonly PatternToken[];
+  readonly #delimiters: RegExp | undefined;
 
   /**
    * Makes a route; the pattern is parsed and checked here, once.
@@ -35,14 +41,15 @@ export class Route<M extends string = string, P extends string = string> {
    * ```
    */
   constructor(method: M, pattern: P) {
-    if (pattern[0] !== "/") {
+    this.#tokens = parsePattern(pattern);
+    if (!tokensStartWithSlash(this.#tokens)) {
       throw new TypeError(
         `Invalid route pattern "${pattern}": it must start with "/" (route helpers add it for you)`,
       );
     }
     this.method = method.toUpperCase() as M;
     this.pattern = pattern;
-    this.#tokens = parsePattern(pattern);
+    this.#delimiters = delimitersOf(this.#tokens);
   }
 
   /**
@@ -59,7 +66,13 @@ export class Route<M extends string = string, P extends string = string> {
       Record<string, ParamValue | null | undefined> | undefined,
       HrefOptions | undefined,
     ];
-    const path = build(this.#tokens, params ?? {}, this.pattern, true)!;
+    const path = build(
+      this.#tokens,
+      params ?? {},
+      this.pattern,
+      true,
+      this.#delimiters,
+    )!;
     return path + searchOf(options?.search);
   }
 
@@ -69,35 +82,98 @@ export class Route<M extends string = string, P extends string = string> {
   }
 }
 
+/**
+ * The characters to percent-encode in parameter values beyond
+ * `encodeURIComponent`'s: the first character of each static text that
+ * follows a variable (`.` in `/:name.:ext`). A value holding one could end
+ * the variable early when the path is matched back, so `href()` then match
+ * gives back the same params.
+ */
+function delimitersOf(tokens: readonly PatternToken[]): RegExp | undefined {
+  const chars = new Set<string>();
+  let afterVariable = false;
+  const walk = (list: readonly PatternToken[]) => {
+    for (const token of list) {
+      if (token.type === "optional") walk(token.tokens);
+      else if (token.type === "text") {
+        const char = token.value[0];
+        if (
+          afterVariable && char !== "/" && /[-_.!~*'()A-Za-z0-9]/.test(char)
+        ) {
+          chars.add(char);
+        }
+        afterVariable = false;
+      } else afterVariable = true;
+    }
+  };
+  walk(tokens);
+  if (chars.size === 0) return undefined;
+  const escaped = [...chars].map((c) => c.replace(/[-\]\\^]/g, "\\$&"));
+  return new RegExp(`[${escaped.join("")}]`, "g");
+}
+
+function percent(char: string): string {
+  return "%" + char.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0");
+}
+
+/** Whether a group holds a named variable (else `href()` leaves it out). */
+function hasValue(tokens: readonly PatternToken[]): boolean {
+  return tokens.some((t) =>
+    t.type === "optional"
+      ? hasValue(t.tokens)
+      : t.type !== "text" && t.name !== undefined
+  );
+}
+
 /** Builds a path from tokens; `undefined` when an optional group lacks a value. */
 function build(
   tokens: readonly PatternToken[],
   params: Record<string, ParamValue | null | undefined>,
   pattern: string,
   required: boolean,
+  delimiters: RegExp | undefined,
 ): string | undefined {
   let out = "";
   for (const token of tokens) {
     if (token.type === "text") {
       out += encodePathText(token.value);
     } else if (token.type === "optional") {
-      // Static-only groups (like "(.html)") are left out: the shorter URL.
-      if (!token.tokens.some((t) => t.type !== "text")) continue;
-      out += build(token.tokens, params, pattern, false) ?? "";
+      // Groups without a value to put in (like "(.html)" or "(/*)") are left
+      // out: the shorter URL.
+      if (!hasValue(token.tokens)) continue;
+      out += build(token.tokens, params, pattern, false, delimiters) ?? "";
     } else if (token.name === undefined) {
       continue; // a bare "*" has no value to put back
     } else {
       const value = params[token.name];
-      if (value === undefined || value === null) {
+      const text = value === undefined || value === null ? "" : String(value);
+      // A parameter is never empty (the matcher would not match it back);
+      // a wildcard may be.
+      if (
+        value === undefined || value === null ||
+        (text === "" && token.type === "param")
+      ) {
         if (!required) return undefined;
         throw new TypeError(
-          `Missing parameter "${token.name}" for route pattern "${pattern}"`,
+          value === undefined || value === null
+            ? `Missing parameter "${token.name}" for route pattern "${pattern}"`
+            : `Empty parameter "${token.name}" for route pattern "${pattern}": a parameter matches one or more characters`,
         );
       }
-      const text = String(value);
+      if (!text.isWellFormed()) {
+        throw new TypeError(
+          `Parameter "${token.name}" for route pattern "${pattern}" holds a lone surrogate (not valid Unicode)`,
+        );
+      }
+      const encode = (part: string) => {
+        const encoded = encodeURIComponent(part);
+        return delimiters === undefined
+          ? encoded
+          : encoded.replace(delimiters, percent);
+      };
       out += token.type === "wildcard"
-        ? text.split("/").map(encodeURIComponent).join("/")
-        : encodeURIComponent(text);
+        ? text.split("/").map(encode).join("/")
+        : encode(text);
     }
   }
   return out;

@@ -77,7 +77,7 @@ export function createIdSessionStorage(
   return {
     async read(header: string | null): Promise<Session> {
       for (const raw of cookie.candidates(header)) {
-        const verified = await cookie.verify(raw);
+        const verified = cookie.verify(raw);
         if (verified === null || !SESSION_ID.test(verified.value)) continue;
         const stored = await load(verified.value);
         // Unknown or expired: a new session with a new id, never this one.
@@ -127,7 +127,7 @@ export function createIdSessionStorage(
         loaded = { id: loaded.id, version: current.version };
         record = mergeRecord(current.record, s, expiresAt);
       }
-      return await cookie.serialize(session.id);
+      return cookie.serialize(session.id);
     },
   };
 }

@@ -28,18 +28,17 @@ export interface SessionCookie {
   /** The raw values of the cookie in a `Cookie` header, to try in order. */
   candidates(header: string | null): string[];
   /** Verifies one raw value; `null` when tampered or malformed. */
-  verify(raw: string): Promise<CookieRead | null>;
+  verify(raw: string): CookieRead | null;
   /** When data saved now expires, in milliseconds since the epoch. */
   expiresAt(): number;
   /** A `Set-Cookie` value carrying `value`, signed. */
-  serialize(value: string): Promise<string>;
+  serialize(value: string): string;
   /** A `Set-Cookie` value that deletes the cookie. */
   expire(): string;
 }
 
-// HMAC-SHA256 keys should carry about 256 bits; 32 random characters is the
-// floor OWASP's session cheat sheet and the seed ask for.
-const MIN_SECRET = 32;
+/** Shortest secret accepted without `allowShortSecrets`. */
+const MIN_SECRET_LENGTH = 32;
 
 /** Checks `options` and creates the cookie; throws `TypeError` when invalid. */
 export function createSessionCookie(
@@ -61,13 +60,19 @@ export function createSessionCookie(
       "Session cookie needs `secrets`: a non-empty array of non-empty strings",
     );
   }
-  const short = secrets.findIndex((secret) => secret.length < MIN_SECRET);
-  if (short !== -1 && options.allowShortSecrets !== true) {
-    throw new TypeError(
-      `Session secret ${short} has ${secrets[short].length} characters; ` +
-        `use at least ${MIN_SECRET} random characters ` +
-        "(or allowShortSecrets: true, for tests only)",
+  if (options.allowShortSecrets !== true) {
+    const short = secrets.findIndex((secret) =>
+      secret.length < MIN_SECRET_LENGTH
     );
+    if (short !== -1) {
+      throw new TypeError(
+        `Session cookie secret #${short + 1} has ${
+          secrets[short].length
+        } characters; at least ${MIN_SECRET_LENGTH} are required (long and ` +
+          "random, e.g. `openssl rand -base64 32`); " +
+          "`allowShortSecrets: true` allows shorter ones in tests",
+      );
+    }
   }
   const attributes = cookieAttributes(name, options);
   if (!attributes.httpOnly) {
@@ -90,8 +95,8 @@ export function createSessionCookie(
     candidates(header) {
       return getCookieValues(header, name);
     },
-    async verify(raw) {
-      const unsigned = await signer.unsign(raw);
+    verify(raw) {
+      const unsigned = signer.unsign(raw);
       return unsigned === null
         ? null
         : { value: unsigned.value, resign: unsigned.index !== 0 };
@@ -106,8 +111,8 @@ export function createSessionCookie(
       if (expires !== undefined) at = Math.min(at, expires.getTime());
       return at;
     },
-    async serialize(value) {
-      const signed = await signer.sign(value);
+    serialize(value) {
+      const signed = signer.sign(value);
       if (!isCookieValue(signed)) {
         throw new TypeError(`Invalid value for cookie ${name}`);
       }

@@ -1,16 +1,18 @@
 // HMAC-SHA256 signing with secret rotation.
 //
 // A signed string is `<value>.<base64url signature>`. The first secret signs;
-// every secret verifies, through `crypto.subtle.verify`, which compares in
-// constant time. `crypto.subtle` costs 20 to 60 µs a call on Deno (an async
-// op on a worker thread, so most of it is the hop), more than a whole routed
-// request. Hence:
-// - signing, which compares nothing secret, runs synchronously in
-//   `@noble/hashes` (audited; about 6 µs), with the keyed state made once;
-// - strings that already verified are remembered: a later request carrying
-//   the very same string skips the HMAC. A string that was never verified,
-//   such as any forgery, always goes through `verify`, so the cache cannot
-//   be used to guess a signature.
+// every secret verifies. `crypto.subtle` costs 20 to 80 µs a call on Deno (an
+// async op on a worker thread, so most of it is the hop), more than a whole
+// routed request. Hence:
+// - both signing and verifying compute the HMAC synchronously in
+//   `@noble/hashes` (audited; about 2 µs for a session cookie), with each
+//   secret's keyed state made once; verification compares the expected and
+//   the given signature in constant time (every byte, no early exit), so the
+//   comparison cannot be timed to guess a signature byte by byte;
+// - strings that already verified (or that we signed) are remembered: a
+//   later request carrying the very same string skips the HMAC. A string
+//   that was never verified, such as any forgery, always has its HMAC
+//   computed and compared.
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 
@@ -29,17 +31,50 @@ export interface Unsigned {
 /** Signs and verifies strings with a list of secrets. */
 export interface Signer {
   /** Returns `value` followed by `.` and its signature with the first secret. */
-  sign(value: string): Promise<string>;
+  sign(value: string): string;
   /** Checks a signed string; `null` when no secret verifies it. */
-  unsign(signed: string): Promise<Unsigned | null>;
+  unsign(signed: string): Unsigned | null;
+}
+
+/** Reused for ASCII values (all our cookie values): no encoder op call. */
+let scratch = new Uint8Array(1024);
+
+/**
+ * The UTF-8 bytes of `value`, valid until the next call. Base64url payloads
+ * and session ids are ASCII, which a plain loop copies faster than the
+ * `TextEncoder` op round trip.
+ */
+function bytesOf(value: string): Uint8Array {
+  const length = value.length;
+  if (length > scratch.length) scratch = new Uint8Array(length * 2);
+  for (let i = 0; i < length; i++) {
+    const code = value.charCodeAt(i);
+    if (code > 0x7f) return encoder.encode(value);
+    scratch[i] = code;
+  }
+  return scratch.subarray(0, length);
+}
+
+/**
+ * Compares two 32-byte signatures in time that does not depend on where
+ * they differ: every byte is read and the differences are OR-ed together,
+ * with no early exit.
+ */
+function equalInConstantTime(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < 32; i++) difference |= a[i] ^ b[i];
+  return difference === 0;
 }
 
 /** Creates a {@linkcode Signer}; the secrets must be non-empty strings. */
 export function createSigner(secrets: readonly string[]): Signer {
-  let keys: Promise<CryptoKey[]> | undefined;
-  // The first secret's keyed HMAC state; each signature starts from a copy
-  // of it made into one reused instance (a fresh clone allocates two hashes).
-  const signing = hmac.create(sha256, encoder.encode(secrets[0]));
+  // Each secret's keyed HMAC state, made once; a signature starts from a
+  // copy of one made into a reused instance (a fresh clone allocates two
+  // hashes). The first secret signs.
+  const keyed = secrets.map((secret) =>
+    hmac.create(sha256, encoder.encode(secret))
+  );
+  const signing = keyed[0];
   const work = signing.clone();
   // Two generations: when the current one is full it becomes the previous
   // one, so the cache holds up to 2 x CACHE_SIZE strings and evicting costs
@@ -47,16 +82,9 @@ export function createSigner(secrets: readonly string[]): Signer {
   let verified = new Map<string, Unsigned>();
   let previous = new Map<string, Unsigned>();
 
-  function importKeys(): Promise<CryptoKey[]> {
-    return keys ??= Promise.all(secrets.map((secret) =>
-      crypto.subtle.importKey(
-        "raw",
-        encoder.encode(secret),
-        { name: "HMAC", hash: "SHA-256" },
-        false,
-        ["sign", "verify"],
-      )
-    ));
+  function mac(index: number, data: Uint8Array): Uint8Array {
+    keyed[index]._cloneInto(work);
+    return work.update(data).digest();
   }
 
   function remember(signed: string, result: Unsigned): void {
@@ -68,17 +96,16 @@ export function createSigner(secrets: readonly string[]): Signer {
   }
 
   return {
-    sign(value: string): Promise<string> {
-      signing._cloneInto(work);
-      const signature = work.update(encoder.encode(value)).digest();
+    sign(value: string): string {
+      const signature = mac(0, bytesOf(value));
       const signed = `${value}.${
         signature.toBase64({ alphabet: "base64url", omitPadding: true })
       }`;
       remember(signed, { value, index: 0 });
-      return Promise.resolve(signed);
+      return signed;
     },
 
-    async unsign(signed: string): Promise<Unsigned | null> {
+    unsign(signed: string): Unsigned | null {
       const hit = verified.get(signed) ?? previous.get(signed);
       if (hit !== undefined) return hit;
       const dot = signed.lastIndexOf(".");
@@ -102,10 +129,9 @@ export function createSigner(secrets: readonly string[]): Signer {
           text
       ) return null;
       const value = signed.slice(0, dot);
-      const data = encoder.encode(value);
-      const all = await importKeys();
-      for (let index = 0; index < all.length; index++) {
-        if (await crypto.subtle.verify("HMAC", all[index], signature, data)) {
+      const data = bytesOf(value);
+      for (let index = 0; index < keyed.length; index++) {
+        if (equalInConstantTime(mac(index, data), signature)) {
           const result = { value, index };
           remember(signed, result);
           return result;

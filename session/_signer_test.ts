@@ -6,7 +6,7 @@ Deno.test("sign then unsign gives the value back", async () => {
   const signed = await signer.sign("hello");
   assert.match(signed, /^hello\.[A-Za-z0-9_-]{43}$/);
   assert.deepEqual(await signer.unsign(signed), { value: "hello", index: 0 });
-  // A fresh signer (no cache) verifies it through crypto.subtle.verify.
+  // A fresh signer (no cache) recomputes the HMAC and compares.
   assert.deepEqual(await createSigner(["one"]).unsign(signed), {
     value: "hello",
     index: 0,
@@ -101,4 +101,28 @@ Deno.test("signer: only the canonical text of a signature verifies", async () =>
     ) accepted++;
   }
   assert.equal(accepted, 0, "no other last character is accepted");
+});
+
+Deno.test("signer: a signature changed in any one of its 32 bytes never verifies", async () => {
+  const secret = "s".repeat(32);
+  const signer = createSigner(["other-secret-".repeat(3), secret]);
+  // Signed by a signer whose first secret is `secret`, so the cache of the
+  // signer under test knows nothing of it.
+  const signed = await createSigner([secret]).sign("value");
+  const dot = signed.lastIndexOf(".");
+  const bytes = Uint8Array.fromBase64(signed.slice(dot + 1), {
+    alphabet: "base64url",
+  });
+  for (let i = 0; i < 32; i++) {
+    for (const bit of [0x01, 0x80]) {
+      const changed = bytes.slice();
+      changed[i] ^= bit;
+      const forged = `value.${
+        changed.toBase64({ alphabet: "base64url", omitPadding: true })
+      }`;
+      assert.equal(await signer.unsign(forged), null, `byte ${i} ^ ${bit}`);
+    }
+  }
+  // The untouched one verifies with the second secret.
+  assert.deepEqual(await signer.unsign(signed), { value: "value", index: 1 });
 });

@@ -12,7 +12,7 @@ import { app } from "./_test_app.ts";
 
 const [kind, target] = Deno.args;
 const cookie = {
-  secrets: ["multi-server-secret".padEnd(32, "!")],
+  secrets: ["multi-server-secret-0123456789abcdefghij"],
   maxAge: 3600,
 };
 let storage: SessionStorage;

@@ -118,7 +118,7 @@ export async function storageSuite(
       const other = app(
         backend.storage({
           ...cookie,
-          secrets: ["other-secret".padEnd(32, "!")],
+          secrets: ["other-secret-0123456789abcdefghijklmn"],
         }),
       );
       jar.cookie = good;
@@ -140,7 +140,7 @@ export async function storageSuite(
     async () => {
       const before = backend.storage({
         ...cookie,
-        secrets: ["old-secret".padEnd(32, "!")],
+        secrets: ["old-secret-0123456789abcdefghijklmnop"],
       });
       const jar = new Jar();
       await send(app(before), jar, "POST", "/set/user/ada");
@@ -148,7 +148,10 @@ export async function storageSuite(
       if (!backend.shared) return;
       const rotated = app(backend.storage({
         ...cookie,
-        secrets: ["new-secret".padEnd(32, "!"), "old-secret".padEnd(32, "!")],
+        secrets: [
+          "new-secret-0123456789abcdefghijklmnop",
+          "old-secret-0123456789abcdefghijklmnop",
+        ],
       }));
       const read = await send(rotated, jar, "GET", "/get/user");
       assert.equal(read.body.value, "ada");
@@ -156,7 +159,10 @@ export async function storageSuite(
       assert.notEqual(jar.cookie, oldCookie);
       // The re-signed cookie verifies with the new secret alone.
       const newOnly = app(
-        backend.storage({ ...cookie, secrets: ["new-secret".padEnd(32, "!")] }),
+        backend.storage({
+          ...cookie,
+          secrets: ["new-secret-0123456789abcdefghijklmnop"],
+        }),
       );
       const after = await send(newOnly, jar, "GET", "/get/user");
       assert.equal(after.body.value, "ada");

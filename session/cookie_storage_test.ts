@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
 import { storageSuite } from "./_test_suite.ts";
 import { app, Jar, send } from "./_test_app.ts";
+import { createSigner } from "./_signer.ts";
 
 Deno.test("cookie storage", async (t) => {
   await storageSuite(t, {
@@ -58,4 +59,51 @@ Deno.test("cookie storage: the payload is signed, not hidden, and carries its ex
   );
   assert.deepEqual(payload.v, { user: "ada" });
   assert.ok(payload.e >= before + 60_000 && payload.e <= Date.now() + 60_000);
+});
+
+Deno.test("cookie storage: any text round-trips, and the cookie stays ASCII base64url", async () => {
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
+  const values = [
+    "plain",
+    "é ü ß",
+    "日本語",
+    "emoji 😀",
+    "lone \ud800 surrogate",
+    "\u007f\u0080\u2028\u2029",
+    'quotes " \\ and \n newlines',
+    "",
+  ];
+  const session = await storage.read(null);
+  values.forEach((value, i) => session.set(`k${i}`, value));
+  session.set("nested", { list: ["ö", 1, null], deep: { x: "ℵ" } });
+  const header = (await storage.save(session))!;
+  const pair = header.split(";")[0];
+  assert.match(pair, /^__session=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+  const read = await storage.read(pair);
+  assert.equal(read.id, session.id);
+  values.forEach((value, i) => assert.equal(read.get(`k${i}`), value));
+  assert.deepEqual(read.get("nested"), {
+    list: ["ö", 1, null],
+    deep: { x: "ℵ" },
+  });
+});
+
+Deno.test("cookie storage: reads cookies whose JSON is UTF-8 (the older encoding)", async () => {
+  const secret = "s".repeat(32);
+  const storage = createCookieSessionStorage({ cookie: { secrets: [secret] } });
+  const record = {
+    v: { name: "Zoë 😀" },
+    e: Date.now() + 60_000,
+    i: "ABCDEFGHIJKLMNOPQRSTUVWX",
+  };
+  const payload = new TextEncoder().encode(JSON.stringify(record)).toBase64({
+    alphabet: "base64url",
+    omitPadding: true,
+  });
+  const signed = await createSigner([secret]).sign(payload);
+  const read = await storage.read(`__session=${signed}`);
+  assert.equal(read.id, record.i);
+  assert.equal(read.get("name"), "Zoë 😀");
 });

@@ -71,3 +71,78 @@ Deno.test("kv storage: needs a client", () => {
     TypeError,
   );
 });
+
+/** Counts the calls a storage makes on its Deno KV client. */
+function countingKv(kv: Deno.Kv): { client: Deno.Kv; calls: string[] } {
+  const calls: string[] = [];
+  const client = new Proxy(kv, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (property === "atomic") {
+          // An atomic operation is one round trip, at `commit()`.
+          const commit = result.commit.bind(result);
+          result.commit = () => {
+            calls.push("commit");
+            return commit();
+          };
+        } else {
+          calls.push(String(property));
+        }
+        return result;
+      };
+    },
+  });
+  return { client, calls };
+}
+
+Deno.test("kv storage: KV round trips per request (no more than needed)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const { client, calls } = countingKv(kv);
+    const storage = createKvSessionStorage({
+      client,
+      cookie: { secrets: ["s".repeat(32)] },
+    });
+    const router = app(storage);
+    const jar = new Jar();
+
+    // No session cookie: no KV call at all, even when the handler reads.
+    await send(router, jar, "GET", "/get/user");
+    assert.deepEqual(calls, []);
+    assert.equal(jar.cookie, undefined);
+
+    // First write of a new session: one atomic commit.
+    await send(router, jar, "POST", "/set/user/ada");
+    assert.deepEqual(calls.splice(0), ["commit"]);
+
+    // A read: exactly one `get`, and no write since nothing changed.
+    const { body } = await send(router, jar, "GET", "/get/user");
+    assert.equal(body.value, "ada");
+    assert.deepEqual(calls.splice(0), ["get"]);
+
+    // A change: one `get` to load, one commit to save.
+    await send(router, jar, "POST", "/set/user/bob");
+    assert.deepEqual(calls.splice(0), ["get", "commit"]);
+
+    // Setting the value it already has changes nothing: no write.
+    await send(router, jar, "POST", "/set/user/bob");
+    assert.deepEqual(calls.splice(0), ["get"]);
+
+    // Requests that only read never write.
+    for (let i = 0; i < 3; i++) {
+      await send(router, jar, "GET", "/all?names=user");
+    }
+    assert.deepEqual(calls.splice(0), ["get", "get", "get"]);
+
+    // A forged cookie: no KV call (the signature fails first).
+    const forged = new Jar();
+    forged.cookie = jar.cookie!.replace(/.$/, (c) => c === "A" ? "B" : "A");
+    await send(router, forged, "GET", "/get/user");
+    assert.deepEqual(calls.splice(0), []);
+  } finally {
+    kv.close();
+  }
+});

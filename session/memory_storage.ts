@@ -40,7 +40,7 @@ export interface MemorySessionStorageOptions {
  *
  * const Session = createContextKey<Session>();
  * const storage = createMemorySessionStorage({
- *   cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()] },
+ *   cookie: { secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()] },
  * });
  * const router = createRouter({ middleware: [session(Session, storage)] });
  * ```

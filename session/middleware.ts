@@ -48,7 +48,7 @@ export type SessionKey =
  * const storage = createCookieSessionStorage({
  *   cookie: {
  *     name: "session",
- *     secrets: [crypto.randomUUID() + crypto.randomUUID()],
+ *     secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()],
  *     secure: true,
  *     httpOnly: true,
  *     sameSite: "lax",
@@ -67,12 +67,12 @@ export type SessionKey =
  * });
  * ```
  *
- * When the storage fails (Deno KV closed or failing, Redis down), the
- * request is answered `503 Service Unavailable` with a short text and
- * `Retry-After: 1`, the cause logged with `console.error`; the next request
- * tries the store again, so the app recovers on its own when the store is
- * back. A `TypeError` or `RangeError` (such as data too large for a cookie)
- * is the application's error and reaches the router's `onError` (a 500).
+ * When the storage fails (Deno KV closed, Redis unreachable), the request
+ * gets a `503 Service Unavailable` with a short text and `Retry-After: 5`,
+ * the error goes to `console.error`, and the next request tries again: no
+ * restart is needed once the store is back. An error thrown by the handler
+ * itself, and a session too large to save (`RangeError`, `TypeError`), are
+ * not caught here; the router's `onError` sees them (a 500).
  *
  * @param key The context key the session is stored under.
  * @param storage Where sessions live: cookie, memory, Deno KV or Redis.
@@ -93,7 +93,7 @@ export function session<K extends SessionKey>(
     try {
       current = await storage.read(context.request.headers.get("cookie"));
     } catch (error) {
-      return unavailable(error);
+      return unavailable("read", error);
     }
     context.set(key, current as ContextValue<K>);
     const response = await next();
@@ -101,29 +101,34 @@ export function session<K extends SessionKey>(
     try {
       setCookie = await storage.save(current);
     } catch (error) {
-      return unavailable(error);
+      // A session too large for its cookie or store (RangeError,
+      // TypeError) is the application's bug: the router's 500, not a 503.
+      if (error instanceof RangeError || error instanceof TypeError) {
+        throw error;
+      }
+      // The response is dropped: a page that says "saved" while its
+      // session change was lost would mislead the user.
+      await response.body?.cancel();
+      return unavailable("save", error);
     }
     return setCookie === null ? response : withCookie(response, setCookie);
   };
 }
 
 /**
- * The answer when the session store fails (Deno KV closed or failing, Redis
- * down): a 503 that says so, logged with its cause, and nothing cached, so
- * the next request tries the store again. `TypeError` and `RangeError` are
- * the application's mistakes (data too large for a cookie or a KV value),
- * not the store's, and go on to the router's error handling (a 500).
+ * The answer when the session store fails (Deno KV closed, Redis down): a
+ * `503` with a short text and `Retry-After`, the error logged server-side
+ * only. The server keeps serving; the next request tries the store again.
  */
-function unavailable(error: unknown): Response {
-  if (error instanceof TypeError || error instanceof RangeError) throw error;
-  console.error("Session store failed:", error);
+function unavailable(operation: string, error: unknown): Response {
+  console.error(`session(): the session store failed to ${operation}:`, error);
   return new Response(
     "Service Unavailable: the session store is not responding; try again shortly.",
     {
       status: 503,
       headers: {
         "Content-Type": "text/plain; charset=utf-8",
-        "Retry-After": "1",
+        "Retry-After": "5",
         "Cache-Control": "no-store",
       },
     },

@@ -61,6 +61,15 @@ export interface RedisSessionStorageOptions {
   cookie: SessionCookieOptions;
   /** Prefix of every key: data lives under `<prefix><id>`. Default `"session:"`. */
   prefix?: string;
+  /**
+   * Milliseconds to wait for Redis before a read or save fails (the
+   * `session()` middleware then answers 503). A client that queues
+   * commands while disconnected (node-redis' default offline queue) would
+   * otherwise hold every request until Redis is back. `Infinity` waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 /**
@@ -106,7 +115,7 @@ export interface RedisSessionStorageOptions {
 export function createRedisSessionStorage(
   options: RedisSessionStorageOptions,
 ): SessionStorage {
-  const { client, prefix = "session:" } = options ?? {};
+  const { client, prefix = "session:", timeout = 5000 } = options ?? {};
   if (
     client === null || typeof client !== "object" ||
     typeof client.get !== "function" || typeof client.set !== "function" ||
@@ -117,50 +126,76 @@ export function createRedisSessionStorage(
     );
   }
 
+  if (typeof timeout !== "number" || !(timeout > 0)) {
+    throw new TypeError(
+      `createRedisSessionStorage: timeout must be a positive number of milliseconds, got ${timeout}`,
+    );
+  }
+  /** `operation`, or a rejection once Redis has not answered in time. */
+  function bounded<T>(operation: () => Promise<T>): Promise<T> {
+    if (timeout === Infinity) return operation();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return Promise.race([
+      operation(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`Redis did not answer within ${timeout} ms`)),
+          timeout,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+  }
+
   const store: SessionStore = {
     async get(id) {
-      const json = await client.get(prefix + id);
+      const json = await bounded(() => client.get(prefix + id));
       if (typeof json !== "string") return null;
       // The text itself is the version: compared again before a write.
       return { json, version: json };
     },
 
-    async write({ id, record, loaded, deleteId }) {
-      const json = JSON.stringify(record);
-      const expiresAt = Math.min(record.e, 8.64e15);
-      if (typeof client.eval === "function") {
-        const result = await client.eval(WRITE_SCRIPT, {
-          keys: [
-            loaded === undefined ? "" : prefix + loaded.id,
-            prefix + id,
-            deleteId === undefined ? "" : prefix + deleteId,
-          ],
-          arguments: [
-            loaded === undefined ? "" : String(loaded.version),
-            json,
-            String(Math.ceil(expiresAt)),
-          ],
-        });
-        return result === 1;
-      }
-      if (loaded !== undefined) {
-        const current = await client.get(prefix + loaded.id);
-        if (current !== loaded.version) return false;
-      }
-      const fresh = loaded === undefined || loaded.id !== id;
-      const result = await client.set(prefix + id, json, {
-        expiration: { type: "PXAT", value: Math.ceil(expiresAt) },
-        ...(fresh ? { condition: "NX" as const } : {}),
-      });
-      if (result === null) return false;
-      if (deleteId !== undefined) await client.del(prefix + deleteId);
-      return true;
+    write(change) {
+      return bounded(() => write(change));
     },
 
     async delete(id) {
-      await client.del(prefix + id);
+      await bounded(() => client.del(prefix + id));
     },
   };
+
+  async function write(
+    { id, record, loaded, deleteId }: Parameters<SessionStore["write"]>[0],
+  ): Promise<boolean> {
+    const json = JSON.stringify(record);
+    const expiresAt = Math.min(record.e, 8.64e15);
+    if (typeof client.eval === "function") {
+      const result = await client.eval(WRITE_SCRIPT, {
+        keys: [
+          loaded === undefined ? "" : prefix + loaded.id,
+          prefix + id,
+          deleteId === undefined ? "" : prefix + deleteId,
+        ],
+        arguments: [
+          loaded === undefined ? "" : String(loaded.version),
+          json,
+          String(Math.ceil(expiresAt)),
+        ],
+      });
+      return result === 1;
+    }
+    if (loaded !== undefined) {
+      const current = await client.get(prefix + loaded.id);
+      if (current !== loaded.version) return false;
+    }
+    const fresh = loaded === undefined || loaded.id !== id;
+    const result = await client.set(prefix + id, json, {
+      expiration: { type: "PXAT", value: Math.ceil(expiresAt) },
+      ...(fresh ? { condition: "NX" as const } : {}),
+    });
+    if (result === null) return false;
+    if (deleteId !== undefined) await client.del(prefix + deleteId);
+    return true;
+  }
 
   return createIdSessionStorage(options.cookie, store);
 }

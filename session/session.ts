@@ -63,7 +63,7 @@ let getState: (session: SessionObject) => SessionState;
  *
  * const Session = createContextKey<Session<{ visits: number }>>();
  * const storage = createCookieSessionStorage({
- *   cookie: { name: "session", secrets: [crypto.randomUUID() + crypto.randomUUID()] },
+ *   cookie: { name: "session", secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()] },
  * });
  * const router = createRouter({ middleware: [session(Session, storage)] });
  * router.get("/", (context) => {

@@ -35,9 +35,10 @@ export interface SessionCookieOptions {
    */
   secrets: readonly string[];
   /**
-   * Accept secrets shorter than 32 characters. Only for tests: a short
-   * secret can be guessed offline from one signed cookie. Default `false`,
-   * where a short secret is a `TypeError` when the storage is created.
+   * Allows secrets shorter than 32 characters. Meant for tests only: by
+   * default a shorter secret is a `TypeError` when the storage is created,
+   * as a short secret can be guessed offline from one signed cookie.
+   * Default `false`.
    */
   allowShortSecrets?: boolean;
   /** Send only over HTTPS. Default `false`; use `true` in production. */
@@ -70,7 +71,7 @@ export interface SessionCookieOptions {
  * import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
  * import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
  *
- * const inner = createMemorySessionStorage({ cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()] } });
+ * const inner = createMemorySessionStorage({ cookie: { secrets: [Deno.env.get("SESSION_SECRET") ?? crypto.randomUUID() + crypto.randomUUID()] } });
  * let saves = 0;
  * const counted: SessionStorage = {
  *   read: (cookieHeader) => inner.read(cookieHeader),

@@ -1,28 +1,11 @@
 /**
- * A request timeout as router middleware: `timeout({ ms: 10_000 })`.
+ * A request time limit for the fetch router: {@linkcode timeout}.
  *
- * `Deno.serve` has no time limit for a handler: one that never resolves (a
- * lost promise, a stuck upstream) keeps its client waiting for as long as
- * the connection lives. This middleware answers `503 Service Unavailable`
- * with a short text once `ms` milliseconds pass without a response, like
- * Hono's `timeout()` (which answers 504) and nginx's `proxy_read_timeout`.
- * 503 is used because the server itself, not an upstream gateway, failed to
- * answer in time.
- *
- * The late handler is not stopped (JavaScript cannot cancel a promise); its
- * eventual result or error is dropped. Put `timeout()` after `logger()` so
- * the 503 is logged, and before middleware that may wait, such as
- * `formData()` (which has its own `idleTimeout` and `bodyTimeout` for slow
- * bodies) and `session()`.
- *
- * @example
- * ```ts
- * import { createRouter } from "@fetchkit/toolkit/fetch-router";
- * import { timeout } from "@fetchkit/toolkit/timeout-middleware";
- *
- * const router = createRouter({ middleware: [timeout({ ms: 10_000 })] });
- * router.get("/", () => new Response("fast enough"));
- * ```
+ * `Deno.serve` has no limit on how long a handler may take: a handler that
+ * waits forever on a stuck database keeps its client waiting forever. This
+ * middleware answers in time instead (`503` by default, or `504` for a
+ * gateway), logs nothing to the client, and lets the late handler finish
+ * in the background (its response, if any, is discarded).
  *
  * @module
  */
@@ -31,63 +14,87 @@ import type { Middleware } from "../router/types.ts";
 
 /** Options of {@linkcode timeout}. */
 export interface TimeoutOptions {
-  /** Milliseconds to wait for the rest of the chain; a positive number. */
-  ms: number;
   /**
-   * The text of the 503 answer.
+   * Status of the answer sent when the time is up: `503` (the server is
+   * overloaded) or `504` (an upstream did not answer).
    *
-   * @default {"Service Unavailable: the request took longer than <ms> ms."}
+   * @default {503}
    */
+  status?: 503 | 504;
+  /** Text body of that answer. */
   message?: string;
 }
 
 /**
- * Creates middleware that answers `503` when the rest of the chain takes
- * longer than `ms` milliseconds.
+ * Answers with `503 Service Unavailable` (or `options.status`) when the
+ * rest of the chain has not produced a response within `ms` milliseconds.
+ * Put it first in the router's middleware so that it covers everything.
+ *
+ * The late handler keeps running (JavaScript cannot stop it); an error it
+ * throws later is caught and logged, never an unhandled rejection, and its
+ * response body is cancelled.
  *
  * @example
  * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
  * import { timeout } from "@fetchkit/toolkit/timeout-middleware";
  *
- * const middleware = timeout({ ms: 5_000, message: "Try again later." });
+ * const router = createRouter({ middleware: [timeout(10_000)] });
+ * router.get("/slow", () => new Promise<Response>(() => {})); // 503 after 10 s
  * ```
  *
- * @param options The time limit and the answer's text.
+ * @param ms The time limit in milliseconds, a positive finite number.
+ * @param options Status and message of the answer.
  * @returns The middleware.
  * @throws {TypeError} When `ms` is not a positive finite number.
  */
-export function timeout(options: TimeoutOptions): Middleware {
-  const { ms } = options ?? {};
+export function timeout(ms: number, options: TimeoutOptions = {}): Middleware {
   if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
     throw new TypeError(
-      `timeout() needs ms: a positive number of milliseconds, got ${
-        String(ms)
-      }`,
+      `timeout() needs a positive finite number of milliseconds, got ${ms}`,
     );
   }
+  const status = options.status ?? 503;
+  if (status !== 503 && status !== 504) {
+    throw new TypeError(`timeout() status must be 503 or 504, got ${status}`);
+  }
   const message = options.message ??
-    `Service Unavailable: the request took longer than ${ms} ms.`;
-  return async (_context, next) => {
+    (status === 503
+      ? "Service Unavailable: the request took too long."
+      : "Gateway Timeout: the request took too long.");
+  return (context, next) => {
+    const pending = Promise.resolve(next());
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<Response>((resolve) => {
-      timer = setTimeout(() =>
+    let late = false;
+    // A handler that settles after the answer: drop its result quietly.
+    pending.then(
+      (response) => {
+        if (late) response?.body?.cancel().catch(() => {});
+      },
+      (error) => {
+        if (late) {
+          console.error(
+            `timeout(): ${context.method} ${context.url.pathname} failed after its ${ms} ms answer:`,
+            error,
+          );
+        }
+      },
+    );
+    const expired = new Promise<Response>((resolve) => {
+      timer = setTimeout(() => {
+        late = true;
         resolve(
           new Response(message, {
-            status: 503,
+            status,
             headers: {
               "Content-Type": "text/plain; charset=utf-8",
               "Cache-Control": "no-store",
             },
           }),
-        ), ms);
+        );
+      }, ms);
     });
-    const chain = next();
-    try {
-      return await Promise.race([chain, late]);
-    } finally {
-      clearTimeout(timer);
-      // A chain that fails after the 503 was sent has no one to tell.
-      chain.catch(() => {});
-    }
+    return Promise.race([pending, expired]).finally(() => clearTimeout(timer))
+      .then((response) => response as Response);
   };
 }

@@ -1,0 +1,109 @@
+// Test helper: the app in-process on an in-memory KV, and a browser-like
+// client that keeps cookies and does not follow redirects.
+import { createApp } from "./app.ts";
+import { createSessionStorage, type SessionStorageKind } from "./sessions.ts";
+import type { Router } from "@fetchkit/toolkit/fetch-router";
+
+export const SECRET = "test-secret-0123456789abcdef0123456789";
+export const ORIGIN = "http://app.test";
+
+export interface TestApp {
+  app: Router;
+  kv: Deno.Kv;
+  close(): void;
+}
+
+/** bcrypt cost 4 keeps tests fast where the cost is not what is tested. */
+export async function testApp(
+  options: {
+    kv?: Deno.Kv;
+    storage?: SessionStorageKind;
+    cost?: number;
+    log?: (line: string) => void;
+  } = {},
+): Promise<TestApp> {
+  const kv = options.kv ?? await Deno.openKv(":memory:");
+  const sessions = createSessionStorage({
+    kind: options.storage ?? "kv",
+    kv,
+    secrets: [SECRET],
+    secure: false,
+  });
+  const app = await createApp({
+    kv,
+    sessions,
+    bcryptCost: options.cost ?? 4,
+    log: options.log ?? null,
+    admin: { email: "admin@example.com", password: "admin-password" },
+  });
+  return { app, kv, close: () => kv.close() };
+}
+
+/** A client with a cookie jar, as a browser on the same origin. */
+export class Client {
+  cookies = new Map<string, string>();
+  constructor(readonly app: Router) {}
+
+  async request(
+    path: string,
+    init: RequestInit & { form?: Record<string, string> } = {},
+  ): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size > 0) {
+      headers.set(
+        "cookie",
+        [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      );
+    }
+    let body = init.body;
+    if (init.form) {
+      body = new URLSearchParams(init.form);
+      headers.set("content-type", "application/x-www-form-urlencoded");
+    }
+    if (!headers.has("sec-fetch-site")) {
+      headers.set("sec-fetch-site", "same-origin");
+    }
+    const response = await this.app.fetch(
+      new Request(ORIGIN + path, { ...init, headers, body }),
+    );
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(";");
+      const [name, value] = pair.split("=");
+      if (attributes.some((a) => a.trim().toLowerCase() === "max-age=0")) {
+        this.cookies.delete(name);
+      } else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  get(path: string): Promise<Response> {
+    return this.request(path);
+  }
+
+  post(path: string, form: Record<string, string> = {}): Promise<Response> {
+    return this.request(path, { method: "POST", form });
+  }
+
+  async register(
+    email: string,
+    password = "correct horse",
+    name = "Ada",
+  ): Promise<Response> {
+    return await this.post("/auth/register", { email, password, name });
+  }
+
+  async login(email: string, password: string, query = ""): Promise<Response> {
+    return await this.post(`/auth/login${query}`, { email, password });
+  }
+}
+
+/** The body as text, and the location of a redirect. */
+export async function read(
+  response: Response,
+): Promise<{ status: number; location: string | null; body: string }> {
+  return {
+    status: response.status,
+    location: response.headers.get("location"),
+    body: await response.text(),
+  };
+}

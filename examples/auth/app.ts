@@ -1,0 +1,96 @@
+/**
+ * The example authentication app: the seed's routes, built from the
+ * toolkit's parts. `createApp()` returns a router, so tests call
+ * `app.fetch(request)` in-process and `main.ts` hands it to `Deno.serve`.
+ *
+ * Router middleware, in order: the logger, static files under `/assets`,
+ * CSRF protection, method override (for the admin's `PUT` forms), the
+ * session, and `loadUser()`.
+ *
+ * @module
+ */
+import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import { csrf } from "@fetchkit/toolkit/csrf-middleware";
+import { logger } from "@fetchkit/toolkit/logger-middleware";
+import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
+import {
+  session,
+  type SessionStorage,
+} from "@fetchkit/toolkit/session-middleware";
+import { serveStatic } from "@fetchkit/toolkit/static-middleware";
+import { CurrentUser, Session } from "./context.ts";
+import { ensureAdmin } from "./admin.ts";
+import { dashboard, home, profile } from "./controllers/account.ts";
+import { adminController } from "./controllers/admin.ts";
+import { authController } from "./controllers/auth.ts";
+import { loadUser } from "./middleware.ts";
+import { createPasswords } from "./passwords.ts";
+import { createKvRateLimiter } from "./rate_limiter.ts";
+import { routes } from "./routes.ts";
+import { createUserStore } from "./users.ts";
+import { notFoundPage } from "./views/errors.ts";
+
+/** The seed's login limit: 5 attempts per email... */
+export const LOGIN_LIMIT = 5;
+/** ...forgotten 15 minutes after the last one. */
+export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+
+/** Options of {@linkcode createApp}. */
+export interface AppOptions {
+  /** Users and limiter counters live here (and KV sessions). */
+  kv: Deno.Kv;
+  /** Where sessions live. */
+  sessions: SessionStorage;
+  /** bcrypt cost. Default 12 (the seed's); tests may lower it. */
+  bcryptCost?: number;
+  /** Where log lines go; `null` for none. Default `console.log`. */
+  log?: ((line: string) => void) | null;
+  /** An admin to create at start when no user has this email. */
+  admin?: { email: string; password: string };
+}
+
+/**
+ * Builds the app.
+ *
+ * @example
+ * ```ts ignore
+ * const kv = await Deno.openKv(":memory:");
+ * const app = await createApp({ kv, sessions: createSessionStorage({ kind: "kv", kv, secrets, secure: false }) });
+ * await app.fetch(new Request("http://localhost/"));
+ * ```
+ */
+export async function createApp(options: AppOptions): Promise<Router> {
+  const { kv } = options;
+  const users = createUserStore(kv);
+  const passwords = await createPasswords({ cost: options.bcryptCost });
+  if (options.admin) await ensureAdmin(users, passwords, options.admin);
+  const loginLimiter = createKvRateLimiter({
+    kv,
+    limit: LOGIN_LIMIT,
+    windowMs: LOGIN_WINDOW_MS,
+    prefix: "login_attempts",
+  });
+
+  const router = createRouter({
+    middleware: [
+      ...(options.log === null ? [] : [logger({ log: options.log })]),
+      serveStatic({
+        root: new URL("./public", import.meta.url),
+        prefix: "/assets",
+        maxAge: 3600,
+      }),
+      csrf(),
+      methodOverride(),
+      session(Session, options.sessions),
+      loadUser(users),
+    ],
+    defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
+  });
+
+  router.map(routes.home, home);
+  router.map(routes.dashboard, dashboard);
+  router.map(routes.profile, profile);
+  router.map(routes.auth, authController({ users, passwords, loginLimiter }));
+  router.map(routes.admin, adminController(users));
+  return router;
+}

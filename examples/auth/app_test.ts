@@ -1,0 +1,338 @@
+// The seed's tables, row by row, through app.fetch (in-process).
+import assert from "node:assert/strict";
+import { Client, read, testApp } from "./_test_app.ts";
+
+Deno.test("GET / is a public page", async () => {
+  const { app, close } = await testApp();
+  const { status, body } = await read(await new Client(app).get("/"));
+  assert.equal(status, 200);
+  assert.match(body, /<main>/);
+  assert.match(body, /href="\/auth\/login"/);
+  close();
+});
+
+Deno.test("register: a new email creates the user, signs in, renews the id, → /dashboard", async () => {
+  const { app, close } = await testApp();
+  const client = new Client(app);
+  await client.get("/auth/register");
+  const before = client.cookies.get("session");
+  const response = await read(await client.register("ada@example.com"));
+  assert.equal(response.status, 303);
+  assert.equal(response.location, "/dashboard");
+  assert.notEqual(client.cookies.get("session"), before);
+  const dashboard = await read(await client.get("/dashboard"));
+  assert.equal(dashboard.status, 200);
+  assert.match(dashboard.body, /Ada/);
+  assert.match(dashboard.body, /ada@example\.com/);
+  close();
+});
+
+Deno.test("register: a used email, in any case, flashes the seed's error once", async () => {
+  const { app, close } = await testApp();
+  await new Client(app).register("ada@example.com");
+  const client = new Client(app);
+  const response = await read(await client.register("ADA@Example.com"));
+  assert.equal(response.status, 303);
+  assert.equal(response.location, "/auth/register");
+  const page = await read(await client.get("/auth/register"));
+  assert.match(page.body, /Email already in use/);
+  assert.match(page.body, /value="ADA@Example\.com"/, "the email is kept");
+  const again = await read(await client.get("/auth/register"));
+  assert.doesNotMatch(again.body, /Email already in use/, "flash shown once");
+  assert.equal((await read(await client.get("/dashboard"))).status, 302);
+  close();
+});
+
+Deno.test("register: invalid input flashes a message, never a 500", async () => {
+  const { app, close } = await testApp();
+  const cases: [Record<string, string>, RegExp][] = [
+    [{}, /enter your name/],
+    [
+      { name: "Ada", email: "not-an-email", password: "longenough" },
+      /valid email/,
+    ],
+    [{ name: "Ada", email: "a@b", password: "longenough" }, /valid email/],
+    [{ name: "Ada", email: "a@b.example", password: "short" }, /at least 8/],
+    [
+      { name: " ", email: "a@b.example", password: "longenough" },
+      /enter your name/,
+    ],
+    [
+      { name: "Ada", email: "a@b.example", password: "é".repeat(40) },
+      /at most 72 bytes/,
+    ],
+  ];
+  for (const [form, message] of cases) {
+    const client = new Client(app);
+    const response = await read(await client.post("/auth/register", form));
+    assert.equal(response.status, 303, JSON.stringify(form));
+    assert.equal(response.location, "/auth/register");
+    assert.match(
+      (await read(await client.get("/auth/register"))).body,
+      message,
+    );
+  }
+  close();
+});
+
+Deno.test("login: right password renews the id (old one deleted) and goes to /dashboard", async () => {
+  const { app, kv, close } = await testApp();
+  await new Client(app).register("ada@example.com");
+  const client = new Client(app);
+  await client.get("/auth/login"); // a guest session
+  await client.login("x@example.com", "wrong-password"); // stores a flash
+  const before = client.cookies.get("session")!;
+  const countSessions = async () => {
+    let n = 0;
+    for await (const _ of kv.list({ prefix: ["sessions"] })) n++;
+    return n;
+  };
+  const sessionsBefore = await countSessions();
+  const response = await read(
+    await client.login("ADA@example.com", "correct horse"),
+  );
+  assert.equal(response.status, 303);
+  assert.equal(response.location, "/dashboard");
+  const after = client.cookies.get("session")!;
+  assert.notEqual(after, before);
+  // The old id's data is gone from KV: replaying it is a fresh session.
+  assert.equal(await countSessions(), sessionsBefore);
+  const stale = new Client(app);
+  stale.cookies.set("session", before);
+  assert.equal((await stale.get("/dashboard")).status, 302);
+  assert.equal((await client.get("/dashboard")).status, 200);
+  close();
+});
+
+Deno.test("login: wrong password or unknown email flashes the seed's error, keeps returnTo", async () => {
+  const { app, close } = await testApp();
+  await new Client(app).register("ada@example.com");
+  for (
+    const [email, password] of [["ada@example.com", "wrong password"], [
+      "nobody@example.com",
+      "correct horse",
+    ], ["", ""]]
+  ) {
+    const client = new Client(app);
+    const response = await read(
+      await client.login(email, password, "?returnTo=%2Fprofile%3Ftab%3D1"),
+    );
+    assert.equal(response.status, 303);
+    assert.equal(
+      response.location,
+      "/auth/login?returnTo=%2Fprofile%3Ftab%3D1",
+    );
+    const page = await read(await client.get(response.location!));
+    assert.match(page.body, /Invalid email or password/);
+    assert.match(
+      page.body,
+      /action="\/auth\/login\?returnTo=%2Fprofile%3Ftab%3D1"/,
+    );
+    assert.equal((await client.get("/profile")).status, 302, "still a guest");
+  }
+  close();
+});
+
+Deno.test("login with returnTo lands there", async () => {
+  const { app, close } = await testApp();
+  await new Client(app).register("ada@example.com");
+  const client = new Client(app);
+  const guarded = await read(await client.get("/profile?tab=1"));
+  assert.equal(guarded.status, 302);
+  assert.equal(guarded.location, "/auth/login?returnTo=%2Fprofile%3Ftab%3D1");
+  const page = await read(await client.get(guarded.location!));
+  assert.match(
+    page.body,
+    /action="\/auth\/login\?returnTo=%2Fprofile%3Ftab%3D1"/,
+  );
+  const response = await read(
+    await client.login(
+      "ada@example.com",
+      "correct horse",
+      "?returnTo=%2Fprofile%3Ftab%3D1",
+    ),
+  );
+  assert.equal(response.location, "/profile?tab=1");
+  close();
+});
+
+Deno.test("logout: POST destroys the session (data deleted, cookie expired) → /auth/login", async () => {
+  const { app, kv, close } = await testApp();
+  const client = new Client(app);
+  await client.register("ada@example.com");
+  const cookie = client.cookies.get("session")!;
+  const response = await client.post("/auth/logout");
+  assert.equal(response.status, 303);
+  assert.equal(response.headers.get("location"), "/auth/login");
+  assert.match(response.headers.get("set-cookie")!, /Max-Age=0/);
+  for await (const _ of kv.list({ prefix: ["sessions"] })) {
+    assert.fail("session left in KV");
+  }
+  const replay = new Client(app);
+  replay.cookies.set("session", cookie);
+  assert.equal((await replay.get("/dashboard")).status, 302);
+  // GET is not a way to log out.
+  assert.equal((await new Client(app).get("/auth/logout")).status, 405);
+  close();
+});
+
+Deno.test("requireAuth: guests go to login with returnTo; users pass", async () => {
+  const { app, close } = await testApp();
+  const guest = new Client(app);
+  for (const path of ["/dashboard", "/profile"]) {
+    const response = await guest.get(path);
+    assert.equal(response.status, 302);
+    assert.equal(
+      response.headers.get("location"),
+      `/auth/login?returnTo=${encodeURIComponent(path)}`,
+    );
+  }
+  const user = new Client(app);
+  await user.register("ada@example.com", "correct horse", "Ada <Lovelace>");
+  const profile = await read(await user.get("/profile"));
+  assert.equal(profile.status, 200);
+  assert.match(profile.body, /Ada &lt;Lovelace&gt;/, "escaped");
+  assert.match(profile.body, /ada@example\.com/);
+  close();
+});
+
+Deno.test("requireGuest: signed-in users are sent to /dashboard", async () => {
+  const { app, close } = await testApp();
+  const client = new Client(app);
+  await client.register("ada@example.com");
+  for (const path of ["/auth/login", "/auth/register"]) {
+    const response = await client.get(path);
+    assert.equal(response.status, 302);
+    assert.equal(response.headers.get("location"), "/dashboard");
+  }
+  close();
+});
+
+Deno.test("requireRole: guests → /auth/login without returnTo; wrong role → 403 Forbidden", async () => {
+  const { app, close } = await testApp();
+  const guest = new Client(app);
+  for (const path of ["/admin/users", "/admin/settings"]) {
+    const response = await guest.get(path);
+    assert.equal(response.status, 302);
+    assert.equal(response.headers.get("location"), "/auth/login");
+  }
+  const user = new Client(app);
+  await user.register("ada@example.com");
+  for (const path of ["/admin/users", "/admin/settings"]) {
+    const response = await read(await user.get(path));
+    assert.equal(response.status, 403);
+    assert.equal(response.body, "Forbidden");
+    // A browser gets the same status as a page, with the navigation.
+    const page = await read(
+      await user.request(path, { headers: { Accept: "text/html" } }),
+    );
+    assert.equal(page.status, 403);
+    assert.match(page.body, /<h1>Forbidden<\/h1>/);
+    assert.match(page.body, /Log out/);
+  }
+  close();
+});
+
+Deno.test("admin: lists users and changes a role with PUT through _method; moderators see settings only", async () => {
+  const { app, close } = await testApp();
+  const ada = new Client(app);
+  await ada.register("ada@example.com");
+  const admin = new Client(app);
+  assert.equal(
+    (await admin.login("admin@example.com", "admin-password")).status,
+    303,
+  );
+  const list = await read(await admin.get("/admin/users"));
+  assert.equal(list.status, 200);
+  assert.match(list.body, /ada@example\.com/);
+  assert.match(list.body, /name="_method" value="PUT"/);
+
+  const id = list.body.match(/action="\/admin\/users\/(\d+)"/)![1];
+  const changed = await read(
+    await admin.post(`/admin/users/${id}`, {
+      _method: "PUT",
+      role: "moderator",
+    }),
+  );
+  assert.equal(changed.status, 303);
+  assert.equal(changed.location, "/admin/users");
+  assert.match(
+    (await read(await admin.get("/admin/users"))).body,
+    /ada@example\.com is now moderator/,
+  );
+
+  assert.equal((await ada.get("/admin/settings")).status, 200);
+  assert.equal((await ada.get("/admin/users")).status, 403);
+
+  const unknown = await read(
+    await admin.post("/admin/users/999", { _method: "PUT", role: "user" }),
+  );
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.body, "Not Found");
+  await admin.post(`/admin/users/${id}`, { _method: "PUT", role: "superuser" });
+  assert.match(
+    (await read(await admin.get("/admin/users"))).body,
+    /Unknown role/,
+  );
+  // Without the override, POST is not a route here.
+  assert.equal(
+    (await admin.post(`/admin/users/${id}`, { role: "user" })).status,
+    405,
+  );
+  close();
+});
+
+Deno.test("unknown paths get the 404 page", async () => {
+  const { app, close } = await testApp();
+  const response = await read(await new Client(app).get("/nope"));
+  assert.equal(response.status, 404);
+  assert.match(response.body, /Page not found/);
+  close();
+});
+
+Deno.test("the stylesheet is served from /assets", async () => {
+  const { app, close } = await testApp();
+  const response = await new Client(app).get("/assets/style.css");
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type")!, /text\/css/);
+  await response.body?.cancel();
+  close();
+});
+
+Deno.test("CSRF: a cross-site POST is refused with 403 before anything happens", async () => {
+  const { app, kv, close } = await testApp();
+  const client = new Client(app);
+  const response = await read(
+    await client.request("/auth/register", {
+      method: "POST",
+      headers: {
+        "sec-fetch-site": "cross-site",
+        origin: "https://evil.example",
+      },
+      form: { email: "eve@example.com", password: "longenough", name: "Eve" },
+    }),
+  );
+  assert.equal(response.status, 403);
+  assert.equal(response.body, "Forbidden");
+  assert.equal(
+    (await kv.get(["users_by_email", "eve@example.com"])).value,
+    null,
+  );
+  // An older browser without Sec-Fetch-Site, from another origin:
+  const old = await client.request("/auth/logout", {
+    method: "POST",
+    headers: { "sec-fetch-site": "", origin: "https://evil.example" },
+  });
+  assert.equal(old.status, 403);
+  close();
+});
+
+Deno.test("the seed's cookie storage works too (SESSION_STORAGE=cookie)", async () => {
+  const { app, close } = await testApp({ storage: "cookie" });
+  const client = new Client(app);
+  await client.register("ada@example.com");
+  assert.equal((await client.get("/dashboard")).status, 200);
+  await client.post("/auth/logout");
+  assert.equal((await client.get("/dashboard")).status, 302);
+  close();
+});

@@ -1,0 +1,185 @@
+// The app in a real browser: Debian's chromium, driven by playwright-core,
+// against the real main.ts. Screenshots of every page go to
+// $SCREENSHOT_DIR (default: a temp folder, printed).
+import assert from "node:assert/strict";
+import { chromium } from "playwright-core";
+import { startMain } from "./_test_server.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+async function chromiumOrSkip(): Promise<boolean> {
+  try {
+    await Deno.stat(CHROMIUM);
+    return true;
+  } catch {
+    if (Deno.env.get("CI") || Deno.env.get("TOOLKIT_REQUIRE_ALL")) {
+      throw new Error(
+        "chromium is not installed, and CI or TOOLKIT_REQUIRE_ALL is set",
+      );
+    }
+    console.log(
+      "skipping the auth browser test: /usr/bin/chromium is not installed",
+    );
+    return false;
+  }
+}
+
+Deno.test({
+  name:
+    "browser: register, logout, failed login, returnTo, admin role change, 403",
+  // playwright keeps a few internal timers and sockets past close().
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    if (!await chromiumOrSkip()) return;
+    const dir = await Deno.makeTempDir({ prefix: "auth-browser-" });
+    const shots = Deno.env.get("SCREENSHOT_DIR") ?? `${dir}/screenshots`;
+    await Deno.mkdir(shots, { recursive: true });
+    const server = await startMain({
+      DENO_KV_PATH: `${dir}/auth.sqlite`,
+      ADMIN_EMAIL: "admin@example.com",
+      ADMIN_PASSWORD: "admin-password",
+    });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    try {
+      const context = await browser.newContext({
+        viewport: { width: 1000, height: 640 },
+      });
+      const page = await context.newPage();
+      const shot = (name: string) =>
+        page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+      const base = server.url;
+      const submitLogin = async (email: string, password: string) => {
+        await page.fill("#email", email);
+        await page.fill("#password", password);
+        await page.click("button:has-text('Log in')");
+      };
+
+      await page.goto(base + "/");
+      assert.equal(await page.locator("h1").textContent(), "Welcome");
+      await shot("01-home");
+
+      // Register.
+      await page.click("text=Register");
+      await shot("02-register");
+      await page.fill("#name", "Ada Lovelace");
+      await page.fill("#email", "ada@example.com");
+      await page.fill("#password", "correct horse");
+      await page.click("button[type=submit]:has-text('Create account')");
+      await page.waitForURL(base + "/dashboard");
+      assert.match(
+        await page.locator("main").textContent() ?? "",
+        /Ada Lovelace/,
+      );
+      assert.match(
+        await page.locator("nav").textContent() ?? "",
+        /Signed in as\s+Ada Lovelace/,
+      );
+      assert.equal(
+        await page.locator('nav [aria-current="page"]').textContent(),
+        "Dashboard",
+      );
+      await shot("03-dashboard");
+      await page.click("text=Profile");
+      assert.match(
+        await page.locator("main").textContent() ?? "",
+        /ada@example\.com/,
+      );
+      await shot("04-profile");
+
+      // Logout is a POST button.
+      await page.click("button:has-text('Log out')");
+      await page.waitForURL(base + "/auth/login");
+
+      // A failed login shows the flash once.
+      await submitLogin("ada@example.com", "wrong password");
+      await page.waitForURL(base + "/auth/login");
+      assert.equal(
+        (await page.locator(".flash.error").textContent())?.trim(),
+        "Invalid email or password",
+      );
+      assert.equal(await page.inputValue("#email"), "ada@example.com");
+      await shot("05-login-failed");
+      await page.reload();
+      assert.equal(await page.locator(".flash.error").count(), 0);
+
+      // A guarded page sends to login, which comes back after.
+      await page.goto(base + "/profile");
+      assert.equal(page.url(), base + "/auth/login?returnTo=%2Fprofile");
+      await shot("06-login");
+      await submitLogin("ada@example.com", "correct horse");
+      await page.waitForURL(base + "/profile");
+
+      // A user is not an admin: 403.
+      const forbidden = await page.goto(base + "/admin/users");
+      assert.equal(forbidden?.status(), 403);
+      assert.equal(await page.locator("h1").textContent(), "Forbidden");
+      await shot("07-forbidden");
+      await page.goto(base + "/nowhere");
+      assert.equal(await page.locator("h1").textContent(), "Page not found");
+      await shot("08-not-found");
+      await page.goto(base + "/dashboard");
+      await page.click("button:has-text('Log out')");
+      await page.waitForURL(base + "/auth/login");
+
+      // The admin makes Ada a moderator through the PUT form.
+      await submitLogin("admin@example.com", "admin-password");
+      await page.waitForURL(base + "/dashboard");
+      await page.click("nav >> text=Users");
+      const row = page.locator("tr", { hasText: "ada@example.com" });
+      await row.locator("select").selectOption("moderator");
+      await row.locator("button:has-text('Save')").click();
+      await page.waitForURL(base + "/admin/users");
+      assert.match(
+        await page.locator(".flash.notice").textContent() ?? "",
+        /ada@example\.com is now moderator/,
+      );
+      await shot("09-admin-users");
+      await page.click("nav >> text=Settings");
+      await shot("10-admin-settings");
+      await page.click("button:has-text('Log out')");
+
+      // Ada, now a moderator, reaches the settings but not the user list.
+      await page.goto(base + "/auth/login");
+      await submitLogin("ada@example.com", "correct horse");
+      await page.waitForURL(base + "/dashboard");
+      assert.equal((await page.goto(base + "/admin/settings"))?.status(), 200);
+      assert.equal((await page.goto(base + "/admin/users"))?.status(), 403);
+      await page.goto(base + "/dashboard");
+      await page.click("button:has-text('Log out')");
+
+      // Five wrong passwords, then the limiter's page.
+      for (let i = 0; i < 6; i++) {
+        await submitLogin("ada@example.com", "wrong password");
+        await page.waitForLoadState();
+      }
+      assert.match(
+        await page.locator(".flash.error").textContent() ?? "",
+        /Too many login attempts\. Try again later\./,
+      );
+      await shot("11-too-many-attempts");
+      console.log(`screenshots: ${shots}`);
+      // The server logged every request, and no password.
+      assert.match(server.output(), /POST \/auth\/login 429/);
+      for (const secret of ["correct horse", "admin-password"]) {
+        assert.ok(!server.output().includes(secret), "a password in the log");
+      }
+      await context.close();
+    } finally {
+      await browser.close();
+      await server.stop();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});

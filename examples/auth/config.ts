@@ -1,0 +1,116 @@
+/**
+ * Settings from the environment, checked once at start. A bad setting
+ * stops the server with a message that says which and why.
+ *
+ * | variable          | default                    | meaning                                        |
+ * | ----------------- | -------------------------- | ---------------------------------------------- |
+ * | `PORT`            | `8000`                     | port to listen on                              |
+ * | `HOSTNAME`        | `127.0.0.1`                | address to listen on                           |
+ * | `DENO_KV_PATH`    | `.data/auth.sqlite`        | the KV database: users, sessions, limiter      |
+ * | `SESSION_SECRET`  | generated in development   | signing secrets, comma-separated, newest first |
+ * | `SESSION_STORAGE` | `kv`                       | `kv`, `cookie` or `redis`                      |
+ * | `REDIS_URL`       | `redis://127.0.0.1:6379`   | for `SESSION_STORAGE=redis`                    |
+ * | `ADMIN_EMAIL`     |                            | with `ADMIN_PASSWORD`: an admin made at start  |
+ * | `DENO_ENV`        |                            | `production`: secret required, secure cookies  |
+ *
+ * @module
+ */
+import type { SessionStorageKind } from "./sessions.ts";
+
+/** The app's settings. */
+export interface Config {
+  port: number;
+  hostname: string;
+  kvPath: string;
+  /** From `SESSION_SECRET`; empty when it is not set. */
+  secrets: string[];
+  storage: SessionStorageKind;
+  redisUrl: string;
+  admin?: { email: string; password: string };
+  production: boolean;
+}
+
+/** A setting that cannot work; `main.ts` prints it and exits with 1. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** The shortest secret accepted: 32 characters (256 bits of base64 is 43). */
+export const MIN_SECRET_LENGTH = 32;
+
+const STORAGES: readonly SessionStorageKind[] = ["kv", "cookie", "redis"];
+
+/** Reads the settings from `env` (a getter such as `Deno.env.get`). */
+export function loadConfig(env: (name: string) => string | undefined): Config {
+  const production = env("DENO_ENV") === "production";
+  const port = Number(env("PORT") ?? 8000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be a port number, not "${env("PORT")}"`);
+  }
+  const secrets = (env("SESSION_SECRET") ?? "").split(",").map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (production && secrets.length === 0) {
+    throw new ConfigError(
+      "SESSION_SECRET is required when DENO_ENV=production. Make one with: " +
+        `deno eval "console.log(crypto.randomUUID() + crypto.randomUUID())"`,
+    );
+  }
+  for (const [i, secret] of secrets.entries()) {
+    if (secret.length < MIN_SECRET_LENGTH) {
+      throw new ConfigError(
+        `SESSION_SECRET entry ${i + 1} has ${secret.length} characters; ` +
+          `use at least ${MIN_SECRET_LENGTH} random ones`,
+      );
+    }
+  }
+  const storage = (env("SESSION_STORAGE") ?? "kv") as SessionStorageKind;
+  if (!STORAGES.includes(storage)) {
+    throw new ConfigError(
+      `SESSION_STORAGE must be one of ${STORAGES.join(", ")}, not "${storage}"`,
+    );
+  }
+  const adminEmail = env("ADMIN_EMAIL");
+  const adminPassword = env("ADMIN_PASSWORD");
+  if (Boolean(adminEmail) !== Boolean(adminPassword)) {
+    throw new ConfigError(
+      "Set both ADMIN_EMAIL and ADMIN_PASSWORD, or neither",
+    );
+  }
+  return {
+    port,
+    hostname: env("HOSTNAME") ?? "127.0.0.1",
+    kvPath: env("DENO_KV_PATH") ?? ".data/auth.sqlite",
+    secrets,
+    storage,
+    redisUrl: env("REDIS_URL") ?? "redis://127.0.0.1:6379",
+    admin: adminEmail && adminPassword
+      ? { email: adminEmail, password: adminPassword }
+      : undefined,
+    production,
+  };
+}
+
+const SECRET_KEY = ["config", "session_secret"];
+
+/**
+ * The configured secrets; in development without any, the secret kept in
+ * KV (made on first start), so restarts keep everyone signed in.
+ */
+export async function resolveSecrets(
+  kv: Deno.Kv,
+  config: Config,
+): Promise<{ secrets: string[]; generated: boolean }> {
+  if (config.secrets.length > 0) {
+    return { secrets: config.secrets, generated: false };
+  }
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const fresh = btoa(String.fromCharCode(...bytes));
+  // Atomic: two processes starting at once agree on one secret.
+  await kv.atomic().check({ key: SECRET_KEY, versionstamp: null })
+    .set(SECRET_KEY, fresh).commit();
+  const kept = (await kv.get<string>(SECRET_KEY)).value!;
+  return { secrets: [kept], generated: true };
+}

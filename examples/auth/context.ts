@@ -1,0 +1,33 @@
+/**
+ * The values middleware hands to handlers, each under its own typed key:
+ * the session and the signed-in user. (The parsed form is read with the
+ * `FormData` class itself as key, as the seed does.)
+ *
+ * @module
+ */
+import { createContextKey } from "@fetchkit/toolkit/fetch-router";
+import type { Session as SessionOf } from "@fetchkit/toolkit/session-middleware";
+import type { User } from "./users.ts";
+
+/**
+ * What the app keeps in a session. Flash values live for one request.
+ * (A type alias, not an interface: sessions need an index signature.)
+ */
+export type SessionData = {
+  /** The signed-in user's id. */
+  userId: number;
+  /** Flash: an error to show on the next page. */
+  error: string;
+  /** Flash: a confirmation to show on the next page. */
+  notice: string;
+  /** Flash: the email typed into a form that failed, to fill it again. */
+  email: string;
+  /** Flash: the name typed into the register form that failed. */
+  name: string;
+};
+
+/** The session of this request (set by `session(Session, storage)`). */
+export const Session = createContextKey<SessionOf<SessionData>>();
+
+/** The signed-in user, when there is one (set by `loadUser()`). */
+export const CurrentUser = createContextKey<User>();

@@ -1,0 +1,72 @@
+/**
+ * The admin section: the user list with role changes (admins) and the
+ * settings page (admins and moderators).
+ *
+ * @module
+ */
+import type { Controller } from "@fetchkit/toolkit/fetch-router";
+import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { CurrentUser, Session } from "../context.ts";
+import { requireRole } from "../middleware.ts";
+import { routes } from "../routes.ts";
+import { type Role, ROLES, type UserStore } from "../users.ts";
+import { settingsPage, usersPage } from "../views/admin.ts";
+import { field } from "./fields.ts";
+
+function notFound(): Response {
+  return new Response("Not Found", {
+    status: 404,
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
+
+/** The controller for `routes.admin`. */
+export function adminController(
+  users: UserStore,
+): Controller<typeof routes.admin> {
+  const adminsOnly = [requireRole("admin")];
+  return {
+    actions: {
+      users: {
+        middleware: adminsOnly,
+        async handler(context) {
+          const session = context.get(Session)!;
+          return usersPage(await users.list(), context.get(CurrentUser)!, {
+            error: session.get("error"),
+            notice: session.get("notice"),
+          });
+        },
+      },
+      updateUser: {
+        middleware: [...adminsOnly, formData()],
+        async handler(context) {
+          const session = context.get(Session)!;
+          const me = context.get(CurrentUser)!;
+          const id = Number(context.params.id);
+          const role = field(context, "role") as Role;
+          const back = redirect(routes.admin.users.href(), 303);
+          if (!ROLES.includes(role)) {
+            session.flash("error", `Unknown role "${role}".`);
+            return back;
+          }
+          // An admin who demotes themselves could lock everyone out.
+          if (id === me.id) {
+            session.flash("error", "You cannot change your own role.");
+            return back;
+          }
+          const user = Number.isSafeInteger(id)
+            ? await users.setRole(id, role)
+            : null;
+          if (!user) return notFound();
+          session.flash("notice", `${user.email} is now ${role}.`);
+          return back;
+        },
+      },
+      settings: {
+        middleware: [requireRole("admin", "moderator")],
+        handler: (context) => settingsPage(context.get(CurrentUser)!),
+      },
+    },
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * Reads form fields as the seed says: a missing field is an empty string.
+ *
+ * @module
+ */
+import type { RequestContext } from "@fetchkit/toolkit/fetch-router";
+
+/** The text of field `name` in the parsed form; `""` when missing or a file. */
+export function field(context: RequestContext, name: string): string {
+  const value = context.get(FormData)?.get(name);
+  return typeof value === "string" ? value : "";
+}

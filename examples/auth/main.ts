@@ -1,0 +1,70 @@
+/**
+ * Serves the example: `deno task dev`, then open http://127.0.0.1:8000.
+ * Settings come from the environment (see `config.ts`).
+ *
+ * @module
+ */
+import { createClient } from "redis";
+import type { RedisSessionClient } from "@fetchkit/toolkit/session-storage-redis";
+import { createApp } from "./app.ts";
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  resolveSecrets,
+} from "./config.ts";
+import { createSessionStorage } from "./sessions.ts";
+
+async function openKv(path: string): Promise<Deno.Kv> {
+  const slash = path.lastIndexOf("/");
+  if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
+  return await Deno.openKv(path);
+}
+
+async function connectRedis(url: string): Promise<RedisSessionClient> {
+  const client = createClient({ url });
+  client.on(
+    "error",
+    (error: Error) => console.error(`Redis: ${error.message}`),
+  );
+  await client.connect();
+  return client;
+}
+
+/** The settings, or a one-line reason and exit code 1. */
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig((name) => Deno.env.get(name));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Cannot start: ${error.message}`);
+    Deno.exit(1);
+  }
+}
+
+const config = loadConfigOrExit();
+const kv = await openKv(config.kvPath);
+const { secrets, generated } = await resolveSecrets(kv, config);
+if (generated) {
+  console.warn(
+    `Warning: SESSION_SECRET is not set; using a development secret kept in ${config.kvPath}`,
+  );
+}
+const sessions = createSessionStorage({
+  kind: config.storage,
+  kv,
+  secrets,
+  secure: config.production,
+  redis: config.storage === "redis"
+    ? await connectRedis(config.redisUrl)
+    : undefined,
+});
+const app = await createApp({ kv, sessions, admin: config.admin });
+if (!config.admin) {
+  console.log(
+    "No admin configured. To make one, start with ADMIN_EMAIL=admin@example.com " +
+      "ADMIN_PASSWORD=<8+ characters> (a new email; existing users are left as they are).",
+  );
+}
+
+Deno.serve({ hostname: config.hostname, port: config.port }, app.fetch);

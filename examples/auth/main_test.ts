@@ -1,0 +1,137 @@
+// main.ts as users run it: configuration from the environment.
+import assert from "node:assert/strict";
+import { runMain, startMain } from "./_test_server.ts";
+import { redisServerOrSkip, startRedis } from "../../session/_test_redis.ts";
+
+Deno.test("production without SESSION_SECRET refuses to start with a clear message", async () => {
+  const { code, output } = await runMain({ DENO_ENV: "production" });
+  assert.equal(code, 1);
+  assert.match(
+    output,
+    /Cannot start: SESSION_SECRET is required when DENO_ENV=production/,
+  );
+});
+
+Deno.test("a short SESSION_SECRET or unknown SESSION_STORAGE refuses to start", async () => {
+  const short = await runMain({ SESSION_SECRET: "short" });
+  assert.equal(short.code, 1);
+  assert.match(short.output, /at least 32/);
+  const storage = await runMain({ SESSION_STORAGE: "disk" });
+  assert.equal(storage.code, 1);
+  assert.match(
+    storage.output,
+    /SESSION_STORAGE must be one of kv, cookie, redis/,
+  );
+});
+
+async function login(url: string, email: string, password: string) {
+  const response = await fetch(`${url}/auth/login`, {
+    method: "POST",
+    body: new URLSearchParams({ email, password }),
+    redirect: "manual",
+  });
+  await response.body?.cancel();
+  return response;
+}
+
+Deno.test("development: a generated secret is kept in KV, so a restart keeps sessions; ADMIN_EMAIL makes an admin", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "auth-main-" });
+  const env = {
+    DENO_KV_PATH: `${dir}/data/auth.sqlite`,
+    ADMIN_EMAIL: "root@example.com",
+    ADMIN_PASSWORD: "root-password",
+  };
+  const first = await startMain(env);
+  try {
+    assert.match(first.output(), /Warning: SESSION_SECRET is not set/);
+    const response = await login(
+      first.url,
+      "root@example.com",
+      "root-password",
+    );
+    assert.equal(response.headers.get("location"), "/dashboard");
+    const cookie = response.headers.get("set-cookie")!.split(";")[0];
+    assert.match(response.headers.get("set-cookie")!, /HttpOnly/);
+    assert.match(response.headers.get("set-cookie")!, /SameSite=Lax/i);
+    assert.doesNotMatch(first.output(), /root-password/, "no password in logs");
+    await first.stop();
+
+    const second = await startMain({ DENO_KV_PATH: env.DENO_KV_PATH });
+    try {
+      assert.match(second.output(), /No admin configured/);
+      const page = await fetch(`${second.url}/admin/users`, {
+        headers: { cookie },
+        redirect: "manual",
+      });
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /root@example\.com/);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("production: cookies are Secure", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "auth-main-" });
+  const server = await startMain({
+    DENO_KV_PATH: `${dir}/auth.sqlite`,
+    DENO_ENV: "production",
+    SESSION_SECRET: "a".repeat(40) + ",older-secret-but-still-32-chars-long",
+  });
+  try {
+    const response = await fetch(`${server.url}/auth/login`, {
+      method: "POST",
+      body: new URLSearchParams({ email: "x@example.com", password: "y" }),
+      redirect: "manual",
+    });
+    await response.body?.cancel();
+    assert.match(response.headers.get("set-cookie")!, /; Secure/);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("SESSION_STORAGE=redis: sessions live in a real redis-server", async (t) => {
+  const path = await redisServerOrSkip();
+  if (path === undefined) return;
+  const redis = await startRedis(path);
+  const dir = await Deno.makeTempDir({ prefix: "auth-main-" });
+  const server = await startMain({
+    DENO_KV_PATH: `${dir}/auth.sqlite`,
+    SESSION_STORAGE: "redis",
+    REDIS_URL: redis.url,
+    ADMIN_EMAIL: "root@example.com",
+    ADMIN_PASSWORD: "root-password",
+  });
+  try {
+    const response = await login(
+      server.url,
+      "root@example.com",
+      "root-password",
+    );
+    assert.equal(response.headers.get("location"), "/dashboard");
+    const cookie = response.headers.get("set-cookie")!.split(";")[0];
+    const page = await fetch(`${server.url}/dashboard`, {
+      headers: { cookie },
+    });
+    assert.equal(page.status, 200);
+    await page.body?.cancel();
+    await t.step("the session is a key in Redis", async () => {
+      const keys = await new Deno.Command("redis-cli", {
+        args: ["-u", redis.url, "--scan", "--pattern", "session:*"],
+      }).output().catch(() => undefined);
+      if (keys === undefined) return; // redis-cli is not installed
+      assert.equal(
+        new TextDecoder().decode(keys.stdout).trim().split("\n").length,
+        1,
+      );
+    });
+  } finally {
+    await server.stop();
+    await redis.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,69 @@
+/**
+ * The seed's four authentication middlewares. `loadUser()` runs on every
+ * request, after `session()`; the other three guard single routes.
+ *
+ * @module
+ */
+import type { Middleware } from "@fetchkit/toolkit/fetch-router";
+import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { CurrentUser, Session } from "./context.ts";
+import type { Role, User, UserStore } from "./users.ts";
+import { routes } from "./routes.ts";
+import { forbiddenPage } from "./views/errors.ts";
+
+/** Puts the session's user, when it exists, under `CurrentUser`. */
+export function loadUser(users: UserStore): Middleware {
+  return async (context, next) => {
+    const userId = context.get(Session)?.get("userId");
+    if (userId !== undefined) {
+      const user = await users.findById(userId);
+      if (user) context.set(CurrentUser, user);
+    }
+    return next();
+  };
+}
+
+/** Sends guests to the login page, which brings them back here after. */
+export function requireAuth(): Middleware {
+  return (context, next) => {
+    if (context.get(CurrentUser)) return next();
+    const returnTo = context.url.pathname + context.url.search;
+    return redirect(
+      routes.auth.login.index.href(undefined, { search: { returnTo } }),
+    );
+  };
+}
+
+/** Sends signed-in users to their dashboard (login and register pages). */
+export function requireGuest(): Middleware {
+  return (context, next) =>
+    context.get(CurrentUser) ? redirect(routes.dashboard.href()) : next();
+}
+
+/**
+ * Lets only users with one of `roles` through; other signed-in users get
+ * `403 Forbidden`, guests the login page (without `returnTo`, as the seed says).
+ */
+export function requireRole(...roles: Role[]): Middleware {
+  return (context, next) => {
+    const user = context.get(CurrentUser);
+    if (!user) return redirect(routes.auth.login.index.href());
+    if (!roles.includes(user.role)) return forbidden(context.request, user);
+    return next();
+  };
+}
+
+/**
+ * The seed's `403` with body `Forbidden`; a browser (which asks for
+ * `text/html`) gets the same status as a page with the site's navigation,
+ * so the user is not stranded on a bare word.
+ */
+function forbidden(request: Request, user: User): Response {
+  if (request.headers.get("Accept")?.includes("text/html")) {
+    return forbiddenPage(user);
+  }
+  return new Response("Forbidden", {
+    status: 403,
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * Password hashing with bcrypt (`npm:bcrypt`, cost 12 as the seed asks).
+ *
+ * Checking an unknown email compares against a real hash of the same cost,
+ * so a wrong email takes as long as a wrong password and response times do
+ * not tell which emails have accounts.
+ *
+ * @module
+ */
+import bcrypt from "bcrypt";
+
+/** bcrypt reads at most 72 bytes of a password and ignores the rest. */
+export const MAX_PASSWORD_BYTES = 72;
+
+/** Hashes and checks passwords. */
+export interface Passwords {
+  hash(password: string): Promise<string>;
+  /**
+   * Whether `password` matches `hash`. Without a hash (unknown user) it
+   * still spends one comparison, then answers `false`.
+   */
+  verify(password: string, hash: string | undefined): Promise<boolean>;
+}
+
+/** Options of {@linkcode createPasswords}. */
+export interface PasswordOptions {
+  /** bcrypt cost factor (log2 of the rounds). Default 12. */
+  cost?: number;
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** Creates the hasher; it computes its dummy hash once, here. */
+export async function createPasswords(
+  options: PasswordOptions = {},
+): Promise<Passwords> {
+  const cost = options.cost ?? 12;
+  const dummy: string = await bcrypt.hash(crypto.randomUUID(), cost);
+  return {
+    hash: (password) => bcrypt.hash(password, cost),
+    async verify(password, hash) {
+      // Over 72 bytes bcrypt would compare a prefix: never a match here.
+      const usable = byteLength(password) <= MAX_PASSWORD_BYTES;
+      const match: boolean = await bcrypt.compare(password, hash ?? dummy);
+      return match && usable && hash !== undefined;
+    },
+  };
+}

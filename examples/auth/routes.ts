@@ -1,0 +1,24 @@
+/**
+ * Every URL of the app, built with the toolkit's route helpers. Pages and
+ * redirects use `href()`, so a path is written once, here.
+ *
+ * @module
+ */
+import { form, route } from "@fetchkit/toolkit/fetch-router/routes";
+
+/** The app's routes. */
+export const routes = route({
+  home: { method: "GET", pattern: "/" },
+  auth: route("auth", {
+    login: form("login"),
+    register: form("register"),
+    logout: { method: "POST", pattern: "logout" },
+  }),
+  dashboard: { method: "GET", pattern: "/dashboard" },
+  profile: { method: "GET", pattern: "/profile" },
+  admin: route("admin", {
+    users: { method: "GET", pattern: "users" },
+    updateUser: { method: "PUT", pattern: "users/:id" },
+    settings: { method: "GET", pattern: "settings" },
+  }),
+});

@@ -1,0 +1,118 @@
+/**
+ * Users in Deno KV. Each user is one entry under `["users", id]`; a second
+ * entry under `["users_by_email", lowercased email]` holds the id, so an
+ * email is unique whatever its case. Both are written in one atomic commit
+ * that checks the email entry is still absent, so two registrations of one
+ * email racing each other cannot both succeed.
+ *
+ * @module
+ */
+
+/** What a user may do. */
+export type Role = "user" | "moderator" | "admin";
+
+/** Every role, least privileged first. */
+export const ROLES: readonly Role[] = ["user", "moderator", "admin"];
+
+/** A user record, as stored. */
+export interface User {
+  /** Sequential, from an atomic counter. */
+  id: number;
+  /** As typed at registration; looked up case-insensitively. */
+  email: string;
+  /** A bcrypt hash: the plain password is never stored. */
+  password: string;
+  /** Display name. */
+  name: string;
+  /** `user` unless made otherwise. */
+  role: Role;
+  /** When the user registered. */
+  createdAt: Date;
+}
+
+/** What a new user needs; `password` must already be a hash. */
+export type NewUser = Omit<User, "id" | "createdAt" | "role"> & {
+  role?: Role;
+};
+
+/** Thrown by {@linkcode UserStore.create} when the email is taken. */
+export class EmailInUseError extends Error {
+  constructor(email: string) {
+    super(`Email already in use: ${email}`);
+    this.name = "EmailInUseError";
+  }
+}
+
+/** Users on Deno KV. */
+export interface UserStore {
+  /** Creates a user; throws {@linkcode EmailInUseError} when the email is taken. */
+  create(user: NewUser): Promise<User>;
+  findById(id: number): Promise<User | null>;
+  findByEmail(email: string): Promise<User | null>;
+  /** Every user, by id. */
+  list(): Promise<User[]>;
+  /** Changes a user's role; `null` when there is no such user. */
+  setRole(id: number, role: Role): Promise<User | null>;
+}
+
+const COUNTER = ["counters", "users"];
+const byId = (id: number) => ["users", id];
+const byEmail = (email: string) => ["users_by_email", email.toLowerCase()];
+
+/** Creates the user store over an open KV database. */
+export function createUserStore(kv: Deno.Kv): UserStore {
+  async function findById(id: number): Promise<User | null> {
+    return (await kv.get<User>(byId(id))).value;
+  }
+
+  async function create(user: NewUser): Promise<User> {
+    const emailKey = byEmail(user.email);
+    // Optimistic: retry when another registration took the next id first.
+    while (true) {
+      const [counter, existing] = await kv.getMany<[number, number]>([
+        COUNTER,
+        emailKey,
+      ]);
+      if (existing.value !== null) throw new EmailInUseError(user.email);
+      const record: User = {
+        role: "user",
+        ...user,
+        id: (counter.value ?? 0) + 1,
+        createdAt: new Date(),
+      };
+      const result = await kv.atomic()
+        .check(counter, { key: emailKey, versionstamp: null })
+        .set(COUNTER, record.id)
+        .set(byId(record.id), record)
+        .set(emailKey, record.id)
+        .commit();
+      if (result.ok) return record;
+    }
+  }
+
+  return {
+    create,
+    findById,
+    async findByEmail(email) {
+      const id = (await kv.get<number>(byEmail(email))).value;
+      return id === null ? null : await findById(id);
+    },
+    async list() {
+      const users: User[] = [];
+      for await (const entry of kv.list<User>({ prefix: ["users"] })) {
+        users.push(entry.value);
+      }
+      return users;
+    },
+    async setRole(id, role) {
+      while (true) {
+        const entry = await kv.get<User>(byId(id));
+        if (entry.value === null) return null;
+        const updated = { ...entry.value, role };
+        const result = await kv.atomic().check(entry).set(byId(id), updated)
+          .commit();
+        if (result.ok) return updated;
+      }
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The login and register pages. Both forms post back to their own URL;
+ * the login form keeps `returnTo` in its action.
+ *
+ * @module
+ */
+import { html } from "@fetchkit/toolkit/html-template";
+import { routes } from "../routes.ts";
+import { page } from "./layout.ts";
+
+/** What the login page shows. */
+export interface LoginPage {
+  /** A safe local path to come back to, or nothing. */
+  returnTo?: string;
+  error?: string;
+  notice?: string;
+  /** The email typed before, to fill in again. */
+  email?: string;
+  status?: number;
+  headers?: HeadersInit;
+}
+
+/** The login page. */
+export function loginPage(options: LoginPage): Response {
+  const { returnTo, email } = options;
+  const action = routes.auth.login.action.href(
+    undefined,
+    returnTo ? { search: { returnTo } } : undefined,
+  );
+  return page(
+    html`
+      <form method="post" action="${action}" class="card">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required
+          value="${email}">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password"
+          autocomplete="current-password" required>
+        <button type="submit">Log in</button>
+      </form>
+      <p>No account yet? <a href="${routes.auth.register.index
+        .href()}">Register</a></p>
+    `,
+    { title: "Log in", ...options, path: routes.auth.login.index.href() },
+  );
+}
+
+/** What the register page shows. */
+export interface RegisterPage {
+  error?: string;
+  email?: string;
+  name?: string;
+}
+
+/** The registration page. */
+export function registerPage(options: RegisterPage): Response {
+  return page(
+    html`
+      <form method="post" action="${routes.auth.register.action
+        .href()}" class="card">
+        <label for="name">Name</label>
+        <input id="name" name="name" autocomplete="name" required value="${options
+          .name}">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required
+          value="${options.email}">
+        <label for="password">Password <small>(at least 8 characters)</small></label>
+        <input id="password" name="password" type="password"
+          autocomplete="new-password" minlength="8" required>
+        <button type="submit">Create account</button>
+      </form>
+      <p>Already registered? <a href="${routes.auth.login.index
+        .href()}">Log in</a></p>
+    `,
+    {
+      title: "Register",
+      error: options.error,
+      path: routes.auth.register.index.href(),
+    },
+  );
+}
