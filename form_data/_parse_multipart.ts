@@ -19,8 +19,7 @@ import {
 } from "./file_upload.ts";
 import type { PartHead } from "./_headers.ts";
 
-// A leading BOM is data (WHATWG: "UTF-8 decode without BOM"), as in Deno.
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const decoder = new TextDecoder();
 
 /** Parses a multipart body; cancels it and aborts uploads on failure. */
 export async function parseMultipartBody(
@@ -45,13 +44,6 @@ export async function parseMultipartBody(
       head !== null;
       head = await reader.next()
     ) {
-      if (head.skip) {
-        // Skipped, but counted, so that empty parts cannot spin the parser.
-        if (++fields > limits.maxFields) {
-          throw new MaxFieldsExceededError(limits.maxFields, {});
-        }
-        continue;
-      }
       const part: FormDataErrorPart = head.filename === undefined
         ? { fieldName: head.name }
         : { fieldName: head.name, fileName: head.filename };

@@ -15,15 +15,6 @@
  * });
  * ```
  *
- * `File.name` (and `FileUpload.name`) is what the client sent, kept as sent
- * like Deno's own `formData()` does (`C:\files\a.dat`, `../../etc/passwd`):
- * never use it as a path. Pick the stored file's name yourself (a random id)
- * and keep the client's name only as data.
- *
- * A part without a `Content-Disposition` (or with an empty one) names no
- * field and is skipped, as busboy and Deno do; it still counts against
- * `maxFields`.
- *
  * Status codes for bodies that cannot be parsed: 400 malformed, 413 a limit
  * exceeded, 408 a client that stopped sending (`idleTimeout`) or took too
  * long to send the whole body (`bodyTimeout`).

@@ -188,8 +188,7 @@ export function compileFormat(format: string, colors: boolean): CompiledFormat {
     }
     literals.push(literal);
     literal = "";
-    const get = TOKENS[name](colors);
-    getters.push(TRUSTED.has(name) ? get : escaped(get));
+    getters.push(TOKENS[name](colors));
     usesTime ||= name === "date" || name === "dateISO";
     usesDuration ||= name === "duration";
     i = start + name.length;

@@ -48,12 +48,6 @@ export interface LoggerOptions {
    * | `%url` | full request URL |
    * | `%userAgent` | request `User-Agent` header |
    *
-   * Every value the client controls (all tokens but `%date`, `%dateISO`,
-   * `%duration`, `%method` and `%status`) is escaped as Apache and nginx do:
-   * control characters become `\xhh` text (ESC is written `\x1b`), `"`
-   * becomes `\"` and a backslash two, so a `User-Agent` cannot color the
-   * terminal, fake a log line or break a quoted field.
-   *
    * An absent or empty value (no Referer, no Content-Length, no search)
    * prints `-`. Note that `Content-Length` is usually added by the server
    * when it sends the body, so it is `-` unless the handler set it.

@@ -27,8 +27,7 @@ export interface SessionCookieOptions {
   /** Cookie name, an RFC 6265 token. Default `"__session"`. */
   name?: string;
   /**
-   * Signing secrets, each at least 32 random characters (a `TypeError`
-   * otherwise, unless `allowShortSecrets`). The first signs; every one verifies,
+   * Signing secrets (long and random). The first signs; every one verifies,
    * and a cookie signed with a later one is signed again with the first on
    * its next save. To rotate, put the new secret first and keep the old
    * ones until their cookies have expired.
