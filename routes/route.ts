@@ -56,7 +56,9 @@ export class Route<M extends string = string, P extends string = string> {
    * Builds the URL path of this route. Values are percent-encoded (a
    * wildcard keeps its slashes); an optional group is kept when all its
    * parameters are given. A missing required parameter is a `TypeError`
-   * naming it.
+   * naming it, as is a value that would make a path segment `.` or `..`
+   * (URLs remove such segments, escaped or not, so no request could
+   * carry it back).
    *
    * @param args The parameters, then options such as `search`.
    * @returns The path, with the query string when `search` was given.
@@ -73,6 +75,7 @@ export class Route<M extends string = string, P extends string = string> {
       true,
       this.#delimiters,
     )!;
+    checkDotSegments(path, this.pattern);
     return path + searchOf(options?.search);
   }
 
@@ -123,6 +126,21 @@ function hasValue(tokens: readonly PatternToken[]): boolean {
       ? hasValue(t.tokens)
       : t.type !== "text" && t.name !== undefined
   );
+}
+
+// "." and "..", plain or percent-encoded in any case: the URL parser
+// resolves these segments away (WHATWG URL "single-dot path segment").
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/** Refuses a built path that the URL parser would change. */
+function checkDotSegments(path: string, pattern: string): void {
+  for (const segment of path.split("/")) {
+    if (DOT_SEGMENT.test(segment)) {
+      throw new TypeError(
+        `href() for route pattern "${pattern}" would make the path segment "${segment}", which URLs remove as a dot segment; a parameter value cannot be "." or ".." (nor hold one between slashes)`,
+      );
+    }
+  }
 }
 
 /** Builds a path from tokens; `undefined` when an optional group lacks a value. */

@@ -116,3 +116,14 @@ Deno.test("bad patterns are TypeErrors when the route is made", () => {
   assert.throws(() => new Route("GET", "/a?b=1"), /pathname only/);
   assert.throws(() => new Route("GET", "a"), /must start with/);
 });
+
+Deno.test("href refuses values that would make a dot segment", () => {
+  const show = new Route("GET", "/posts/:id");
+  const files = new Route("GET", "/files/*path");
+  for (const id of [".", ".."]) {
+    assert.throws(() => show.href({ id }), /dot segment/);
+  }
+  assert.throws(() => files.href({ path: "a/../b" }), /dot segment/);
+  assert.equal(show.href({ id: "..." }), "/posts/...");
+  assert.equal(show.href({ id: ".x" }), "/posts/.x");
+});

@@ -5,7 +5,8 @@
  *
  * Router middleware, in order: the logger, static files under `/assets`,
  * CSRF protection, method override (for the admin's `PUT` forms), the
- * session, and `loadUser()`.
+ * session, and `loadUser()`. The admin pages are one section, mounted at
+ * `/admin` with `router.mount()`, behind `requireRole("admin", "moderator")`.
  *
  * @module
  */
@@ -23,10 +24,10 @@ import { ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
-import { loadUser } from "./middleware.ts";
+import { loadUser, requireRole } from "./middleware.ts";
 import { createPasswords } from "./passwords.ts";
 import { createKvRateLimiter } from "./rate_limiter.ts";
-import { routes } from "./routes.ts";
+import { adminRoutes, routes } from "./routes.ts";
 import { createUserStore } from "./users.ts";
 import { notFoundPage } from "./views/errors.ts";
 
@@ -91,6 +92,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
   router.map(routes.dashboard, dashboard);
   router.map(routes.profile, profile);
   router.map(routes.auth, authController({ users, passwords, loginLimiter }));
-  router.map(routes.admin, adminController(users));
+  // One section: every /admin route is for admins and moderators, and
+  // guests are sent to the login page before any admin code runs.
+  router.mount("/admin", (admin) => {
+    admin.use(requireRole("admin", "moderator"));
+    admin.map(adminRoutes, adminController(users));
+  });
   return router;
 }

@@ -6,6 +6,17 @@
  */
 import { form, route } from "@fetchkit/toolkit/fetch-router/routes";
 
+/**
+ * The admin section, relative to its mount point: `app.ts` mounts these
+ * at `/admin` with `router.mount()`, and `routes.admin` below holds the
+ * same routes moved under `/admin` for links.
+ */
+export const adminRoutes = route({
+  users: { method: "GET", pattern: "users" },
+  updateUser: { method: "PUT", pattern: "users/:id" },
+  settings: { method: "GET", pattern: "settings" },
+});
+
 /** The app's routes. */
 export const routes = route({
   home: { method: "GET", pattern: "/" },
@@ -16,9 +27,5 @@ export const routes = route({
   }),
   dashboard: { method: "GET", pattern: "/dashboard" },
   profile: { method: "GET", pattern: "/profile" },
-  admin: route("admin", {
-    users: { method: "GET", pattern: "users" },
-    updateUser: { method: "PUT", pattern: "users/:id" },
-    settings: { method: "GET", pattern: "settings" },
-  }),
+  admin: route("admin", adminRoutes),
 });
