@@ -31,7 +31,12 @@ export async function parseUrlEncodedBody(
   const bytes = collected.bytes();
   const form = new FormData();
   let fields = 0;
-  for (const [name, value] of parsePairs(bytes)) {
+  // Browsers percent-encode every non-ASCII byte, so a body is nearly
+  // always ASCII, and then decoding it whole first (URLSearchParams, about
+  // twice as fast) gives the same pairs. Raw non-ASCII bytes take the
+  // byte-level path.
+  const pairs = isAscii(bytes) ? asciiPairs(bytes) : parsePairs(bytes);
+  for (const [name, value] of pairs) {
     if (++fields > limits.maxFields) {
       throw new MaxFieldsExceededError(limits.maxFields, { fieldName: name });
     }
@@ -83,6 +88,20 @@ function* parsePairs(bytes: Uint8Array): Generator<[string, string]> {
     }
     start = end + 1;
   }
+}
+
+function asciiPairs(bytes: Uint8Array): URLSearchParams {
+  const text = decoder.decode(bytes);
+  // URLSearchParams drops a leading "?" of a string (it is for query
+  // strings); a form body keeps it, as the URL standard's form parser does.
+  return new URLSearchParams(
+    text.charCodeAt(0) === 63 /* ? */ ? "&" + text : text,
+  );
+}
+
+function isAscii(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 0x7f) return false;
+  return true;
 }
 
 function hexValue(byte: number): number {
