@@ -12,6 +12,7 @@
  */
 import { startMain } from "../examples/auth/_test_server.ts";
 import { median } from "./_stats.ts";
+import { wrkRun } from "./_load.ts";
 
 const rounds = Number(Deno.args[0] ?? 5);
 const seconds = Number(Deno.args[1] ?? 5);
@@ -22,18 +23,12 @@ async function wrk(
 ): Promise<{ rps: number; statuses: string }> {
   const path = await Deno.makeTempFile({ suffix: ".lua" });
   await Deno.writeTextFile(path, script);
-  const { stdout, success } = await new Deno.Command("wrk", {
-    args: ["-t1", "-c32", `-d${seconds}s`, "-s", path, url],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const result = await wrkRun(url, { seconds, script: path });
   await Deno.remove(path);
-  const text = new TextDecoder().decode(stdout);
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(text);
-  if (!success || rps === null) throw new Error(`wrk failed:\n${text}`);
-  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? "0";
-  const total = /(\d+) requests in/.exec(text)?.[1] ?? "?";
-  return { rps: Number(rps[1]), statuses: `${non2xx} of ${total} not 2xx/3xx` };
+  return {
+    rps: result.rps,
+    statuses: `${result.non2xx} of ${result.total} not 2xx/3xx`,
+  };
 }
 
 const dir = await Deno.makeTempDir({ prefix: "auth-load-" });

@@ -17,7 +17,7 @@
  */
 
 import { median } from "./_stats.ts";
-import { freePort } from "./_load.ts";
+import { freePort, wrkRun } from "./_load.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
@@ -116,32 +116,26 @@ async function wrk(
   scenario: Scenario,
   dir: string,
 ): Promise<number> {
-  const args = ["-t1", "-c32", `-d${seconds}s`];
-  if (scenario.kind === "post") args.push("-s", `${dir}/post.lua`);
+  let script: string | undefined;
+  if (scenario.kind === "post") script = `${dir}/post.lua`;
   if (scenario.kind === "session") {
-    const script = `${dir}/session-${server.port}.lua`;
+    script = `${dir}/session-${server.port}.lua`;
     await Deno.writeTextFile(
       script,
       `wrk.headers["Cookie"] = "${server.cookie}"\n`,
     );
-    args.push("-s", script);
   }
-  args.push(`http://127.0.0.1:${server.port}${scenario.path}`);
-  const { stdout, success } = await new Deno.Command("wrk", {
-    args,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(stdout);
-  const match = /Requests\/sec:\s+([\d.]+)/.exec(text);
-  if (!success || match === null) throw new Error(`wrk failed:\n${text}`);
+  const result = await wrkRun(
+    `http://127.0.0.1:${server.port}${scenario.path}`,
+    { seconds, script },
+  );
   // wrk counts every status outside 2xx/3xx; for the miss that is all of
   // them, which must then equal the request count.
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
-  const total = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
-  const expected = (scenario.status ?? 200) >= 400 ? total : 0;
-  if (non2xx !== expected) throw new Error(`unexpected statuses:\n${text}`);
-  return Number(match[1]);
+  const expected = (scenario.status ?? 200) >= 400 ? result.total : 0;
+  if (result.non2xx !== expected) {
+    throw new Error(`unexpected statuses:\n${result.text}`);
+  }
+  return result.rps;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");

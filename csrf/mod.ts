@@ -85,8 +85,9 @@ function checkOrigin(origin: string): string {
 }
 
 /** The host the request was sent to: the `Host` header, else the URL's. */
-function requestHost(request: Request): string {
-  return request.headers.get("host") ?? new URL(request.url).host;
+function requestHost(context: RequestContext): string {
+  // context.url is parsed once per request and shared with the handler.
+  return context.request.headers.get("host") ?? context.url.host;
 }
 
 function hostOf(origin: string): string | undefined {
@@ -119,18 +120,18 @@ export function csrf(options: CsrfOptions = {}): Middleware {
   const allowed = new Set((options.allowedOrigins ?? []).map(checkOrigin));
   const reject = options.onRejected ?? forbidden;
 
-  function crossOrigin(request: Request): boolean {
-    const origin = request.headers.get("origin");
+  function crossOrigin(context: RequestContext): boolean {
+    const headers = context.request.headers;
+    const origin = headers.get("origin");
     if (origin !== null && allowed.has(origin)) return false;
-    const site = request.headers.get("sec-fetch-site");
+    const site = headers.get("sec-fetch-site");
     if (site !== null) return site !== "same-origin" && site !== "none";
     if (origin === null) return false;
-    return hostOf(origin) !== requestHost(request);
+    return hostOf(origin) !== requestHost(context);
   }
 
   return (context, next) => {
-    const { request } = context;
-    if (SAFE_METHODS.has(request.method) || !crossOrigin(request)) {
+    if (SAFE_METHODS.has(context.request.method) || !crossOrigin(context)) {
       return next();
     }
     return reject(context);

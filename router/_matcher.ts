@@ -66,7 +66,7 @@ export class Matcher<T> {
 
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
-    if (path.indexOf("%") !== -1) path = normalizeEscapes(path);
+    path = normalizeEscapes(path); // returns `path` itself when it has no "%"
     if (method === "HEAD") {
       const found = this.#tables.get("HEAD")?.find(path);
       return found ?? (this.#tables.get("GET") ?? this.#any).find(path);

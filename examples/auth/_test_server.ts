@@ -1,18 +1,12 @@
 // Test helper: the real main.ts in a subprocess on a free port.
 import assert from "node:assert/strict";
+import { freePort } from "../../session/_test_redis.ts";
 
 export interface RunningServer {
   url: string;
   /** What the server printed so far (stdout and stderr). */
   output(): string;
   stop(): Promise<void>;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;

@@ -4,25 +4,7 @@
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { startMain } from "./_test_server.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-
-async function chromiumOrSkip(): Promise<boolean> {
-  try {
-    await Deno.stat(CHROMIUM);
-    return true;
-  } catch {
-    if (Deno.env.get("CI") || Deno.env.get("TOOLKIT_REQUIRE_ALL")) {
-      throw new Error(
-        "chromium is not installed, and CI or TOOLKIT_REQUIRE_ALL is set",
-      );
-    }
-    console.log(
-      "skipping the auth browser test: /usr/bin/chromium is not installed",
-    );
-    return false;
-  }
-}
+import { chromiumOrSkip } from "../../cors/_test_chromium.ts";
 
 Deno.test({
   name:
@@ -31,7 +13,8 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    if (!await chromiumOrSkip()) return;
+    const executablePath = await chromiumOrSkip("the auth browser test");
+    if (executablePath === undefined) return;
     const dir = await Deno.makeTempDir({ prefix: "auth-browser-" });
     const shots = Deno.env.get("SCREENSHOT_DIR") ?? `${dir}/screenshots`;
     await Deno.mkdir(shots, { recursive: true });
@@ -41,7 +24,7 @@ Deno.test({
       ADMIN_PASSWORD: "admin-password",
     });
     const browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath,
       args: [
         "--no-sandbox",
         "--disable-gpu",

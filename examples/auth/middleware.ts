@@ -8,7 +8,7 @@ import type { Middleware } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
-import { routes } from "./routes.ts";
+import { loginHref, routes } from "./routes.ts";
 import { forbiddenPage } from "./views/errors.ts";
 
 /** Puts the session's user, when it exists, under `CurrentUser`. */
@@ -27,10 +27,7 @@ export function loadUser(users: UserStore): Middleware {
 export function requireAuth(): Middleware {
   return (context, next) => {
     if (context.get(CurrentUser)) return next();
-    const returnTo = context.url.pathname + context.url.search;
-    return redirect(
-      routes.auth.login.index.href(undefined, { search: { returnTo } }),
-    );
+    return redirect(loginHref(context.url.pathname + context.url.search));
   };
 }
 

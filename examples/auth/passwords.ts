@@ -28,8 +28,11 @@ export interface PasswordOptions {
   cost?: number;
 }
 
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
+const encoder = new TextEncoder();
+
+/** Whether bcrypt reads all of `password` (at most 72 bytes of UTF-8). */
+export function fitsBcrypt(password: string): boolean {
+  return encoder.encode(password).length <= MAX_PASSWORD_BYTES;
 }
 
 /** Creates the hasher; it computes its dummy hash once, here. */
@@ -42,9 +45,8 @@ export async function createPasswords(
     hash: (password) => bcrypt.hash(password, cost),
     async verify(password, hash) {
       // Over 72 bytes bcrypt would compare a prefix: never a match here.
-      const usable = byteLength(password) <= MAX_PASSWORD_BYTES;
       const match: boolean = await bcrypt.compare(password, hash ?? dummy);
-      return match && usable && hash !== undefined;
+      return match && fitsBcrypt(password) && hash !== undefined;
     },
   };
 }

@@ -29,3 +29,14 @@ export const routes = route({
   profile: { method: "GET", pattern: "/profile" },
   admin: route("admin", adminRoutes),
 });
+
+/**
+ * The login page's URL, carrying `returnTo` (a local path, already
+ * checked) in the query when there is one.
+ */
+export function loginHref(returnTo?: string): string {
+  return routes.auth.login.index.href(
+    undefined,
+    returnTo ? { search: { returnTo } } : undefined,
+  );
+}

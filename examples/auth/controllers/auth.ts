@@ -21,7 +21,7 @@ import { Session } from "../context.ts";
 import type { Passwords } from "../passwords.ts";
 import type { RateLimiter } from "../rate_limiter.ts";
 import { safeReturnTo } from "../return_to.ts";
-import { routes } from "../routes.ts";
+import { loginHref, routes } from "../routes.ts";
 import { EmailInUseError, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import { requireGuest } from "../middleware.ts";
@@ -95,13 +95,7 @@ export function authController(
             if (!user || !match) {
               session.flash("error", INVALID_LOGIN);
               session.flash("email", email);
-              return redirect(
-                routes.auth.login.index.href(
-                  undefined,
-                  returnTo ? { search: { returnTo } } : undefined,
-                ),
-                303,
-              );
+              return redirect(loginHref(returnTo), 303);
             }
             await loginLimiter.reset(key);
             // A new id after a privilege change defeats session fixation.

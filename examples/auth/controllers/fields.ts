@@ -7,6 +7,7 @@ import type { RequestContext } from "@fetchkit/toolkit/fetch-router";
 
 /** The text of field `name` in the parsed form; `""` when missing or a file. */
 export function field(context: RequestContext, name: string): string {
-  const value = context.get(FormData)?.get(name);
+  // formData() always sets a FormData (an empty one for a bodyless request).
+  const value = context.get(FormData).get(name);
   return typeof value === "string" ? value : "";
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { MAX_PASSWORD_BYTES } from "../passwords.ts";
+import { fitsBcrypt, MAX_PASSWORD_BYTES } from "../passwords.ts";
 
 /** What the register form sends, trimmed. */
 export interface Registration {
@@ -31,7 +31,7 @@ export function validateRegistration(input: Registration): string | undefined {
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     return `Your password must be at least ${MIN_PASSWORD_LENGTH} characters.`;
   }
-  if (new TextEncoder().encode(input.password).length > MAX_PASSWORD_BYTES) {
+  if (!fitsBcrypt(input.password)) {
     return `Your password can be at most ${MAX_PASSWORD_BYTES} bytes.`;
   }
   return undefined;

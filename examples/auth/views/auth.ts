@@ -5,7 +5,7 @@
  * @module
  */
 import { html } from "@fetchkit/toolkit/html-template";
-import { routes } from "../routes.ts";
+import { loginHref, routes } from "../routes.ts";
 import { page } from "./layout.ts";
 
 /** What the login page shows. */
@@ -23,10 +23,8 @@ export interface LoginPage {
 /** The login page. */
 export function loginPage(options: LoginPage): Response {
   const { returnTo, email } = options;
-  const action = routes.auth.login.action.href(
-    undefined,
-    returnTo ? { search: { returnTo } } : undefined,
-  );
+  // The form posts back to the page's own URL (same pattern, POST).
+  const action = loginHref(returnTo);
   return page(
     html`
       <form method="post" action="${action}" class="card">
