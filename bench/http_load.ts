@@ -7,7 +7,12 @@
  * scenario; it stops by itself and ends the servers it started.
  *
  *     flock /tmp/fetchkit-bench.lock \
- *       deno run --unstable-kv --allow-all bench/http_load.ts [rounds=3] [seconds=5]
+ *       deno run --unstable-kv --allow-all bench/http_load.ts [rounds=3] [seconds=5] [only]
+ *
+ * `only`, optional, is a comma-separated list of words: just the scenarios
+ * whose name contains one of them run (e.g. `miss,html`), and no chart is
+ * written. Before the timed rounds, every server gets one second of each of
+ * its scenarios, untimed, so the first round is not a JIT warm-up.
  *
  * Prints requests/second per server and scenario (median of the rounds, and
  * the spread of the rounds), and writes `bench/http_chart.svg`: each
@@ -21,6 +26,7 @@ import { freePort, wrkRun } from "./_load.ts";
 
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
+const only = Deno.args[2]?.split(",").filter((word) => word !== "");
 const SERVERS = ["bare", "fetchkit", "hono", "remix"] as const;
 type Server = typeof SERVERS[number];
 
@@ -36,7 +42,7 @@ interface Scenario {
 }
 
 const ROUTERS = ["fetchkit", "hono", "remix"] as const;
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   { name: "static route", path: "/", servers: SERVERS },
   { name: "one param, JSON", path: "/users/42", servers: ROUTERS },
   { name: "two params, JSON", path: "/users/42/posts/7", servers: ROUTERS },
@@ -60,6 +66,12 @@ const SCENARIOS: Scenario[] = [
     kind: "post",
   },
 ];
+
+const SCENARIOS = only === undefined
+  ? ALL_SCENARIOS
+  : ALL_SCENARIOS.filter(({ name }) =>
+    only.some((word) => name.includes(word))
+  );
 
 interface Running {
   port: number;
@@ -115,6 +127,7 @@ async function wrk(
   server: Running,
   scenario: Scenario,
   dir: string,
+  duration = seconds,
 ): Promise<number> {
   let script: string | undefined;
   if (scenario.kind === "post") script = `${dir}/post.lua`;
@@ -127,7 +140,7 @@ async function wrk(
   }
   const result = await wrkRun(
     `http://127.0.0.1:${server.port}${scenario.path}`,
-    { seconds, script },
+    { seconds: duration, script },
   );
   // wrk counts every status outside 2xx/3xx; for the miss that is all of
   // them, which must then equal the request count.
@@ -204,6 +217,11 @@ await Deno.writeTextFile(
 const servers = new Map<Server, Running>();
 try {
   for (const name of SERVERS) servers.set(name, await start(name, dir));
+  for (const scenario of SCENARIOS) {
+    for (const name of scenario.servers) {
+      await wrk(servers.get(name)!, scenario, dir, 1);
+    }
+  }
   const results = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (const scenario of SCENARIOS) {
@@ -250,9 +268,11 @@ try {
   console.log(
     `\nreq/s, median of ${rounds} interleaved rounds of ${seconds} s per server and scenario (± half the range of the rounds); wrk -t1 -c32; Deno ${Deno.version.deno}.`,
   );
-  const svg = new URL("./http_chart.svg", import.meta.url);
-  await Deno.writeTextFile(svg, chart(results));
-  console.log(`chart: ${svg.pathname}`);
+  if (only === undefined) {
+    const svg = new URL("./http_chart.svg", import.meta.url);
+    await Deno.writeTextFile(svg, chart(results));
+    console.log(`chart: ${svg.pathname}`);
+  }
   for (const name of SERVERS) {
     const log = await Deno.readTextFile(`${dir}/${name}.log`);
     const errors = log.match(/^\w*Error\b.*$/gm) ?? [];

@@ -1,4 +1,5 @@
 import type { RequestContext } from "../router/context.ts";
+import { bodySize } from "../response/body_size.ts";
 import { formatClfDate } from "./_date.ts";
 import { statusText } from "./_status_text.ts";
 import { host, hostname, path, pathname, port, search } from "./_url.ts";
@@ -114,8 +115,7 @@ const TOKENS: Record<string, TokenFactory> = {
   // Rounded to microseconds: enough precision, and a short field.
   duration: () => (_context, _response, _time, duration) =>
     String(Math.round(duration * 1000) / 1000),
-  contentLength: () => (_context, response) =>
-    response.headers.get("Content-Length") ?? "",
+  contentLength: () => (_context, response) => bodySize(response),
   contentType: () => (_context, response) =>
     response.headers.get("Content-Type") ?? "",
   host: () => fromRequest(host),

@@ -32,7 +32,7 @@ export interface LoggerOptions {
    * | `%date` | start time, `dd/Mon/yyyy:HH:mm:ss ±zzzz`, local time (Apache common log format) |
    * | `%dateISO` | start time in ISO 8601 (UTC) |
    * | `%duration` | time to the response, in milliseconds (monotonic clock, up to 3 decimals) |
-   * | `%contentLength` | response `Content-Length` header |
+   * | `%contentLength` | response `Content-Length` header, or the byte size of a string body made by the toolkit (`createHtmlResponse`, `createJsonResponse`, the router's own answers) |
    * | `%contentType` | response `Content-Type` header |
    * | `%host` | request URL host (with a non-default port) |
    * | `%hostname` | request URL hostname |
@@ -50,7 +50,8 @@ export interface LoggerOptions {
    *
    * An absent or empty value (no Referer, no Content-Length, no search)
    * prints `-`. Note that `Content-Length` is usually added by the server
-   * when it sends the body, so it is `-` unless the handler set it.
+   * when it sends the body, so for a `new Response(...)` of your own it is
+   * `-` unless the handler set it.
    *
    * A token is `%` followed by the longest token name that starts there, so
    * `%dateISO` is the ISO date and `%durationms` is the duration followed by

@@ -1,5 +1,6 @@
-// The toolkit's own response helpers say how long their bodies are, so the
-// logger's default format prints sizes instead of "-".
+// The toolkit's own response helpers know how long their bodies are, so the
+// logger's default format prints sizes instead of "-", and HEAD answers
+// carry the length, without encoding string bodies before Deno.serve does.
 
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
@@ -8,16 +9,77 @@ import { html } from "@fetchkit/toolkit/html-template";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { createJsonResponse } from "@fetchkit/toolkit/response/json";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { utf8Length } from "./body_size.ts";
 
-Deno.test("createHtmlResponse and createJsonResponse set Content-Length in bytes", async () => {
+Deno.test("string bodies are sent as strings; HEAD and the logger get their size in bytes", async () => {
   const page = createHtmlResponse(html`<p>${"héllo ✓"}</p>`);
-  const pageBytes = new Uint8Array(await page.clone().arrayBuffer());
-  assert.equal(page.headers.get("Content-Length"), String(pageBytes.length));
-  assert.equal(pageBytes.length, 17); // é is 2 bytes, ✓ is 3
+  // No header: Deno.serve adds it (the wire test below checks that).
+  assert.equal(page.headers.get("Content-Length"), null);
+  assert.equal(page.headers.get("Content-Type"), "text/html; charset=utf-8");
   assert.equal(await page.text(), "<p>héllo ✓</p>");
   const json = createJsonResponse({ name: "Zoë" });
-  assert.equal(json.headers.get("Content-Length"), "15");
+  assert.equal(
+    json.headers.get("Content-Type"),
+    "application/json; charset=utf-8",
+  );
   assert.deepEqual(await json.json(), { name: "Zoë" });
+
+  const lines: string[] = [];
+  const router = createRouter({
+    middleware: [logger({ log: (line) => lines.push(line) })],
+  });
+  router.get("/page", () => createHtmlResponse(html`<p>${"héllo ✓"}</p>`));
+  const head = await router.fetch(
+    new Request("http://localhost/page", { method: "HEAD" }),
+  );
+  assert.equal(head.body, null);
+  assert.equal(head.headers.get("Content-Length"), "17"); // é is 2 bytes, ✓ is 3
+  await router.fetch(new Request("http://localhost/page"));
+  assert.deepEqual(lines.map((line) => line.replace(/^\[[^\]]+\] /, "")), [
+    "HEAD /page 200 17",
+    "GET /page 200 17",
+  ]);
+});
+
+Deno.test("utf8Length counts what TextEncoder makes, lone surrogates included", () => {
+  const encoder = new TextEncoder();
+  const samples = [
+    "",
+    "ascii only",
+    "é✓€",
+    "😀 emoji pair",
+    "\ud800 lone high",
+    "lone low \udc00",
+    "\udbff\udfff",
+    "\ud800\ud800\udc00",
+    "end high \ud83d",
+  ];
+  // Random strings over every range, surrogates included.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let n = 0; n < 500; n++) {
+    let text = "";
+    for (let i = next() % 12; i > 0; i--) {
+      const range = next() % 4;
+      text += String.fromCharCode(
+        range === 0
+          ? next() % 0x80
+          : range === 1
+          ? 0x80 + next() % 0x780
+          : range === 2
+          ? 0xd800 + next() % 0x800
+          : 0x800 + next() % 0xf800,
+      );
+    }
+    samples.push(text);
+  }
+  for (const text of samples) {
+    assert.equal(
+      utf8Length(text),
+      encoder.encode(text).byteLength,
+      JSON.stringify(text),
+    );
+  }
 });
 
 Deno.test("a stream body has no Content-Length; a given one is kept", async () => {

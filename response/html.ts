@@ -16,7 +16,8 @@ export type HtmlBody = string | SafeHtml | ReadableStream<Uint8Array>;
  * `Content-Type: text/html; charset=utf-8` (unless `init.headers` already
  * names a Content-Type). The body is sent as given: no doctype is added, so
  * fragments (for example for htmx or `fetch`) work too. A string or `html`
- * body gets its `Content-Length`; a stream is sent as it comes.
+ * body is handed to `Response` as a string (`Deno.serve` adds its
+ * `Content-Length`); a stream is sent as it comes.
  *
  * @example A page built with the `html` tag
  * ```ts
@@ -26,7 +27,6 @@ export type HtmlBody = string | SafeHtml | ReadableStream<Uint8Array>;
  * const name = "<Ada>";
  * const response = createHtmlResponse(html`<h1>Hello, ${name}</h1>`);
  * response.headers.get("Content-Type"); // "text/html; charset=utf-8"
- * response.headers.get("Content-Length"); // "27"
  * await response.text(); // "<h1>Hello, &lt;Ada&gt;</h1>"
  * ```
  *

@@ -9,7 +9,7 @@ import { typedResponse } from "./_typed.ts";
 /**
  * Creates a response whose body is `JSON.stringify(data)`, with
  * `Content-Type: application/json; charset=utf-8` (unless `init.headers`
- * already names a Content-Type) and its `Content-Length`.
+ * already names a Content-Type). `Deno.serve` adds the `Content-Length`.
  *
  * @example
  * ```ts

@@ -6,12 +6,24 @@
  * server-sent events, is never waited for.
  */
 
+import { rememberedLength } from "../response/body_size.ts";
+
 const MAX_MEASURED = 1024 * 1024;
 
 export async function headResponse(response: Response): Promise<Response> {
+  const headers = new Headers(response.headers);
+  // A body the toolkit made from a string is counted, not read.
+  const known = rememberedLength(response);
+  if (known !== undefined && !headers.has("content-length")) {
+    headers.set("content-length", String(known));
+    return new Response(null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
   const body = response.body;
   if (body === null) return response;
-  const headers = new Headers(response.headers);
   if (!headers.has("content-length")) {
     const length = await measure(body);
     if (length !== undefined) headers.set("content-length", String(length));

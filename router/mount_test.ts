@@ -118,12 +118,10 @@ Deno.test("mount: unknown paths get the router's 404 or defaultHandler; 405 and 
   const miss = await router.fetch(get("/admin/nothing"));
   assert.equal(miss.status, 404);
   assert.equal(await miss.text(), "Not Found");
-  assert.equal(miss.headers.get("content-length"), "9");
   const wrong = await router.fetch(get("/admin/users", { method: "DELETE" }));
   assert.equal(wrong.status, 405);
   assert.equal(wrong.headers.get("allow"), "GET, HEAD");
   assert.equal(await wrong.text(), "Method Not Allowed");
-  assert.equal(wrong.headers.get("content-length"), "18");
   const head = await router.fetch(get("/admin/users", { method: "HEAD" }));
   assert.equal(head.status, 418);
   assert.equal(head.body, null);

@@ -8,6 +8,7 @@ import { checkResponse, compose, type Terminal } from "./_chain.ts";
 import { headResponse } from "./_head.ts";
 import { Matcher } from "./_matcher.ts";
 import { pathnameOf } from "./url_path.ts";
+import { rememberText } from "../response/body_size.ts";
 import type { Handler, Middleware } from "./types.ts";
 
 /** An action of a controller: a handler, or a handler with its own middleware. */
@@ -217,16 +218,19 @@ export interface Router extends RouteMethods<""> {
 
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
-/** The router's own plain-text answers, with their length (logs show it). */
+/**
+ * The router's own plain-text answers. No `Content-Length` header:
+ * `Deno.serve` adds it to a string body (an explicit one measured slower),
+ * and the logger and `HEAD` answers read the remembered text instead.
+ */
 function text(body: string, status: number, allow?: string): Response {
-  // Setting headers on the made response measured faster here than a
-  // headers record in the init (Deno 2.9).
+  // Setting headers on the made response measured faster than a headers
+  // record in the init (Deno 2.9).
   const response = new Response(body, { status });
   const headers = response.headers;
   headers.set("Content-Type", TEXT_TYPE);
-  // These bodies are ASCII: their length in bytes is their length.
-  headers.set("Content-Length", String(body.length));
   if (allow !== undefined) headers.set("Allow", allow);
+  rememberText(response, body);
   return response;
 }
 
@@ -241,8 +245,7 @@ function text(body: string, status: number, allow?: string): Response {
  * gives `405` with an `Allow` header (`OPTIONS` gets `204` with it);
  * `GET` routes answer `HEAD` without a body (with the `Content-Length` the
  * body would have had, when it is at hand); a thrown error gives `500
- * Internal Server Error` (see `onError`). The router's own text answers
- * carry a `Content-Length`.
+ * Internal Server Error` (see `onError`).
  *
  * Sections: `router.mount(prefix, (scope) => ...)` adds routes below a
  * prefix (which may hold parameters; a child parameter of the same name

@@ -656,27 +656,43 @@ Deno.test("map() adds nothing when it refuses a controller", async () => {
   );
 });
 
-Deno.test("the router's own 404, 405 and 500 answers carry Content-Length", async () => {
+Deno.test("the router's own 404, 405 and 500 answers go out with Content-Length", async () => {
   const router = createRouter({ onError: undefined });
   router.get("/boom", () => {
     throw new Error("boom");
   });
   const error = console.error;
   console.error = () => {};
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
   try {
     for (
-      const [request, status, body] of [
-        [get("/nothing"), 404, "Not Found"],
-        [get("/boom", { method: "POST" }), 405, "Method Not Allowed"],
-        [get("/boom"), 500, "Internal Server Error"],
+      const [path, method, status, body] of [
+        ["/nothing", "GET", 404, "Not Found"],
+        ["/boom", "POST", 405, "Method Not Allowed"],
+        ["/boom", "GET", 500, "Internal Server Error"],
+        ["/nothing", "HEAD", 404, ""],
       ] as const
     ) {
-      const response = await router.fetch(request);
+      const response = await fetch(
+        `http://127.0.0.1:${server.addr.port}${path}`,
+        { method },
+      );
       assert.equal(response.status, status);
-      assert.equal(response.headers.get("content-length"), String(body.length));
+      assert.equal(
+        response.headers.get("content-type"),
+        "text/plain; charset=utf-8",
+      );
+      assert.equal(
+        response.headers.get("content-length"),
+        String(method === "HEAD" ? "Not Found".length : body.length),
+      );
       assert.equal(await response.text(), body);
     }
   } finally {
+    await server.shutdown();
     console.error = error;
   }
 });

@@ -1,0 +1,74 @@
+/**
+ * The byte size of a response body the toolkit made from a string, without
+ * encoding it. Internal: shared by the response helpers, the router's own
+ * answers, the `HEAD` handling and the logger's `%contentLength`.
+ *
+ * Why not a `Content-Length` header: `Deno.serve` sends a string body
+ * without copying it through JavaScript and adds the length itself, while
+ * encoding the body to bytes first (to know the length) cost a 50-row HTML
+ * page about a third of its throughput, and an explicit `Content-Length`
+ * header costs more than the server computing it (see BENCHMARKS.md, "HTTP
+ * load"). So the helpers keep the string beside the response and the length
+ * is counted only when something asks.
+ *
+ * @module
+ */
+
+// A symbol-keyed property, not a WeakMap: setting it measured ~4 ns a
+// response against ~160 ns for a WeakMap entry (Deno 2.9).
+const TEXT: unique symbol = Symbol("fetchkit.bodyText");
+
+interface WithText {
+  [TEXT]?: string;
+}
+
+/** Records that `response`'s body is `text` (made with that string body). */
+export function rememberText(response: Response, text: string): void {
+  (response as WithText)[TEXT] = text;
+}
+
+/**
+ * The body size in bytes as a string: the `Content-Length` header, else the
+ * UTF-8 length of a remembered string body, else `""` (unknown).
+ */
+export function bodySize(response: { readonly headers: Headers }): string {
+  const header = response.headers.get("Content-Length");
+  if (header !== null) return header;
+  const text = (response as WithText)[TEXT];
+  return text === undefined ? "" : String(utf8Length(text));
+}
+
+/** The UTF-8 length of a remembered string body, if there is one. */
+export function rememberedLength(
+  response: { readonly headers: Headers },
+): number | undefined {
+  const text = (response as WithText)[TEXT];
+  return text === undefined ? undefined : utf8Length(text);
+}
+
+/**
+ * The number of bytes `TextEncoder` makes of `text`: a lone surrogate
+ * becomes U+FFFD (3 bytes), a surrogate pair 4 bytes.
+ */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) {
+      bytes += 1;
+    } else if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        // Two UTF-16 units, four bytes.
+        bytes += 2;
+        i++;
+      } else {
+        bytes += 2;
+      }
+    } else {
+      bytes += 2;
+    }
+  }
+  return bytes;
+}
