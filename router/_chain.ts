@@ -15,22 +15,86 @@ export type Terminal = (
 export function compose(
   middleware: readonly Middleware[],
   terminal: Terminal,
+  recover?: Recover,
 ): Terminal {
-  let run = terminal;
+  let run: Link = terminal;
   for (let index = middleware.length - 1; index >= 0; index--) {
-    // Only the terminal's result needs checking: a link's is checked already.
-    run = link(middleware[index], index, run, index < middleware.length - 1);
+    // Only the terminal's result needs checking: a link's is checked
+    // already, and only a link takes the `below` record of its caller.
+    run = link(
+      middleware[index],
+      index,
+      run,
+      index < middleware.length - 1,
+      recover,
+    );
   }
   return run;
 }
 
+/** Turns an error into the router's error response (its `onError`). */
+export type Recover = (
+  error: unknown,
+  context: RequestContext,
+) => Promise<Response>;
+
+/**
+ * The outermost chain of a request recovers from errors itself, so the
+ * router can hand its promise to the server as it is (no wrapping promise,
+ * no extra tick). `enter(context)` marks the request whose first link to
+ * run is the outermost; `outermost()` gives that link's promise. Both are
+ * module state, set and read within one synchronous `router.fetch` call;
+ * a nested `fetch` from inside a handler sets and reads its own before
+ * the outer link's promise exists, and identity makes a stale or foreign
+ * value harmless.
+ */
+let entering: RequestContext | undefined;
+let outer: Promise<Response> | undefined;
+
+/** Marks `context`'s next link to run as the outermost. */
+export function enter(context: RequestContext): void {
+  entering = context;
+  outer = undefined;
+}
+
+/**
+ * The promise of the outermost link that ran since `enter()`, if it made
+ * one: it settles to a checked `Response` (errors already recovered).
+ */
+export function outermost(): Promise<Response> | undefined {
+  const promise = outer;
+  entering = undefined;
+  outer = undefined;
+  return promise;
+}
+
+/**
+ * What a middleware's `next()` resolved to, once known. A link fills its
+ * caller's record when it finishes, so the caller, resumed after its
+ * middleware awaited `next()`, returns that response without awaiting the
+ * settled promise again (one microtask tick per middleware).
+ */
+interface Below {
+  response: Response | undefined;
+}
+
+/** A composed step: a terminal that may report to its caller's record. */
+type Link = (
+  context: RequestContext,
+  report?: Below,
+) => Response | Promise<Response>;
+
 function link(
   middleware: Middleware,
   index: number,
-  rest: Terminal,
-  checked: boolean,
-): Terminal {
-  return (context) => {
+  rest: Link,
+  restIsLink: boolean,
+  recover: Recover | undefined,
+): Link {
+  return (context, report) => {
+    const top = entering === context;
+    if (top) entering = undefined;
+    const below: Below = { response: undefined };
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
       if (downstream !== undefined) {
@@ -42,10 +106,16 @@ function link(
         );
       }
       try {
-        const result = checked ? rest(context) : settle(rest(context));
-        downstream = result instanceof Response
-          ? Promise.resolve(result)
-          : result;
+        // A user's handler gets the context only; a link gets the record.
+        const result = restIsLink
+          ? rest(context, below)
+          : settle(rest(context));
+        if (result instanceof Response) {
+          below.response = result;
+          downstream = Promise.resolve(result);
+        } else {
+          downstream = result;
+        }
       } catch (error) {
         downstream = Promise.reject(error);
       }
@@ -55,30 +125,56 @@ function link(
     if (result instanceof Response) return result;
     if (result === undefined) return downstream ?? next();
     if (isThenable(result)) {
-      return later(result, next, index, middleware);
+      const promise = later(
+        result,
+        next,
+        below,
+        report,
+        index,
+        middleware,
+        top ? recover : undefined,
+        context,
+      );
+      if (top) outer = promise;
+      return promise;
     }
     throw notAResponse(index, middleware, result);
   };
 }
 
-/** A middleware that answered with a promise: wait for it, then check it. */
 async function later(
   result: PromiseLike<Response | void>,
   next: (resume: typeof RESUME) => Promise<Response>,
+  below: Below,
+  report: Below | undefined,
   index: number,
   middleware: Middleware,
+  recover: Recover | undefined,
+  context: RequestContext,
 ): Promise<Response> {
-  const value = await result;
-  if (value instanceof Response) return value;
-  if (value !== undefined) throw notAResponse(index, middleware, value);
-  // `return await` takes one tick where returning the promise takes three.
-  return await next(RESUME);
+  let response: Response;
+  try {
+    const value = await result;
+    if (value instanceof Response) {
+      response = value;
+    } else if (value !== undefined) {
+      throw notAResponse(index, middleware, value);
+    } else {
+      // Known once the rest of the chain finished (the usual `await
+      // next()`); otherwise wait for it. `return await` of a promise takes
+      // one tick where returning it takes three.
+      response = below.response ?? await next(RESUME);
+    }
+  } catch (error) {
+    // Only the outermost link recovers; the others let middleware around
+    // them catch what `next()` threw.
+    if (recover === undefined) throw error;
+    response = await recover(error, context);
+  }
+  if (report !== undefined) report.response = response;
+  return response;
 }
 
-/**
- * Passed by the chain itself to `next` to get the downstream response
- * whether or not the middleware called `next()` (user code cannot pass it).
- */
 const RESUME: unique symbol = Symbol("resume");
 
 function notAResponse(

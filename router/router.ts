@@ -4,7 +4,13 @@ import type { ParamsOf } from "../routes/params.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import { joinPatterns } from "../routes/pattern.ts";
 import { RequestContext } from "./context.ts";
-import { checkResponse, compose, type Terminal } from "./_chain.ts";
+import {
+  checkResponse,
+  compose,
+  enter,
+  outermost,
+  type Terminal,
+} from "./_chain.ts";
 import { headResponse } from "./_head.ts";
 import { Matcher } from "./_matcher.ts";
 import { pathnameOf } from "./url_path.ts";
@@ -224,12 +230,14 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
  * and the logger and `HEAD` answers read the remembered text instead.
  */
 function text(body: string, status: number, allow?: string): Response {
-  // Setting headers on the made response measured faster than a headers
-  // record in the init (Deno 2.9).
-  const response = new Response(body, { status });
-  const headers = response.headers;
-  headers.set("Content-Type", TEXT_TYPE);
-  if (allow !== undefined) headers.set("Allow", allow);
+  // Every header in the init: Deno 2.9 builds its native response from
+  // them once; setting one afterwards would drop and rebuild it.
+  const response = new Response(body, {
+    status,
+    headers: allow === undefined
+      ? { "Content-Type": TEXT_TYPE }
+      : { "Content-Type": TEXT_TYPE, "Allow": allow },
+  });
   rememberText(response, body);
   return response;
 }
@@ -315,7 +323,11 @@ export function createRouter(options: RouterOptions = {}): Router {
     handler: Handler,
   ): void {
     // The chain is composed here, once, not per request.
-    matcher.add(method, pattern, compose(middleware, handler as Terminal));
+    matcher.add(
+      method,
+      pattern,
+      compose(middleware, handler as Terminal, handleError),
+    );
   }
 
   function toTarget(
@@ -509,7 +521,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     return defaultHandler ? defaultHandler(context) : text("Not Found", 404);
   }
 
-  const run = compose(options.middleware ?? [], dispatch);
+  const run = compose(options.middleware ?? [], dispatch, handleError);
 
   async function handleError(
     error: unknown,
@@ -532,6 +544,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     pending: PromiseLike<unknown> | undefined,
     failure: { error: unknown } | undefined,
     context: RequestContext,
+    head: boolean,
   ): Promise<Response> {
     let response: Response;
     try {
@@ -540,7 +553,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     } catch (error) {
       response = await handleError(error, context);
     }
-    if (context.request.method === "HEAD" && response.body !== null) {
+    if (head && response.body !== null) {
       response = await headResponse(response);
     }
     return response;
@@ -550,20 +563,30 @@ export function createRouter(options: RouterOptions = {}): Router {
   // this Promise is the one the router adds for a static hit.
   function fetch(request: Request): Promise<Response> {
     const context = new RequestContext(request);
+    // The request's method, read once (middleware may change context.method).
+    const head = context.method === "HEAD";
     let result: unknown;
+    enter(context);
     try {
       result = run(context);
     } catch (error) {
-      return finish(undefined, { error }, context);
+      outermost();
+      return finish(undefined, { error }, context, head);
     }
+    const recovered = outermost();
     if (result instanceof Response) {
       // Reading .body makes a stream out of a string body: ask only for HEAD.
-      return request.method === "HEAD" && result.body !== null
+      return head && result.body !== null
         ? headResponse(result)
         : Promise.resolve(result);
     }
+    // The outermost chain's promise is checked and recovers from errors:
+    // it goes to the server as it is.
+    if (recovered !== undefined && result === recovered && !head) {
+      return recovered;
+    }
     // A promise, or a wrong result that finish() reports.
-    return finish(result as PromiseLike<unknown>, undefined, context);
+    return finish(result as PromiseLike<unknown>, undefined, context, head);
   }
 
   return { fetch, ...section("").methods };

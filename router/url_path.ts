@@ -12,15 +12,23 @@
  * so "user:pass@" can appear): callers then use `new URL()`.
  */
 export function pathStart(url: string): number {
-  const scheme = url.startsWith("https://")
-    ? 8
-    : url.startsWith("http://")
-    ? 7
-    : -1;
-  if (scheme === -1) return -1;
-  const slash = url.indexOf("/", scheme);
-  const end = slash === -1 ? url.length : slash;
-  return url.lastIndexOf("@", end) >= scheme ? -1 : end;
+  // One pass over "http://" or "https://" and the host, by char codes:
+  // measured faster than startsWith + indexOf + lastIndexOf("@").
+  let i: number;
+  if (url.charCodeAt(4) === 58 /* : */) i = 7;
+  else if (url.charCodeAt(5) === 58 && url.charCodeAt(4) === 115 /* s */) {
+    i = 8;
+  } else return -1;
+  if (
+    url.charCodeAt(i - 1) !== 47 || url.charCodeAt(i - 2) !== 47 ||
+    !url.startsWith("http")
+  ) return -1;
+  for (; i < url.length; i++) {
+    const char = url.charCodeAt(i);
+    if (char === 47 /* / */) return i;
+    if (char === 64 /* @ */) return -1;
+  }
+  return url.length;
 }
 
 /**
