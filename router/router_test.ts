@@ -722,3 +722,125 @@ Deno.test("a handler may answer with any thenable; a sync throw in a chain reach
   assert.equal(await response.text(), "handled");
   assert.ok(errors[0] instanceof RangeError);
 });
+
+Deno.test("errors below a middleware reach its catch; only the outermost chain answers 500", async () => {
+  const seen: string[] = [];
+  const router = createRouter({
+    middleware: [async (_context, next) => {
+      try {
+        return await next();
+      } catch (error) {
+        seen.push(`router caught ${(error as Error).message}`);
+        return new Response("recovered by router middleware", { status: 502 });
+      }
+    }],
+    onError: (error) => {
+      seen.push(`onError ${(error as Error).message}`);
+      return new Response("onError", { status: 500 });
+    },
+  });
+  const pass = async (_context: unknown, next: () => Promise<Response>) => {
+    await next();
+  };
+  router.get("/deep", pass, pass, () => {
+    throw new Error("deep");
+  });
+  router.get("/async-deep", pass, async () => {
+    await Promise.resolve();
+    throw new Error("async deep");
+  });
+  for (const path of ["/deep", "/async-deep"]) {
+    const response = await router.fetch(get(path));
+    assert.equal(response.status, 502);
+    assert.equal(await response.text(), "recovered by router middleware");
+  }
+  assert.deepEqual(seen, ["router caught deep", "router caught async deep"]);
+
+  // Without router middleware the route's own chain is the outermost one.
+  const bare = createRouter({
+    onError: (error) =>
+      new Response(`onError: ${(error as Error).message}`, { status: 500 }),
+  });
+  bare.get("/deep", pass, pass, () => {
+    throw new Error("deep");
+  });
+  bare.get(
+    "/caught",
+    async (_context, next) => {
+      try {
+        return await next();
+      } catch {
+        return new Response("route middleware caught it", { status: 503 });
+      }
+    },
+    pass,
+    () => {
+      throw new Error("inner");
+    },
+  );
+  const deep = await bare.fetch(get("/deep"));
+  assert.equal(deep.status, 500);
+  assert.equal(await deep.text(), "onError: deep");
+  const caught = await bare.fetch(get("/caught"));
+  assert.equal(caught.status, 503);
+  assert.equal(await caught.text(), "route middleware caught it");
+});
+
+Deno.test("a middleware that does not await next() still answers with what next() gave", async () => {
+  const router = createRouter();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => release = resolve);
+  router.get(
+    "/late",
+    async (_context, next) => {
+      // next() not awaited: the chain below is still running when this
+      // middleware's promise settles.
+      next();
+      await Promise.resolve();
+    },
+    async () => {
+      await gate;
+      return new Response("late answer");
+    },
+  );
+  const pending = router.fetch(get("/late"));
+  setTimeout(release, 5);
+  assert.equal(await (await pending).text(), "late answer");
+});
+
+Deno.test("a handler may serve a nested router's fetch, with middleware on both", async () => {
+  const inner = createRouter({
+    middleware: [async (_context, next) => {
+      const response = await next();
+      response.headers.set("X-Inner", "1");
+      return response;
+    }],
+    onError: () => new Response("inner onError", { status: 500 }),
+  });
+  inner.get("/boom", () => {
+    throw new Error("inner boom");
+  });
+  inner.get("/ok", () => new Response("inner ok"));
+  const outer = createRouter({
+    middleware: [async (_context, next) => {
+      const response = await next();
+      response.headers.set("X-Outer", "1");
+      return response;
+    }],
+    onError: () => new Response("outer onError", { status: 500 }),
+  });
+  outer.get("/ok", ({ request }) => inner.fetch(request));
+  outer.get("/boom", ({ request }) => inner.fetch(request));
+  outer.get("/own", () => {
+    throw new Error("outer boom");
+  });
+  const ok = await outer.fetch(get("/ok"));
+  assert.equal(await ok.text(), "inner ok");
+  assert.equal(ok.headers.get("X-Inner"), "1");
+  assert.equal(ok.headers.get("X-Outer"), "1");
+  const boom = await outer.fetch(get("/boom"));
+  assert.equal(await boom.text(), "inner onError");
+  assert.equal(boom.headers.get("X-Outer"), "1");
+  const own = await outer.fetch(get("/own"));
+  assert.equal(await own.text(), "outer onError");
+});
