@@ -28,7 +28,14 @@ export async function parseUrlEncodedBody(
     await body.cancel(error);
     throw error;
   }
-  const bytes = collected.bytes();
+  return parseUrlEncodedBytes(collected.bytes(), limits);
+}
+
+/** Parses a whole urlencoded body, with the field limits. */
+export function parseUrlEncodedBytes(
+  bytes: Uint8Array,
+  limits: Limits,
+): FormData {
   const form = new FormData();
   let fields = 0;
   // Browsers percent-encode every non-ASCII byte, so a body is nearly

@@ -9,7 +9,8 @@ import { BodyReader } from "./_body.ts";
 import { formBodyKind } from "./_headers.ts";
 import { type Limits, resolveLimits } from "./_limits.ts";
 import { parseMultipartBody } from "./_parse_multipart.ts";
-import { parseUrlEncodedBody } from "./_urlencoded.ts";
+import { parseUrlEncodedBody, parseUrlEncodedBytes } from "./_urlencoded.ts";
+import { readWholeBody, WHOLE_BODY_MAX } from "./_whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
 
@@ -92,7 +93,9 @@ export interface ParseFormDataOptions {
  *
  * `multipart/form-data` is parsed as it streams in, by a parser that keeps
  * about one network chunk in memory; `application/x-www-form-urlencoded`
- * is read whole (up to `maxTotalSize`). Any other content type, and a
+ * is read whole (up to `maxTotalSize`): a body of at most 64 KiB that
+ * declares its `Content-Length` in one native read, which must finish
+ * within `idleTimeout` (or `bodyTimeout`, when shorter). Any other content type, and a
  * request without a body, give an empty `FormData`. On failure the body is
  * cancelled, uploads are told through their `signal`, and a
  * {@linkcode FormDataParseError} is thrown: status 400 for a malformed
@@ -133,6 +136,18 @@ export async function parseWithLimits(
   limits: Limits,
 ): Promise<FormData> {
   const kind = formBodyKind(request.headers.get("content-type"));
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (
+    kind?.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
+    declared <= limits.maxTotalSize
+  ) {
+    // Before `request.body`: making the stream object would take Deno off
+    // its native whole-body read.
+    if (request.bodyUsed) {
+      throw new TypeError("The request body was already read");
+    }
+    return parseUrlEncodedBytes(await readWholeBody(request, limits), limits);
+  }
   if (kind === null || request.body === null) {
     if (kind?.kind === "multipart") {
       throw new FormDataParseError("The multipart body is empty");
@@ -142,7 +157,6 @@ export async function parseWithLimits(
   if (request.bodyUsed) {
     throw new TypeError("The request body was already read");
   }
-  const declared = Number(request.headers.get("content-length") ?? NaN);
   const body = new BodyReader(
     request.body,
     limits,

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import { unwatch, watch, watching } from "./_watchdog.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test("deadlines expire in order on one timer; unwatched ones never do", async () => {
+  const fired: string[] = [];
+  const late = watch(120, () => fired.push("late"));
+  const early = watch(30, () => fired.push("early"));
+  const dropped = watch(60, () => fired.push("dropped"));
+  const kept = watch(60, () => fired.push("kept"));
+  assert.equal(watching(), 4);
+  unwatch(dropped);
+  await sleep(90);
+  assert.deepEqual(fired, ["early", "kept"]);
+  await sleep(80);
+  assert.deepEqual(fired, ["early", "kept", "late"]);
+  assert.equal(watching(), 0);
+  unwatch(late); // already expired: nothing happens
+  unwatch(early);
+  unwatch(kept);
+});
+
+Deno.test("a deadline added after a later one is armed for its own time", async () => {
+  const fired: string[] = [];
+  const long = watch(10_000, () => fired.push("long"));
+  const short = watch(20, () => fired.push("short"));
+  await sleep(60);
+  assert.deepEqual(fired, ["short"]);
+  unwatch(long);
+  unwatch(short);
+  assert.equal(watching(), 0);
+});
+
+async function runScript(source: string): Promise<{ ms: number; out: string }> {
+  const file = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(file, source);
+    const start = performance.now();
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-config", file],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    return {
+      ms: performance.now() - start,
+      out: new TextDecoder().decode(output.stdout),
+    };
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+Deno.test("a program ends when nothing is watched, and waits for what is", async () => {
+  const module = new URL("./_watchdog.ts", import.meta.url).href;
+  // Watched and finished: the 60 s timer left armed must not hold the
+  // program (a timer per watch would have been cleared; this one is not).
+  const idle = await runScript(
+    `import { unwatch, watch } from "${module}";
+     unwatch(watch(60_000, () => console.log("expired")));
+     console.log("done");`,
+  );
+  assert.equal(idle.out, "done\n");
+  assert.ok(idle.ms < 20_000, `took ${idle.ms} ms`);
+  // Still watched: the program waits for the deadline.
+  const waiting = await runScript(
+    `import { watch } from "${module}";
+     watch(200, () => console.log("expired"));`,
+  );
+  assert.equal(waiting.out, "expired\n");
+});
