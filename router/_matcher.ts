@@ -22,6 +22,8 @@ export type { Match } from "./_trie.ts";
 export class Matcher<T> {
   readonly #tables = new Map<string, Table<T>>();
   readonly #any = new Table<T>(prepare);
+  /** Every route of every method: a miss is one lookup here, not one per method. */
+  readonly #union = new Table<T>(prepare);
   readonly #all: { method: string; forms: Form[]; entries: Entry<T>[] }[] = [];
 
   /** Adds a route; `pattern` is compiled here, once. */
@@ -39,7 +41,7 @@ export class Matcher<T> {
       this.#any,
       ...[...this.#tables].filter(([m]) => m !== "HEAD").map(([, t]) => t),
     ];
-    for (const table of targets) {
+    for (const table of [...targets, this.#union]) {
       forms.forEach((form, i) => insert(table, form, entries[i]));
     }
   }
@@ -85,6 +87,7 @@ export class Matcher<T> {
   allowed(path: string): string[] {
     path = normalizeEscapes(path);
     const methods: string[] = [];
+    if (this.#union.find(path) === undefined) return methods;
     for (const [method, table] of this.#tables) {
       if (table.find(path) !== undefined) methods.push(method);
     }
