@@ -1,11 +1,13 @@
 /**
  * One small app on three routers, plus bare `Deno.serve`, for
  * `bench/http_load.ts`:
- * `deno run --unstable-kv -A bench/_http_servers.ts <bare|fetchkit|hono|remix> <port>`.
+ * `deno run --unstable-kv -A bench/_http_servers.ts <bare|bare-url|fetchkit|hono|remix> <port>`.
  *
  * Routes (logging off everywhere):
  * - `GET /` static text; bare `Deno.serve` answers every request with it
- *   (a constant response: the physical limit).
+ *   (a constant response: the physical limit), and `bare-url` does too
+ *   after reading `request.url` and `request.method`, which every router
+ *   must (in `Deno.serve` each is a call into the runtime).
  * - `GET /users/:id` and `GET /users/:userId/posts/:postId`: JSON of the params.
  * - `GET /mw`: behind three route middlewares (two read a request header,
  *   the third sets a response header after `next()`).
@@ -215,11 +217,21 @@ function bare(): (request: Request) => Response {
   return () => new Response("home");
 }
 
+/** Bare, but reading what every router must: the URL and the method. */
+function bareRouting(): (request: Request) => Response {
+  let seen = 0;
+  return (request) => {
+    seen += request.url.length + request.method.length;
+    return new Response(seen < 0 ? "never" : "home");
+  };
+}
+
 const [name, port] = Deno.args;
 const kv = await Deno.openKv(":memory:");
 serveNamed(
   {
     bare,
+    "bare-url": bareRouting,
     fetchkit: () => fetchkit(kv),
     hono,
     remix: () => remix(kv),

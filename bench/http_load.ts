@@ -27,7 +27,7 @@ import { freePort, wrkRun } from "./_load.ts";
 const rounds = Number(Deno.args[0] ?? 3);
 const seconds = Number(Deno.args[1] ?? 5);
 const only = Deno.args[2]?.split(",").filter((word) => word !== "");
-const SERVERS = ["bare", "fetchkit", "hono", "remix"] as const;
+const SERVERS = ["bare", "bare-url", "fetchkit", "hono", "remix"] as const;
 type Server = typeof SERVERS[number];
 
 interface Scenario {
@@ -159,6 +159,7 @@ function chart(
 ): string {
   const colors: Record<Server, string> = {
     bare: "#9e9e9e",
+    "bare-url": "#c8c8c8",
     fetchkit: "#1565c0",
     hono: "#ef6c00",
     remix: "#6a1b9a",
@@ -251,18 +252,20 @@ try {
     }x`;
   };
   console.log(
-    `| scenario | bare Deno.serve | fetchkit | Hono | Remix | ours / bare | ours / Hono | ours / Remix |`,
+    `| scenario | bare Deno.serve | bare, reading url and method | fetchkit | Hono | Remix | ours / bare | ours / bare reading url and method | ours / Hono | ours / Remix |`,
   );
-  console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
+  console.log(
+    `| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+  );
   for (const scenario of SCENARIOS) {
     console.log(
       `| ${scenario.name} (\`${scenario.path}\`) | ${
         cell(scenario, "bare")
-      } | ${cell(scenario, "fetchkit")} | ${cell(scenario, "hono")} | ${
-        cell(scenario, "remix")
-      } | ${ratio(scenario, "bare")} | ${ratio(scenario, "hono")} | ${
-        ratio(scenario, "remix")
-      } |`,
+      } | ${cell(scenario, "bare-url")} | ${cell(scenario, "fetchkit")} | ${
+        cell(scenario, "hono")
+      } | ${cell(scenario, "remix")} | ${ratio(scenario, "bare")} | ${
+        ratio(scenario, "bare-url")
+      } | ${ratio(scenario, "hono")} | ${ratio(scenario, "remix")} |`,
     );
   }
   console.log(
