@@ -47,7 +47,9 @@ import { serveNamed } from "./_load.ts";
 const SECRET = "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 const rows = makeRows(50);
 
-function fetchkit(kv: Deno.Kv): (request: Request) => Promise<Response> {
+function fetchkit(
+  kv: Deno.Kv,
+): (request: Request) => Response | Promise<Response> {
   const Session = createContextKey<Session>();
   const storage = createKvSessionStorage({
     client: kv,

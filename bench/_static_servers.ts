@@ -16,7 +16,7 @@ import { serveNamed } from "./_load.ts";
 
 const [name, root, port] = Deno.args;
 
-function fetchkit(): (request: Request) => Promise<Response> {
+function fetchkit(): (request: Request) => Response | Promise<Response> {
   return createRouter({ middleware: [serveStatic({ root })] }).fetch;
 }
 

@@ -302,7 +302,7 @@ matchingGroups(
 // reading its params (as real handlers do; Hono builds them only then) and
 // answering with them, so the check below sees the whole path.
 
-type Fetch = (request: Request) => Promise<Response>;
+type Fetch = (request: Request) => Response | Promise<Response>;
 
 function bodyOf(
   route: string,

@@ -139,7 +139,7 @@ function post(header: string): Request {
 }
 
 async function run(
-  router: { fetch(r: Request): Promise<Response> },
+  router: { fetch(r: Request): Response | Promise<Response> },
   request: Request,
 ) {
   const response = await router.fetch(request);

@@ -27,7 +27,9 @@ function call(
   path: string,
   init: RequestInit = {},
 ): Promise<Response> {
-  return router.fetch(new Request(`http://api.local${path}`, init));
+  return Promise.resolve(
+    router.fetch(new Request(`http://api.local${path}`, init)),
+  );
 }
 
 function preflight(

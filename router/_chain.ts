@@ -123,7 +123,14 @@ function link(
     };
     const result = middleware(context, next);
     if (result instanceof Response) return result;
-    if (result === undefined) return downstream ?? next();
+    if (result === undefined || result === downstream) {
+      // Nothing, or next()'s own promise: the rest of the chain's answer,
+      // as a Response when it came synchronously (so a chain of `return
+      // next()` middleware stays synchronous, and Deno.serve's fast path
+      // open).
+      if (downstream === undefined) next();
+      return below.response ?? downstream!;
+    }
     if (isThenable(result)) {
       const promise = later(
         result,

@@ -844,3 +844,40 @@ Deno.test("a handler may serve a nested router's fetch, with middleware on both"
   const own = await outer.fetch(get("/own"));
   assert.equal(await own.text(), "outer onError");
 });
+
+Deno.test("router.fetch answers a synchronous chain with the Response itself, else a promise", async () => {
+  const router = createRouter();
+  router.get("/sync", () => new Response("sync"));
+  router.get("/async", async () => {
+    await Promise.resolve();
+    return new Response("async");
+  });
+  router.get(
+    "/sync-mw",
+    (_context, next) => next(),
+    () => {},
+    () => new Response("mw"),
+  );
+  router.get("/async-mw", async (_context, next) => {
+    await next();
+  }, () => new Response("async mw"));
+  const sync = router.fetch(get("/sync"));
+  assert.ok(sync instanceof Response, "a synchronous handler: no promise");
+  assert.equal(await sync.text(), "sync");
+  assert.ok(router.fetch(get("/nothing")) instanceof Response, "the 404 too");
+  const later = router.fetch(get("/async"));
+  assert.ok(later instanceof Promise);
+  assert.equal(await (await later).text(), "async");
+  // Middleware that returns next()'s promise, or nothing, keeps a
+  // synchronous chain synchronous; an async middleware makes it a promise.
+  const chained = router.fetch(get("/sync-mw"));
+  assert.ok(chained instanceof Response);
+  assert.equal(await chained.text(), "mw");
+  const awaited = router.fetch(get("/async-mw"));
+  assert.ok(awaited instanceof Promise);
+  assert.equal(await (await awaited).text(), "async mw");
+  // HEAD answers are made asynchronously (the length may need reading).
+  const head = router.fetch(get("/sync", { method: "HEAD" }));
+  assert.ok(head instanceof Promise);
+  assert.equal((await head).body, null);
+});

@@ -26,7 +26,9 @@ function get(
   path: string,
   init: RequestInit = {},
 ): Promise<Response> {
-  return router.fetch(new Request(`http://localhost${path}`, init));
+  return Promise.resolve(
+    router.fetch(new Request(`http://localhost${path}`, init)),
+  );
 }
 
 Deno.test("serveStatic streams a file with type, length, validators and caching", async () => {
