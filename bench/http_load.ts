@@ -15,8 +15,10 @@
  * its scenarios, untimed, so the first round is not a JIT warm-up.
  *
  * Prints requests/second per server and scenario (median of the rounds, and
- * the spread of the rounds), and writes `bench/http_chart.svg`: each
- * server's throughput relative to ours, per scenario.
+ * the spread of the rounds), the server process's CPU time per request
+ * (from `/proc/<pid>/stat`: steadier than req/s on a shared VM), and writes
+ * `bench/http_chart.svg`: each server's throughput relative to ours, per
+ * scenario.
  *
  * @module
  */
@@ -128,7 +130,7 @@ async function wrk(
   scenario: Scenario,
   dir: string,
   duration = seconds,
-): Promise<number> {
+): Promise<{ rps: number; cpu: number }> {
   let script: string | undefined;
   if (scenario.kind === "post") script = `${dir}/post.lua`;
   if (scenario.kind === "session") {
@@ -138,17 +140,35 @@ async function wrk(
       `wrk.headers["Cookie"] = "${server.cookie}"\n`,
     );
   }
+  const before = cpuTicks(server.process.pid);
   const result = await wrkRun(
     `http://127.0.0.1:${server.port}${scenario.path}`,
     { seconds: duration, script },
   );
+  const cpu = (cpuTicks(server.process.pid) - before) * TICK_US /
+    result.total;
   // wrk counts every status outside 2xx/3xx; for the miss that is all of
   // them, which must then equal the request count.
   const expected = (scenario.status ?? 200) >= 400 ? result.total : 0;
   if (result.non2xx !== expected) {
     throw new Error(`unexpected statuses:\n${result.text}`);
   }
-  return result.rps;
+  return { rps: result.rps, cpu };
+}
+
+/** Microseconds per clock tick of /proc/<pid>/stat (USER_HZ is 100). */
+const TICK_US = 10_000;
+
+/**
+ * CPU time (user + system, in ticks) the server process has used: per
+ * request it is much steadier than requests per second on a shared VM,
+ * where wrk and the server compete for the two cores.
+ */
+function cpuTicks(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  // Fields after the command name, which is in parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -224,15 +244,17 @@ try {
     }
   }
   const results = new Map<string, number[]>();
+  const cpus = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (const scenario of SCENARIOS) {
       const order = scenario.servers.map((_, i, all) =>
         all[(i + round) % all.length]
       );
       for (const name of order) {
-        const rps = await wrk(servers.get(name)!, scenario, dir);
+        const { rps, cpu } = await wrk(servers.get(name)!, scenario, dir);
         const key = `${scenario.name}|${name}`;
         results.set(key, [...(results.get(key) ?? []), rps]);
+        cpus.set(key, [...(cpus.get(key) ?? []), cpu]);
       }
     }
   }
@@ -266,6 +288,38 @@ try {
       } | ${cell(scenario, "remix")} | ${ratio(scenario, "bare")} | ${
         ratio(scenario, "bare-url")
       } | ${ratio(scenario, "hono")} | ${ratio(scenario, "remix")} |`,
+    );
+  }
+  const cpuCell = (scenario: Scenario, server: Server) => {
+    const values = cpus.get(`${scenario.name}|${server}`);
+    return values === undefined ? "-" : median(values).toFixed(1);
+  };
+  const cpuRatio = (scenario: Scenario, server: Server) => {
+    const values = cpus.get(`${scenario.name}|${server}`);
+    if (values === undefined) return "-";
+    return `${
+      (median(values) / median(cpus.get(`${scenario.name}|fetchkit`)!))
+        .toFixed(2)
+    }x`;
+  };
+  console.log(
+    `\nServer CPU per request (µs, user + system, median of the rounds; a peer's figure over ours: above 1 means ours uses less):\n`,
+  );
+  console.log(
+    `| scenario | bare Deno.serve | bare, reading url and method | fetchkit | Hono | Remix | bare / ours | Hono / ours | Remix / ours |`,
+  );
+  console.log(
+    `| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+  );
+  for (const scenario of SCENARIOS) {
+    console.log(
+      `| ${scenario.name} | ${cpuCell(scenario, "bare")} | ${
+        cpuCell(scenario, "bare-url")
+      } | ${cpuCell(scenario, "fetchkit")} | ${cpuCell(scenario, "hono")} | ${
+        cpuCell(scenario, "remix")
+      } | ${cpuRatio(scenario, "bare")} | ${cpuRatio(scenario, "hono")} | ${
+        cpuRatio(scenario, "remix")
+      } |`,
     );
   }
   console.log(
