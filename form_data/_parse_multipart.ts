@@ -1,7 +1,7 @@
 /** Turns a multipart body into `FormData`, with limits and upload handlers. */
 
 import type { BodyReader } from "./_body.ts";
-import { ByteCollector, SMALL_PIECE } from "./_bytes.ts";
+import { ByteCollector } from "./_bytes.ts";
 import type { Limits } from "./_limits.ts";
 import { MultipartReader } from "./_multipart.ts";
 import {
@@ -207,13 +207,16 @@ async function runHandler(
 }
 
 /**
- * Reads a file part into a `File`. Each piece is copied into a `Blob` as it
- * arrives (Deno keeps blob bytes outside the JS heap, and a `File` made of
- * blobs does not copy them again), so the input chunks are lent and read
- * into again instead of piling up until the end of the part. Small pieces
- * (a client sending small packets) are first packed into a block, so that
- * the number of blobs follows the file size, not the packet count. (Not
- * `ByteCollector`: it keeps views of the pieces, which here are lent.)
+ * Reads a file part into a `File`. A file that came in one piece becomes a
+ * `Blob` of that piece. Longer files are copied, piece by piece, into a
+ * block, and each full block into a `Blob` (Deno keeps blob bytes outside
+ * the JS heap, and a `File` made of blobs does not copy them again), so the
+ * input chunks are lent and read into again instead of piling up until the
+ * end of the part. Why blocks of 1 MiB rather than a `Blob` per chunk: in a
+ * fresh process, 800 `Blob` constructions for a 50 MiB file run in cold code
+ * and cost more than copying the bytes once more into a block that stays in
+ * the cache (see BENCHMARKS.md, issue 9). (Not `ByteCollector`: it keeps
+ * views of the pieces, which here are lent.)
  */
 async function readFile(
   reader: MultipartReader,
@@ -226,6 +229,18 @@ async function readFile(
   const blobs: Blob[] = [];
   let block: Uint8Array<ArrayBuffer> | undefined;
   let used = 0;
+  const append = (piece: Uint8Array) => {
+    for (let offset = 0; offset < piece.length;) {
+      const count = Math.min(piece.length - offset, FILE_BLOCK_SIZE - used);
+      block!.set(piece.subarray(offset, offset + count), used);
+      used += count;
+      offset += count;
+      if (used === FILE_BLOCK_SIZE) {
+        blobs.push(new Blob([block!]));
+        used = 0;
+      }
+    }
+  };
   let size = 0;
   for (let piece = first; piece !== null; piece = await reader.read(true)) {
     if (size < YIELD_AT && size + piece.length >= YIELD_AT) {
@@ -235,37 +250,47 @@ async function readFile(
       // between the microtasks of a parse) and reused for this file instead
       // of fresh pages. 50 MiB files parsed back to back (median of
       // bench/multipart_report.ts 5): 27 ms with this, 159 ms without.
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      // Before the first large file of the process there is none of ours
+      // to free, and the wait (a timer tick: about 3 ms of a 55 ms parse in
+      // a fresh process, bench/multipart_fresh.ts) is skipped.
+      if (largeFileSeen) await new Promise((resolve) => setTimeout(resolve, 0));
+      largeFileSeen = true;
     }
     size += piece.length;
     if (size > max) throw new MaxFileSizeExceededError(max, part);
-    if (piece.length >= SMALL_PIECE) {
-      if (used > 0) blobs.push(new Blob([block!.subarray(0, used)]));
-      used = 0;
-      blobs.push(new Blob([piece as Uint8Array<ArrayBuffer>]));
-      continue;
+    // The first piece was not borrowed: it stays valid, and a file that
+    // comes in one piece becomes a Blob of it, with no copy into a block.
+    if (piece === first) continue;
+    if (block === undefined) {
+      // The block of the last file read, unless another parse holds it.
+      block = spareBlock ?? new Uint8Array(FILE_BLOCK_SIZE);
+      spareBlock = undefined;
+      append(first!);
     }
-    block ??= new Uint8Array(FILE_BLOCK_SIZE);
-    for (let offset = 0; offset < piece.length;) {
-      const count = Math.min(piece.length - offset, FILE_BLOCK_SIZE - used);
-      block.set(piece.subarray(offset, offset + count), used);
-      used += count;
-      offset += count;
-      if (used === FILE_BLOCK_SIZE) {
-        blobs.push(new Blob([block]));
-        used = 0;
-      }
-    }
+    append(piece);
   }
-  if (used > 0) blobs.push(new Blob([block!.subarray(0, used)]));
-  return new File(blobs, name, { type });
+  const options = { type };
+  if (block === undefined) {
+    const parts = first === null ? [] : [first as Uint8Array<ArrayBuffer>];
+    return new File(parts, name, options);
+  }
+  if (used > 0) blobs.push(new Blob([block.subarray(0, used)]));
+  // The blobs copied the bytes: the block can serve the next file. (A parse
+  // that fails drops it; one running at the same time made its own.)
+  spareBlock = block;
+  return new File(blobs, name, options);
 }
 
 /** Size at which an in-memory file yields once to the event loop. */
 const YIELD_AT = 1024 * 1024;
+/** Whether a file of YIELD_AT bytes or more was read in this process. */
+let largeFileSeen = false;
 
-/** Block that small pieces of an in-memory file are packed into. */
-const FILE_BLOCK_SIZE = 64 * 1024;
+/** Block that the pieces of an in-memory file are packed into. */
+export const FILE_BLOCK_SIZE = 1024 * 1024;
+
+/** A block no parse is using, kept warm for the next file. */
+let spareBlock: Uint8Array<ArrayBuffer> | undefined;
 
 /**
  * Collects the bytes of a text field, at most `max`. Memory follows the
