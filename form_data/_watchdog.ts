@@ -64,6 +64,9 @@ function fire(): void {
   referenced = false;
   const now = performance.now();
   let next = Infinity;
+  // An expire callback may watch again (the body reader re-arms itself):
+  // a Set visits entries added while it is iterated, so a new deadline is
+  // either expired here or counted for the next timer.
   for (const entry of watches) {
     if (entry.deadline <= now) {
       watches.delete(entry);

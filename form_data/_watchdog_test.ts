@@ -32,6 +32,20 @@ Deno.test("a deadline added after a later one is armed for its own time", async 
   assert.equal(watching(), 0);
 });
 
+Deno.test("an expire callback may watch again, and the new deadline fires", async () => {
+  const fired: number[] = [];
+  let again: ReturnType<typeof watch> | undefined;
+  const first = watch(20, () => {
+    fired.push(1);
+    again = watch(30, () => fired.push(2));
+  });
+  await sleep(100);
+  assert.deepEqual(fired, [1, 2]);
+  assert.equal(watching(), 0);
+  unwatch(first);
+  if (again !== undefined) unwatch(again);
+});
+
 async function runScript(source: string): Promise<{ ms: number; out: string }> {
   const file = await Deno.makeTempFile({ suffix: ".ts" });
   try {
