@@ -10,6 +10,7 @@ import {
   FormDataTimeoutError,
   MaxTotalSizeExceededError,
 } from "./errors.ts";
+import { timerDelay } from "./_limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
 
 /** Size of the buffers a byte stream is read into. */
@@ -108,10 +109,8 @@ export class BodyReader {
     this.#byob = byob !== undefined;
     this.#reader = byob ?? stream.getReader();
     this.#maxTotalSize = options.maxTotalSize;
-    const timeout = options.idleTimeout;
-    this.#idleTimeout = timeout > 0 && timeout < 2 ** 31 ? timeout : 0;
-    const total = options.bodyTimeout;
-    this.#bodyTimeout = total > 0 && total < 2 ** 31 ? total : 0;
+    this.#idleTimeout = timerDelay(options.idleTimeout);
+    this.#bodyTimeout = timerDelay(options.bodyTimeout);
   }
 
   /** The next chunk, or `null` at the end of the body. */

@@ -49,3 +49,11 @@ export function resolveLimits(options: LimitOptions): Limits {
   }
   return limits;
 }
+
+/**
+ * A timeout as a timer delay: 0 (no timer) for 0, `Infinity` or anything
+ * beyond what `setTimeout` can wait (2^31 - 1 ms).
+ */
+export function timerDelay(ms: number): number {
+  return ms > 0 && ms < 2 ** 31 ? ms : 0;
+}

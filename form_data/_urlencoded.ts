@@ -3,6 +3,7 @@
 import type { BodyReader } from "./_body.ts";
 import { ByteCollector } from "./_bytes.ts";
 import type { Limits } from "./_limits.ts";
+import { utf8Length } from "../response/body_size.ts";
 import { MaxFieldsExceededError, MaxFieldSizeExceededError } from "./errors.ts";
 
 // A leading BOM is data (WHATWG: "UTF-8 decode without BOM"), as in Deno.
@@ -47,7 +48,7 @@ export function parseUrlEncodedBytes(
     if (++fields > limits.maxFields) {
       throw new MaxFieldsExceededError(limits.maxFields, { fieldName: name });
     }
-    if (utf8Length(value, limits.maxFieldSize) > limits.maxFieldSize) {
+    if (fieldSize(value, limits.maxFieldSize) > limits.maxFieldSize) {
       throw new MaxFieldSizeExceededError(limits.maxFieldSize, {
         fieldName: name,
       });
@@ -57,20 +58,9 @@ export function parseUrlEncodedBytes(
   return form;
 }
 
-/** UTF-8 length of `text`, counted exactly only when it may exceed `max`. */
-function utf8Length(text: string, max: number): number {
-  if (text.length * 3 <= max) return text.length;
-  let length = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) length += 1;
-    else if (code < 0x800) length += 2;
-    else if (code >= 0xd800 && code <= 0xdbff) {
-      length += 4; // a surrogate pair is one 4-byte character
-      i++;
-    } else length += 3;
-  }
-  return length;
+/** A value's UTF-8 size, counted only when it could pass `max`. */
+function fieldSize(text: string, max: number): number {
+  return text.length * 3 <= max ? text.length : utf8Length(text);
 }
 
 /**

@@ -7,7 +7,7 @@
  * server stops a body at its declared length, so memory stays bounded.
  */
 
-import type { Limits } from "./_limits.ts";
+import { type Limits, timerDelay } from "./_limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
 import {
   FormDataParseError,
@@ -62,9 +62,8 @@ export async function readWholeBody(
 function deadline(
   limits: Limits,
 ): [number, "idleTimeout" | "bodyTimeout"] {
-  const valid = (ms: number) => ms > 0 && ms < 2 ** 31 ? ms : 0;
-  const idle = valid(limits.idleTimeout);
-  const total = valid(limits.bodyTimeout);
+  const idle = timerDelay(limits.idleTimeout);
+  const total = timerDelay(limits.bodyTimeout);
   if (idle === 0) return [total, "bodyTimeout"];
   return total !== 0 && total < idle ? [total, "bodyTimeout"] : [
     idle,

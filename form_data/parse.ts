@@ -136,26 +136,25 @@ export async function parseWithLimits(
   limits: Limits,
 ): Promise<FormData> {
   const kind = formBodyKind(request.headers.get("content-type"));
+  if (kind === null) return new FormData();
+  // A body that is absent is not used either, so this may come first.
+  if (request.bodyUsed) {
+    throw new TypeError("The request body was already read");
+  }
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (
-    kind?.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
+    kind.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
     declared <= limits.maxTotalSize
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    if (request.bodyUsed) {
-      throw new TypeError("The request body was already read");
-    }
     return parseUrlEncodedBytes(await readWholeBody(request, limits), limits);
   }
-  if (kind === null || request.body === null) {
-    if (kind?.kind === "multipart") {
+  if (request.body === null) {
+    if (kind.kind === "multipart") {
       throw new FormDataParseError("The multipart body is empty");
     }
     return new FormData();
-  }
-  if (request.bodyUsed) {
-    throw new TypeError("The request body was already read");
   }
   const body = new BodyReader(
     request.body,

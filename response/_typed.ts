@@ -12,24 +12,21 @@ export function typedResponse(
   init: ResponseInit | undefined,
   contentType: string,
 ): Response {
-  let response: Response;
+  let headers: HeadersInit;
   if (init?.headers === undefined) {
-    // All headers in the init, none set afterwards: Deno 2.9 then keeps
-    // its fast serving path (reading `response.headers` later drops it).
-    response = new Response(body, {
-      status: init?.status,
-      statusText: init?.statusText,
-      headers: { "Content-Type": contentType },
-    });
+    // A plain record and no header set afterwards: Deno 2.9 then keeps its
+    // fast serving path (reading `response.headers` later drops it).
+    headers = { "Content-Type": contentType };
   } else {
-    const headers = new Headers(init.headers);
-    if (!headers.has("Content-Type")) headers.set("Content-Type", contentType);
-    response = new Response(body, {
-      status: init.status,
-      statusText: init.statusText,
-      headers,
-    });
+    const given = new Headers(init.headers);
+    if (!given.has("Content-Type")) given.set("Content-Type", contentType);
+    headers = given;
   }
+  const response = new Response(body, {
+    status: init?.status,
+    statusText: init?.statusText,
+    headers,
+  });
   if (typeof body === "string") rememberText(response, body);
   return response;
 }

@@ -34,14 +34,12 @@ export function rememberText(response: Response, text: string): void {
 export function bodySize(response: { readonly headers: Headers }): string {
   const header = response.headers.get("Content-Length");
   if (header !== null) return header;
-  const text = (response as WithText)[TEXT];
-  return text === undefined ? "" : String(utf8Length(text));
+  const length = rememberedLength(response);
+  return length === undefined ? "" : String(length);
 }
 
 /** The UTF-8 length of a remembered string body, if there is one. */
-export function rememberedLength(
-  response: { readonly headers: Headers },
-): number | undefined {
+export function rememberedLength(response: object): number | undefined {
   const text = (response as WithText)[TEXT];
   return text === undefined ? undefined : utf8Length(text);
 }
@@ -51,23 +49,16 @@ export function rememberedLength(
  * becomes U+FFFD (3 bytes), a surrogate pair 4 bytes.
  */
 export function utf8Length(text: string): number {
+  // Each UTF-16 unit is one byte to start with; add what each needs more.
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x80) continue;
-    if (code < 0x800) {
-      bytes += 1;
-    } else if (code >= 0xd800 && code <= 0xdbff) {
+    bytes += code < 0x800 ? 1 : 2;
+    // A surrogate pair: two units, four bytes in all.
+    if (code >= 0xd800 && code <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        // Two UTF-16 units, four bytes.
-        bytes += 2;
-        i++;
-      } else {
-        bytes += 2;
-      }
-    } else {
-      bytes += 2;
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
     }
   }
   return bytes;

@@ -13,23 +13,16 @@ const MAX_MEASURED = 1024 * 1024;
 export async function headResponse(response: Response): Promise<Response> {
   const headers = new Headers(response.headers);
   // A body the toolkit made from a string is counted, not read.
-  const known = rememberedLength(response);
-  if (known !== undefined && !headers.has("content-length")) {
-    headers.set("content-length", String(known));
-    return new Response(null, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
+  let length = headers.has("content-length")
+    ? undefined
+    : rememberedLength(response);
+  if (length === undefined) {
+    const body = response.body;
+    if (body === null) return response;
+    if (headers.has("content-length")) body.cancel().catch(() => {});
+    else length = await measure(body);
   }
-  const body = response.body;
-  if (body === null) return response;
-  if (!headers.has("content-length")) {
-    const length = await measure(body);
-    if (length !== undefined) headers.set("content-length", String(length));
-  } else {
-    body.cancel().catch(() => {});
-  }
+  if (length !== undefined) headers.set("content-length", String(length));
   return new Response(null, {
     status: response.status,
     statusText: response.statusText,

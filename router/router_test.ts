@@ -809,12 +809,13 @@ Deno.test("a middleware that does not await next() still answers with what next(
 });
 
 Deno.test("a handler may serve a nested router's fetch, with middleware on both", async () => {
+  const stamp = (header: string): Middleware => async (_context, next) => {
+    const response = await next();
+    response.headers.set(header, "1");
+    return response;
+  };
   const inner = createRouter({
-    middleware: [async (_context, next) => {
-      const response = await next();
-      response.headers.set("X-Inner", "1");
-      return response;
-    }],
+    middleware: [stamp("X-Inner")],
     onError: () => new Response("inner onError", { status: 500 }),
   });
   inner.get("/boom", () => {
@@ -822,11 +823,7 @@ Deno.test("a handler may serve a nested router's fetch, with middleware on both"
   });
   inner.get("/ok", () => new Response("inner ok"));
   const outer = createRouter({
-    middleware: [async (_context, next) => {
-      const response = await next();
-      response.headers.set("X-Outer", "1");
-      return response;
-    }],
+    middleware: [stamp("X-Outer")],
     onError: () => new Response("outer onError", { status: 500 }),
   });
   outer.get("/ok", ({ request }) => inner.fetch(request));
