@@ -25,6 +25,8 @@ export class Matcher<T> {
   /** Every route of every method: a miss is one lookup here, not one per method. */
   readonly #union = new Table<T>(prepare);
   readonly #all: { method: string; forms: Form[]; entries: Entry<T>[] }[] = [];
+  /** The GET table, once made: most requests skip the lookup by method. */
+  #get: Table<T> | undefined;
 
   /** Adds a route; `pattern` is compiled here, once. */
   add(method: string, pattern: string, value: T): void {
@@ -52,6 +54,7 @@ export class Matcher<T> {
       // A new table starts with every earlier route that serves this method.
       table = new Table<T>(prepare);
       this.#tables.set(method, table);
+      if (method === "GET") this.#get = table;
       for (const route of this.#all) {
         if (
           route.method === method ||
@@ -69,6 +72,7 @@ export class Matcher<T> {
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
     path = normalizeEscapes(path); // returns `path` itself when it has no "%"
+    if (method === "GET") return (this.#get ?? this.#any).find(path);
     if (method === "HEAD") {
       const found = this.#tables.get("HEAD")?.find(path);
       return found ?? (this.#tables.get("GET") ?? this.#any).find(path);

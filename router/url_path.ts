@@ -12,8 +12,9 @@
  * so "user:pass@" can appear): callers then use `new URL()`.
  */
 export function pathStart(url: string): number {
-  // One pass over "http://" or "https://" and the host, by char codes:
-  // measured faster than startsWith + indexOf + lastIndexOf("@").
+  // Native scans (indexOf) over the host: in a server, where
+  // this code runs cold between requests, they cost less than a loop by
+  // char code (BENCHMARKS.md, "HTTP load").
   let i: number;
   if (url.charCodeAt(4) === 58 /* : */) i = 7;
   else if (url.charCodeAt(5) === 58 && url.charCodeAt(4) === 115 /* s */) {
@@ -23,12 +24,11 @@ export function pathStart(url: string): number {
     url.charCodeAt(i - 1) !== 47 || url.charCodeAt(i - 2) !== 47 ||
     !url.startsWith("http")
   ) return -1;
-  for (; i < url.length; i++) {
-    const char = url.charCodeAt(i);
-    if (char === 47 /* / */) return i;
-    if (char === 64 /* @ */) return -1;
-  }
-  return url.length;
+  const slash = url.indexOf("/", i);
+  const end = slash === -1 ? url.length : slash;
+  // indexOf, not lastIndexOf: V8 runs the latter in C++, a costly call.
+  const at = url.indexOf("@", i);
+  return at !== -1 && at < end ? -1 : end;
 }
 
 /**
@@ -38,13 +38,11 @@ export function pathStart(url: string): number {
 export function pathnameOf(url: string): string {
   const start = pathStart(url);
   if (start === -1) return new URL(url).pathname;
-  let end = start;
-  while (end < url.length) {
-    const char = url.charCodeAt(end);
-    if (char === 63 /* ? */ || char === 35 /* # */) break;
-    end++;
-  }
-  return end === start ? "/" : url.slice(start, end);
+  let end = url.indexOf("?", start);
+  if (end === -1) end = url.length;
+  const hash = url.indexOf("#", start);
+  if (hash !== -1 && hash < end) end = hash;
+  return end - start <= 1 ? "/" : url.slice(start, end);
 }
 
 /** Percent-escapes of letters, digits and `_` (unreserved in RFC 3986). */

@@ -15,6 +15,8 @@ const URLS = [
   "http://user:pass@host/secret/path",
   "http://user@host",
   "https://host/@at-in-path",
+  "https://host/a?mail=x@y#z@w",
+  "http://localhost:8000/a/b/?",
   "http://localhost/%7Euser/%2F/caf%C3%A9",
   "file:///etc/passwd",
   "ws://localhost/socket",
@@ -43,6 +45,8 @@ Deno.test("pathStart refuses credentials and non-http schemes, so callers parse"
   assert.equal(pathStart("httpx://h/p"), -1);
   assert.equal(pathStart("http:/one-slash"), -1);
   assert.equal(pathStart("http://h/p@q"), 8); // an @ in the path is fine
+  assert.equal(pathStart("http://h/p?to=a@b"), 8); // and in the query
+  assert.equal(pathStart("http://u@h/p@q"), -1); // one in each
   assert.equal(pathStart("https://h"), 9); // no path: its end
 });
 
