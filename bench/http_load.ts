@@ -14,6 +14,11 @@
  * written. Before the timed rounds, every server gets one second of each of
  * its scenarios, untimed, so the first round is not a JIT warm-up.
  *
+ * `--fresh` starts every server anew (and warms it up again) each round: a
+ * process keeps its JIT decisions and memory layout, which moved one
+ * server's figures by more than the gaps reported here, so fresh
+ * processes sample that too.
+ *
  * Prints requests/second per server and scenario (median of the rounds, and
  * the spread of the rounds), the server process's CPU time per request
  * (from `/proc/<pid>/stat`: steadier than req/s on a shared VM), and writes
@@ -26,9 +31,11 @@
 import { median } from "./_stats.ts";
 import { freePort, wrkRun } from "./_load.ts";
 
-const rounds = Number(Deno.args[0] ?? 3);
-const seconds = Number(Deno.args[1] ?? 5);
-const only = Deno.args[2]?.split(",").filter((word) => word !== "");
+const fresh = Deno.args.includes("--fresh");
+const args = Deno.args.filter((arg) => arg !== "--fresh");
+const rounds = Number(args[0] ?? 3);
+const seconds = Number(args[1] ?? 5);
+const only = args[2]?.split(",").filter((word) => word !== "");
 const SERVERS = ["bare", "bare-url", "fetchkit", "hono", "remix"] as const;
 type Server = typeof SERVERS[number];
 
@@ -98,7 +105,7 @@ async function start(name: Server, dir: string): Promise<Running> {
     stderr: "piped",
   }).spawn();
   const log = Deno.openSync(`${dir}/${name}.log`, {
-    write: true,
+    append: true,
     create: true,
   });
   process.stderr.pipeTo(log.writable);
@@ -225,7 +232,9 @@ ${body}<line x1="${one}" y1="30" x2="${one}" y2="${
 <text x="${one}" y="${height - 10}" text-anchor="middle">1.00</text>
 <text x="10" y="${
     height - 10
-  }">Deno ${Deno.version.deno}; ${rounds} interleaved rounds x ${seconds} s; written by bench/http_load.ts</text>
+  }">Deno ${Deno.version.deno}; ${rounds} interleaved rounds x ${seconds} s${
+    fresh ? ", fresh processes" : ""
+  }; written by bench/http_load.ts</text>
 </svg>
 `;
 }
@@ -237,15 +246,25 @@ await Deno.writeTextFile(
 );
 const servers = new Map<Server, Running>();
 try {
-  for (const name of SERVERS) servers.set(name, await start(name, dir));
-  for (const scenario of SCENARIOS) {
-    for (const name of scenario.servers) {
-      await wrk(servers.get(name)!, scenario, dir, 1);
+  const warm = async () => {
+    for (const name of SERVERS) servers.set(name, await start(name, dir));
+    for (const scenario of SCENARIOS) {
+      for (const name of scenario.servers) {
+        await wrk(servers.get(name)!, scenario, dir, 1);
+      }
     }
-  }
+  };
+  await warm();
   const results = new Map<string, number[]>();
   const cpus = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
+    if (fresh && round > 0) {
+      for (const { process } of servers.values()) {
+        process.kill("SIGTERM");
+        await process.status;
+      }
+      await warm();
+    }
     for (const scenario of SCENARIOS) {
       const order = scenario.servers.map((_, i, all) =>
         all[(i + round) % all.length]
@@ -326,7 +345,9 @@ try {
     );
   }
   console.log(
-    `\nreq/s, median of ${rounds} interleaved rounds of ${seconds} s per server and scenario (± half the range of the rounds); wrk -t1 -c32; Deno ${Deno.version.deno}.`,
+    `\nreq/s, median of ${rounds} interleaved rounds of ${seconds} s per server and scenario (± half the range of the rounds)${
+      fresh ? ", servers started anew each round" : ""
+    }; wrk -t1 -c32; Deno ${Deno.version.deno}.`,
   );
   if (only === undefined) {
     const svg = new URL("./http_chart.svg", import.meta.url);
