@@ -54,6 +54,7 @@
 
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /**
  * Which origins may read responses: `"*"` (any, without credentials), one
@@ -190,7 +191,7 @@ function editHeaders(
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     // Response.redirect() and fetch() responses have immutable headers.
-    const copy = new Response(response.body, response);
+    const copy = new NativeResponse(response.body, response);
     edit(copy.headers);
     return copy;
   }
@@ -275,7 +276,7 @@ export function cors(options: CorsOptions = {}): Middleware {
       }
     }
     if (vary.length > 0) headers.set("Vary", vary.join(", "));
-    return new Response(null, { status: 204, headers });
+    return new NativeResponse(null, { status: 204, headers });
   }
 
   return async function cors(context, next) {

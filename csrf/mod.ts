@@ -42,6 +42,7 @@
  */
 import type { Middleware } from "../router/types.ts";
 import type { RequestContext } from "../router/context.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** Options of {@linkcode csrf}. */
 export interface CsrfOptions {
@@ -58,7 +59,7 @@ export interface CsrfOptions {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 function forbidden(): Response {
-  return new Response("Forbidden", {
+  return new NativeResponse("Forbidden", {
     status: 403,
     headers: {
       "Content-Type": "text/plain; charset=utf-8",

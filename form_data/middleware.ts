@@ -10,6 +10,7 @@ import type { Middleware } from "../router/types.ts";
 import { resolveLimits } from "./_limits.ts";
 import { FormDataParseError } from "./errors.ts";
 import { type ParseFormDataOptions, parseWithLimits } from "./parse.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** Options of {@linkcode formData}: the parse options plus `onError`. */
 export interface FormDataOptions extends ParseFormDataOptions {
@@ -85,7 +86,7 @@ export function formData(options: FormDataOptions = {}): Middleware {
     } catch (error) {
       if (!(error instanceof FormDataParseError)) throw error;
       if (onError !== undefined) return await onError(error, context);
-      return new Response(error.message, {
+      return new NativeResponse(error.message, {
         status: error.status,
         headers: { "content-type": "text/plain; charset=utf-8" },
       });

@@ -1,4 +1,5 @@
 import { rememberText } from "./body_size.ts";
+import { NativeResponse } from "./native.ts";
 
 /**
  * A response with a default `Content-Type`: the one in `init.headers` wins.
@@ -22,7 +23,7 @@ export function typedResponse(
     if (!given.has("Content-Type")) given.set("Content-Type", contentType);
     headers = given;
   }
-  const response = new Response(body, {
+  const response = new NativeResponse(body, {
     status: init?.status,
     statusText: init?.statusText,
     headers,

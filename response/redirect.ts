@@ -4,6 +4,8 @@
  * @module
  */
 
+import { NativeResponse } from "./native.ts";
+
 // The statuses `Response.redirect` accepts: the ones that mean "go there".
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NON_ASCII = /[\u0080-\uffff]+/g;
@@ -62,7 +64,7 @@ export function redirect(
   );
   // An empty body, said explicitly so the logger's %contentLength shows 0.
   if (!headers.has("Content-Length")) headers.set("Content-Length", "0");
-  return new Response(null, {
+  return new NativeResponse(null, {
     status,
     statusText: typeof init === "object" ? init.statusText : undefined,
     headers,

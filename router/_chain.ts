@@ -1,5 +1,6 @@
 import type { RequestContext } from "./context.ts";
 import type { Middleware } from "./types.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** A composed chain or a bare handler: answers now or with a promise. */
 export type Terminal = (
@@ -110,7 +111,7 @@ function link(
         const result = restIsLink
           ? rest(context, below)
           : settle(rest(context));
-        if (result instanceof Response) {
+        if (result instanceof NativeResponse) {
           below.response = result;
           downstream = Promise.resolve(result);
         } else {
@@ -122,7 +123,7 @@ function link(
       return downstream;
     };
     const result = middleware(context, next);
-    if (result instanceof Response) return result;
+    if (result instanceof NativeResponse) return result;
     if (result === undefined || result === downstream) {
       // Nothing, or next()'s own promise: the rest of the chain's answer,
       // as a Response when it came synchronously (so a chain of `return
@@ -162,7 +163,7 @@ async function later(
   let response: Response;
   try {
     const value = await result;
-    if (value instanceof Response) {
+    if (value instanceof NativeResponse) {
       response = value;
     } else if (value !== undefined) {
       throw notAResponse(index, middleware, value);
@@ -207,7 +208,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * it settles; anything else throws.
  */
 export function settle(result: unknown): Response | Promise<Response> {
-  if (result instanceof Response) return result;
+  if (result instanceof NativeResponse) return result;
   if (isThenable(result)) {
     return Promise.resolve(result).then(checkResponse);
   }
@@ -216,7 +217,7 @@ export function settle(result: unknown): Response | Promise<Response> {
 
 /** A handler must answer with a `Response`; anything else is a bug to report. */
 export function checkResponse(result: unknown): Response {
-  if (result instanceof Response) return result;
+  if (result instanceof NativeResponse) return result;
   throw new TypeError(
     `A handler returned ${
       result === null ? "null" : typeof result

@@ -7,6 +7,7 @@
  */
 
 import { rememberedLength } from "../response/body_size.ts";
+import { NativeResponse } from "../response/native.ts";
 
 const MAX_MEASURED = 1024 * 1024;
 
@@ -23,7 +24,7 @@ export async function headResponse(response: Response): Promise<Response> {
     else length = await measure(body);
   }
   if (length !== undefined) headers.set("content-length", String(length));
-  return new Response(null, {
+  return new NativeResponse(null, {
     status: response.status,
     statusText: response.statusText,
     headers,

@@ -19,6 +19,7 @@
 
 import type { Middleware } from "./types.ts";
 import type { RequestContext } from "./context.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** Options of {@linkcode methodOverride}. */
 export interface MethodOverrideOptions {
@@ -136,7 +137,7 @@ async function fromMultipart(
     body.set(closing, end);
   }
   try {
-    const form = await new Response(body, {
+    const form = await new NativeResponse(body, {
       headers: { "Content-Type": contentType },
     }).formData();
     const value = form.get(fieldName);

@@ -16,6 +16,7 @@ import { Matcher } from "./_matcher.ts";
 import { pathnameOf } from "./url_path.ts";
 import { rememberText } from "../response/body_size.ts";
 import type { Handler, Middleware } from "./types.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** An action of a controller: a handler, or a handler with its own middleware. */
 export type Action<P extends string = string> =
@@ -238,7 +239,7 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
 function text(body: string, status: number, allow?: string): Response {
   // Every header in the init: Deno 2.9 builds its native response from
   // them once; setting one afterwards would drop and rebuild it.
-  const response = new Response(body, {
+  const response = new NativeResponse(body, {
     status,
     headers: allow === undefined
       ? { "Content-Type": TEXT_TYPE }
@@ -520,7 +521,10 @@ export function createRouter(options: RouterOptions = {}): Router {
     if (allowed.length > 0) {
       const allow = allowed.join(", ");
       if (context.method === "OPTIONS") {
-        return new Response(null, { status: 204, headers: { Allow: allow } });
+        return new NativeResponse(null, {
+          status: 204,
+          headers: { Allow: allow },
+        });
       }
       return text("Method Not Allowed", 405, allow);
     }
@@ -581,7 +585,7 @@ export function createRouter(options: RouterOptions = {}): Router {
       return finish(undefined, { error }, context, head);
     }
     const recovered = outermost();
-    if (result instanceof Response) {
+    if (result instanceof NativeResponse) {
       // Reading .body makes a stream out of a string body: ask only for HEAD.
       return head && result.body !== null ? headResponse(result) : result;
     }

@@ -9,6 +9,7 @@ import type { AnyContextKey, ContextValue } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import type { Session } from "./session.ts";
 import type { SessionStorage } from "./storage.ts";
+import { NativeResponse } from "../response/native.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
@@ -122,7 +123,7 @@ export function session<K extends SessionKey>(
  */
 function unavailable(operation: string, error: unknown): Response {
   console.error(`session(): the session store failed to ${operation}:`, error);
-  return new Response(
+  return new NativeResponse(
     "Service Unavailable: the session store is not responding; try again shortly.",
     {
       status: 503,
@@ -142,7 +143,7 @@ function withCookie(response: Response, setCookie: string): Response {
     return response;
   } catch {
     // Responses from fetch() and Response.redirect() have immutable headers.
-    const copy = new Response(response.body, response);
+    const copy = new NativeResponse(response.body, response);
     copy.headers.append("Set-Cookie", setCookie);
     return copy;
   }

@@ -65,6 +65,7 @@ import { parseRange } from "./_range.ts";
 import { etagOf, notModified, rangeApplies } from "./_conditional.ts";
 import { contentTypeOf } from "./_mime.ts";
 import { sliceStream } from "./_stream.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** Options of {@linkcode serveStatic}. */
 export interface ServeStaticOptions {
@@ -104,7 +105,7 @@ type Found =
   | undefined;
 
 function plain(body: string, status: number): Response {
-  return new Response(body, {
+  return new NativeResponse(body, {
     status,
     headers: {
       "Content-Type": "text/plain; charset=utf-8",
@@ -237,7 +238,7 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
       if (found === undefined || !found.info.isFile) return next();
       if (!lookup.directory) {
         const { pathname, search } = context.url;
-        return new Response(null, {
+        return new NativeResponse(null, {
           status: 301,
           headers: { Location: `${pathname}/${search}`, "Content-Length": "0" },
         });
@@ -260,7 +261,7 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
     const headers = new Headers({ ETag: etag, "Cache-Control": cacheControl });
     if (lastModified !== undefined) headers.set("Last-Modified", lastModified);
     if (notModified(request.headers, etag, mtime)) {
-      return new Response(null, { status: 304, headers });
+      return new NativeResponse(null, { status: 304, headers });
     }
     headers.set("Content-Type", contentTypeOf(name, mimeTypes));
     headers.set("Accept-Ranges", "bytes");
@@ -276,7 +277,7 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
         headers.set("Content-Range", `bytes */${size}`);
         headers.set("Content-Length", "0");
         headers.delete("Content-Type");
-        return new Response(null, { status: 416, headers });
+        return new NativeResponse(null, { status: 416, headers });
       }
       if (range !== undefined) {
         status = 206;
@@ -288,7 +289,7 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
     headers.set("Content-Length", String(length));
     // request.method, not context.method: the router strips HEAD bodies by it.
     if (request.method === "HEAD" || length === 0) {
-      return new Response(null, { status, headers });
+      return new NativeResponse(null, { status, headers });
     }
     const file = Deno.openSync(path, { read: true });
     let body: BodyInit;
@@ -303,6 +304,6 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
       file.close();
       throw error;
     }
-    return new Response(body, { status, headers });
+    return new NativeResponse(body, { status, headers });
   }
 }

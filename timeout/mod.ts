@@ -11,6 +11,7 @@
  */
 
 import type { Middleware } from "../router/types.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /** Options of {@linkcode timeout}. */
 export interface TimeoutOptions {
@@ -84,7 +85,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Middleware {
       timer = setTimeout(() => {
         late = true;
         resolve(
-          new Response(message, {
+          new NativeResponse(message, {
             status,
             headers: {
               "Content-Type": "text/plain; charset=utf-8",
