@@ -245,6 +245,13 @@ await Deno.writeTextFile(
   `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
 );
 const servers = new Map<Server, Running>();
+async function stopAll(): Promise<void> {
+  for (const { process } of servers.values()) {
+    process.kill("SIGTERM");
+    await process.status;
+  }
+  servers.clear();
+}
 try {
   const warm = async () => {
     for (const name of SERVERS) servers.set(name, await start(name, dir));
@@ -259,10 +266,7 @@ try {
   const cpus = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     if (fresh && round > 0) {
-      for (const { process } of servers.values()) {
-        process.kill("SIGTERM");
-        await process.status;
-      }
+      await stopAll();
       await warm();
     }
     for (const scenario of SCENARIOS) {
@@ -364,9 +368,6 @@ try {
     }
   }
 } finally {
-  for (const { process } of servers.values()) {
-    process.kill("SIGTERM");
-    await process.status;
-  }
+  await stopAll();
   await Deno.remove(dir, { recursive: true });
 }

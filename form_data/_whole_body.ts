@@ -64,9 +64,9 @@ function deadline(
 ): [number, "idleTimeout" | "bodyTimeout"] {
   const idle = timerDelay(limits.idleTimeout);
   const total = timerDelay(limits.bodyTimeout);
-  if (idle === 0) return [total, "bodyTimeout"];
-  return total !== 0 && total < idle ? [total, "bodyTimeout"] : [
-    idle,
-    "idleTimeout",
-  ];
+  // The shorter of the two that are set (0 is "not set").
+  if (total !== 0 && (idle === 0 || total < idle)) {
+    return [total, "bodyTimeout"];
+  }
+  return [idle, "idleTimeout"];
 }

@@ -14,13 +14,12 @@ const MAX_MEASURED = 1024 * 1024;
 export async function headResponse(response: Response): Promise<Response> {
   const headers = new Headers(response.headers);
   // A body the toolkit made from a string is counted, not read.
-  let length = headers.has("content-length")
-    ? undefined
-    : rememberedLength(response);
+  const declared = headers.has("content-length");
+  let length = declared ? undefined : rememberedLength(response);
   if (length === undefined) {
     const body = response.body;
     if (body === null) return response;
-    if (headers.has("content-length")) body.cancel().catch(() => {});
+    if (declared) body.cancel().catch(() => {});
     else length = await measure(body);
   }
   if (length !== undefined) headers.set("content-length", String(length));

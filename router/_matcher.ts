@@ -75,7 +75,7 @@ export class Matcher<T> {
     if (method === "GET") return (this.#get ?? this.#any).find(path);
     if (method === "HEAD") {
       const found = this.#tables.get("HEAD")?.find(path);
-      return found ?? (this.#tables.get("GET") ?? this.#any).find(path);
+      return found ?? (this.#get ?? this.#any).find(path);
     }
     return (this.#tables.get(method) ?? this.#any).find(path);
   }
