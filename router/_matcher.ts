@@ -71,7 +71,12 @@ export class Matcher<T> {
 
   /** Finds the best route for a method and an encoded pathname. */
   match(method: string, path: string): Match<T> | undefined {
-    path = normalizeEscapes(path); // returns `path` itself when it has no "%"
+    // normalizeEscapes returns `path` itself when it has no "%".
+    return this.find(method, normalizeEscapes(path));
+  }
+
+  /** `match`, for a path already through `normalizeEscapes` (routePathOf). */
+  find(method: string, path: string): Match<T> | undefined {
     if (method === "GET") return (this.#get ?? this.#any).find(path);
     if (method === "HEAD") {
       const found = this.#tables.get("HEAD")?.find(path);

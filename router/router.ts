@@ -13,7 +13,7 @@ import {
 } from "./_chain.ts";
 import { headResponse } from "./_head.ts";
 import { Matcher } from "./_matcher.ts";
-import { pathnameOf } from "./url_path.ts";
+import { routePathOf } from "./url_path.ts";
 import { rememberText } from "../response/body_size.ts";
 import type { Handler, Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";
@@ -510,13 +510,19 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   /** Routing after router middleware: match once, or answer 405/404. */
   function dispatch(context: RequestContext): Response | Promise<Response> {
-    const path = pathnameOf(context.request.url);
-    const match = matcher.match(context.method, path);
-    if (match !== undefined) {
-      // A static route keeps the context's own empty params object.
-      if (match.params !== undefined) context.params = match.params;
-      return match.value(context);
-    }
+    const path = routePathOf(context.request.url);
+    const match = matcher.find(context.method, path);
+    if (match === undefined) return miss(context, path);
+    // A static route keeps the context's own empty params object.
+    if (match.params !== undefined) context.params = match.params;
+    return match.value(context);
+  }
+
+  /** No route for the method and path: 405 with `Allow`, or 404. */
+  function miss(
+    context: RequestContext,
+    path: string,
+  ): Response | Promise<Response> {
     const allowed = matcher.allowed(path);
     if (allowed.length > 0) {
       const allow = allowed.join(", ");

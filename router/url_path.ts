@@ -7,30 +7,27 @@
  */
 
 /**
- * Where the path starts in an http(s) URL, or -1 for other schemes and for
- * URLs with credentials (`Deno.serve` builds the URL from the Host header,
- * so "user:pass@" can appear): callers then use `new URL()`.
+ * Where the path starts in an http(s) URL, or -1 where `new URL()` must
+ * decide: other schemes, credentials ("user:pass@"), and an authority with
+ * "?", "#" or "\\" in it (see `cutPath`). For the logger's URL parts.
  */
 export function pathStart(url: string): number {
-  // Native scans (indexOf) over the host: in a server, where
-  // this code runs cold between requests, they cost less than a loop by
-  // char code (BENCHMARKS.md, "HTTP load").
-  let i: number;
-  if (url.charCodeAt(4) === 58 /* : */) i = 7;
-  else if (url.charCodeAt(5) === 58 && url.charCodeAt(4) === 115 /* s */) {
-    i = 8;
-  } else return -1;
-  // "http" by char codes: startsWith is a builtin call that profiles show.
+  let i = authorityStart(url);
+  // The logger's host and port are for http(s) only.
   if (
-    url.charCodeAt(i - 1) !== 47 || url.charCodeAt(i - 2) !== 47 ||
-    url.charCodeAt(0) !== 104 || url.charCodeAt(1) !== 116 ||
+    i === -1 || url.charCodeAt(0) !== 104 || url.charCodeAt(1) !== 116 ||
     url.charCodeAt(2) !== 116 || url.charCodeAt(3) !== 112
   ) return -1;
-  const slash = url.indexOf("/", i);
-  const end = slash === -1 ? url.length : slash;
-  // indexOf, not lastIndexOf: V8 runs the latter in C++, a costly call.
-  const at = url.indexOf("@", i);
-  return at !== -1 && at < end ? -1 : end;
+  const length = url.length;
+  for (; i < length; i++) {
+    const code = url.charCodeAt(i);
+    if (code === 47 /* / */) return i;
+    if (
+      code === 64 /* @ */ || code === 63 /* ? */ || code === 35 /* # */ ||
+      code === 92 /* \ */
+    ) return -1;
+  }
+  return length;
 }
 
 /**
@@ -38,13 +35,65 @@ export function pathStart(url: string): number {
  * the first `?` or `#` (in-process Requests may keep a fragment).
  */
 export function pathnameOf(url: string): string {
-  const start = pathStart(url);
-  if (start === -1) return new URL(url).pathname;
-  let end = url.indexOf("?", start);
+  return cutPath(url, false);
+}
+
+/**
+ * The pathname the router matches: `pathnameOf` with escapes of unreserved
+ * characters decoded (`normalizeEscapes`).
+ */
+export function routePathOf(url: string): string {
+  return cutPath(url, true);
+}
+
+function cutPath(url: string, normalize: boolean): string {
+  const i = authorityStart(url);
+  if (i === -1) return parse(url, normalize);
+  // Native scans (indexOf), one per character that matters: in a loaded
+  // server each costs less than a loop by char code over the URL
+  // (instructions per request, BENCHMARKS.md "HTTP load").
+  const slash = url.indexOf("/", i);
+  if (slash === -1) return parse(url, normalize);
+  // URL ends the authority at "?", "#" or "\\" too, and `Deno.serve` builds
+  // the URL from the Host header as sent: with one of them there, only
+  // URL's own reading agrees with `context.url.pathname`.
+  let end = url.indexOf("?", i);
   if (end === -1) end = url.length;
-  const hash = url.indexOf("#", start);
-  if (hash !== -1 && hash < end) end = hash;
-  return end - start <= 1 ? "/" : url.slice(start, end);
+  else if (end < slash) return parse(url, normalize);
+  const hash = url.indexOf("#", i);
+  if (hash !== -1) {
+    if (hash < slash) return parse(url, normalize);
+    if (hash < end) end = hash;
+  }
+  // In the path too: URL reads "\\" as "/" there.
+  const backslash = url.indexOf("\\", i);
+  if (backslash !== -1 && backslash < end) return parse(url, normalize);
+  if (end - slash === 1) return "/";
+  const path = url.slice(slash, end);
+  if (!normalize) return path;
+  const escape = url.indexOf("%", slash);
+  return escape !== -1 && escape < end ? normalizeEscapes(path) : path;
+}
+
+/**
+ * Where the authority starts, after "scheme://" with a four-letter scheme
+ * or a five-letter one ending in "s" (http, https, and the like), or -1.
+ * The letters are not checked: a Request's URL is serialized already, and
+ * for any scheme with an authority its path is what follows it. Only
+ * `Deno.serve` gives a URL as sent, and always with http(s).
+ */
+function authorityStart(url: string): number {
+  let i: number;
+  if (url.charCodeAt(4) === 58 /* : */) i = 7;
+  else if (url.charCodeAt(5) === 58 && url.charCodeAt(4) === 115 /* s */) {
+    i = 8;
+  } else return -1;
+  return url.charCodeAt(i - 1) === 47 && url.charCodeAt(i - 2) === 47 ? i : -1;
+}
+
+function parse(url: string, normalize: boolean): string {
+  const path = new URL(url).pathname;
+  return normalize ? normalizeEscapes(path) : path;
 }
 
 /** Percent-escapes of letters, digits and `_` (unreserved in RFC 3986). */
