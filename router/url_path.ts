@@ -32,15 +32,18 @@ export function pathStart(url: string): number {
 
 /**
  * The encoded pathname of a request URL, as `URL.pathname` gives it: up to
- * the first `?` or `#` (in-process Requests may keep a fragment).
+ * the first `?` or `#` (in-process Requests may keep a fragment). A `\\`
+ * in the path stays as sent (URL would read it as `/`): the logger shows
+ * it, and static files refuse it.
  */
 export function pathnameOf(url: string): string {
   return cutPath(url, false);
 }
 
 /**
- * The pathname the router matches: `pathnameOf` with escapes of unreserved
- * characters decoded (`normalizeEscapes`).
+ * The pathname the router matches: `URL.pathname` with escapes of
+ * unreserved characters decoded (`normalizeEscapes`), but for dot
+ * segments, which stay as sent (docs/guide.md, "Routing").
  */
 export function routePathOf(url: string): string {
   return cutPath(url, true);
@@ -65,9 +68,12 @@ function cutPath(url: string, normalize: boolean): string {
     if (hash < slash) return parse(url, normalize);
     if (hash < end) end = hash;
   }
-  // In the path too: URL reads "\\" as "/" there.
+  // For routing, in the path too: URL reads "\\" as "/" there. The logger
+  // and static files take the path as sent (static files refuse it).
   const backslash = url.indexOf("\\", i);
-  if (backslash !== -1 && backslash < end) return parse(url, normalize);
+  if (backslash !== -1 && backslash < (normalize ? end : slash)) {
+    return parse(url, normalize);
+  }
   if (end - slash === 1) return "/";
   const path = url.slice(slash, end);
   if (!normalize) return path;

@@ -69,8 +69,6 @@ const RAW_URLS = [
   "http://a?x/admin", // URL: host "a", path "/", query "?x/admin"
   "http://a#x/admin",
   "http://a\\x/admin", // URL: host "a", path "/x/admin"
-  "http://x/a\\b", // URL: "/a/b"
-  "http://x/a\\b?c\\d", // a backslash in the query stays there
   "http://u:p@h/x",
   "http://a/b@c/x",
   "http://x/a#b/c",
@@ -86,7 +84,15 @@ Deno.test("pathnameOf and routePathOf read raw URLs as URL.pathname does", () =>
   }
 });
 
-Deno.test("pathnameOf agrees with URL.pathname on random raw URLs", () => {
+Deno.test("a backslash in the path: routed as URL reads it, logged as sent", () => {
+  for (const url of ["http://x/a\\b", "http://x/a\\b?c\\d"]) {
+    assert.equal(routePathOf(url), "/a/b", url);
+    assert.equal(pathnameOf(url), "/a\\b", url);
+  }
+  assert.equal(pathnameOf("http://x/a?b\\c"), "/a"); // in the query
+});
+
+Deno.test("pathnameOf and routePathOf agree with URL.pathname on random raw URLs", () => {
   // Characters URL keeps as they are in a path, plus the ones that change
   // how it reads the URL. Dot segments are left out: URL resolves them
   // and the router does not (docs/guide.md, "Routing").
@@ -109,7 +115,10 @@ Deno.test("pathnameOf agrees with URL.pathname on random raw URLs", () => {
     } catch {
       continue; // URL refuses the host ("a:b:c"): the router cuts the path
     }
-    assert.equal(pathnameOf(url), expected, url);
+    const path = url.slice(url.indexOf("/", 8));
+    if (!path.includes("\\") || /[?#]/.test(path.split("\\")[0])) {
+      assert.equal(pathnameOf(url), expected, url);
+    }
     assert.equal(routePathOf(url), normalizeEscapes(expected), url);
     compared++;
   }
