@@ -30,57 +30,21 @@
 
 import { median } from "./_stats.ts";
 import { freePort, wrkRun } from "./_load.ts";
+import {
+  login,
+  pickScenarios,
+  type Scenario,
+  type Server,
+  SERVERS,
+  wrkScript,
+} from "./_http_scenarios.ts";
 
 const fresh = Deno.args.includes("--fresh");
 const args = Deno.args.filter((arg) => arg !== "--fresh");
 const rounds = Number(args[0] ?? 3);
 const seconds = Number(args[1] ?? 5);
 const only = args[2]?.split(",").filter((word) => word !== "");
-const SERVERS = ["bare", "bare-url", "fetchkit", "hono", "remix"] as const;
-type Server = typeof SERVERS[number];
-
-interface Scenario {
-  name: string;
-  path: string;
-  /** The servers that have the feature. */
-  servers: readonly Server[];
-  /** `post` sends a urlencoded body; `session` the server's session cookie. */
-  kind?: "post" | "session";
-  /** Status the scenario answers with; wrk counts others as errors. */
-  status?: number;
-}
-
-const ROUTERS = ["fetchkit", "hono", "remix"] as const;
-const ALL_SCENARIOS: Scenario[] = [
-  { name: "static route", path: "/", servers: SERVERS },
-  { name: "one param, JSON", path: "/users/42", servers: ROUTERS },
-  { name: "two params, JSON", path: "/users/42/posts/7", servers: ROUTERS },
-  { name: "three middlewares", path: "/mw", servers: ROUTERS },
-  { name: "miss (404)", path: "/no/such/page", servers: ROUTERS, status: 404 },
-  {
-    name: "KV session read",
-    path: "/session",
-    servers: ["fetchkit", "remix"],
-    kind: "session",
-  },
-  {
-    name: "html table, 50 rows",
-    path: "/table",
-    servers: ["fetchkit", "hono"],
-  },
-  {
-    name: "POST urlencoded body",
-    path: "/echo",
-    servers: ROUTERS,
-    kind: "post",
-  },
-];
-
-const SCENARIOS = only === undefined
-  ? ALL_SCENARIOS
-  : ALL_SCENARIOS.filter(({ name }) =>
-    only.some((word) => name.includes(word))
-  );
+const SCENARIOS = pickScenarios(only);
 
 interface Running {
   port: number;
@@ -116,20 +80,7 @@ async function start(name: Server, dir: string): Promise<Running> {
     throw new Error(`${name} server did not start`);
   }
   reader.releaseLock();
-  const running: Running = { port, process };
-  if (name === "fetchkit" || name === "remix") {
-    const response = await fetch(`http://127.0.0.1:${port}/login`, {
-      method: "POST",
-    });
-    await response.body?.cancel();
-    running.cookie = response.headers.getSetCookie()[0]?.split(";")[0];
-    const check = await fetch(`http://127.0.0.1:${port}/session`, {
-      headers: { cookie: running.cookie ?? "" },
-    });
-    const text = await check.text();
-    if (text !== "user 42") throw new Error(`${name}: no session: ${text}`);
-  }
-  return running;
+  return { port, process, cookie: await login(name, port) };
 }
 
 async function wrk(
@@ -138,15 +89,7 @@ async function wrk(
   dir: string,
   duration = seconds,
 ): Promise<{ rps: number; cpu: number }> {
-  let script: string | undefined;
-  if (scenario.kind === "post") script = `${dir}/post.lua`;
-  if (scenario.kind === "session") {
-    script = `${dir}/session-${server.port}.lua`;
-    await Deno.writeTextFile(
-      script,
-      `wrk.headers["Cookie"] = "${server.cookie}"\n`,
-    );
-  }
+  const script = await wrkScript(scenario, dir, server.cookie);
   const before = cpuTicks(server.process.pid);
   const result = await wrkRun(
     `http://127.0.0.1:${server.port}${scenario.path}`,
@@ -240,10 +183,6 @@ ${body}<line x1="${one}" y1="30" x2="${one}" y2="${
 }
 
 const dir = await Deno.makeTempDir();
-await Deno.writeTextFile(
-  `${dir}/post.lua`,
-  `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
-);
 const servers = new Map<Server, Running>();
 async function stopAll(): Promise<void> {
   for (const { process } of servers.values()) {

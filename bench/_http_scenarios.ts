@@ -1,0 +1,111 @@
+/**
+ * The servers and scenarios of the HTTP benchmarks (`http_load.ts` by
+ * time, `http_instructions.ts` by instructions), and the login that gives
+ * the session scenario its cookie.
+ *
+ * @module
+ */
+
+/** The server processes of `_http_servers.ts`. */
+export const SERVERS = [
+  "bare",
+  "bare-url",
+  "fetchkit",
+  "hono",
+  "remix",
+] as const;
+/** One of {@linkcode SERVERS}. */
+export type Server = typeof SERVERS[number];
+
+/** One request shape, and the servers that can answer it. */
+export interface Scenario {
+  name: string;
+  path: string;
+  /** The servers that have the feature. */
+  servers: readonly Server[];
+  /** `post` sends a urlencoded body; `session` the server's session cookie. */
+  kind?: "post" | "session";
+  /** Status the scenario answers with; wrk counts others as errors. */
+  status?: number;
+}
+
+const ROUTERS = ["fetchkit", "hono", "remix"] as const;
+
+/** Every scenario, in the order the tables show them. */
+export const ALL_SCENARIOS: Scenario[] = [
+  { name: "static route", path: "/", servers: SERVERS },
+  { name: "one param, JSON", path: "/users/42", servers: ROUTERS },
+  { name: "two params, JSON", path: "/users/42/posts/7", servers: ROUTERS },
+  { name: "three middlewares", path: "/mw", servers: ROUTERS },
+  { name: "miss (404)", path: "/no/such/page", servers: ROUTERS, status: 404 },
+  {
+    name: "KV session read",
+    path: "/session",
+    servers: ["fetchkit", "remix"],
+    kind: "session",
+  },
+  {
+    name: "html table, 50 rows",
+    path: "/table",
+    servers: ["fetchkit", "hono"],
+  },
+  {
+    name: "POST urlencoded body",
+    path: "/echo",
+    servers: ROUTERS,
+    kind: "post",
+  },
+];
+
+/** The scenarios whose name contains one of `words` (all without). */
+export function pickScenarios(words: string[] | undefined): Scenario[] {
+  return words === undefined
+    ? ALL_SCENARIOS
+    : ALL_SCENARIOS.filter(({ name }) =>
+      words.some((word) => name.includes(word))
+    );
+}
+
+/** Writes wrk's script for a scenario into `dir`, if it needs one. */
+export async function wrkScript(
+  scenario: Scenario,
+  dir: string,
+  cookie: string | undefined,
+): Promise<string | undefined> {
+  if (scenario.kind === "post") {
+    const script = `${dir}/post.lua`;
+    await Deno.writeTextFile(
+      script,
+      `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
+    );
+    return script;
+  }
+  if (scenario.kind === "session") {
+    const script = `${dir}/session-${crypto.randomUUID()}.lua`;
+    await Deno.writeTextFile(script, `wrk.headers["Cookie"] = "${cookie}"\n`);
+    return script;
+  }
+  return undefined;
+}
+
+/**
+ * Logs in on a server with sessions and checks the session reads back;
+ * returns its `session=...` cookie (undefined for servers without).
+ */
+export async function login(
+  server: Server,
+  port: number,
+): Promise<string | undefined> {
+  if (server !== "fetchkit" && server !== "remix") return undefined;
+  const response = await fetch(`http://127.0.0.1:${port}/login`, {
+    method: "POST",
+  });
+  await response.body?.cancel();
+  const cookie = response.headers.getSetCookie()[0]?.split(";")[0];
+  const check = await fetch(`http://127.0.0.1:${port}/session`, {
+    headers: { cookie: cookie ?? "" },
+  });
+  const text = await check.text();
+  if (text !== "user 42") throw new Error(`${server}: no session: ${text}`);
+  return cookie;
+}
