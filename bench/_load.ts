@@ -41,15 +41,26 @@ export async function startServer(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
+  await untilReady(process, `${script} ${args.join(" ")}`);
+  return { port, process };
+}
+
+/**
+ * Waits for a server process to print "ready" on its stdout; ends it and
+ * throws if it prints anything else first or exits.
+ */
+export async function untilReady(
+  process: Deno.ChildProcess,
+  what: string,
+): Promise<void> {
   const reader = process.stdout.pipeThrough(new TextDecoderStream())
     .getReader();
   const { value } = await reader.read();
+  reader.releaseLock();
   if (!value?.includes("ready")) {
     process.kill("SIGKILL");
-    throw new Error(`${script} ${args.join(" ")} did not start`);
+    throw new Error(`${what} did not start`);
   }
-  reader.releaseLock();
-  return { port, process };
 }
 
 /** Ends a server started with {@linkcode startServer}. */
@@ -75,7 +86,13 @@ export interface WrkResult {
 /** One `wrk -t1 -c<connections>` run; throws only when wrk itself fails. */
 export async function wrkRun(
   url: string,
-  options: { seconds: number; connections?: number; script?: string },
+  options: {
+    seconds: number;
+    connections?: number;
+    script?: string;
+    /** Seconds wrk waits for an answer (its default: 2). */
+    timeout?: number;
+  },
 ): Promise<WrkResult> {
   const args = [
     "-t1",
@@ -83,6 +100,9 @@ export async function wrkRun(
     `-d${options.seconds}s`,
     "--latency",
   ];
+  if (options.timeout !== undefined) {
+    args.push(`--timeout`, `${options.timeout}s`);
+  }
   if (options.script) args.push("-s", options.script);
   args.push(url);
   const { stdout, success } = await new Deno.Command("wrk", {

@@ -29,7 +29,7 @@
  */
 
 import { median } from "./_stats.ts";
-import { freePort, wrkRun } from "./_load.ts";
+import { freePort, untilReady, wrkRun } from "./_load.ts";
 import {
   login,
   pickScenarios,
@@ -73,13 +73,7 @@ async function start(name: Server, dir: string): Promise<Running> {
     create: true,
   });
   process.stderr.pipeTo(log.writable);
-  const reader = process.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  const { value } = await reader.read();
-  if (!value?.includes("ready")) {
-    throw new Error(`${name} server did not start`);
-  }
-  reader.releaseLock();
+  await untilReady(process, `${name} server`);
   return { port, process, cookie: await login(name, port) };
 }
 
