@@ -57,6 +57,18 @@ export const ALL_SCENARIOS: Scenario[] = [
   },
 ];
 
+/** `deno` arguments that serve `name` from `_http_servers.ts` on `port`. */
+export function serverArgs(name: Server, port: number): string[] {
+  return [
+    "run",
+    "--unstable-kv",
+    "--allow-net=127.0.0.1",
+    new URL("./_http_servers.ts", import.meta.url).pathname,
+    name,
+    String(port),
+  ];
+}
+
 /** The scenarios whose name contains one of `words` (all without). */
 export function pickScenarios(words: string[] | undefined): Scenario[] {
   return words === undefined

@@ -35,6 +35,7 @@ import {
   pickScenarios,
   type Scenario,
   type Server,
+  serverArgs,
   SERVERS,
   wrkScript,
 } from "./_http_scenarios.ts";
@@ -56,14 +57,7 @@ interface Running {
 async function start(name: Server, dir: string): Promise<Running> {
   const port = freePort();
   const process = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--unstable-kv",
-      "--allow-net=127.0.0.1",
-      new URL("./_http_servers.ts", import.meta.url).pathname,
-      name,
-      String(port),
-    ],
+    args: serverArgs(name, port),
     stdout: "piped",
     // Kept apart so wrk's table stays readable; summarized at the end.
     stderr: "piped",
