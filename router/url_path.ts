@@ -98,8 +98,28 @@ function authorityStart(url: string): number {
 }
 
 function parse(url: string, normalize: boolean): string {
-  const path = new URL(url).pathname;
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    // URL refuses it (a Host such as "a b?x"): `context.url` throws too,
+    // so nothing can disagree, and the path as sent is routed.
+    path = pathAsSent(url);
+  }
   return normalize ? normalizeEscapes(path) : path;
+}
+
+/** From the first "/" after "://" to the first "?" or "#" after it. */
+function pathAsSent(url: string): string {
+  const scheme = url.indexOf("://");
+  const slash = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
+  if (slash === -1) return "/";
+  let end = url.length;
+  for (const mark of ["?", "#"]) {
+    const at = url.indexOf(mark, slash);
+    if (at !== -1 && at < end) end = at;
+  }
+  return url.slice(slash, end);
 }
 
 /** Percent-escapes of letters, digits and `_` (unreserved in RFC 3986). */
