@@ -13,10 +13,42 @@ const DEFAULT_PORTS: Record<string, string> = {
 // `new URL()` (about 0.2 µs a request): a Request's URL is already
 // serialized, so for http(s) the pieces are exactly what URL would give.
 
+/**
+ * `context.url`, or undefined where URL refuses `request.url`: `Deno.serve`
+ * builds it from the Host header as sent ("a b?x"), and a log line must
+ * not fail the request.
+ */
+function parsed(context: RequestContext): URL | undefined {
+  try {
+    return context.url;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What follows "scheme://" in a URL that URL refuses: host, then the rest. */
+function asSent(url: string): { host: string; rest: string } {
+  const scheme = url.indexOf("://") + 3;
+  let slash = url.indexOf("/", scheme);
+  if (slash === -1) slash = url.length;
+  const hash = url.indexOf("#", slash);
+  // Credentials are not logged: the host is what follows the last "@".
+  const at = url.lastIndexOf("@", slash);
+  return {
+    host: url.slice(at >= scheme ? at + 1 : scheme, slash),
+    rest: url.slice(slash, hash === -1 ? url.length : hash) || "/",
+  };
+}
+
 export function path(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
-  if (start === -1) return context.url.pathname + context.url.search;
+  if (start === -1) {
+    const whole = parsed(context);
+    return whole === undefined
+      ? asSent(url).rest
+      : whole.pathname + whole.search;
+  }
   const hash = url.indexOf("#", start);
   const end = hash === -1 ? url.length : hash;
   // A lone "?" is no search, as in URL.search.
@@ -32,7 +64,13 @@ export function pathname(context: RequestContext): string {
 export function search(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
-  if (start === -1) return context.url.search;
+  if (start === -1) {
+    const whole = parsed(context);
+    if (whole !== undefined) return whole.search;
+    const { rest } = asSent(url);
+    const query = rest.indexOf("?");
+    return query === -1 || query === rest.length - 1 ? "" : rest.slice(query);
+  }
   const hash = url.indexOf("#", start);
   const end = hash === -1 ? url.length : hash;
   const query = url.indexOf("?", start);
@@ -44,7 +82,7 @@ export function search(context: RequestContext): string {
 export function host(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
-  if (start === -1) return context.url.host;
+  if (start === -1) return parsed(context)?.host ?? asSent(url).host;
   return url.slice(url.charCodeAt(4) === 115 /* s */ ? 8 : 7, start);
 }
 

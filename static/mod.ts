@@ -237,10 +237,16 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
       if (found === "outside") return plain("Not Found", 404);
       if (found === undefined || !found.info.isFile) return next();
       if (!lookup.directory) {
-        const { pathname, search } = context.url;
+        let location: string;
+        try {
+          const { pathname, search } = context.url;
+          location = `${pathname}/${search}`;
+        } catch {
+          return next(); // a Host that URL refuses: no Location to give
+        }
         return new NativeResponse(null, {
           status: 301,
-          headers: { Location: `${pathname}/${search}`, "Content-Length": "0" },
+          headers: { Location: location, "Content-Length": "0" },
         });
       }
     } else if (!found.info.isFile || lookup.directory) {

@@ -12,6 +12,7 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
+import { pathnameOf } from "../router/url_path.ts";
 
 /** Options of {@linkcode timeout}. */
 export interface TimeoutOptions {
@@ -75,7 +76,9 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Middleware {
       (error) => {
         if (late) {
           console.error(
-            `timeout(): ${context.method} ${context.url.pathname} failed after its ${ms} ms answer:`,
+            `timeout(): ${context.method} ${
+              pathnameOf(context.request.url)
+            } failed after its ${ms} ms answer:`,
             error,
           );
         }
