@@ -54,6 +54,44 @@ Deno.test("timeout(): a handler that never resolves gets a 503, others are serve
   }
 });
 
+Deno.test("timeout(): a late failure on a Host that URL refuses is logged by its path as sent", async () => {
+  using logs = quietErrors();
+  let failed = false;
+  const router = createRouter({ middleware: [timeout(50)] });
+  router.get("/late-throw", async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    failed = true;
+    throw new Error("late failure");
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  try {
+    // new URL() throws on "http://a b/late-throw": the log line must not
+    // read context.url, or its own rejection would go unhandled.
+    const connection = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.addr.port,
+    });
+    await connection.write(
+      new TextEncoder().encode(
+        "GET /late-throw HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n",
+      ),
+    );
+    const text = await new Response(connection.readable).text();
+    assert.match(text, /^HTTP\/1\.1 503 /);
+    while (!failed) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok(
+      logs.errors.some((e) => String(e).includes("GET /late-throw failed")),
+      `logged: ${logs.errors.map(String).join("; ")}`,
+    );
+  } finally {
+    await server.shutdown();
+  }
+});
+
 Deno.test("timeout(): 504 on request, and bad arguments are TypeErrors", async () => {
   const router = createRouter({
     middleware: [timeout(20, { status: 504, message: "upstream slow" })],
