@@ -1,21 +1,6 @@
 import assert from "node:assert/strict";
 import { createRouter } from "./mod.ts";
-
-/**
- * `Deno.serve` builds `request.url` from the Host header and the target as
- * sent, so these requests only exist on a real socket.
- */
-async function send(port: number, host: string, target: string) {
-  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-  await connection.write(
-    new TextEncoder().encode(
-      `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
-    ),
-  );
-  const text = await new Response(connection.readable).text();
-  const [head, body] = text.split("\r\n\r\n");
-  return { status: Number(head.split(" ")[1]), body };
-}
+import { rawGet } from "../_test_raw_http.ts";
 
 Deno.test("raw Host headers and backslashes route as context.url reads them", async () => {
   const router = createRouter();
@@ -51,9 +36,9 @@ Deno.test("raw Host headers and backslashes route as context.url reads them", as
       ["x y", "/a\\admin", 200, "other /a\\admin"],
     ];
     for (const [host, target, status, body] of cases) {
-      const response = await send(port, host, target);
+      const response = await rawGet(port, target, { host });
       assert.deepEqual(
-        response,
+        { status: response.status, body: response.body },
         { status, body },
         `Host: ${host}, target ${target}`,
       );

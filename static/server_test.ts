@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { makeFixture } from "./_test_fixture.ts";
+import { rawGet } from "../_test_raw_http.ts";
 
 interface Served {
   port: number;
@@ -35,28 +36,6 @@ async function serve(): Promise<Served> {
   };
 }
 
-/** Sends `target` verbatim in a request line; returns the raw response. */
-async function rawGet(port: number, target: string): Promise<string> {
-  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
-    await connection.write(
-      new TextEncoder().encode(
-        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
-      ),
-    );
-    let text = "";
-    for await (
-      const chunk of connection.readable.pipeThrough(new TextDecoderStream())
-    ) {
-      text += chunk;
-    }
-    return text;
-  } catch (error) {
-    connection.close();
-    throw error;
-  }
-}
-
 Deno.test("serveStatic over HTTP: raw ways out of the root are 404", async () => {
   const served = await serve();
   try {
@@ -76,13 +55,13 @@ Deno.test("serveStatic over HTTP: raw ways out of the root are 404", async () =>
       "/leak-dir/secret.txt",
     ];
     for (const target of targets) {
-      const response = await rawGet(served.port, target);
+      const response = (await rawGet(served.port, target)).text;
       assert.ok(!response.includes(served.secret), `${target} leaked`);
       assert.match(response, /^HTTP\/1\.1 404 /, `${target}:\n${response}`);
     }
     // The same server serves a real file.
     assert.match(
-      await rawGet(served.port, "/app.css"),
+      (await rawGet(served.port, "/app.css")).text,
       /^HTTP\/1\.1 200 [^]*body\{margin:0\}$/,
     );
   } finally {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { timeout } from "@fetchkit/toolkit/timeout-middleware";
 import { quietErrors } from "../_test_console.ts";
+import { rawGet } from "../_test_raw_http.ts";
 
 async function get(port: number, path: string) {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -70,16 +71,9 @@ Deno.test("timeout(): a late failure on a Host that URL refuses is logged by its
   try {
     // new URL() throws on "http://a b/late-throw": the log line must not
     // read context.url, or its own rejection would go unhandled.
-    const connection = await Deno.connect({
-      hostname: "127.0.0.1",
-      port: server.addr.port,
+    const { text } = await rawGet(server.addr.port, "/late-throw", {
+      host: "a b",
     });
-    await connection.write(
-      new TextEncoder().encode(
-        "GET /late-throw HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n",
-      ),
-    );
-    const text = await new Response(connection.readable).text();
     assert.match(text, /^HTTP\/1\.1 503 /);
     while (!failed) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 20));
