@@ -1,5 +1,5 @@
 import type { RequestContext } from "../router/context.ts";
-import { pathnameOf, pathStart } from "../router/url_path.ts";
+import { partsAsSent, pathnameOf, pathStart } from "../router/url_path.ts";
 
 const DEFAULT_PORTS: Record<string, string> = {
   "http:": "80",
@@ -26,28 +26,12 @@ function parsed(context: RequestContext): URL | undefined {
   }
 }
 
-/** What follows "scheme://" in a URL that URL refuses: host, then the rest. */
-function asSent(url: string): { host: string; rest: string } {
-  const scheme = url.indexOf("://") + 3;
-  let slash = url.indexOf("/", scheme);
-  if (slash === -1) slash = url.length;
-  const hash = url.indexOf("#", slash);
-  // Credentials are not logged: the host is what follows the last "@".
-  const at = url.lastIndexOf("@", slash);
-  return {
-    host: url.slice(at >= scheme ? at + 1 : scheme, slash),
-    rest: url.slice(slash, hash === -1 ? url.length : hash) || "/",
-  };
-}
-
 export function path(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
   if (start === -1) {
-    const whole = parsed(context);
-    return whole === undefined
-      ? asSent(url).rest
-      : whole.pathname + whole.search;
+    const parts = parsed(context) ?? partsAsSent(url);
+    return parts.pathname + parts.search;
   }
   const hash = url.indexOf("#", start);
   const end = hash === -1 ? url.length : hash;
@@ -65,11 +49,7 @@ export function search(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
   if (start === -1) {
-    const whole = parsed(context);
-    if (whole !== undefined) return whole.search;
-    const { rest } = asSent(url);
-    const query = rest.indexOf("?");
-    return query === -1 || query === rest.length - 1 ? "" : rest.slice(query);
+    return (parsed(context) ?? partsAsSent(url)).search;
   }
   const hash = url.indexOf("#", start);
   const end = hash === -1 ? url.length : hash;
@@ -82,7 +62,7 @@ export function search(context: RequestContext): string {
 export function host(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
-  if (start === -1) return parsed(context)?.host ?? asSent(url).host;
+  if (start === -1) return (parsed(context) ?? partsAsSent(url)).host;
   return url.slice(url.charCodeAt(4) === 115 /* s */ ? 8 : 7, start);
 }
 

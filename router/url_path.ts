@@ -104,22 +104,34 @@ function parse(url: string, normalize: boolean): string {
   } catch {
     // URL refuses it (a Host such as "a b?x"): `context.url` throws too,
     // so nothing can disagree, and the path as sent is routed.
-    path = pathAsSent(url);
+    path = partsAsSent(url).pathname;
   }
   return normalize ? normalizeEscapes(path) : path;
 }
 
-/** From the first "/" after "://" to the first "?" or "#" after it. */
-function pathAsSent(url: string): string {
+/**
+ * The host, pathname and search of a URL that `new URL()` refuses, cut as
+ * sent: the host is what follows "://" (and the last "@", so no
+ * credentials) up to the first "/"; the pathname runs to the first "?" or
+ * "#" after that; a lone "?" is no search, as in URL.
+ */
+export function partsAsSent(
+  url: string,
+): { host: string; pathname: string; search: string } {
   const scheme = url.indexOf("://");
-  const slash = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
-  if (slash === -1) return "/";
-  let end = url.length;
-  for (const mark of ["?", "#"]) {
-    const at = url.indexOf(mark, slash);
-    if (at !== -1 && at < end) end = at;
-  }
-  return url.slice(slash, end);
+  const start = scheme === -1 ? 0 : scheme + 3;
+  let slash = url.indexOf("/", start);
+  if (slash === -1) slash = url.length;
+  const at = url.lastIndexOf("@", slash);
+  let end = url.indexOf("#", slash);
+  if (end === -1) end = url.length;
+  let query = url.indexOf("?", slash);
+  if (query === -1 || query > end) query = end;
+  return {
+    host: url.slice(at >= start ? at + 1 : start, slash),
+    pathname: url.slice(slash, query) || "/",
+    search: end - query > 1 ? url.slice(query, end) : "",
+  };
 }
 
 /** Percent-escapes of letters, digits and `_` (unreserved in RFC 3986). */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   normalizeEscapes,
+  partsAsSent,
   pathnameOf,
   pathStart,
   routePathOf,
@@ -123,4 +124,22 @@ Deno.test("pathnameOf and routePathOf agree with URL.pathname on random raw URLs
     compared++;
   }
   assert.ok(compared > 4000, `only ${compared} URLs compared`);
+});
+
+Deno.test("partsAsSent cuts what URL refuses: no credentials, a lone ? is no search", () => {
+  assert.deepEqual(partsAsSent("http://u:p@a b?x/admin?k=v#f?g"), {
+    host: "a b?x",
+    pathname: "/admin",
+    search: "?k=v",
+  });
+  assert.deepEqual(partsAsSent("http://a b/x?"), {
+    host: "a b",
+    pathname: "/x",
+    search: "",
+  });
+  assert.deepEqual(partsAsSent("http://a b"), {
+    host: "a b",
+    pathname: "/",
+    search: "",
+  });
 });
