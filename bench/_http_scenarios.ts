@@ -78,26 +78,29 @@ export function pickScenarios(words: string[] | undefined): Scenario[] {
     );
 }
 
+/** Scripts written so far, by their text: each is written once a run. */
+const scripts = new Map<string, string>();
+
 /** Writes wrk's script for a scenario into `dir`, if it needs one. */
 export async function wrkScript(
   scenario: Scenario,
   dir: string,
   cookie: string | undefined,
 ): Promise<string | undefined> {
+  let text: string;
   if (scenario.kind === "post") {
-    const script = `${dir}/post.lua`;
-    await Deno.writeTextFile(
-      script,
-      `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
-    );
-    return script;
+    text =
+      `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`;
+  } else if (scenario.kind === "session") {
+    text = `wrk.headers["Cookie"] = "${cookie}"\n`;
+  } else return undefined;
+  let script = scripts.get(dir + text);
+  if (script === undefined) {
+    script = `${dir}/wrk-${scripts.size}.lua`;
+    await Deno.writeTextFile(script, text);
+    scripts.set(dir + text, script);
   }
-  if (scenario.kind === "session") {
-    const script = `${dir}/session-${crypto.randomUUID()}.lua`;
-    await Deno.writeTextFile(script, `wrk.headers["Cookie"] = "${cookie}"\n`);
-    return script;
-  }
-  return undefined;
+  return script;
 }
 
 /**
