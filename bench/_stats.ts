@@ -8,3 +8,15 @@ export function median(values: readonly number[]): number {
     ? sorted[middle]
     : (sorted[middle - 1] + sorted[middle]) / 2;
 }
+
+/**
+ * The `q` quantile of `values` (0.25 for the lower quartile), interpolating
+ * between neighbours as spreadsheets do.
+ */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const low = Math.floor(at);
+  const high = Math.min(low + 1, sorted.length - 1);
+  return sorted[low] + (sorted[high] - sorted[low]) * (at - low);
+}

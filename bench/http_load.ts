@@ -20,7 +20,10 @@
  * processes sample that too.
  *
  * Prints requests/second per server and scenario (median of the rounds, and
- * the spread of the rounds), the server process's CPU time per request
+ * the spread of the rounds), ratios to ours paired by round (the median of
+ * the rounds' ratios, with their quartiles: the machine drifts by more
+ * than the gaps between servers over a run, and a round's servers run
+ * back to back), the server process's CPU time per request
  * (from `/proc/<pid>/stat`: steadier than req/s on a shared VM), and writes
  * `bench/http_chart.svg`: each server's throughput relative to ours, per
  * scenario.
@@ -28,7 +31,7 @@
  * @module
  */
 
-import { median } from "./_stats.ts";
+import { median, quantile } from "./_stats.ts";
 import { freePort, untilReady, wrkRun } from "./_load.ts";
 import {
   login,
@@ -111,7 +114,28 @@ function cpuTicks(pid: number): number {
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
-/** The chart: per scenario, each server's median req/s relative to ours. */
+/**
+ * `a / b` of two servers' figures in `map`, one ratio per round: a round's
+ * servers run back to back, so each ratio cancels the machine's slow drift,
+ * which over a run is larger than the gaps between servers. Undefined when
+ * one of the two has no figures for the scenario.
+ */
+function pairedRatios(
+  map: Map<string, number[]>,
+  scenario: Scenario,
+  a: Server,
+  b: Server,
+): number[] | undefined {
+  const top = map.get(`${scenario.name}|${a}`);
+  const bottom = map.get(`${scenario.name}|${b}`);
+  if (top === undefined || bottom === undefined) return undefined;
+  return top.map((value, round) => value / bottom[round]);
+}
+
+/**
+ * The chart: per scenario, each server's req/s relative to ours (the median
+ * of the rounds' ratios).
+ */
 function chart(
   results: Map<string, number[]>,
 ): string {
@@ -131,13 +155,14 @@ function chart(
   let y = 40;
   let body = "";
   for (const scenario of SCENARIOS) {
-    const ours = median(results.get(`${scenario.name}|fetchkit`)!);
     body += `<text x="${left - 8}" y="${
       y + barHeight
     }" text-anchor="end" font-weight="bold">${scenario.name}</text>\n`;
     for (const server of scenario.servers) {
       const rps = median(results.get(`${scenario.name}|${server}`)!);
-      const ratio = rps / ours;
+      const ratio = median(
+        pairedRatios(results, scenario, server, "fetchkit")!,
+      );
       body +=
         `<rect x="${left}" y="${y}" width="${
           (x(ratio) - left).toFixed(1)
@@ -154,7 +179,7 @@ function chart(
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${
     left + width + 170
   }" height="${height}" font-family="sans-serif" font-size="11">
-<title>HTTP throughput relative to fetchkit (median of ${rounds} rounds, ${seconds} s each, wrk -t1 -c32)</title>
+<title>HTTP throughput relative to fetchkit (median of ${rounds} rounds' ratios, ${seconds} s each, wrk -t1 -c32)</title>
 <rect width="100%" height="100%" fill="white"/>
 <text x="10" y="20" font-size="13" font-weight="bold">Requests/s relative to fetchkit (1.00 = ours; longer is faster)</text>
 ${body}<line x1="${one}" y1="30" x2="${one}" y2="${
@@ -215,18 +240,19 @@ try {
       median(values) * 100;
     return `${fmt(median(values))} (±${(spread / 2).toFixed(0)}%)`;
   };
-  /** `a / b` of two servers' medians in `map`, or "-" if one has none. */
+  /** `a / b` as {@linkcode pairedRatios} gives it, with quartiles. */
   const quotient = (
     map: Map<string, number[]>,
     scenario: Scenario,
     a: Server,
     b: Server,
   ) => {
-    const top = map.get(`${scenario.name}|${a}`);
-    const bottom = map.get(`${scenario.name}|${b}`);
-    return top === undefined || bottom === undefined
-      ? "-"
-      : `${(median(top) / median(bottom)).toFixed(2)}x`;
+    const ratios = pairedRatios(map, scenario, a, b);
+    if (ratios === undefined) return "-";
+    const [low, middle, high] = [0.25, 0.5, 0.75].map((q) =>
+      quantile(ratios, q).toFixed(2)
+    );
+    return `${middle}x (${low}-${high})`;
   };
   // Both ratios read "ours ahead" above 1: req/s ours over theirs, CPU
   // theirs over ours.
@@ -278,7 +304,7 @@ try {
   console.log(
     `\nreq/s, median of ${rounds} interleaved rounds of ${seconds} s per server and scenario (± half the range of the rounds)${
       fresh ? ", servers started anew each round" : ""
-    }; wrk -t1 -c32; Deno ${Deno.version.deno}.`,
+    }; wrk -t1 -c32; Deno ${Deno.version.deno}. Ratios: the median of the rounds' ratios, each round's two figures taken back to back, with the rounds' quartiles in parentheses.`,
   );
   if (only === undefined) {
     const svg = new URL("./http_chart.svg", import.meta.url);
