@@ -163,11 +163,12 @@ function chart(
       const ratio = median(
         pairedRatios(results, scenario, server, "fetchkit")!,
       );
+      // A label starts right of the 1.00 line, so the line never crosses it.
       body +=
         `<rect x="${left}" y="${y}" width="${
           (x(ratio) - left).toFixed(1)
         }" height="${barHeight}" fill="${colors[server]}"/>` +
-        `<text x="${(x(ratio) + 4).toFixed(1)}" y="${
+        `<text x="${(Math.max(x(ratio), x(1)) + 4).toFixed(1)}" y="${
           y + barHeight - 3
         }">${server} ${ratio.toFixed(2)} (${fmt(rps)}/s)</text>\n`;
       y += barHeight + 3;
