@@ -43,8 +43,58 @@ export function smallFieldsBody(count: number): Uint8Array<ArrayBuffer> {
   return encoder.encode(text + `--${BOUNDARY}--\r\n`);
 }
 
-/** The body as a stream of CHUNK_SIZE views (no copies), like a socket. */
+let byteStreams = false;
+
+/**
+ * Makes {@linkcode streamOf} give byte streams from now on, as `Deno.serve`
+ * gives a request body: each read copies the next bytes into the reader's
+ * buffer (a BYOB read) or into a new chunk, as the runtime copies them off
+ * the socket. The default, views of the body with no copies, is cheaper for
+ * every parser and lets a parser keep the chunks it is given.
+ */
+export function useByteStreams(enabled: boolean): void {
+  byteStreams = enabled;
+}
+
+/**
+ * The body as a stream of CHUNK_SIZE pieces, like a socket: views of it
+ * (no copies), or copies in a byte stream after `useByteStreams(true)`.
+ */
 export function streamOf(body: Uint8Array): ReadableStream<Uint8Array> {
+  return byteStreams ? byteStreamOf(body) : viewStreamOf(body);
+}
+
+function byteStreamOf(body: Uint8Array): ReadableStream<Uint8Array> {
+  let offset = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      const request = controller.byobRequest;
+      if (offset >= body.length) {
+        controller.close();
+        request?.respond(0);
+        return;
+      }
+      const view = request?.view;
+      if (request && view) {
+        const count = Math.min(
+          view.byteLength,
+          CHUNK_SIZE,
+          body.length - offset,
+        );
+        new Uint8Array(view.buffer, view.byteOffset, count)
+          .set(body.subarray(offset, offset + count));
+        offset += count;
+        request.respond(count);
+      } else {
+        controller.enqueue(body.slice(offset, offset + CHUNK_SIZE));
+        offset += CHUNK_SIZE;
+      }
+    },
+  });
+}
+
+function viewStreamOf(body: Uint8Array): ReadableStream<Uint8Array> {
   let offset = 0;
   return new ReadableStream({
     pull(controller) {

@@ -4,7 +4,10 @@
 // the warmed rounds of multipart_report.ts.
 //
 //   flock /tmp/fetchkit-bench.lock \
-//     deno run --allow-all bench/multipart_fresh.ts [processes per parser=7]
+//     deno run --allow-all bench/multipart_fresh.ts [processes per parser=7] [--byte-stream]
+//
+// `--byte-stream`: byte streams that copy each chunk, as `Deno.serve` gives
+// a request body (see `useByteStreams` in multipart_fixtures.ts).
 //
 // In each process: build the body, parse a tiny body once (loads the code),
 // then time one parse of the 50 MiB body with the file kept in memory, and
@@ -17,6 +20,7 @@ import {
   PARSERS,
   parseWith,
   smallFieldsBody,
+  useByteStreams,
 } from "./multipart_fixtures.ts";
 
 const MiB = 1024 * 1024;
@@ -47,6 +51,7 @@ async function main(processes: number): Promise<void> {
           new URL(import.meta.url).pathname,
           "--child",
           parser,
+          ...(byteStream ? ["--byte-stream"] : []),
         ],
         stderr: "inherit",
       }).output();
@@ -72,12 +77,19 @@ async function main(processes: number): Promise<void> {
     );
   }
   console.log(
-    `\n${processes} fresh processes per parser, interleaved; one 50 MiB parse each, file kept in memory. Deno ${Deno.version.deno}.`,
+    `\n${processes} fresh processes per parser, interleaved; one 50 MiB parse each, file kept in memory; ${
+      byteStream
+        ? "byte streams copying each chunk, as Deno.serve gives"
+        : "chunks are views of the body, no copies"
+    }. Deno ${Deno.version.deno}.`,
   );
 }
 
-if (Deno.args[0] === "--child") {
-  await child(Deno.args[1] as ParserName);
+const byteStream = Deno.args.includes("--byte-stream");
+useByteStreams(byteStream);
+const args = Deno.args.filter((arg) => arg !== "--byte-stream");
+if (args[0] === "--child") {
+  await child(args[1] as ParserName);
 } else {
-  await main(Number(Deno.args[0] ?? 7));
+  await main(Number(args[0] ?? 7));
 }

@@ -2,7 +2,11 @@
 // @fetchkit/toolkit and peak memory, printed as the Markdown table kept in
 // BENCHMARKS.md.
 //
-//   deno run --allow-all --v8-flags=--expose-gc bench/multipart_report.ts [rounds]
+//   deno run --allow-all --v8-flags=--expose-gc bench/multipart_report.ts [rounds] [--byte-stream]
+//
+// `--byte-stream` feeds every parser byte streams that copy each chunk, as
+// `Deno.serve` gives a request body (see `useByteStreams`); without it the
+// chunks are views of the body, with no copies.
 //
 // Each round runs every parser once on each body, in a rotating order, after
 // a full GC, so that no parser always runs first on a cold heap (on this
@@ -19,6 +23,7 @@ import {
   parseWith,
   smallFieldsBody,
   streamOf,
+  useByteStreams,
 } from "./multipart_fixtures.ts";
 import { parseFormData } from "@fetchkit/toolkit/form-data-middleware";
 import busboyModule from "busboy";
@@ -113,6 +118,7 @@ async function peakMemory(variant: Variant): Promise<number> {
         new URL(import.meta.url).pathname,
         "--memory",
         variant,
+        ...(byteStream ? ["--byte-stream"] : []),
       ],
       stderr: "inherit",
     }).output();
@@ -186,12 +192,19 @@ async function main(rounds: number): Promise<void> {
     );
   }
   console.log(
-    `\n${rounds} rounds; all times are medians. Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores.`,
+    `\n${rounds} rounds; all times are medians; ${
+      byteStream
+        ? "byte streams copying each chunk, as Deno.serve gives"
+        : "chunks are views of the body, no copies"
+    }. Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores.`,
   );
 }
 
-if (Deno.args[0] === "--memory") {
-  await measureMemory(Deno.args[1] as Variant);
+const byteStream = Deno.args.includes("--byte-stream");
+useByteStreams(byteStream);
+const args = Deno.args.filter((arg) => arg !== "--byte-stream");
+if (args[0] === "--memory") {
+  await measureMemory(args[1] as Variant);
 } else {
-  await main(Number(Deno.args[0] ?? 9));
+  await main(Number(args[0] ?? 9));
 }
