@@ -96,8 +96,8 @@ export interface ParseFormDataOptions {
  * is read whole (up to `maxTotalSize`): a body of at most 64 KiB that
  * declares its `Content-Length` in one native read, which must finish
  * within `idleTimeout` (or `bodyTimeout`, when shorter). Any other content
- * type, and a request without a body, give an empty `FormData`. On failure the body is
- * cancelled, uploads are told through their `signal`, and a
+ * type, and a request without a body, give an empty `FormData`. On failure
+ * the body is cancelled, uploads are told through their `signal`, and a
  * {@linkcode FormDataParseError} is thrown: status 400 for a malformed
  * body, 413 for a limit, 408 for an idle or body timeout.
  *

@@ -14,15 +14,18 @@ const DEFAULT_PORTS: Record<string, string> = {
 // serialized, so for http(s) the pieces are exactly what URL would give.
 
 /**
- * `context.url`, or undefined where URL refuses `request.url`: `Deno.serve`
- * builds it from the Host header as sent ("a b?x"), and a log line must
- * not fail the request.
+ * The host, pathname and search where `pathStart` gives up: `context.url`,
+ * or the parts as sent where URL refuses `request.url` (`Deno.serve` builds
+ * it from the Host header as sent, "a b?x"), since a log line must not fail
+ * the request.
  */
-function parsed(context: RequestContext): URL | undefined {
+function slowParts(
+  context: RequestContext,
+): { host: string; pathname: string; search: string } {
   try {
     return context.url;
   } catch {
-    return undefined;
+    return partsAsSent(context.request.url);
   }
 }
 
@@ -30,7 +33,7 @@ export function path(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
   if (start === -1) {
-    const parts = parsed(context) ?? partsAsSent(url);
+    const parts = slowParts(context);
     return parts.pathname + parts.search;
   }
   const hash = url.indexOf("#", start);
@@ -48,9 +51,7 @@ export function pathname(context: RequestContext): string {
 export function search(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
-  if (start === -1) {
-    return (parsed(context) ?? partsAsSent(url)).search;
-  }
+  if (start === -1) return slowParts(context).search;
   const hash = url.indexOf("#", start);
   const end = hash === -1 ? url.length : hash;
   const query = url.indexOf("?", start);
@@ -62,7 +63,7 @@ export function search(context: RequestContext): string {
 export function host(context: RequestContext): string {
   const url = context.request.url;
   const start = pathStart(url);
-  if (start === -1) return (parsed(context) ?? partsAsSent(url)).host;
+  if (start === -1) return slowParts(context).host;
   return url.slice(url.charCodeAt(4) === 115 /* s */ ? 8 : 7, start);
 }
 
