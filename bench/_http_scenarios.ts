@@ -1,10 +1,13 @@
 /**
- * The servers and scenarios of the HTTP benchmarks (`http_load.ts` by
- * time, `http_instructions.ts` by instructions), and the login that gives
- * the session scenario its cookie.
+ * The servers and scenarios of the HTTP benchmarks (`http_load.ts` and
+ * `http_ab.ts` by time, `http_instructions.ts` by instructions): starting a
+ * server (with the login that gives the session scenario its cookie), and
+ * loading one scenario with `wrk`.
  *
  * @module
  */
+
+import { freePort, untilReady, type WrkResult, wrkRun } from "./_load.ts";
 
 /** The server processes of `_http_servers.ts`. */
 export const SERVERS = [
@@ -58,7 +61,7 @@ export const ALL_SCENARIOS: Scenario[] = [
 ];
 
 /** `deno` arguments that serve `name` from `_http_servers.ts` on `port`. */
-export function serverArgs(name: Server, port: number): string[] {
+function serverArgs(name: Server, port: number): string[] {
   return [
     "run",
     "--unstable-kv",
@@ -82,7 +85,7 @@ export function pickScenarios(words: string[] | undefined): Scenario[] {
 const scripts = new Map<string, string>();
 
 /** Writes wrk's script for a scenario into `dir`, if it needs one. */
-export async function wrkScript(
+async function wrkScript(
   scenario: Scenario,
   dir: string,
   cookie: string | undefined,
@@ -107,7 +110,7 @@ export async function wrkScript(
  * Logs in on a server with sessions and checks the session reads back;
  * returns its `session=...` cookie (undefined for servers without).
  */
-export async function login(
+async function login(
   server: Server,
   port: number,
 ): Promise<string | undefined> {
@@ -123,4 +126,75 @@ export async function login(
   const text = await check.text();
   if (text !== "user 42") throw new Error(`${server}: no session: ${text}`);
   return cookie;
+}
+
+/** A server of `_http_servers.ts` that printed "ready". */
+export interface HttpServer {
+  port: number;
+  process: Deno.ChildProcess;
+  /** `session=...` for the session scenario, when the server has one. */
+  cookie?: string;
+}
+
+/**
+ * Starts server `name` on a free port, waits for it, and logs in where it
+ * has sessions. `wrap` runs it under another command (valgrind and its
+ * arguments); `log` appends its stderr to that file (else it is dropped).
+ */
+export async function startHttpServer(
+  name: Server,
+  options: { wrap?: string[]; log?: string } = {},
+): Promise<HttpServer> {
+  const port = freePort();
+  const [command, ...args] = [
+    ...(options.wrap ?? []),
+    Deno.execPath(),
+    ...serverArgs(name, port),
+  ];
+  const process = new Deno.Command(command, {
+    args,
+    stdout: "piped",
+    stderr: options.log === undefined ? "null" : "piped",
+  }).spawn();
+  if (options.log !== undefined) {
+    const log = Deno.openSync(options.log, { append: true, create: true });
+    process.stderr.pipeTo(log.writable);
+  }
+  await untilReady(process, `${name} server`);
+  return { port, process, cookie: await login(name, port) };
+}
+
+/**
+ * One `wrk` run of a scenario against a server. Throws when an answer has
+ * another status than the scenario's (for the miss, wrk counts every
+ * answer as non-2xx), or, with `socketErrors: false`, on a socket error.
+ */
+export async function loadScenario(
+  server: HttpServer,
+  scenario: Scenario,
+  dir: string,
+  options: {
+    seconds: number;
+    connections?: number;
+    timeout?: number;
+    socketErrors?: boolean;
+  },
+): Promise<WrkResult> {
+  const result = await wrkRun(
+    `http://127.0.0.1:${server.port}${scenario.path}`,
+    {
+      seconds: options.seconds,
+      connections: options.connections,
+      timeout: options.timeout,
+      script: await wrkScript(scenario, dir, server.cookie),
+    },
+  );
+  const expected = (scenario.status ?? 200) >= 400 ? result.total : 0;
+  if (
+    result.non2xx !== expected ||
+    (options.socketErrors === false && result.socketErrors)
+  ) {
+    throw new Error(`unexpected answers:\n${result.text}`);
+  }
+  return result;
 }

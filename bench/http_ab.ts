@@ -20,14 +20,13 @@
  */
 
 import { median, quantile } from "./_stats.ts";
-import { freePort, untilReady, wrkRun } from "./_load.ts";
 import {
-  login,
+  type HttpServer,
+  loadScenario,
   pickScenarios,
   type Server,
-  serverArgs,
   SERVERS,
-  wrkScript,
+  startHttpServer,
 } from "./_http_scenarios.ts";
 
 const [pair, pairsArg, secondsArg, scenarioArg] = Deno.args;
@@ -55,40 +54,21 @@ if (
   Deno.exit(2);
 }
 
-interface Running {
-  port: number;
-  process: Deno.ChildProcess;
-  script: string | undefined;
-}
-
 const dir = await Deno.makeTempDir();
-const running: Running[] = [];
+const running: HttpServer[] = [];
 
-async function start(name: Server): Promise<Running> {
-  const port = freePort();
-  const process = new Deno.Command(Deno.execPath(), {
-    args: serverArgs(name, port),
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const server = { port, process, script: undefined as string | undefined };
+async function start(name: Server): Promise<HttpServer> {
+  const server = await startHttpServer(name);
   running.push(server);
-  await untilReady(process, `${name} server`);
-  server.script = await wrkScript(scenario, dir, await login(name, port));
   // Untimed, so the first pair is not a JIT warm-up.
   await load(server, 3);
   return server;
 }
 
-async function load(server: Running, duration = seconds): Promise<number> {
-  const result = await wrkRun(
-    `http://127.0.0.1:${server.port}${scenario.path}`,
-    { seconds: duration, script: server.script },
-  );
-  const expected = (scenario.status ?? 200) >= 400 ? result.total : 0;
-  if (result.non2xx !== expected) {
-    throw new Error(`unexpected answers:\n${result.text}`);
-  }
+async function load(server: HttpServer, duration = seconds): Promise<number> {
+  const result = await loadScenario(server, scenario, dir, {
+    seconds: duration,
+  });
   return result.rps;
 }
 

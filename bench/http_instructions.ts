@@ -27,15 +27,14 @@
  * @module
  */
 
-import { freePort, untilReady, wrkRun } from "./_load.ts";
 import {
-  login,
+  type HttpServer,
+  loadScenario,
   pickScenarios,
   type Scenario,
   type Server,
-  serverArgs,
   SERVERS,
-  wrkScript,
+  startHttpServer,
 } from "./_http_scenarios.ts";
 
 const warmSeconds = Number(Deno.args[0] ?? 5);
@@ -45,32 +44,24 @@ const SCENARIOS = pickScenarios(Deno.args[2]?.split(","));
 const CONNECTIONS = 4;
 const WARM_REQUESTS = 10_000;
 
-interface Running {
-  port: number;
-  process: Deno.ChildProcess;
-  cookie?: string;
+interface Running extends HttpServer {
   /** callgrind's output files: `${out}.<n>` per dump. */
   out: string;
 }
 
 async function start(name: Server, dir: string): Promise<Running> {
-  const port = freePort();
   const out = `${dir}/callgrind.${name}`;
-  const process = new Deno.Command("valgrind", {
-    args: [
+  const server = await startHttpServer(name, {
+    wrap: [
+      "valgrind",
       "--tool=callgrind",
       // V8 writes and rewrites machine code on the heap.
       "--smc-check=all-non-file",
       "--instr-atstart=no",
       `--callgrind-out-file=${out}`,
-      Deno.execPath(),
-      ...serverArgs(name, port),
     ],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  await untilReady(process, `${name} server under valgrind`);
-  return { port, process, cookie: await login(name, port), out };
+  });
+  return { ...server, out };
 }
 
 async function control(running: Running, ...args: string[]): Promise<void> {
@@ -107,23 +98,14 @@ async function load(
   dir: string,
   duration: number,
 ): Promise<number> {
-  const result = await wrkRun(
-    `http://127.0.0.1:${running.port}${scenario.path}`,
-    {
-      seconds: duration,
-      connections: CONNECTIONS,
-      // Under valgrind a GC or JIT pause can hold an answer for seconds;
-      // with wrk's 2 s a connection that timed out sits idle.
-      timeout: 60,
-      script: await wrkScript(scenario, dir, running.cookie),
-    },
-  );
-  const expected = (scenario.status ?? 200) >= 400 ? result.total : 0;
-  if (
-    result.non2xx !== expected || result.socketErrors
-  ) {
-    throw new Error(`unexpected answers:\n${result.text}`);
-  }
+  const result = await loadScenario(running, scenario, dir, {
+    seconds: duration,
+    connections: CONNECTIONS,
+    // Under valgrind a GC or JIT pause can hold an answer for seconds;
+    // with wrk's 2 s a connection that timed out sits idle.
+    timeout: 60,
+    socketErrors: false,
+  });
   return result.total;
 }
 

@@ -32,15 +32,14 @@
  */
 
 import { median, quantile } from "./_stats.ts";
-import { freePort, untilReady, wrkRun } from "./_load.ts";
 import {
-  login,
+  type HttpServer,
+  loadScenario,
   pickScenarios,
   type Scenario,
   type Server,
-  serverArgs,
   SERVERS,
-  wrkScript,
+  startHttpServer,
 } from "./_http_scenarios.ts";
 
 const fresh = Deno.args.includes("--fresh");
@@ -50,50 +49,18 @@ const seconds = Number(args[1] ?? 5);
 const only = args[2]?.split(",").filter((word) => word !== "");
 const SCENARIOS = pickScenarios(only);
 
-interface Running {
-  port: number;
-  process: Deno.ChildProcess;
-  /** `session=...` for the session scenario, when the server has one. */
-  cookie?: string;
-}
-
-async function start(name: Server, dir: string): Promise<Running> {
-  const port = freePort();
-  const process = new Deno.Command(Deno.execPath(), {
-    args: serverArgs(name, port),
-    stdout: "piped",
-    // Kept apart so wrk's table stays readable; summarized at the end.
-    stderr: "piped",
-  }).spawn();
-  const log = Deno.openSync(`${dir}/${name}.log`, {
-    append: true,
-    create: true,
-  });
-  process.stderr.pipeTo(log.writable);
-  await untilReady(process, `${name} server`);
-  return { port, process, cookie: await login(name, port) };
-}
-
 async function wrk(
-  server: Running,
+  server: HttpServer,
   scenario: Scenario,
   dir: string,
   duration = seconds,
 ): Promise<{ rps: number; cpu: number }> {
-  const script = await wrkScript(scenario, dir, server.cookie);
   const before = cpuTicks(server.process.pid);
-  const result = await wrkRun(
-    `http://127.0.0.1:${server.port}${scenario.path}`,
-    { seconds: duration, script },
-  );
+  const result = await loadScenario(server, scenario, dir, {
+    seconds: duration,
+  });
   const cpu = (cpuTicks(server.process.pid) - before) * TICK_US /
     result.total;
-  // wrk counts every status outside 2xx/3xx; for the miss that is all of
-  // them, which must then equal the request count.
-  const expected = (scenario.status ?? 200) >= 400 ? result.total : 0;
-  if (result.non2xx !== expected) {
-    throw new Error(`unexpected statuses:\n${result.text}`);
-  }
   return { rps: result.rps, cpu };
 }
 
@@ -197,7 +164,7 @@ ${body}<line x1="${one}" y1="30" x2="${one}" y2="${
 }
 
 const dir = await Deno.makeTempDir();
-const servers = new Map<Server, Running>();
+const servers = new Map<Server, HttpServer>();
 async function stopAll(): Promise<void> {
   for (const { process } of servers.values()) {
     process.kill("SIGTERM");
@@ -207,7 +174,14 @@ async function stopAll(): Promise<void> {
 }
 try {
   const warm = async () => {
-    for (const name of SERVERS) servers.set(name, await start(name, dir));
+    for (const name of SERVERS) {
+      // Its stderr kept apart so wrk's table stays readable; summarized at
+      // the end.
+      servers.set(
+        name,
+        await startHttpServer(name, { log: `${dir}/${name}.log` }),
+      );
+    }
     for (const scenario of SCENARIOS) {
       for (const name of scenario.servers) {
         await wrk(servers.get(name)!, scenario, dir, 1);

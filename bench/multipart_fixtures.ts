@@ -45,20 +45,38 @@ export function smallFieldsBody(count: number): Uint8Array<ArrayBuffer> {
 
 let byteStreams = false;
 
+/** What {@linkcode byteStreamOption} read from a script's arguments. */
+export interface StreamOption {
+  /** The arguments without the flag. */
+  rest: string[];
+  /** The flag again, for a child process of the script, or nothing. */
+  childArgs: string[];
+  /** What the streams are, for a report's footer. */
+  description: string;
+}
+
 /**
- * Makes {@linkcode streamOf} give byte streams from now on, as `Deno.serve`
+ * Reads `--byte-stream` from a script's arguments. With it,
+ * {@linkcode streamOf} gives byte streams from now on, as `Deno.serve`
  * gives a request body: each read copies the next bytes into the reader's
  * buffer (a BYOB read) or into a new chunk, as the runtime copies them off
- * the socket. The default, views of the body with no copies, is cheaper for
- * every parser and lets a parser keep the chunks it is given.
+ * the socket. Without it, the chunks are views of the body with no copies,
+ * cheaper for every parser, and a parser may keep the chunks it is given.
  */
-export function useByteStreams(enabled: boolean): void {
-  byteStreams = enabled;
+export function byteStreamOption(args: readonly string[]): StreamOption {
+  byteStreams = args.includes("--byte-stream");
+  return {
+    rest: args.filter((arg) => arg !== "--byte-stream"),
+    childArgs: byteStreams ? ["--byte-stream"] : [],
+    description: byteStreams
+      ? "byte streams copying each chunk, as Deno.serve gives"
+      : "chunks are views of the body, no copies",
+  };
 }
 
 /**
  * The body as a stream of CHUNK_SIZE pieces, like a socket: views of it
- * (no copies), or copies in a byte stream after `useByteStreams(true)`.
+ * (no copies), or copies in a byte stream (see `byteStreamOption`).
  */
 export function streamOf(body: Uint8Array): ReadableStream<Uint8Array> {
   return byteStreams ? byteStreamOf(body) : viewStreamOf(body);

@@ -7,7 +7,7 @@
 //     deno run --allow-all bench/multipart_fresh.ts [processes per parser=7] [--byte-stream]
 //
 // `--byte-stream`: byte streams that copy each chunk, as `Deno.serve` gives
-// a request body (see `useByteStreams` in multipart_fixtures.ts).
+// a request body (see `byteStreamOption` in multipart_fixtures.ts).
 //
 // In each process: build the body, parse a tiny body once (loads the code),
 // then time one parse of the 50 MiB body with the file kept in memory, and
@@ -15,12 +15,12 @@
 
 import { median } from "./_stats.ts";
 import {
+  byteStreamOption,
   largeFileBody,
   type ParserName,
   PARSERS,
   parseWith,
   smallFieldsBody,
-  useByteStreams,
 } from "./multipart_fixtures.ts";
 
 const MiB = 1024 * 1024;
@@ -51,7 +51,7 @@ async function main(processes: number): Promise<void> {
           new URL(import.meta.url).pathname,
           "--child",
           parser,
-          ...(byteStream ? ["--byte-stream"] : []),
+          ...streams.childArgs,
         ],
         stderr: "inherit",
       }).output();
@@ -77,17 +77,12 @@ async function main(processes: number): Promise<void> {
     );
   }
   console.log(
-    `\n${processes} fresh processes per parser, interleaved; one 50 MiB parse each, file kept in memory; ${
-      byteStream
-        ? "byte streams copying each chunk, as Deno.serve gives"
-        : "chunks are views of the body, no copies"
-    }. Deno ${Deno.version.deno}.`,
+    `\n${processes} fresh processes per parser, interleaved; one 50 MiB parse each, file kept in memory; ${streams.description}. Deno ${Deno.version.deno}.`,
   );
 }
 
-const byteStream = Deno.args.includes("--byte-stream");
-useByteStreams(byteStream);
-const args = Deno.args.filter((arg) => arg !== "--byte-stream");
+const streams = byteStreamOption(Deno.args);
+const args = streams.rest;
 if (args[0] === "--child") {
   await child(args[1] as ParserName);
 } else {

@@ -5,7 +5,7 @@
 //   deno run --allow-all --v8-flags=--expose-gc bench/multipart_report.ts [rounds] [--byte-stream]
 //
 // `--byte-stream` feeds every parser byte streams that copy each chunk, as
-// `Deno.serve` gives a request body (see `useByteStreams`); without it the
+// `Deno.serve` gives a request body (see `byteStreamOption`); without it the
 // chunks are views of the body, with no copies.
 //
 // Each round runs every parser once on each body, in a rotating order, after
@@ -16,6 +16,7 @@
 
 import { median } from "./_stats.ts";
 import {
+  byteStreamOption,
   CONTENT_TYPE,
   largeFileBody,
   type ParserName,
@@ -23,7 +24,6 @@ import {
   parseWith,
   smallFieldsBody,
   streamOf,
-  useByteStreams,
 } from "./multipart_fixtures.ts";
 import { parseFormData } from "@fetchkit/toolkit/form-data-middleware";
 import busboyModule from "busboy";
@@ -118,7 +118,7 @@ async function peakMemory(variant: Variant): Promise<number> {
         new URL(import.meta.url).pathname,
         "--memory",
         variant,
-        ...(byteStream ? ["--byte-stream"] : []),
+        ...streams.childArgs,
       ],
       stderr: "inherit",
     }).output();
@@ -192,17 +192,12 @@ async function main(rounds: number): Promise<void> {
     );
   }
   console.log(
-    `\n${rounds} rounds; all times are medians; ${
-      byteStream
-        ? "byte streams copying each chunk, as Deno.serve gives"
-        : "chunks are views of the body, no copies"
-    }. Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores.`,
+    `\n${rounds} rounds; all times are medians; ${streams.description}. Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores.`,
   );
 }
 
-const byteStream = Deno.args.includes("--byte-stream");
-useByteStreams(byteStream);
-const args = Deno.args.filter((arg) => arg !== "--byte-stream");
+const streams = byteStreamOption(Deno.args);
+const args = streams.rest;
 if (args[0] === "--memory") {
   await measureMemory(args[1] as Variant);
 } else {
