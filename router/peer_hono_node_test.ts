@@ -1,6 +1,8 @@
 /**
  * Cases ported from Hono: honojs/hono `src/router/trie-router/node.test.ts`
- * (the trie router's node: insert and search), commit
+ * (the trie router's node: insert and search) and
+ * `src/router/reg-exp-router/router.test.ts` (where it describes matching),
+ * commit
  * 28a9c128912de19f3fb28b00ae289c9b93f6f392. Each case is named by its
  * `describe` > `it`; the runner (`_test_peers.ts`) checks the set of routes
  * Hono's search returns (each matching alone, with its params) and which
@@ -19,6 +21,11 @@
  *   regular expression"): not in our syntax;
  * - "Sort Order" as such (the order of Hono's result list): we return one
  *   route; its cases are ported for the set of matches and the winner;
+ * - reg-exp-router: "Return value type" (its param stash), the regular
+ *   expression cases ("different regular expression", "Capture Group",
+ *   "Single character regexp pattern"); its `UnsupportedPathError` cases
+ *   are routes the RegExpRouter refuses as ambiguous but we route: they
+ *   are ported as routing cases with the winner named;
  * - "Pattern spanning multiple parts > followed by a wildcard"
  *   (`/:file{.*}/*`): two wildcards with nothing between them are refused
  *   as ambiguous here (routes/pattern.ts).
@@ -479,5 +486,145 @@ testPeerCases("hono trie-router node", [
     requests: ["foo", "foo/bar", "foo/bar/baz", "a/b/c/d"].map((dirs) =>
       ["GET", `/${dirs}/file.html`, [["file.html", { dirs }]]] as const
     ),
+  },
+]);
+
+testPeerCases("hono reg-exp-router", [
+  {
+    name: "UnsupportedPathError > Ambiguous > GET /entry/:name",
+    routes: [
+      ["GET", "/:user/entries", "get user entries"],
+      ["GET", "/entry/:name", "get entry"],
+    ],
+    requests: [
+      [
+        "GET",
+        "/entry/entries",
+        [["get user entries", { user: "entry" }], ["get entry", {
+          name: "entries",
+        }]],
+        // Left to right: the static first segment wins.
+        "get entry",
+      ],
+      ["GET", "/me/entries", [["get user entries", { user: "me" }]]],
+    ],
+  },
+  {
+    name: "UnsupportedPathError > Multiple handlers with different label",
+    routes: [["GET", "/:type/:id", ":type"], ["GET", "/:class/:id", ":class"]],
+    requests: [[
+      "GET",
+      "/a/1",
+      [[":type", { type: "a", id: "1" }], [":class", { class: "a", id: "1" }]],
+      ":type",
+    ]],
+  },
+  {
+    name: "UnsupportedPathError > parent and child",
+    routes: [["GET", "/:id/:action", "foo"], ["GET", "/posts/:id", "bar"]],
+    requests: [[
+      "GET",
+      "/posts/1",
+      [["foo", { id: "posts", action: "1" }], ["bar", { id: "1" }]],
+      "bar",
+    ]],
+  },
+  {
+    name: "UnsupportedPathError > static and dynamic (static first)",
+    routes: [["GET", "/reg-exp/router", "foo"], ["GET", "/reg-exp/:id", "bar"]],
+    requests: [
+      ["GET", "/reg-exp/router", ["foo", "bar"], "foo"],
+      ["GET", "/reg-exp/1", [["bar", { id: "1" }]]],
+    ],
+  },
+  {
+    name: "UnsupportedPathError > static and dynamic (dynamic first)",
+    routes: [["GET", "/reg-exp/:id", "bar"], ["GET", "/reg-exp/router", "foo"]],
+    requests: [["GET", "/reg-exp/router", ["foo", "bar"], "foo"]],
+  },
+  {
+    name:
+      "UnsupportedPathError > ALL route added after a specific-method route",
+    routes: [["GET", "/foo/:a", "foo"], ["ANY", "/foo/:b", "bar"]],
+    requests: [
+      [
+        "GET",
+        "/foo/1",
+        [["foo", { a: "1" }], ["bar", { b: "1" }]],
+        "foo",
+      ],
+      ["POST", "/foo/1", [["bar", { b: "1" }]]],
+    ],
+  },
+  {
+    name:
+      "UnsupportedPathError > specific-method route added after an ALL route",
+    routes: [["ANY", "/reg-exp/router", "foo"], ["GET", "/reg-exp/:id", "bar"]],
+    requests: [
+      ["GET", "/reg-exp/router", ["foo", "bar"], "foo"],
+      ["POST", "/reg-exp/router", ["foo"]],
+    ],
+  },
+  {
+    name: "UnsupportedPathError > different methods do not conflict",
+    routes: [["GET", "/reg-exp/router", "foo"], [
+      "POST",
+      "/reg-exp/:id",
+      "bar",
+    ]],
+    requests: [
+      ["GET", "/reg-exp/router", ["foo"]],
+      ["POST", "/reg-exp/router", ["bar"]],
+    ],
+  },
+  {
+    name: "Wildcard after label > tail wildcard after a label",
+    routes: [["GET", "/api/:x", "label"], ["GET", "/api(/*)", "wildcard"]],
+    requests: [["GET", "/api/foo", ["label", "wildcard"], "label"]],
+  },
+  {
+    // Hono: `/a*` wins for `/a`. Here `/a/*` is `/a(/*)`, whose form
+    // without the group is the static `/a`, which beats `/a*`.
+    name:
+      "Wildcard after label > only wildcard and tail wildcard, either order",
+    routes: [["GET", "/a*", "/a*"], ["GET", "/a(/*)", "/a/*"]],
+    requests: [
+      ["GET", "/a", ["/a*", "/a/*"], "/a/*"],
+      ["GET", "/ab", ["/a*"]],
+      ["GET", "/a/b", ["/a*", "/a/*"], "/a/*"],
+    ],
+  },
+  {
+    name: "Wildcard after label > only wildcard and tail wildcard, reversed",
+    routes: [["GET", "/a(/*)", "/a/*"], ["GET", "/a*", "/a*"]],
+    requests: [["GET", "/a", ["/a*", "/a/*"], "/a/*"]],
+  },
+  {
+    name: "Capture a param of a label node created by a middle wildcard",
+    routes: [["GET", "/w/*/x", "wildcard"], ["GET", "/w/:id/y", "label"]],
+    requests: [
+      ["GET", "/w/123/y", [["label", { id: "123" }]]],
+      ["GET", "/w/1/2/x", [["wildcard", { "*": "1/2" }]]],
+    ],
+  },
+  {
+    // Hono reads `name:activate` as static text; here a colon starts a
+    // parameter wherever it is, so the route is `name` + `:activate`.
+    name: "Static path including a colon in the middle",
+    routes: [
+      ["GET", "/v1/name:activate", "/v1/name:activate"],
+      ["GET", "/v1/name2", "/v1/name2"],
+    ],
+    requests: [
+      ["GET", "/v1/name:activate", [["/v1/name:activate", {
+        activate: ":activate",
+      }]]],
+      [
+        "GET",
+        "/v1/name2",
+        [["/v1/name:activate", { activate: "2" }], ["/v1/name2", {}]],
+        "/v1/name2",
+      ],
+    ],
   },
 ]);
