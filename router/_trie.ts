@@ -289,11 +289,14 @@ export function compile(pattern: string): Form[] {
   return expandOptionals(parsePattern(pattern)).map((raw) => {
     // Static text is compared with request paths after normalizeEscapes,
     // so it goes through the same decoding: `/%61` is the route `/a`.
-    const tokens = raw.map((token): FlatToken =>
-      token.type === "text"
-        ? { type: "text", value: normalizeEscapes(token.value) }
-        : token
-    );
+    // The form that leaves out every group of `(/a)(/b)` is the path "/".
+    const tokens = raw.length === 0
+      ? [{ type: "text", value: "/" } as const]
+      : raw.map((token): FlatToken =>
+        token.type === "text"
+          ? { type: "text", value: normalizeEscapes(token.value) }
+          : token
+      );
     const names: string[] = [];
     for (const token of tokens) {
       if (token.type === "param") names.push(token.name);

@@ -170,3 +170,23 @@ Deno.test("joins agree with Remix's joinPatterns on a table of inputs", async ()
     );
   }
 });
+
+Deno.test("a pattern made only of slash groups serves / with every group left out, as Remix", async () => {
+  const x = route({ x: "(/locale/:locale)(/page/:page)" }).x;
+  const typed: "(/locale/:locale)(/page/:page)" = x.pattern;
+  assert.equal(typed, "(/locale/:locale)(/page/:page)");
+  assert.equal(x.href(), "/");
+  assert.equal(x.href({ page: 2 }), "/page/2");
+  assert.equal(x.href({ locale: "en", page: 2 }), "/locale/en/page/2");
+  const router = createRouter();
+  router.get(x, ({ params }) => Response.json(params));
+  const json = async (path: string) => {
+    const response = await router.fetch(new Request(`http://h${path}`));
+    return response.status === 200 ? await response.json() : response.status;
+  };
+  assert.deepEqual(await json("/"), {});
+  assert.deepEqual(await json("/page/2"), { page: "2" });
+  assert.deepEqual(await json("/locale/en"), { locale: "en" });
+  assert.equal(await json("//page/2"), 404);
+  assert.throws(() => new Route("GET", "(:a)/x"), /must start with/);
+});

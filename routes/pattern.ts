@@ -270,12 +270,19 @@ function trailingGroup(text: string): number {
   return -1;
 }
 
-/** Whether every form of the tokens starts with "/". */
+/**
+ * Whether every form of the tokens starts with "/", but the form that
+ * leaves every group out when the pattern is only groups: that form is
+ * the path "/" (`(/:lang)(/page/:n)` serves `/`, as in Remix).
+ */
 export function tokensStartWithSlash(tokens: readonly PatternToken[]): boolean {
+  return tokens.length > 0 && startsWithSlash(tokens);
+}
+
+function startsWithSlash(tokens: readonly PatternToken[]): boolean {
   const first = tokens[0];
-  if (first === undefined) return false;
+  if (first === undefined) return true;
   if (first.type === "text") return first.value[0] === "/";
   if (first.type !== "optional") return false;
-  return tokensStartWithSlash(first.tokens) &&
-    tokensStartWithSlash(tokens.slice(1));
+  return tokensStartWithSlash(first.tokens) && startsWithSlash(tokens.slice(1));
 }
