@@ -9,7 +9,7 @@ import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
 import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
-import { app, createBarrier } from "./_test_app.ts";
+import { app, createBarrier, Jar, send } from "./_test_app.ts";
 import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
 import {
   createIdSessionStorage,
@@ -130,6 +130,34 @@ Deno.test("contention: 200 concurrent writers on one session, Deno KV file", asy
     assert.equal(stats.commits, WRITERS + 1);
   } finally {
     kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("contention: two Deno KV handles on one file, 100 writers each", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "session-contention-" });
+  const handles = [
+    await Deno.openKv(`${dir}/sessions.sqlite`),
+    await Deno.openKv(`${dir}/sessions.sqlite`),
+  ];
+  try {
+    const gate = { all: createBarrier(WRITERS) };
+    const [a, b] = handles.map((client) =>
+      app(createKvSessionStorage({ client, cookie }), gate)
+    );
+    const jar = new Jar();
+    await send(a, jar, "POST", "/set/base/0");
+    const names = Array.from({ length: WRITERS }, (_, i) => `k${i}`);
+    await Promise.all(names.map((name, i) => {
+      const own = new Jar();
+      own.cookie = jar.cookie;
+      // send() throws on any status but 200.
+      return send(i % 2 ? a : b, own, "POST", `/set/${name}/${i}?gate=all`);
+    }));
+    const { body } = await send(b, jar, "GET", `/all?names=base,${names}`);
+    assertAllKept({ statuses: [], values: body.values });
+  } finally {
+    for (const handle of handles) handle.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
