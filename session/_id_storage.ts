@@ -91,7 +91,7 @@ export interface IdStorageOptions {
  * store. Signatures are checked on every candidate (cheap); only a value
  * the server itself signed costs a lookup.
  */
-const MAX_LOOKUPS = 8;
+const MAX_LOOKUPS = 16;
 
 /** The saves of one session id waiting in this process, in order. */
 interface SaveQueue {
