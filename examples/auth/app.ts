@@ -20,7 +20,7 @@ import {
 } from "@fetchkit/toolkit/session-middleware";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { CurrentUser, Session } from "./context.ts";
-import { ensureAdmin } from "./admin.ts";
+import { describeAdmin, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
@@ -48,6 +48,8 @@ export interface AppOptions {
   log?: ((line: string) => void) | null;
   /** An admin to create at start when no user has this email. */
   admin?: { email: string; password: string };
+  /** Told one line about the admin at start (created, there, or not). */
+  announce?: (line: string) => void;
 }
 
 /**
@@ -64,7 +66,10 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const { kv } = options;
   const users = createUserStore(kv);
   const passwords = await createPasswords({ cost: options.bcryptCost });
-  if (options.admin) await ensureAdmin(users, passwords, options.admin);
+  if (options.admin) {
+    const outcome = await ensureAdmin(users, passwords, options.admin);
+    options.announce?.(describeAdmin(options.admin.email, outcome));
+  }
   const loginLimiter = createKvRateLimiter({
     kv,
     limit: LOGIN_LIMIT,
