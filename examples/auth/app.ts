@@ -3,9 +3,10 @@
  * toolkit's parts. `createApp()` returns a router, so tests call
  * `app.fetch(request)` in-process and `main.ts` hands it to `Deno.serve`.
  *
- * Router middleware, in order: the logger, static files under `/assets`,
- * CSRF protection, method override (for the admin's `PUT` forms), the
- * session, and `loadUser()`. The admin pages are one section, mounted at
+ * Router middleware, in order: the logger, the 405 page for browsers,
+ * static files under `/assets`, CSRF protection, method override (for the
+ * admin's `PUT` forms), the session, and `loadUser()`. Errors become a 500
+ * page (`serverError`), with a way back, as 404 and 403 are. The admin pages are one section, mounted at
  * `/admin` with `router.mount()`, behind `requireRole("admin", "moderator")`.
  *
  * @module
@@ -24,7 +25,12 @@ import { describeAdmin, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
-import { loadUser, requireRole } from "./middleware.ts";
+import {
+  errorPages,
+  loadUser,
+  requireRole,
+  serverError,
+} from "./middleware.ts";
 import { createPasswords } from "./passwords.ts";
 import { createKvRateLimiter } from "./rate_limiter.ts";
 import { adminRoutes, routes } from "./routes.ts";
@@ -80,6 +86,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const router = createRouter({
     middleware: [
       ...(options.log === null ? [] : [logger({ log: options.log })]),
+      errorPages(),
       serveStatic({
         root: new URL("./public", import.meta.url),
         prefix: "/assets",
@@ -91,6 +98,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       loadUser(users),
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
+    onError: serverError,
   });
 
   router.map(routes.home, home);

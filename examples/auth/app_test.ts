@@ -381,3 +381,87 @@ Deno.test("the seed's cookie storage works too (SESSION_STORAGE=cookie)", async 
   assert.equal((await client.get("/dashboard")).status, 302);
   close();
 });
+
+Deno.test("a browser gets a styled 405 page with a way back and the Allow header; other clients the plain text", async () => {
+  const { app, kv, close } = await testApp();
+  const client = new Client(app);
+  const page = await read(
+    await client.request("/auth/logout", { headers: { accept: "text/html" } }),
+  );
+  assert.equal(page.status, 405);
+  assert.match(page.body, /<h1>Method not allowed<\/h1>/);
+  assert.match(
+    page.body,
+    /<link rel="stylesheet" href="\/assets\/style\.css">/,
+  );
+  assert.match(page.body, /Go back <a href="\/">home<\/a>/);
+  const headers = (await client.request("/auth/logout", {
+    headers: { accept: "text/html" },
+  })).headers;
+  assert.equal(headers.get("allow"), "POST");
+  const plain = await read(await client.get("/auth/logout"));
+  assert.equal(plain.status, 405);
+  assert.equal(plain.body, "Method Not Allowed");
+
+  close();
+});
+
+Deno.test("a browser gets a styled 500 (a failing user store) and 503 (session store down)", async () => {
+  const real = await Deno.openKv(":memory:");
+  let failUsers = false;
+  // The user store's reads fail on demand; everything else is real KV.
+  const kv = new Proxy(real, {
+    get(target, name) {
+      if (name === "get") {
+        return (key: Deno.KvKey) => {
+          if (failUsers && key[0] === "users") {
+            return Promise.reject(new Error("users are unreachable"));
+          }
+          return target.get(key);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const { app } = await testApp({ kv });
+  const client = new Client(app);
+  await client.register("ada@example.com");
+  const errors: unknown[] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => errors.push(args);
+  try {
+    failUsers = true;
+    const broken = await read(
+      await client.request("/dashboard", { headers: { accept: "text/html" } }),
+    );
+    assert.equal(broken.status, 500);
+    assert.match(broken.body, /<h1>Something went wrong<\/h1>/);
+    assert.match(broken.body, /href="\/">home<\/a>/);
+    assert.doesNotMatch(broken.body, /unreachable/);
+    const text = await read(await client.get("/dashboard"));
+    assert.equal(text.status, 500);
+    assert.equal(text.body, "Internal Server Error");
+    assert.equal(errors.length, 2, "each error logged");
+
+    failUsers = false;
+    real.close(); // the session store is gone too
+    const down = await client.request("/dashboard", {
+      headers: { accept: "text/html" },
+    });
+    assert.equal(down.status, 503);
+    assert.ok(down.headers.get("retry-after"));
+    assert.match(await down.text(), /<h1>Something went wrong<\/h1>/);
+  } finally {
+    console.error = consoleError;
+  }
+});
+
+Deno.test('settings: an admin is "an admin"', async () => {
+  const { app, close } = await testApp();
+  const client = new Client(app);
+  await client.login("admin@example.com", "admin-password");
+  const page = await read(await client.get("/admin/settings"));
+  assert.match(page.body, /You are an <span class="role">admin<\/span>\./);
+  close();
+});

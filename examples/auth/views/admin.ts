@@ -68,7 +68,9 @@ export function usersPage(
 /** The settings page (admins and moderators). */
 export function settingsPage(me: User): Response {
   return page(
-    html`<p>Settings are for admins and moderators. You are a <span class="role">${me.role}</span>.</p>
+    html`<p>Settings are for admins and moderators. You are ${
+      me.role === "admin" ? "an" : "a"
+    } <span class="role">${me.role}</span>.</p>
 <p>This page shows how <code>requireRole("admin", "moderator")</code> lets two roles in.</p>`,
     { title: "Settings", user: me, path: routes.admin.settings.href() },
   );
