@@ -39,16 +39,16 @@ export function usersPage(
   const rows = users.map((user) =>
     html`
       <tr>
-        <td>${user.id}</td>
-        <td>${user.name}</td>
-        <td>${user.email}</td>
-        <td>${roleForm(user, user.id === me.id)}</td>
+        <td class="id">${user.id}</td>
+        <td class="name">${user.name}</td>
+        <td class="email">${user.email}</td>
+        <td class="role-cell">${roleForm(user, user.id === me.id)}</td>
       </tr>
     `
   );
   return page(
     html`
-      <table>
+      <table class="users">
         <caption>${users.length} registered users</caption>
         <thead>
           <tr>

@@ -45,9 +45,9 @@ export function methodNotAllowedPage(
   allow: string | null,
 ): Response {
   return page(
-    html`<p>This address does not answer a <code>${method}</code> request${
-      method === "GET" ? " (a link or a typed address)" : ""
-    }. ${wayBack(user)}</p>`,
+    html`<p>This address does not answer a <code>${method}</code> request. ${
+      wayBack(user)
+    }</p>`,
     {
       title: "Method not allowed",
       user,
