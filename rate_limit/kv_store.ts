@@ -14,13 +14,21 @@ import {
 } from "./store.ts";
 
 /** A part of a KV key. */
-export type RateLimitKvKeyPart = string | number | bigint | boolean | Uint8Array;
+export type RateLimitKvKeyPart =
+  | string
+  | number
+  | bigint
+  | boolean
+  | Uint8Array;
 
 /** An atomic operation, as far as the store uses one. */
 export interface RateLimitKvAtomic {
   /** Fails the commit unless `key` still has `versionstamp`. */
   check(
-    ...checks: { key: readonly RateLimitKvKeyPart[]; versionstamp: string | null }[]
+    ...checks: {
+      key: readonly RateLimitKvKeyPart[];
+      versionstamp: string | null;
+    }[]
   ): RateLimitKvAtomic;
   /** Writes `value` under `key`. */
   set(

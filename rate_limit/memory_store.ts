@@ -13,6 +13,14 @@ import {
   resultOf,
 } from "./store.ts";
 
+/** The memory store: it answers synchronously. */
+export interface MemoryRateLimitStore extends RateLimitStore {
+  /** Counts one request for `key`, unless it is over the limit. */
+  hit(key: string, policy: RateLimitPolicy): RateLimitResult;
+  /** Forgets `key`. */
+  reset(key: string): void;
+}
+
 /**
  * Creates a store that keeps rate-limit state in this process. Answers
  * synchronously, so a memory-backed `rateLimit()` adds no I/O. Entries of
@@ -36,10 +44,7 @@ import {
  *
  * @returns The store.
  */
-export function createMemoryRateLimitStore(): RateLimitStore & {
-  hit(key: string, policy: RateLimitPolicy): RateLimitResult;
-  reset(key: string): void;
-} {
+export function createMemoryRateLimitStore(): MemoryRateLimitStore {
   const arrivals = new Map<string, number>();
   let sweepAt = 1024;
 

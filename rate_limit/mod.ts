@@ -74,7 +74,10 @@ export type {
   RateLimitResult,
   RateLimitStore,
 } from "./store.ts";
-export { createMemoryRateLimitStore } from "./memory_store.ts";
+export {
+  createMemoryRateLimitStore,
+  type MemoryRateLimitStore,
+} from "./memory_store.ts";
 export {
   createKvRateLimitStore,
   type KvRateLimitStoreOptions,
@@ -341,7 +344,9 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const middleware: Middleware = (context, next) => {
     const key = keyOf(context);
     if (typeof (key as PromiseLike<unknown>)?.then === "function") {
-      return (key as Promise<string | undefined>).then((resolved) => count(context, next, resolved));
+      return (key as Promise<string | undefined>).then((resolved) =>
+        count(context, next, resolved)
+      );
     }
     return count(context, next, key as string | undefined);
   };

@@ -148,7 +148,9 @@ export function createRedisRateLimitStore(
       });
       if (!Array.isArray(reply) || reply.length !== 2) {
         throw new Error(
-          `Rate limit store: unexpected reply from Redis: ${JSON.stringify(reply)}`,
+          `Rate limit store: unexpected reply from Redis: ${
+            JSON.stringify(reply)
+          }`,
         );
       }
       return resultOf(Number(reply[0]) === 1, Number(reply[1]), policy);
