@@ -1,5 +1,5 @@
 // A schema's issues grouped by field, keyed in the same syntax as input names.
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { StandardSchemaV1 } from "./standard_schema.ts";
 
 /** Issues grouped by field name, and those that belong to no field. */
 export interface GroupedIssues {

@@ -58,7 +58,7 @@ function parseName(name: string): ParsedName | string {
   while (i < n) {
     const c = name.charCodeAt(i);
     if (i === 0 || c === DOT) {
-      const start = c === DOT ? i + 1 : i;
+      const start = i === 0 ? 0 : i + 1;
       let end = start;
       while (end < n) {
         const d = name.charCodeAt(end);

@@ -63,7 +63,8 @@
  *
  * @module
  */
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { StandardSchemaV1 } from "./standard_schema.ts";
+export type { StandardSchemaV1 } from "./standard_schema.ts";
 import { buildValues } from "./_names.ts";
 import { groupIssues } from "./_issues.ts";
 
