@@ -84,7 +84,7 @@ export interface KvSessionAtomic {
   /** Deletes `key`. */
   delete(key: readonly string[]): KvSessionAtomic;
   /** Applies the operation if every check holds. */
-  commit(): Promise<{ ok: boolean }>;
+  commit(): Promise<{ ok: true; versionstamp: string } | { ok: false }>;
 }
 
 /** Options of {@linkcode createKvSessionStorage}. */
