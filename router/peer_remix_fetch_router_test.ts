@@ -38,8 +38,8 @@
  *   `router-types.test.ts`): type tests, ours are in router_test.ts;
  * - `request-abort.test.ts`, `router-abort.test.ts`: request abort
  *   signals are the runtime's;
- * - `route-map.test.ts` and `route-helpers/*.test.ts` (form, resources,
- *   resource, method): our route helpers are tested in routes/.
+ * - `route-map.test.ts` and `route-helpers/*.test.ts`: ported in
+ *   routes/peer_remix_route_helpers_test.ts.
  */
 import assert from "node:assert/strict";
 import {
