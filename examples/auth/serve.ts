@@ -8,8 +8,9 @@
  * files"): the listener closes and `server.finished` rejects. Left alone,
  * that rejection is unhandled and ends the process. {@linkcode serveApp}
  * catches it, logs one line, and listens again, first after a short pause
- * and then with a growing one while descriptors are still short; the
- * server answers again once the idle connections are gone. Deno.serve has
+ * and then with a doubling one (up to a second) while descriptors are
+ * still short, as Go's `http.Server` does on a failed accept; the server
+ * answers again once the idle connections are gone. Deno.serve has
  * no header-read timeout: the lasting defence is a reverse proxy in front
  * that has one (see SECURITY.md).
  *
@@ -24,9 +25,9 @@ export interface ServeAppOptions {
   portHint?: string;
   /** Where the lines go. Default `console.error`. */
   log?: (line: string) => void;
-  /** First pause before listening again, in ms. Default 250. */
+  /** First pause before listening again, in ms. Default 100. */
   restartDelay?: number;
-  /** Longest pause between attempts, in ms. Default 5000. */
+  /** Longest pause between attempts, in ms. Default 1000. */
   maxRestartDelay?: number;
   /** Told the address each time the server listens (again). */
   onListen?: (address: Deno.NetAddr, restarted: boolean) => void;
@@ -58,8 +59,8 @@ export function serveApp(
   options: ServeAppOptions,
 ): ServedApp {
   const log = options.log ?? console.error;
-  const firstDelay = options.restartDelay ?? 250;
-  const maxDelay = options.maxRestartDelay ?? 5000;
+  const firstDelay = options.restartDelay ?? 100;
+  const maxDelay = options.maxRestartDelay ?? 1000;
   let port = options.port;
   let server: Deno.HttpServer<Deno.NetAddr>;
   let stopped = false;
