@@ -72,7 +72,9 @@ Deno.test({
       }
       assert.equal(last, 200, `serving again: ${server.output()}`);
       console.log(
-        `serving again ${Math.round(performance.now() - freed)} ms after the connections closed`,
+        `serving again ${
+          Math.round(performance.now() - freed)
+        } ms after the connections closed`,
       );
       assert.equal(server.exited(), false);
       assert.doesNotMatch(server.output(), /Uncaught/);
