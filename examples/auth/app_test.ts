@@ -383,7 +383,7 @@ Deno.test("the seed's cookie storage works too (SESSION_STORAGE=cookie)", async 
 });
 
 Deno.test("a browser gets a styled 405 page with a way back and the Allow header; other clients the plain text", async () => {
-  const { app, kv, close } = await testApp();
+  const { app, close } = await testApp();
   const client = new Client(app);
   const page = await read(
     await client.request("/auth/logout", { headers: { accept: "text/html" } }),
