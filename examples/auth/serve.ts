@@ -17,6 +17,9 @@
  * @module
  */
 
+/** After a logged failure, further ones within this time are not logged. */
+const QUIET_MS = 60_000;
+
 /** Options of {@linkcode serveApp}. */
 export interface ServeAppOptions {
   hostname: string;
@@ -65,6 +68,7 @@ export function serveApp(
   let server: Deno.HttpServer<Deno.NetAddr>;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastLog = -Infinity;
 
   function listen(restarted: boolean): Deno.HttpServer<Deno.NetAddr> {
     const next = Deno.serve({
@@ -82,11 +86,17 @@ export function serveApp(
 
   function fail(error: unknown): void {
     if (stopped) return;
-    log(
-      `Server stopped accepting connections on port ${port} (${
-        describe(error)
-      }); listening again as soon as it can.`,
-    );
+    // One line per episode: a listener that fails again soon after a
+    // restart (descriptors still short) does not log again.
+    const now = Date.now();
+    if (now - lastLog > QUIET_MS) {
+      lastLog = now;
+      log(
+        `Server stopped accepting connections on port ${port} (${
+          describe(error)
+        }); listening again as soon as it can.`,
+      );
+    }
     retry(firstDelay);
   }
 
