@@ -93,12 +93,10 @@ export interface IdStorageOptions {
  */
 const MAX_LOOKUPS = 16;
 
-/** The saves of one session id waiting in this process, in order. */
+/** The saves of one session id in this process: one runs, the rest wait. */
 interface SaveQueue {
-  /** Settles when the last queued save has finished. */
-  tail: Promise<void>;
-  /** Saves queued or running. */
-  waiting: number;
+  /** Starts the saves waiting behind the running one, in order. */
+  waiting: (() => void)[];
   /** What the last save wrote under this id, while saves are queued. */
   latest: LiveRecord | undefined;
 }
@@ -134,31 +132,38 @@ export function createIdSessionStorage(
     return { record, version: stored.version };
   }
 
-  /** Runs `task` once every save of `id` queued before it has finished. */
-  function queued<T>(
-    id: string,
-    task: (queue: SaveQueue) => Promise<T>,
-  ): Promise<T> {
-    let queue = queues.get(id);
+  /**
+   * Takes the queue of `id`: at once when no save of `id` runs, else once
+   * every save queued before has finished. Hand it back with `leave`.
+   */
+  function enter(id: string): SaveQueue | Promise<SaveQueue> {
+    const queue = queues.get(id);
     if (queue === undefined) {
-      queue = { tail: Promise.resolve(), waiting: 0, latest: undefined };
-      queues.set(id, queue);
+      const fresh: SaveQueue = { waiting: [], latest: undefined };
+      queues.set(id, fresh);
+      return fresh;
     }
-    const q = queue;
-    const run = q.waiting++ === 0 ? task(q) : q.tail.then(() => task(q));
-    const release = () => {
-      if (--q.waiting === 0 && queues.get(id) === q) queues.delete(id);
-    };
-    q.tail = run.then(release, release);
-    return run;
+    return new Promise((resolve) => queue.waiting.push(() => resolve(queue)));
   }
 
-  /** Saves a session that was loaded from the store. */
+  /** Lets the next save of `id` run, or drops the queue when none waits. */
+  function leave(id: string, queue: SaveQueue): void {
+    const next = queue.waiting.shift();
+    if (next === undefined) queues.delete(id);
+    else next();
+  }
+
+  /** Saves a session that was loaded from the store; its queue is held. */
   async function saveLoaded(
     session: Session,
     s: SessionState,
     queue: SaveQueue,
   ): Promise<string | null> {
+    if (s.destroyed) {
+      queue.latest = undefined;
+      await store.delete(s.loadedId!, budgetOf(budgetMs));
+      return cookie.expire();
+    }
     const budget = budgetOf(budgetMs);
     const expiresAt = cookie.expiresAt();
     let loaded = { id: s.loadedId!, version: s.version };
@@ -246,18 +251,20 @@ export function createIdSessionStorage(
     async save(session: Session): Promise<string | null> {
       const s = stateOf(session);
       const loadedId = s.loadedId;
-      if (s.destroyed) {
-        if (loadedId !== undefined) {
-          await queued(loadedId, async (queue) => {
-            queue.latest = undefined;
-            await store.delete(loadedId, budgetOf(budgetMs));
-          });
-        }
-        return cookie.expire();
+      if (loadedId === undefined) {
+        if (s.destroyed) return cookie.expire();
+        if (!s.dirty && !s.resign) return null;
+        return saveNew(session, s);
       }
       if (!s.dirty && !s.resign) return null;
-      if (loadedId === undefined) return saveNew(session, s);
-      return queued(loadedId, (queue) => saveLoaded(session, s, queue));
+      // Saves of one id run one after another in this process.
+      const entered = enter(loadedId);
+      const queue = entered instanceof Promise ? await entered : entered;
+      try {
+        return await saveLoaded(session, s, queue);
+      } finally {
+        leave(loadedId, queue);
+      }
     },
   };
 }
