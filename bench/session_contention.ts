@@ -166,10 +166,11 @@ console.error = () => {};
 const dir = await Deno.makeTempDir({ prefix: "session-contention-bench-" });
 const redisPath = await redisServerOrSkip();
 let redis: RedisServer | undefined;
-let redisClient: Awaited<ReturnType<typeof createClient>> | undefined;
+let redisClient: ReturnType<typeof createClient> | undefined;
 if (redisPath !== undefined) {
   redis = await startRedis(redisPath);
-  redisClient = await createClient({ url: redis.url }).connect();
+  redisClient = createClient({ url: redis.url });
+  await redisClient.connect();
 }
 const memoryKv = await Deno.openKv(":memory:");
 

@@ -23,6 +23,7 @@
 // fallback should a release drop `_cloneInto`.
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { fromBase64Url, toBase64Url } from "../runtime/_base64.ts";
 
 const encoder = new TextEncoder();
 /** Strings per cache generation; two generations are kept. */
@@ -107,9 +108,7 @@ export function createSigner(secrets: readonly string[]): Signer {
   return {
     sign(value: string): string {
       const signature = mac(0, bytesOf(value));
-      const signed = `${value}.${
-        signature.toBase64({ alphabet: "base64url", omitPadding: true })
-      }`;
+      const signed = `${value}.${toBase64Url(signature)}`;
       remember(signed, { value, index: 0 });
       return signed;
     },
@@ -122,10 +121,7 @@ export function createSigner(secrets: readonly string[]): Signer {
       if (dot === -1 || signed.length - dot - 1 !== 43) return null;
       let signature: Uint8Array<ArrayBuffer>;
       try {
-        signature = Uint8Array.fromBase64(signed.slice(dot + 1), {
-          alphabet: "base64url",
-          lastChunkHandling: "loose",
-        });
+        signature = fromBase64Url(signed.slice(dot + 1));
       } catch {
         return null;
       }
@@ -134,7 +130,7 @@ export function createSigner(secrets: readonly string[]): Signer {
       // carry one signature.
       const text = signed.slice(dot + 1);
       if (
-        signature.toBase64({ alphabet: "base64url", omitPadding: true }) !==
+        toBase64Url(signature) !==
           text
       ) return null;
       const value = signed.slice(0, dot);

@@ -1,6 +1,9 @@
 /**
  * Session storage on Deno KV: persistent, and shared by every server that
- * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`).
+ * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`)
+ * on Deno; on Node and Bun, pass a database opened with the npm package
+ * `@deno/kv` (`import { openKv } from "@deno/kv"`), which runs the same
+ * SQLite-backed KV in process.
  *
  * @module
  */
@@ -50,13 +53,48 @@ async function whileLocked<T>(
   }
 }
 
+/**
+ * The part of a Deno KV database the storage uses: Deno's `Deno.Kv`
+ * (`await Deno.openKv()`), or on Node and Bun the `Kv` of the npm package
+ * `@deno/kv` (`await openKv("sessions.db")`), which has the same API.
+ */
+export interface KvSessionClient {
+  /** Reads one key. */
+  get<T = unknown>(
+    key: readonly string[],
+  ): Promise<{ value: T | null; versionstamp: string | null }>;
+  /** Starts an atomic operation. */
+  atomic(): KvSessionAtomic;
+  /** Deletes one key. */
+  delete(key: readonly string[]): Promise<void>;
+}
+
+/** The atomic operation of a {@linkcode KvSessionClient}. */
+export interface KvSessionAtomic {
+  /** Fails the commit unless `key` is at `versionstamp` (`null`: absent). */
+  check(
+    check: { key: readonly string[]; versionstamp: string | null },
+  ): KvSessionAtomic;
+  /** Writes `key`, to expire after `expireIn` milliseconds. */
+  set(
+    key: readonly string[],
+    value: Uint8Array,
+    options?: { expireIn?: number },
+  ): KvSessionAtomic;
+  /** Deletes `key`. */
+  delete(key: readonly string[]): KvSessionAtomic;
+  /** Applies the operation if every check holds. */
+  commit(): Promise<{ ok: true; versionstamp: string } | { ok: false }>;
+}
+
 /** Options of {@linkcode createKvSessionStorage}. */
 export interface KvSessionStorageOptions {
   /**
    * An open database: `await Deno.openKv()` (a local file, `":memory:"`)
-   * or a KV Connect URL such as Deno Deploy's.
+   * or a KV Connect URL such as Deno Deploy's; on Node and Bun,
+   * `await openKv(path)` from the npm package `@deno/kv`.
    */
-  client: Deno.Kv;
+  client: KvSessionClient;
   /** The session cookie, which holds only the signed session id. */
   cookie: SessionCookieOptions;
   /** First part of every key: data lives under `[prefix, id]`. Default `"sessions"`. */
@@ -119,7 +157,9 @@ export function createKvSessionStorage(
 ): SessionStorage {
   const { client, prefix = "sessions" } = options ?? {};
   if (client === null || typeof client !== "object") {
-    throw new TypeError("createKvSessionStorage needs `client`: a Deno.Kv");
+    throw new TypeError(
+      "createKvSessionStorage needs `client`: a Deno.Kv, or @deno/kv's Kv on Node and Bun",
+    );
   }
 
   const store: SessionStore = {
