@@ -93,12 +93,72 @@ export interface IdStorageOptions {
  */
 const MAX_LOOKUPS = 16;
 
-/** The saves of one session id in this process: one runs, the rest wait. */
+/** Most saves of one session written together in one store write. */
+const MAX_BATCH = 1000;
+
+/** A save of a loaded session. */
+interface Save {
+  session: Session;
+  s: SessionState;
+}
+
+/** A save waiting for the one that runs. */
+interface WaitingSave extends Save {
+  resolve(setCookie: string | null): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The saves of one session id in this process, while one runs: those that
+ * arrive meanwhile wait, and are then written together, in order.
+ */
 interface SaveQueue {
-  /** Starts the saves waiting behind the running one, in order. */
-  waiting: (() => void)[];
-  /** What the last save wrote under this id, while saves are queued. */
+  waiting: WaitingSave[];
+  /** What the last write under this id wrote, while saves are queued. */
   latest: LiveRecord | undefined;
+}
+
+/** A save that can share a write: it keeps its id and deletes nothing. */
+function isPlain({ s }: Save): boolean {
+  return !s.destroyed && s.deleteId === undefined && s.id === s.loadedId;
+}
+
+/** The next saves to write together: one that is not plain, or a run of plain ones. */
+function takeBatch(waiting: WaitingSave[]): WaitingSave[] {
+  let count = 1;
+  if (isPlain(waiting[0])) {
+    while (
+      count < waiting.length && count < MAX_BATCH && isPlain(waiting[count])
+    ) count++;
+  }
+  return waiting.splice(0, count);
+}
+
+/**
+ * Whether `error` is the store failing (down, timed out, or other servers
+ * writing the whole budget), which the saves waiting behind would meet
+ * too; a `RangeError` or `TypeError` is one request's data.
+ */
+function isStoreFailure(error: unknown): boolean {
+  return !(error instanceof RangeError || error instanceof TypeError);
+}
+
+/**
+ * The record of `saves` applied in order: on `base` (a stored record), or
+ * without one on the first save's own data.
+ */
+function fold(
+  base: SessionRecord | undefined,
+  saves: readonly Save[],
+  expiresAt: number,
+): SessionRecord {
+  let record = base === undefined
+    ? toRecord(saves[0].s, expiresAt)
+    : mergeRecord(base, saves[0].s, expiresAt);
+  for (let i = 1; i < saves.length; i++) {
+    record = mergeRecord(record, saves[i].s, expiresAt);
+  }
+  return record;
 }
 
 /** Thrown when a save spent its retry budget on conflicts. */
@@ -133,32 +193,54 @@ export function createIdSessionStorage(
   }
 
   /**
-   * Takes the queue of `id`: at once when no save of `id` runs, else once
-   * every save queued before has finished. Hand it back with `leave`.
+   * After a save of `id` finished: writes the saves that waited for it, a
+   * batch at a time, then drops the queue. After a store failure they fail
+   * with the same error at once rather than each wait for it again.
    */
-  function enter(id: string): SaveQueue | Promise<SaveQueue> {
-    const queue = queues.get(id);
-    if (queue === undefined) {
-      const fresh: SaveQueue = { waiting: [], latest: undefined };
-      queues.set(id, fresh);
-      return fresh;
+  async function drain(
+    id: string,
+    queue: SaveQueue,
+    failure: unknown,
+  ): Promise<void> {
+    while (queue.waiting.length !== 0) {
+      if (failure !== undefined && isStoreFailure(failure)) {
+        for (const waiting of queue.waiting.splice(0)) waiting.reject(failure);
+        break;
+      }
+      failure = undefined;
+      const batch = takeBatch(queue.waiting);
+      try {
+        const setCookie = await saveLoaded(batch, queue);
+        for (const save of batch) save.resolve(setCookie);
+      } catch (error) {
+        if (batch.length === 1 || isStoreFailure(error)) {
+          for (const save of batch) save.reject(error);
+          failure = error;
+          continue;
+        }
+        // One request's data (too large, say) failed the shared write:
+        // write each on its own, so only that request fails.
+        for (const save of batch) {
+          try {
+            save.resolve(await saveLoaded([save], queue));
+          } catch (error) {
+            save.reject(error);
+          }
+        }
+      }
     }
-    return new Promise((resolve) => queue.waiting.push(() => resolve(queue)));
+    queues.delete(id);
   }
 
-  /** Lets the next save of `id` run, or drops the queue when none waits. */
-  function leave(id: string, queue: SaveQueue): void {
-    const next = queue.waiting.shift();
-    if (next === undefined) queues.delete(id);
-    else next();
-  }
-
-  /** Saves a session that was loaded from the store; its queue is held. */
+  /**
+   * Writes `saves` of one loaded session in one store write, in order (more
+   * than one only when all are plain); the `Set-Cookie` value for them.
+   */
   async function saveLoaded(
-    session: Session,
-    s: SessionState,
+    saves: readonly Save[],
     queue: SaveQueue,
   ): Promise<string | null> {
+    const { session, s } = saves[0];
     if (s.destroyed) {
       queue.latest = undefined;
       await store.delete(s.loadedId!, budgetOf(budgetMs));
@@ -170,12 +252,12 @@ export function createIdSessionStorage(
     let record: SessionRecord;
     const latest = queue.latest;
     if (latest !== undefined && latest.version !== s.version) {
-      // A save queued before this one wrote the session after it was
-      // loaded: build on what that save wrote, without reading it back.
+      // A write before this one changed the session after it was loaded:
+      // build on what that write wrote, without reading it back.
       loaded = { id: loaded.id, version: latest.version };
-      record = mergeRecord(latest.record, s, expiresAt);
+      record = fold(latest.record, saves, expiresAt);
     } else {
-      record = toRecord(s, expiresAt);
+      record = fold(undefined, saves, expiresAt);
     }
     for (let attempt = 1;; attempt++) {
       const id = session.id;
@@ -202,9 +284,9 @@ export function createIdSessionStorage(
       // and leave the browser's cookie alone, as it may already hold the
       // id that replaced it.
       if (current === null) return null;
-      // Apply this request's changes on top of what the other one wrote.
+      // Apply these requests' changes on top of what the other one wrote.
       loaded = { id: loaded.id, version: current.version };
-      record = mergeRecord(current.record, s, expiresAt);
+      record = fold(current.record, saves, expiresAt);
     }
     return cookie.serialize(session.id);
   }
@@ -257,13 +339,25 @@ export function createIdSessionStorage(
         return saveNew(session, s);
       }
       if (!s.dirty && !s.resign) return null;
-      // Saves of one id run one after another in this process.
-      const entered = enter(loadedId);
-      const queue = entered instanceof Promise ? await entered : entered;
+      // One save of an id runs at a time in this process; those arriving
+      // meanwhile are written together after it.
+      const running = queues.get(loadedId);
+      if (running !== undefined) {
+        return new Promise((resolve, reject) => {
+          running.waiting.push({ session, s, resolve, reject });
+        });
+      }
+      const queue: SaveQueue = { waiting: [], latest: undefined };
+      queues.set(loadedId, queue);
+      let failure: unknown;
       try {
-        return await saveLoaded(session, s, queue);
+        return await saveLoaded([{ session, s }], queue);
+      } catch (error) {
+        failure = error;
+        throw error;
       } finally {
-        leave(loadedId, queue);
+        if (queue.waiting.length === 0) queues.delete(loadedId);
+        else drain(loadedId, queue, failure);
       }
     },
   };
