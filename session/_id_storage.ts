@@ -2,9 +2,10 @@
 // (memory, Deno KV, Redis); each supplies a small SessionStore.
 //
 // Concurrent saves of one session:
-// - within this process they run one after another, in arrival order (a
-//   queue per session id), and each builds on what the one before it wrote,
-//   which this process already knows: no conflict, no extra round trip;
+// - within this process one runs at a time (a queue per session id); those
+//   arriving meanwhile are then written together, in arrival order, in one
+//   store write that builds on what the write before it wrote, which this
+//   process already knows: no conflict, no extra round trip;
 // - across processes (servers sharing one database), a save is a
 //   compare-and-set against the version the request loaded; when another
 //   server wrote meanwhile, the request applies its own changes on top of
