@@ -94,28 +94,67 @@ export type ContentSecurityPolicy = Record<string, readonly string[]>;
 
 /** Options of {@linkcode secureHeaders}: a string sets a header, `false` leaves it out. */
 export interface SecureHeadersOptions {
-  /** @default {"nosniff"} */
+  /**
+   * `X-Content-Type-Options`.
+   *
+   * @default {"nosniff"}
+   */
   xContentTypeOptions?: string | false;
-  /** @default {"strict-origin-when-cross-origin"} */
+  /**
+   * `Referrer-Policy`.
+   *
+   * @default {"strict-origin-when-cross-origin"}
+   */
   referrerPolicy?: string | false;
-  /** @default {"DENY"} */
+  /**
+   * `X-Frame-Options`.
+   *
+   * @default {"DENY"}
+   */
   xFrameOptions?: string | false;
-  /** @default {"same-origin"} */
+  /**
+   * `Cross-Origin-Opener-Policy`.
+   *
+   * @default {"same-origin"}
+   */
   crossOriginOpenerPolicy?: string | false;
-  /** @default {"same-origin"} */
+  /**
+   * `Cross-Origin-Resource-Policy`.
+   *
+   * @default {"same-origin"}
+   */
   crossOriginResourcePolicy?: string | false;
-  /** Off unless given, e.g. `"require-corp"` (it blocks cross-origin resources without CORP). */
+  /**
+   * `Cross-Origin-Embedder-Policy`: off unless given, e.g. `"require-corp"`
+   * (it blocks cross-origin resources that do not opt in).
+   */
   crossOriginEmbedderPolicy?: string | false;
-  /** @default {"?1"} */
+  /**
+   * `Origin-Agent-Cluster`.
+   *
+   * @default {"?1"}
+   */
   originAgentCluster?: string | false;
-  /** @default {"off"} */
+  /**
+   * `X-DNS-Prefetch-Control`.
+   *
+   * @default {"off"}
+   */
   xDnsPrefetchControl?: string | false;
-  /** @default {"none"} */
+  /**
+   * `X-Permitted-Cross-Domain-Policies`.
+   *
+   * @default {"none"}
+   */
   xPermittedCrossDomainPolicies?: string | false;
-  /** @default {"0"} */
+  /**
+   * `X-XSS-Protection`.
+   *
+   * @default {"0"}
+   */
   xXssProtection?: string | false;
   /**
-   * Sent on `https:` requests only.
+   * `Strict-Transport-Security`, sent on `https:` requests only.
    *
    * @default {"max-age=31536000; includeSubDomains"}
    */
