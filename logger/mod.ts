@@ -21,6 +21,7 @@
 
 import type { Middleware } from "../router/types.ts";
 import { compileFormat, type LoggedResponse } from "./_format.ts";
+import { stdoutIsColorTerminal } from "../runtime/_color.ts";
 
 /** Options of {@linkcode logger}. */
 export interface LoggerOptions {
@@ -92,7 +93,7 @@ const FAILED: LoggedResponse = {
 
 function useColors(colors: boolean | "auto"): boolean {
   if (colors !== "auto") return colors;
-  return !Deno.noColor && Deno.stdout.isTerminal();
+  return stdoutIsColorTerminal();
 }
 
 /**
