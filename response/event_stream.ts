@@ -17,7 +17,7 @@
  *       yield { id: n, event: "tick", data: `tick ${n}` };
  *     }
  *   }
- *   return createEventStreamResponse(ticks(), { signal: request.signal });
+ *   return createEventStreamResponse(ticks());
  * });
  * const response = await router.fetch(
  *   new Request("http://localhost/ticks", { headers: { "Last-Event-ID": "7" } }),
@@ -46,6 +46,16 @@ export interface ServerSentEvent {
   retry?: number;
 }
 
+/**
+ * The events of a stream: an async iterable (an async generator,
+ * typically), or a function that makes one from a signal that aborts when
+ * the stream ends (the client left, `options.signal` aborted, or the
+ * stream failed), so a source that waits can stop waiting at once.
+ */
+export type EventSourceInput =
+  | AsyncIterable<ServerSentEvent>
+  | ((signal: AbortSignal) => AsyncIterable<ServerSentEvent>);
+
 /** Options of {@linkcode createEventStreamResponse}. */
 export interface EventStreamOptions {
   /**
@@ -57,8 +67,8 @@ export interface EventStreamOptions {
    */
   heartbeatMs?: number;
   /**
-   * Ends the stream when aborted; pass `request.signal`, which aborts when
-   * the client goes away.
+   * Ends the stream when aborted (a server shutting down, say). A client
+   * that goes away is noticed without it: the server cancels the body.
    */
   signal?: AbortSignal;
   /** `retry:` sent first: the browser's reconnection delay in ms. */
@@ -141,8 +151,9 @@ function formatEvent(event: ServerSentEvent): string {
  * - When the client goes away (the body is cancelled) or `signal`
  *   aborts, the source's `return()` is called, so a generator's `finally`
  *   runs. A generator runs it when it next reaches `yield`: if it waits for
- *   something in between (a timer, a message), make that wait end on the
- *   same signal, as the example does.
+ *   something in between (a timer, a message), pass a function as
+ *   `source`: it gets a signal that aborts when the stream ends, and the
+ *   wait can end on it, as the example does.
  * - An error from the source ends the stream; it goes to `onError`
  *   (`console.error` by default), never to the client.
  *
@@ -185,13 +196,12 @@ function formatEvent(event: ServerSentEvent): string {
  * }
  *
  * const router = createRouter();
- * router.get("/news", ({ request }) =>
- *   createEventStreamResponse(updates(request.signal), { signal: request.signal })
- * );
+ * router.get("/news", () => createEventStreamResponse((signal) => updates(signal)));
  * publish("hello");
  * ```
  *
- * @param source The events.
+ * @param source The events, or a function of the stream's signal that
+ * returns them.
  * @param options Heartbeat, abort signal, first `retry:`, headers, and
  * the error handler.
  * @returns The response, status 200.
@@ -199,15 +209,18 @@ function formatEvent(event: ServerSentEvent): string {
  * malformed.
  */
 export function createEventStreamResponse(
-  source: AsyncIterable<ServerSentEvent>,
+  source: EventSourceInput,
   options: EventStreamOptions = {},
 ): Response {
+  // Aborts when the stream ends, however it ends: the source's signal.
+  const ended = new AbortController();
+  const events = typeof source === "function" ? source(ended.signal) : source;
   if (
-    source === null || typeof source !== "object" ||
-    typeof source[Symbol.asyncIterator] !== "function"
+    events === null || typeof events !== "object" ||
+    typeof events[Symbol.asyncIterator] !== "function"
   ) {
     throw new TypeError(
-      "createEventStreamResponse(): source must be an async iterable of events, such as an async generator",
+      "createEventStreamResponse(): source must be an async iterable of events (such as an async generator), or a function of an AbortSignal that returns one",
     );
   }
   const {
@@ -233,6 +246,7 @@ export function createEventStreamResponse(
 
   function finish(): void {
     closed = true;
+    ended.abort();
     if (timer !== undefined) clearInterval(timer);
     signal?.removeEventListener("abort", abort);
   }
@@ -262,7 +276,7 @@ export function createEventStreamResponse(
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       stream = controller;
-      iterator = source[Symbol.asyncIterator]();
+      iterator = events[Symbol.asyncIterator]();
       if (first !== undefined) controller.enqueue(first);
       lastSent = Date.now();
       if (heartbeatMs > 0) {

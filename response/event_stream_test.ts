@@ -174,9 +174,7 @@ Deno.test("event stream: through Deno.serve, the source ends when the client lea
         closed++;
       }
     }
-    return createEventStreamResponse(counter(request.signal), {
-      signal: request.signal,
-    });
+    return createEventStreamResponse((signal) => counter(signal));
   });
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -231,6 +229,44 @@ Deno.test("event stream: through Deno.serve without a signal, a closed connectio
     await reader.cancel().catch(() => {});
     for (let i = 0; i < 100 && !closed; i++) await sleep(20);
     assert.equal(closed, true);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("event stream: a function source gets a signal that aborts when the stream ends", async () => {
+  let seen: AbortSignal | undefined;
+  let finished = false;
+  async function* waiting(signal: AbortSignal) {
+    try {
+      yield { data: "first" };
+      await sleep(60_000, signal); // no yield for a minute
+      yield { data: "late" };
+    } finally {
+      finished = true;
+    }
+  }
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      createEventStreamResponse((signal) => {
+        seen = signal;
+        return waiting(signal);
+      }, { heartbeatMs: 0 }),
+  );
+  try {
+    const client = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${server.addr.port}/`, {
+      signal: client.signal,
+    });
+    const reader = response.body!.getReader();
+    await reader.read();
+    assert.equal(seen?.aborted, false);
+    client.abort();
+    await reader.cancel().catch(() => {});
+    for (let i = 0; i < 100 && !finished; i++) await sleep(20);
+    assert.equal(seen?.aborted, true);
+    assert.equal(finished, true);
   } finally {
     await server.shutdown();
   }
