@@ -61,7 +61,7 @@
 import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
-import { editHeaders } from "../response/edit_headers.ts";
+import { NativeResponse } from "../response/native.ts";
 import { createNonce } from "./_nonce.ts";
 
 /**
@@ -323,6 +323,33 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
   const removePoweredBy = options.removePoweredBy ?? true;
   const count = fixed.length;
 
+  function apply(
+    headers: Headers,
+    https: boolean,
+    nonce: string | undefined,
+  ): void {
+    for (let i = 0; i < count; i++) {
+      const pair = fixed[i];
+      if (!headers.has(pair[0])) headers.set(pair[0], pair[1]);
+    }
+    if (https && hsts !== false && !headers.has("Strict-Transport-Security")) {
+      headers.set("Strict-Transport-Security", hsts);
+    }
+    if (csp !== undefined && !headers.has("Content-Security-Policy")) {
+      headers.set("Content-Security-Policy", fillPolicy(csp, nonce));
+    }
+    if (
+      cspReport !== undefined &&
+      !headers.has("Content-Security-Policy-Report-Only")
+    ) {
+      headers.set(
+        "Content-Security-Policy-Report-Only",
+        fillPolicy(cspReport, nonce),
+      );
+    }
+    if (removePoweredBy) headers.delete("X-Powered-By");
+  }
+
   return async function secureHeaders(context, next) {
     let nonce: string | undefined;
     if (usesNonce) {
@@ -331,29 +358,15 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     }
     const https = context.request.url.startsWith("https:");
     const response = await next();
-    return editHeaders(response, (headers) => {
-      for (let i = 0; i < count; i++) {
-        const pair = fixed[i];
-        if (!headers.has(pair[0])) headers.set(pair[0], pair[1]);
-      }
-      if (
-        https && hsts !== false && !headers.has("Strict-Transport-Security")
-      ) {
-        headers.set("Strict-Transport-Security", hsts);
-      }
-      if (csp !== undefined && !headers.has("Content-Security-Policy")) {
-        headers.set("Content-Security-Policy", fillPolicy(csp, nonce));
-      }
-      if (
-        cspReport !== undefined &&
-        !headers.has("Content-Security-Policy-Report-Only")
-      ) {
-        headers.set(
-          "Content-Security-Policy-Report-Only",
-          fillPolicy(cspReport, nonce),
-        );
-      }
-      if (removePoweredBy) headers.delete("X-Powered-By");
-    });
+    try {
+      apply(response.headers, https, nonce);
+      return response;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      // Response.redirect() and fetch() responses have immutable headers.
+      const copy = new NativeResponse(response.body, response);
+      apply(copy.headers, https, nonce);
+      return copy;
+    }
   };
 }
