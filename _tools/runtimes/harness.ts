@@ -139,7 +139,10 @@ function contextFor(name: string): TestContext {
   };
 }
 
-function withTimeout(promise: Promise<unknown>, name: string): Promise<unknown> {
+function withTimeout(
+  promise: Promise<unknown>,
+  name: string,
+): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(
