@@ -18,9 +18,9 @@ const NINE = 57;
 
 /** A name split into keys (strings) and indexes (numbers). */
 interface ParsedName {
-  path: (string | number)[];
+  readonly path: readonly (string | number)[];
   /** The name ends in `[]`: the value always goes into an array. */
-  append: boolean;
+  readonly append: boolean;
 }
 
 type Container = Record<string, unknown> | unknown[];
@@ -48,6 +48,13 @@ function isForbiddenKey(key: string): boolean {
 function forbidden(name: string, key: string): string {
   return refused(name, `"${key}" cannot be a key (prototype pollution)`);
 }
+
+// A form sends the same names on every request: parsing each once is most of
+// the cost of a nested form. Bounded in count and name length; hostile names
+// that churn it only cost a re-parse. Entries are never mutated.
+const CACHE_SIZE = 1000;
+const CACHE_NAME_LIMIT = 200;
+const parsedNames = new Map<string, ParsedName | string>();
 
 /** Splits a name with `.` or `[`; returns a message when it is malformed. */
 function parseName(name: string): ParsedName | string {
@@ -192,7 +199,14 @@ export function buildValues(
       (errors ??= []).push("A field with an empty name is refused");
       continue;
     }
-    const parsed = parseName(name);
+    let parsed = parsedNames.get(name);
+    if (parsed === undefined) {
+      parsed = parseName(name);
+      if (name.length <= CACHE_NAME_LIMIT) {
+        if (parsedNames.size >= CACHE_SIZE) parsedNames.clear();
+        parsedNames.set(name, parsed);
+      }
+    }
     if (typeof parsed === "string") {
       (errors ??= []).push(parsed);
       continue;
