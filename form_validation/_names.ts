@@ -148,19 +148,18 @@ function describe(value: unknown, lists: Set<unknown> | undefined): string {
  * Builds the object that a form's names describe. Names that cannot be placed
  * are left out, with one message each in `errors`.
  */
-export function buildValues(
-  input: Iterable<[string, FormDataEntryValue]>,
-): BuiltValues {
+export function buildValues(input: FormData | URLSearchParams): BuiltValues {
   const values: Record<string, unknown> = Object.create(null);
   let errors: string[] | undefined;
   // Arrays made of repeated values (`tags`, `tags[]`), as opposed to arrays
   // made by indexes (`items[0]`); created on the first one.
   let lists: Set<unknown> | undefined;
 
-  for (const [name, value] of input) {
+  // forEach: twice as fast as the entries iterator in Deno.
+  (input as FormData).forEach((value, name) => {
     // A file input left empty: as if absent.
     if (typeof value !== "string" && value.name === "" && value.size === 0) {
-      continue;
+      return;
     }
     // Fast path: a flat name.
     let plain = name.length > 0;
@@ -171,7 +170,7 @@ export function buildValues(
     if (plain) {
       if (isForbiddenKey(name)) {
         (errors ??= []).push(forbidden(name, name));
-        continue;
+        return;
       }
       const existing = values[name];
       if (existing === undefined) {
@@ -192,12 +191,12 @@ export function buildValues(
           ),
         );
       }
-      continue;
+      return;
     }
 
     if (name.length === 0) {
       (errors ??= []).push("A field with an empty name is refused");
-      continue;
+      return;
     }
     let parsed = parsedNames.get(name);
     if (parsed === undefined) {
@@ -209,7 +208,7 @@ export function buildValues(
     }
     if (typeof parsed === "string") {
       (errors ??= []).push(parsed);
-      continue;
+      return;
     }
     const { path, append } = parsed;
     let container: Container = values;
@@ -264,7 +263,7 @@ export function buildValues(
       }
     }
     if (failure !== undefined) (errors ??= []).push(refused(name, failure));
-  }
+  });
   return { values, errors };
 }
 

@@ -149,9 +149,7 @@ export async function parseForm<S extends StandardSchemaV1>(
   input: FormData | URLSearchParams,
   schema: S,
 ): Promise<ParseFormResult<StandardSchemaV1.InferOutput<S>>> {
-  const { values, errors } = buildValues(
-    input as Iterable<[string, FormDataEntryValue]>,
-  );
+  const { values, errors } = buildValues(input);
   let result = schema["~standard"].validate(values);
   if (result instanceof Promise) result = await result;
   if (result.issues === undefined && errors === undefined) {
