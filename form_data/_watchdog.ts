@@ -13,8 +13,10 @@ export interface Watch {
   readonly expire: () => void;
 }
 
+import { refTimer, type Timer, unrefTimer } from "../runtime/_timer.ts";
+
 const watches = new Set<Watch>();
-let timer: number | undefined;
+let timer: Timer | undefined;
 /** When the armed timer fires; Infinity when none is armed. */
 let due = Infinity;
 /** Whether the armed timer keeps the program alive. */
@@ -28,7 +30,7 @@ export function watch(ms: number, expire: () => void): Watch {
     arm(entry.deadline);
   } else if (!referenced) {
     // The armed timer fires first and re-arms for this deadline.
-    Deno.refTimer(timer!);
+    refTimer(timer!);
     referenced = true;
   }
   return entry;
@@ -37,7 +39,7 @@ export function watch(ms: number, expire: () => void): Watch {
 /** Stops watching `entry` (it is finished). */
 export function unwatch(entry: Watch): void {
   if (watches.delete(entry) && watches.size === 0 && referenced) {
-    Deno.unrefTimer(timer!);
+    unrefTimer(timer!);
     referenced = false;
   }
 }
@@ -50,11 +52,7 @@ export function watching(): number {
 function arm(deadline: number): void {
   clearTimeout(timer);
   due = deadline;
-  // Deno's setTimeout gives a number (the Node typings in scope say Timeout).
-  timer = setTimeout(
-    fire,
-    Math.max(0, deadline - performance.now()),
-  ) as unknown as number;
+  timer = setTimeout(fire, Math.max(0, deadline - performance.now()));
   referenced = true;
 }
 

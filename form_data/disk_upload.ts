@@ -10,6 +10,20 @@ import {
   type FileUpload,
   type FileUploadHandler,
 } from "./file_upload.ts";
+import {
+  isNotFound,
+  makeTempFile,
+  mkdir,
+  openReadSync,
+  openWriteSync,
+  readFile,
+  type ReadHandle,
+  removeSync,
+  statSync,
+} from "../runtime/_fs.ts";
+
+const HANDLER = "createDiskUploadHandler()";
+const FILE = "DiskFile";
 
 /** Options of {@linkcode createDiskUploadHandler}. */
 export interface DiskUploadHandlerOptions {
@@ -17,7 +31,7 @@ export interface DiskUploadHandlerOptions {
    * Where files are written; created when missing, and made again when it
    * is removed while the app runs.
    *
-   * @default {Deno.makeTempFile's directory (the system temp directory)}
+   * @default {the system temp directory}
    */
   directory?: string;
   /**
@@ -30,7 +44,7 @@ export interface DiskUploadHandlerOptions {
 
 /**
  * Makes an upload handler that writes each uploaded file to `directory`
- * under a random name (`Deno.makeTempFile`, mode 0600; the client's file
+ * under a random name (mode 0600; the client's file
  * name is never used as a path) while it streams in, so memory stays flat
  * whatever the file size (a 200 MiB upload over HTTP raises peak RSS by a
  * few MiB; see BENCHMARKS.md). Chunks are written with synchronous writes
@@ -44,7 +58,10 @@ export interface DiskUploadHandlerOptions {
  * malformed body, a client that went away), the files written for it are
  * removed before the error is reported.
  *
- * Needs `--allow-write` (and `--allow-read` to read the files back).
+ * Needs `--allow-write` (and `--allow-read` to read the files back) on
+ * Deno. Runs on Deno, Node >= 20.16 and Bun (through `node:fs`); on a
+ * runtime without a file system (Cloudflare Workers) each upload fails
+ * with an `Error` saying so.
  *
  * @example Save uploads in a folder
  * ```ts
@@ -93,7 +110,7 @@ export function createDiskUploadHandler(
   // not kept: the next upload tries again.
   let ready: Promise<void> | undefined;
   const makeDirectory = (): Promise<void> => {
-    const made: Promise<void> = Deno.mkdir(directory!, { recursive: true })
+    const made: Promise<void> = mkdir(directory!, HANDLER)
       .catch((error) => {
         if (ready === made) ready = undefined;
         throw error;
@@ -104,21 +121,21 @@ export function createDiskUploadHandler(
     if (directory !== undefined) await (ready ??= makeDirectory());
     let path: string;
     try {
-      path = await Deno.makeTempFile({ dir: directory, prefix });
+      path = await makeTempFile({ dir: directory, prefix }, HANDLER);
     } catch (error) {
       // The directory was removed since it was made (a temp cleaner, a
       // deploy step): make it again and retry, once.
-      if (directory === undefined || !(error instanceof Deno.errors.NotFound)) {
+      if (directory === undefined || !isNotFound(error)) {
         throw error;
       }
       ready = undefined;
       await (ready ??= makeDirectory());
-      path = await Deno.makeTempFile({ dir: directory, prefix });
+      path = await makeTempFile({ dir: directory, prefix }, HANDLER);
     }
     // Sync so that the file is gone by the time the parse error surfaces.
     const remove = () => {
       try {
-        Deno.removeSync(path);
+        removeSync(path, HANDLER);
       } catch {
         // Already moved or removed.
       }
@@ -129,14 +146,14 @@ export function createDiskUploadHandler(
     }
     upload.signal.addEventListener("abort", remove, { once: true });
     let size = 0;
-    const file = await Deno.open(path, { write: true, truncate: true });
+    const file = openWriteSync(path, HANDLER);
     try {
       // Each chunk is written before the next is read, so it is lent to us
       // and its buffer is read into again. Writes are synchronous: Deno's
       // async file writes held ~100 MiB more at peak for a 200 MiB upload,
       // and a write of one chunk (at most 64 KiB) to the page cache is short.
       for await (const chunk of borrowChunks(upload)) {
-        writeAll(file, chunk);
+        file.writeAllSync(chunk);
         size += chunk.length;
       }
     } catch (error) {
@@ -147,13 +164,6 @@ export function createDiskUploadHandler(
     file.close();
     return new DiskFile(path, upload.name, { type: upload.type, size });
   };
-}
-
-function writeAll(file: Deno.FsFile, bytes: Uint8Array): void {
-  let written = 0;
-  while (written < bytes.length) {
-    written += file.writeSync(bytes.subarray(written));
-  }
 }
 
 /** Options of {@linkcode DiskFile}. */
@@ -200,7 +210,7 @@ export class DiskFile extends File {
   constructor(path: string, name: string, options: DiskFileOptions = {}) {
     super([], name, options);
     this.path = path;
-    this.size = options.size ?? Deno.statSync(path).size;
+    this.size = options.size ?? statSync(path, FILE).size;
   }
 
   /**
@@ -210,21 +220,17 @@ export class DiskFile extends File {
    */
   override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
     const path = this.path;
-    let file: Deno.FsFile | undefined;
+    // Opened on the first read, so an unread stream holds no file.
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     return new ReadableStream<Uint8Array<ArrayBuffer>>({
       async pull(controller) {
-        file ??= await Deno.open(path);
-        const buffer = new Uint8Array(65536);
-        const read = await file.read(buffer);
-        if (read === null) {
-          file.close();
-          controller.close();
-        } else {
-          controller.enqueue(buffer.subarray(0, read));
-        }
+        reader ??= openReadSync(path, 0, FILE).stream().getReader();
+        const { value, done } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value as Uint8Array<ArrayBuffer>);
       },
-      cancel() {
-        file?.close();
+      cancel(reason) {
+        return reader?.cancel(reason);
       },
     });
   }
@@ -235,7 +241,7 @@ export class DiskFile extends File {
    * @returns Its bytes.
    */
   override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return await Deno.readFile(this.path) as Uint8Array<ArrayBuffer>;
+    return await readFile(this.path, FILE);
   }
 
   /**
@@ -275,13 +281,17 @@ export class DiskFile extends File {
     const to = Math.max(from, clamp(end ?? size, size));
     const bytes = new Uint8Array(to - from);
     if (bytes.length > 0) {
-      using file = Deno.openSync(this.path);
-      file.seekSync(from, Deno.SeekMode.Start);
-      let offset = 0;
-      while (offset < bytes.length) {
-        const read = file.readSync(bytes.subarray(offset));
-        if (read === null) break;
-        offset += read;
+      // No `using` declaration: Node 20 cannot parse one.
+      const file: ReadHandle = openReadSync(this.path, from, FILE);
+      try {
+        let offset = 0;
+        while (offset < bytes.length) {
+          const read = file.readSync(bytes.subarray(offset));
+          if (read === null) break;
+          offset += read;
+        }
+      } finally {
+        file.close();
       }
     }
     return new Blob([bytes], { type: contentType ?? "" });

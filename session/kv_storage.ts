@@ -1,11 +1,15 @@
 /**
  * Session storage on Deno KV: persistent, and shared by every server that
- * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`).
+ * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`)
+ * on Deno; on Node and Bun, pass a database opened with the npm package
+ * `@deno/kv` (`import { openKv } from "@deno/kv"`), which runs the same
+ * SQLite-backed KV in process.
  *
  * @module
  */
 
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
+import { backoff, type Budget, elapsed } from "./_retry.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
@@ -21,34 +25,76 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /**
  * Runs a KV call again while SQLite reports the database locked: processes
  * sharing one local KV file get that error under concurrent writes, instead
- * of waiting their turn.
+ * of waiting their turn. Retries with jittered backoff until `budget` is
+ * spent, then throws, naming the attempts and the budget.
  */
-async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
+async function whileLocked<T>(
+  call: () => Promise<T>,
+  budget: Budget,
+): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
       return await call();
     } catch (error) {
       if (
-        attempt === 50 || !(error instanceof Error) ||
+        !(error instanceof Error) ||
         !error.message.includes("database is locked")
       ) {
         throw error;
       }
-      // A short random pause, so the processes do not collide again.
-      await new Promise((resolve) =>
-        setTimeout(resolve, 1 + Math.random() * 4 * attempt)
-      );
+      if (!await backoff(attempt, budget)) {
+        throw new Error(
+          `Deno KV stayed locked by another process: ${attempt} attempts ` +
+            `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
+          { cause: error },
+        );
+      }
     }
   }
+}
+
+/**
+ * The part of a Deno KV database the storage uses: Deno's `Deno.Kv`
+ * (`await Deno.openKv()`), or on Node and Bun the `Kv` of the npm package
+ * `@deno/kv` (`await openKv("sessions.db")`), which has the same API.
+ */
+export interface KvSessionClient {
+  /** Reads one key. */
+  get<T = unknown>(
+    key: readonly string[],
+  ): Promise<{ value: T | null; versionstamp: string | null }>;
+  /** Starts an atomic operation. */
+  atomic(): KvSessionAtomic;
+  /** Deletes one key. */
+  delete(key: readonly string[]): Promise<void>;
+}
+
+/** The atomic operation of a {@linkcode KvSessionClient}. */
+export interface KvSessionAtomic {
+  /** Fails the commit unless `key` is at `versionstamp` (`null`: absent). */
+  check(
+    check: { key: readonly string[]; versionstamp: string | null },
+  ): KvSessionAtomic;
+  /** Writes `key`, to expire after `expireIn` milliseconds. */
+  set(
+    key: readonly string[],
+    value: Uint8Array,
+    options?: { expireIn?: number },
+  ): KvSessionAtomic;
+  /** Deletes `key`. */
+  delete(key: readonly string[]): KvSessionAtomic;
+  /** Applies the operation if every check holds. */
+  commit(): Promise<{ ok: true; versionstamp: string } | { ok: false }>;
 }
 
 /** Options of {@linkcode createKvSessionStorage}. */
 export interface KvSessionStorageOptions {
   /**
    * An open database: `await Deno.openKv()` (a local file, `":memory:"`)
-   * or a KV Connect URL such as Deno Deploy's.
+   * or a KV Connect URL such as Deno Deploy's; on Node and Bun,
+   * `await openKv(path)` from the npm package `@deno/kv`.
    */
-  client: Deno.Kv;
+  client: KvSessionClient;
   /** The session cookie, which holds only the signed session id. */
   cookie: SessionCookieOptions;
   /** First part of every key: data lives under `[prefix, id]`. Default `"sessions"`. */
@@ -104,13 +150,16 @@ export function createKvSessionStorage(
 ): SessionStorage {
   const { client, prefix = "sessions" } = options ?? {};
   if (client === null || typeof client !== "object") {
-    throw new TypeError("createKvSessionStorage needs `client`: a Deno.Kv");
+    throw new TypeError(
+      "createKvSessionStorage needs `client`: a Deno.Kv, or @deno/kv's Kv on Node and Bun",
+    );
   }
 
   const store: SessionStore = {
-    async get(id) {
-      const entry = await whileLocked(() =>
-        client.get<Uint8Array>([prefix, id])
+    async get(id, budget) {
+      const entry = await whileLocked(
+        () => client.get<Uint8Array>([prefix, id]),
+        budget,
       );
       if (!(entry.value instanceof Uint8Array)) return null;
       let json: string;
@@ -123,7 +172,7 @@ export function createKvSessionStorage(
       return { json, version: entry.versionstamp };
     },
 
-    async write({ id, record, loaded, deleteId }) {
+    async write({ id, record, loaded, deleteId, budget }) {
       const bytes = encoder.encode(JSON.stringify(record));
       if (bytes.length > MAX_VALUE_BYTES) {
         throw new RangeError(
@@ -149,12 +198,12 @@ export function createKvSessionStorage(
         bytes,
         Number.isFinite(expireIn) ? { expireIn } : undefined,
       );
-      const result = await whileLocked(() => operation.commit());
-      return result.ok;
+      const result = await whileLocked(() => operation.commit(), budget);
+      return result.ok ? { version: result.versionstamp } : null;
     },
 
-    async delete(id) {
-      await whileLocked(() => client.delete([prefix, id]));
+    async delete(id, budget) {
+      await whileLocked(() => client.delete([prefix, id]), budget);
     },
   };
 

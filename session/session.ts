@@ -1,5 +1,7 @@
 // The Session object handed to handlers, and the record storages persist.
 
+import { toBase64Url } from "../runtime/_base64.ts";
+
 /** The shape of session data: names to JSON-serializable values. */
 export type SessionData = Record<string, unknown>;
 
@@ -256,10 +258,7 @@ export function stateOf(session: object): SessionState {
 
 /** 18 random bytes: 144 bits, 24 base64url characters, no padding. */
 export function createSessionId(): string {
-  return crypto.getRandomValues(new Uint8Array(18)).toBase64({
-    alphabet: "base64url",
-    omitPadding: true,
-  });
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(18)));
 }
 
 /** What {@linkcode createSessionId} makes: checked before a store lookup. */

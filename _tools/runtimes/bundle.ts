@@ -1,0 +1,132 @@
+/**
+ * Builds one JavaScript file per runtime from the portable test files, for
+ * `runtimes_test.ts` to run under Node and Bun.
+ *
+ * How TypeScript reaches Node 20: `deno bundle` (Deno's own esbuild-based
+ * bundler) resolves the repo exactly as `deno test` does (the package's
+ * own name through `deno.json` exports, `npm:` dependencies from Deno's
+ * cache), strips the types and writes one ES module. Node and Bun then run
+ * plain JavaScript: no loader hook, no transpiler from npm, nothing that
+ * can resolve a module differently from Deno. Packages with native code
+ * (`@deno/kv`) stay external and load from `_tools/runtimes/node_modules`.
+ *
+ * A test file is portable when it and the test helpers it imports call no
+ * `Deno.*` API other than `Deno.test`, which the bundle renames to the
+ * harness's `test` (`harness.ts`). The library itself has no `Deno.*` at
+ * module load, so nothing else needs renaming.
+ */
+
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const ROOT: string = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "../..",
+);
+/** Where bundles and their entry files go (git-ignored). */
+export const OUT: string = join(ROOT, "_tools/runtimes/.out");
+
+/** Folders whose test files are never portable or never wanted here. */
+const SKIP_DIRS = new Set([
+  "node_modules",
+  ".git",
+  ".out",
+  "bench",
+  "docs",
+  "_tools",
+]);
+
+/** Test files that look portable but rely on Deno behaviour, with why. */
+const DENO_ONLY: Record<string, string> = {
+  "examples/auth/passwords_test.ts":
+    "npm:bcrypt is a native addon that a bundle cannot carry",
+};
+
+const DENO_API = /(^|[^.\w])Deno\.(?!test\b)[A-Za-z]/;
+const RELATIVE_IMPORT = /(?:from|import)\s*["'](\.{1,2}\/[^"']+)["']/g;
+
+function usesDeno(path: string, seen: Set<string>): boolean {
+  if (seen.has(path)) return false;
+  seen.add(path);
+  const text = Deno.readTextFileSync(path);
+  const code = text.split("\n").filter((line) => {
+    const trimmed = line.trimStart();
+    return !trimmed.startsWith("//") && !trimmed.startsWith("*");
+  }).join("\n");
+  if (DENO_API.test(code)) return true;
+  for (const [, specifier] of code.matchAll(RELATIVE_IMPORT)) {
+    const target = resolve(dirname(path), specifier);
+    // Library modules are portable by design; test helpers are checked.
+    if (/_test|testdata/.test(target) && usesDeno(target, seen)) return true;
+  }
+  return false;
+}
+
+function walk(dir: string, found: string[]): void {
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) {
+      if (!SKIP_DIRS.has(entry.name)) walk(path, found);
+    } else if (entry.name.endsWith("_test.ts")) {
+      found.push(path);
+    }
+  }
+}
+
+/** The repo's test files that run unchanged on Node and Bun, sorted. */
+export function portableTestFiles(): string[] {
+  const all: string[] = [];
+  walk(ROOT, all);
+  return all.filter((path) =>
+    !(relative(ROOT, path) in DENO_ONLY) && !usesDeno(path, new Set())
+  ).sort();
+}
+
+/**
+ * Bundles `files` (absolute paths of test modules) into
+ * `.out/<name>.mjs`, with a last statement that runs them.
+ *
+ * @returns The bundle's path.
+ */
+export async function bundleTests(
+  name: string,
+  files: readonly string[],
+): Promise<string> {
+  await Deno.mkdir(OUT, { recursive: true });
+  const entry = join(OUT, `${name}_entry.ts`);
+  const lines = [
+    `import { run } from "../harness.ts";`,
+    ...files.map((file) =>
+      `import ${JSON.stringify(relative(OUT, file).replaceAll("\\", "/"))};`
+    ),
+    `await run(${JSON.stringify(name)});`,
+  ];
+  await Deno.writeTextFile(entry, lines.join("\n") + "\n");
+  const output = join(OUT, `${name}.mjs`);
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      "--external=@deno/kv",
+      "--output",
+      output,
+      entry,
+    ],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(
+      `deno bundle failed for ${name}:\n${new TextDecoder().decode(stderr)}`,
+    );
+  }
+  const text = await Deno.readTextFile(output);
+  await Deno.writeTextFile(
+    output,
+    text.replace(/(^|[^.\w])Deno\.test\b/g, "$1__fetchkitTest"),
+  );
+  return output;
+}

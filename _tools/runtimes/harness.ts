@@ -1,0 +1,207 @@
+/**
+ * A small stand-in for `Deno.test` on Node and Bun: the portable test files
+ * are bundled with `Deno.test` renamed to `__fetchkitTest` (see
+ * `bundle.ts`), register their tests here, and `run()` runs them one after
+ * another and prints a summary line that `runtimes_test.ts` reads.
+ *
+ * It covers what the suite uses: `Deno.test(name, fn)`, `(fn)`,
+ * `({ name, fn, ignore, only })`, `(name, options, fn)`, and `t.step()`
+ * in the same forms. Deno's sanitizers and permissions are ignored.
+ */
+
+/** What a test function receives. */
+export interface TestContext {
+  readonly name: string;
+  step(
+    nameOrDefinition: string | StepDefinition | ((t: TestContext) => unknown),
+    fn?: (t: TestContext) => unknown,
+  ): Promise<boolean>;
+}
+
+interface StepDefinition {
+  name: string;
+  fn: (t: TestContext) => unknown;
+  ignore?: boolean;
+}
+
+interface TestDefinition extends StepDefinition {
+  only?: boolean;
+}
+
+type TestFunction = (t: TestContext) => unknown;
+
+const tests: TestDefinition[] = [];
+
+/**
+ * Tests that cannot hold in a bundle, by name, with why; reported as
+ * ignored.
+ */
+const NOT_IN_A_BUNDLE: Record<string, string> = {
+  "the first large in-memory file of a process does not wait for timers":
+    "imports a second instance of a module with `?first`, which a bundle merges",
+};
+
+const BUN_FILE_TYPE =
+  "Bun's FormData copies each File, and Bun's File adds `;charset=utf-8` " +
+  "to a text/* type, so a text/plain upload reads back with the charset";
+
+/** Tests of behaviour Bun's own Web APIs change, by name, with why. */
+const NOT_ON_BUN: Record<string, string> = {
+  "a body in one chunk parses": BUN_FILE_TYPE,
+  "every split point of a body across two chunks parses the same":
+    BUN_FILE_TYPE,
+  "every pair of split points (three chunks) parses the same": BUN_FILE_TYPE,
+  "a body delivered one byte at a time parses": BUN_FILE_TYPE,
+  "matches the native parser on a browser-built FormData body": BUN_FILE_TYPE,
+  "static text with | and ^ matches: URL pathnames keep them raw":
+    "Bun's URL (WebKit's) percent-encodes `^` in a pathname, as the URL " +
+    "standard now says; a route pattern must spell it `%5E` there",
+};
+
+const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+
+function skipReason(name: string): string | undefined {
+  return NOT_IN_A_BUNDLE[name] ?? (isBun ? NOT_ON_BUN[name] : undefined);
+}
+
+/** Registers a test, with the call forms of `Deno.test`. */
+export function test(
+  first: string | TestFunction | Partial<TestDefinition>,
+  second?: TestFunction | Partial<TestDefinition>,
+  third?: TestFunction,
+): void {
+  let definition: Partial<TestDefinition>;
+  if (typeof first === "function") {
+    definition = { name: first.name, fn: first };
+  } else if (typeof first === "string") {
+    definition = typeof second === "function"
+      ? { name: first, fn: second }
+      : { ...second, name: first, fn: third };
+  } else {
+    definition = typeof second === "function"
+      ? { ...first, fn: second }
+      : first;
+  }
+  if (typeof definition.fn !== "function") {
+    throw new TypeError(`test "${definition.name}" has no function`);
+  }
+  tests.push(definition as TestDefinition);
+}
+
+(globalThis as Record<string, unknown>).__fetchkitTest = Object.assign(
+  test,
+  {
+    ignore: (...args: Parameters<typeof test>) => {
+      test(...args);
+      tests[tests.length - 1].ignore = true;
+    },
+    only: (...args: Parameters<typeof test>) => {
+      test(...args);
+      tests[tests.length - 1].only = true;
+    },
+  },
+);
+
+// Node's Request refuses a stream body without `duplex: "half"` (the Fetch
+// standard's rule; Deno and Bun default it). The tests build requests as
+// Deno allows, so `new Request()` gets the default here. A Proxy keeps
+// `instanceof Request` true for requests made by the runtime itself.
+const NativeRequest = globalThis.Request;
+globalThis.Request = new Proxy(NativeRequest, {
+  construct(target, args: [RequestInfo | URL, RequestInit?], newTarget) {
+    const [input, init] = args;
+    const withDuplex = init?.body != null && !("duplex" in init)
+      ? { ...init, duplex: "half" }
+      : init;
+    return Reflect.construct(target, [input, withDuplex], newTarget);
+  },
+});
+
+/** Per test, so that one that hangs fails instead of stopping the run. */
+const TIMEOUT_MS = 60_000;
+
+let steps = 0;
+
+function contextFor(name: string): TestContext {
+  return {
+    name,
+    async step(nameOrDefinition, fn) {
+      const definition: StepDefinition = typeof nameOrDefinition === "string"
+        ? { name: nameOrDefinition, fn: fn! }
+        : typeof nameOrDefinition === "function"
+        ? { name: nameOrDefinition.name, fn: nameOrDefinition }
+        : nameOrDefinition;
+      if (definition.ignore) return false;
+      steps++;
+      await definition.fn(contextFor(`${name} > ${definition.name}`));
+      return true;
+    },
+  };
+}
+
+function withTimeout(promise: Promise<unknown>, name: string): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`"${name}" took over ${TIMEOUT_MS} ms`)),
+      TIMEOUT_MS,
+    );
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs every registered test (only the `only` ones when there are some),
+ * prints `ok`/`FAILED` per test and a last line
+ * `fetchkit-tests {"passed":..}`, and sets the exit code.
+ */
+export async function run(runtime: string): Promise<void> {
+  const selected = tests.some((entry) => entry.only)
+    ? tests.filter((entry) => entry.only)
+    : tests;
+  let passed = 0;
+  let failed = 0;
+  let ignored = 0;
+  const started = performance.now();
+  for (const entry of selected) {
+    if (entry.ignore || skipReason(entry.name) !== undefined) {
+      ignored++;
+      continue;
+    }
+    try {
+      await withTimeout(
+        Promise.resolve().then(() => entry.fn(contextFor(entry.name))),
+        entry.name,
+      );
+      passed++;
+      if (verbose()) console.log(`ok ${entry.name}`);
+    } catch (error) {
+      failed++;
+      console.log(`FAILED ${entry.name}`);
+      console.log(
+        String((error as Error)?.stack ?? error).split("\n").slice(0, 16)
+          .map((line) => `  ${line}`).join("\n"),
+      );
+    }
+  }
+  const ms = Math.round(performance.now() - started);
+  console.log(
+    `${runtime}: ${passed} passed (${steps} steps), ${failed} failed, ` +
+      `${ignored} ignored (${ms} ms)`,
+  );
+  console.log(
+    `fetchkit-tests ${JSON.stringify({ passed, failed, ignored, steps })}`,
+  );
+  const process = (globalThis as {
+    process?: { exitCode?: number; exit(code: number): never };
+  }).process;
+  // Leftover sockets or timers must not keep the runner alive.
+  process?.exit(failed > 0 ? 1 : 0);
+}
+
+function verbose(): boolean {
+  const process = (globalThis as {
+    process?: { env: Record<string, string | undefined> };
+  }).process;
+  return process?.env.FETCHKIT_TEST_VERBOSE === "1";
+}
