@@ -49,7 +49,7 @@ for (const testCase of FORM_CASES) {
     });
   const router = createRouter({ middleware: [formData()] });
   router.post("/", async (context) => {
-    const result = await parseForm(context.get(FormData)!, testCase.zod);
+    const result = await parseForm(context.get(FormData), testCase.zod);
     return new Response(result.success ? "ok" : "invalid");
   });
   const hono = new Hono();

@@ -141,7 +141,7 @@ for (const testCase of FORM_CASES) {
   const schema = testCase.zod;
   const router = createRouter({ middleware: [formData()] });
   router.post("/", async (context) => {
-    const result = await parseForm(context.get(FormData)!, schema);
+    const result = await parseForm(context.get(FormData), schema);
     return result.success
       ? new Response("ok")
       : Response.json(result.fieldErrors, { status: 422 });

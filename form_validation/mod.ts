@@ -18,7 +18,7 @@
  *
  * const router = createRouter({ middleware: [formData()] });
  * router.post("/signup", async (context) => {
- *   const result = await parseForm(context.get(FormData)!, Signup);
+ *   const result = await parseForm(context.get(FormData), Signup);
  *   if (!result.success) {
  *     return Response.json(result.fieldErrors, { status: 422 });
  *   }
