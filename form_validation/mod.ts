@@ -45,7 +45,8 @@
  * object built has a null prototype): a `__proto__`, `constructor` or
  * `prototype` segment, an index above 1000, more than 16 segments, a
  * malformed bracket (`a[`, `a]`, `a[x]`, `a[].b`), or a name used both as a
- * value and as an object (`a` and `a.b`). Each gives `success: false` with a
+ * value and as an object (`a` and `a.b`). Brackets hold indexes only: the
+ * PHP and Rails style `user[name]` is refused, write `user.name`. Each gives `success: false` with a
  * `formErrors` entry naming the field and why; the name is left out and the
  * schema still runs on the rest, so every error shows at once.
  *
@@ -57,7 +58,11 @@
  * `<input name="address.city">`. Errors about a whole `tags[]` list are under
  * `tags`, and about one of its values under `tags[1]`. Issues without a path
  * go to `formErrors`. `issues` holds the schema's issues unchanged; refused
- * names are only in `formErrors`.
+ * names are only in `formErrors`. `values` holds everything that was sent,
+ * passwords included: leave those out when you refill a form.
+ *
+ * The Standard Schema types ({@linkcode StandardSchemaV1}) are included, so
+ * the toolkit depends on no schema library; bring the one you use.
  *
  * Async schemas (async refinements, such as a database lookup) are awaited.
  *
