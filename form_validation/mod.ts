@@ -45,10 +45,11 @@
  * object built has a null prototype): a `__proto__`, `constructor` or
  * `prototype` segment, an index above 1000, more than 16 segments, a
  * malformed bracket (`a[`, `a]`, `a[x]`, `a[].b`), or a name used both as a
- * value and as an object (`a` and `a.b`). Brackets hold indexes only: the
- * PHP and Rails style `user[name]` is refused, write `user.name`. Each gives `success: false` with a
+ * value and as an object (`a` and `a.b`). Each gives `success: false` with a
  * `formErrors` entry naming the field and why; the name is left out and the
- * schema still runs on the rest, so every error shows at once.
+ * schema still runs on the rest, so every error shows at once. Brackets hold
+ * indexes only: the PHP and Rails style `user[name]` is refused; write
+ * `user.name`.
  *
  * ## Errors
  *
