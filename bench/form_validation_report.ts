@@ -170,7 +170,7 @@ for (const testCase of FORM_CASES) {
   const { timings: [ours, theirs], ratios: [, ratio] } = await race([
     async () => await (await router.fetch(request())).text(),
     async () => await (await hono.fetch(request())).text(),
-  ], 1000);
+  ], 3000);
   console.log(
     `| ${testCase.name} | ${us(ours.median)} (${spread(ours)}) | ${
       us(theirs.median)
