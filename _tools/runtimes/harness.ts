@@ -117,6 +117,20 @@ globalThis.Request = new Proxy(NativeRequest, {
   },
 });
 
+// Node 20 has no Promise.withResolvers (Node 22 has); some test helpers
+// use it. The library does not.
+if (typeof Promise.withResolvers !== "function") {
+  Promise.withResolvers = function <T>() {
+    let resolve!: (value: T | PromiseLike<T>) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((yes, no) => {
+      resolve = yes;
+      reject = no;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
 /** Per test, so that one that hangs fails instead of stopping the run. */
 const TIMEOUT_MS = 60_000;
 
@@ -139,7 +153,10 @@ function contextFor(name: string): TestContext {
   };
 }
 
-function withTimeout(promise: Promise<unknown>, name: string): Promise<unknown> {
+function withTimeout(
+  promise: Promise<unknown>,
+  name: string,
+): Promise<unknown> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(
