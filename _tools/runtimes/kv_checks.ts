@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
 import { openKv } from "@deno/kv";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { storageSuite } from "../../session/_test_suite.ts";
@@ -21,7 +22,13 @@ async function withKv(
   run: (kv: Awaited<ReturnType<typeof openKv>>) => Promise<void>,
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "fetchkit-kv-"));
-  const kv = await openKv(join(dir, "sessions.db"));
+  // Bun's node:v8 writes JavaScriptCore's format, not V8's: @deno/kv asks
+  // for the functions explicitly there (such a file is Bun's alone).
+  const bun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+  const kv = await openKv(
+    join(dir, "sessions.db"),
+    bun ? { encodeV8: serialize, decodeV8: deserialize } : {},
+  );
   try {
     await run(kv);
   } finally {
