@@ -36,3 +36,4 @@ export * from "./static/mod.ts";
 export * from "./cors/mod.ts";
 export * from "./csrf/mod.ts";
 export * from "./timeout/mod.ts";
+export * from "./form_validation/mod.ts";

@@ -36,3 +36,18 @@ Deno.test("the publish workflow checks the tag against deno.json", async () => {
   assert.match(workflow, /deno\.json/);
   assert.match(workflow, /run: deno publish$/m);
 });
+
+Deno.test("the publish workflow runs CI on the tagged commit before publishing", async () => {
+  const read = (name: string) =>
+    Deno.readTextFile(new URL(`.github/workflows/${name}`, root));
+  const publish = await read("publish.yml");
+  assert.match(
+    publish,
+    /^ {2}test:\n {4}uses: \.\/\.github\/workflows\/ci\.yml$/m,
+  );
+  assert.match(publish, /^ {2}publish:\n {4}needs: test$/m);
+  const ci = await read("ci.yml");
+  assert.match(ci, /^ {2}workflow_call:$/m, "ci.yml can be called");
+  assert.match(ci, /run: deno task check$/m);
+  assert.match(ci, /run: deno task test$/m);
+});

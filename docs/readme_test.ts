@@ -63,13 +63,14 @@ Deno.test("README sessions snippet runs with its secret recipe and command", asy
     );
     // The secret, made by the README's own command.
     const recipe = commandIn(readme, 'export SESSION_SECRET="$(');
-    const evalCode = /deno eval '([^']+)'/.exec(recipe)![1];
-    const made = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", evalCode],
+    const made = await new Deno.Command("sh", {
+      args: ["-c", `${recipe} && printf %s "$SESSION_SECRET"`],
       stdout: "piped",
     }).output();
-    const secret = new TextDecoder().decode(made.stdout).trim();
-    assert.equal(atob(secret).length, 32);
+    const secret = new TextDecoder().decode(made.stdout);
+    const uuid =
+      "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}";
+    assert.match(secret, new RegExp(`^${uuid}${uuid}$`));
     const command = commandIn(
       readme,
       "deno run --unstable-kv --allow-net=127.0.0.1 --allow-env=SESSION_SECRET main.ts",
@@ -91,7 +92,76 @@ Deno.test("README sessions snippet runs with its secret recipe and command", asy
     } finally {
       await app.stop();
     }
+    // Where the README says the database is, and its reset command.
+    const folder = await kvFolder(project.dir);
+    assert.ok(
+      (await Deno.stat(`${folder}/kv.sqlite3`)).isFile,
+      `no kv.sqlite3 in ${folder}`,
+    );
+    const reset = readme.split("\n").find((line) =>
+      line.startsWith('rm -r "$(NO_COLOR=1 deno info')
+    );
+    assert.ok(reset, "README has the reset command");
+    const { success } = await new Deno.Command("sh", {
+      args: ["-c", reset],
+      cwd: project.dir,
+    }).output();
+    assert.ok(success, reset);
+    await assert.rejects(Deno.stat(folder), Deno.errors.NotFound);
   } finally {
     await project.remove();
+  }
+});
+
+/** `location_data/<SHA-256 of the deno.json URL>` under DENO_DIR. */
+async function kvFolder(dir: string): Promise<string> {
+  const info = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    cwd: dir,
+    stdout: "piped",
+  }).output();
+  const { originStorage } = JSON.parse(new TextDecoder().decode(info.stdout));
+  const url = new URL(`file://${dir}/deno.json`).href;
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(url),
+  );
+  const hex = Array.from(
+    new Uint8Array(digest),
+    (byte) => byte.toString(16).padStart(2, "0"),
+  ).join("");
+  return `${originStorage}/${hex}`;
+}
+
+Deno.test("README checkout recipe: links runs the quick start against a clone, without JSR", async () => {
+  // As the README lays it out: the clone (here, this checkout) beside a
+  // project folder holding only the README's deno.json and main.ts.
+  const parent = await Deno.makeTempDir({ prefix: "fetchkit-links-" });
+  try {
+    await Deno.symlink(
+      new URL("..", import.meta.url).pathname.replace(/\/$/, ""),
+      `${parent}/toolkit`,
+    );
+    await Deno.mkdir(`${parent}/hello`);
+    const config = /\*\*Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
+      ?.[1];
+    assert.ok(config, "README has the links deno.json");
+    assert.match(config, /"links": \["\.\.\/toolkit"\]/);
+    await Deno.writeTextFile(`${parent}/hello/deno.json`, config);
+    const code = await codeUnder("README.md", "Quick start");
+    await Deno.writeTextFile(
+      `${parent}/hello/main.ts`,
+      code.replace("port: 8000", "port: 0"),
+    );
+    const command = commandIn(readme, "deno run --allow-net=127.0.0.1 main.ts");
+    const app = await startCommand(`${parent}/hello`, command);
+    try {
+      const found = await fetch(`${app.origin}/posts/1`);
+      assert.equal(await found.text(), '{"id":"1","title":"Hello <world>"}');
+    } finally {
+      await app.stop();
+    }
+  } finally {
+    await Deno.remove(parent, { recursive: true });
   }
 });

@@ -12,6 +12,7 @@ import {
 } from "./errors.ts";
 import { timerDelay } from "./_limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
+import type { BodyProgress } from "./body_progress.ts";
 
 /** Size of the buffers a byte stream is read into. */
 const CHUNK_SIZE = 64 * 1024;
@@ -33,6 +34,11 @@ export interface BodyReaderOptions {
    * giving up; 0 or Infinity: never.
    */
   bodyTimeout: number;
+  /**
+   * What a middleware that peeked at the body saw of it: its bytes come
+   * again at once, and the idle and body clocks count from its times.
+   */
+  progress?: BodyProgress;
 }
 
 /**
@@ -82,6 +88,11 @@ export class BodyReader {
   #bodyTimeout: number;
   #startedAt = performance.now();
   #timeout: FormDataTimeoutError | undefined;
+  /**
+   * A peek's bytes and the time its last byte arrived: the first read past
+   * them has been waiting since then. Cleared once used.
+   */
+  #peeked: BodyProgress | undefined;
 
   /**
    * @param stream The request body.
@@ -111,6 +122,11 @@ export class BodyReader {
     this.#maxTotalSize = options.maxTotalSize;
     this.#idleTimeout = timerDelay(options.idleTimeout);
     this.#bodyTimeout = timerDelay(options.bodyTimeout);
+    const progress = options.progress;
+    if (progress !== undefined) {
+      this.#peeked = progress;
+      this.#startedAt = Math.min(this.#startedAt, progress.startedAt);
+    }
   }
 
   /** The next chunk, or `null` at the end of the body. */
@@ -119,11 +135,19 @@ export class BodyReader {
     if (this.#done) return null;
     let result: ReadableStreamReadResult<Uint8Array>;
     if (this.#idleTimeout !== 0 || this.#bodyTimeout !== 0) {
-      this.#waitingSince = performance.now();
-      this.#watchdog ??= watch(
-        this.#nextCheck(this.#waitingSince),
-        () => this.#watch(),
-      );
+      const now = performance.now();
+      this.#waitingSince = now;
+      if (this.#peeked !== undefined && this.total >= this.#peeked.bytes) {
+        // Past the bytes a peek buffered: the client has been quiet since
+        // the last of them arrived.
+        this.#waitingSince = this.#peeked.lastDataAt;
+        this.#peeked = undefined;
+        // The deadline moved earlier than the one the watchdog may be set
+        // for: set it again.
+        if (this.#watchdog !== undefined) unwatch(this.#watchdog);
+        this.#watchdog = undefined;
+      }
+      this.#watchdog ??= watch(this.#nextCheck(now), () => this.#watch());
     }
     try {
       if (this.#byob) {

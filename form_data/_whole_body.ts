@@ -9,6 +9,7 @@
 
 import { type Limits, timerDelay } from "./_limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
+import type { BodyProgress } from "./body_progress.ts";
 import {
   FormDataParseError,
   FormDataTimeoutError,
@@ -26,9 +27,10 @@ export const WHOLE_BODY_MAX = 64 * 1024;
 export async function readWholeBody(
   request: Request,
   limits: Limits,
+  progress?: BodyProgress,
 ): Promise<Uint8Array> {
   const reading = request.bytes();
-  const [timeout, limit] = deadline(limits);
+  const [timeout, limit, left] = deadline(limits, progress);
   let entry: Watch | undefined;
   let bytes: Uint8Array;
   try {
@@ -36,7 +38,7 @@ export async function readWholeBody(
       reading,
       new Promise<never>((_, reject) => {
         entry = watch(
-          timeout,
+          left,
           () => reject(new FormDataTimeoutError(timeout, undefined, limit)),
         );
       }),
@@ -59,14 +61,23 @@ export async function readWholeBody(
   return bytes;
 }
 
+/**
+ * The timeout that applies, its option, and the milliseconds left of it:
+ * all of it, or less when a peek at the body (`methodOverride()`) already
+ * waited for the client.
+ */
 function deadline(
   limits: Limits,
-): [number, "idleTimeout" | "bodyTimeout"] {
+  progress: BodyProgress | undefined,
+): [number, "idleTimeout" | "bodyTimeout", number] {
   const idle = timerDelay(limits.idleTimeout);
   const total = timerDelay(limits.bodyTimeout);
-  // The shorter of the two that are set (0 is "not set").
-  if (total !== 0 && (idle === 0 || total < idle)) {
-    return [total, "bodyTimeout"];
+  const now = performance.now();
+  const idleLeft = idle - (progress ? now - progress.lastDataAt : 0);
+  const totalLeft = total - (progress ? now - progress.startedAt : 0);
+  // The sooner of the two that are set (0 is "not set").
+  if (total !== 0 && (idle === 0 || totalLeft < idleLeft)) {
+    return [total, "bodyTimeout", Math.max(0, totalLeft)];
   }
-  return [idle, "idleTimeout"];
+  return [idle, "idleTimeout", Math.max(0, idleLeft)];
 }

@@ -13,6 +13,7 @@ import { parseUrlEncodedBody, parseUrlEncodedBytes } from "./_urlencoded.ts";
 import { readWholeBody, WHOLE_BODY_MAX } from "./_whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
+import { bodyProgress } from "./body_progress.ts";
 
 /**
  * Limits and file handling for {@linkcode parseFormData} and `formData()`.
@@ -63,7 +64,10 @@ export interface ParseFormDataOptions {
   /**
    * Milliseconds to wait for the next chunk of the body before failing with
    * a `FormDataTimeoutError` (status 408), so a client that stalls never
-   * keeps a parse waiting. `0` or `Infinity` waits forever.
+   * keeps a parse waiting. `0` or `Infinity` waits forever. When
+   * `methodOverride()` has already waited for the same body, the time since
+   * its last byte counts: the 408 comes `idleTimeout` after the client went
+   * quiet, whichever middleware was waiting.
    *
    * @default {30000}
    */
@@ -148,7 +152,10 @@ export async function parseWithLimits(
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    return parseUrlEncodedBytes(await readWholeBody(request, limits), limits);
+    return parseUrlEncodedBytes(
+      await readWholeBody(request, limits, bodyProgress(request)),
+      limits,
+    );
   }
   if (request.body === null) {
     if (kind.kind === "multipart") {
@@ -156,9 +163,10 @@ export async function parseWithLimits(
     }
     return new FormData();
   }
+  const progress = bodyProgress(request);
   const body = new BodyReader(
     request.body,
-    limits,
+    progress === undefined ? limits : { ...limits, progress },
     Number.isSafeInteger(declared) ? declared : undefined,
   );
   if (declared > limits.maxTotalSize) {

@@ -3,6 +3,7 @@ import { bodySize } from "../response/body_size.ts";
 import { formatClfDate } from "./_date.ts";
 import { statusText } from "./_status_text.ts";
 import { host, hostname, path, pathname, port, search } from "./_url.ts";
+import { RequestId } from "../request_id/mod.ts";
 
 /** What a log line may say about the response. */
 export interface LoggedResponse {
@@ -120,6 +121,7 @@ const TOKENS: Record<string, TokenFactory> = {
     response.headers.get("Content-Type") ?? "",
   host: () => fromRequest(host),
   hostname: () => fromRequest(hostname),
+  ip: () => fromRequest((context) => context.remoteAddr?.hostname ?? ""),
   method: (colors) =>
     colors
       ? (context) => BOLD + escapeControls(context.request.method) + RESET_BOLD
@@ -130,6 +132,7 @@ const TOKENS: Record<string, TokenFactory> = {
   query: () => fromRequest(search),
   referer: () =>
     fromRequest((context) => context.request.headers.get("Referer") ?? ""),
+  requestId: () => fromRequest((context) => context.get(RequestId) ?? ""),
   search: () => fromRequest(search),
   status: (colors) =>
     colors
@@ -142,8 +145,6 @@ const TOKENS: Record<string, TokenFactory> = {
     fromRequest((context) => context.request.headers.get("User-Agent") ?? ""),
 };
 
-// Longest first, so that `%dateISO` is not read as `%date` + `ISO`.
-const TOKEN_NAMES = Object.keys(TOKENS).sort((a, b) => b.length - a.length);
 const LETTERS = /[A-Za-z]+/y;
 
 /** The names of all tokens, for documentation and tests. */
@@ -152,10 +153,11 @@ export const tokenNames: readonly string[] = Object.keys(TOKENS);
 /**
  * Compiles a format string once into a function that renders a log line.
  *
- * A token is `%` followed by the longest token name that starts there. A `%`
- * followed by letters that begin no token name is an unknown token, a
- * `TypeError`. Any other `%` (before a space, a digit, another `%`, or at the
- * end) is literal text.
+ * A token is `%` followed by a token name and no further letter: `%` and
+ * all the letters after it must name a token, else it is an unknown token,
+ * a `TypeError` (so `%durationms` is refused rather than printed as the
+ * duration followed by `ms`). Any other `%` (before a space, a digit,
+ * another `%`, or at the end) is literal text.
  */
 export function compileFormat(format: string, colors: boolean): CompiledFormat {
   const literals: string[] = [];
@@ -172,20 +174,27 @@ export function compileFormat(format: string, colors: boolean): CompiledFormat {
     }
     literal += format.slice(i, percent);
     const start = percent + 1;
-    const name = TOKEN_NAMES.find((name) => format.startsWith(name, start));
-    if (name === undefined) {
-      LETTERS.lastIndex = start;
-      const word = LETTERS.exec(format);
-      if (word !== null) {
-        throw new TypeError(
-          `Unknown logger token "%${word[0]}" in format "${format}"; ` +
-            `known tokens: ${tokenNames.map((n) => "%" + n).join(", ")}`,
-        );
-      }
+    LETTERS.lastIndex = start;
+    const word = LETTERS.exec(format)?.[0];
+    if (word === undefined) {
       literal += "%";
       i = start;
       continue;
     }
+    if (!Object.hasOwn(TOKENS, word)) {
+      const prefix = tokenNames.filter((name) => word.startsWith(name))
+        .sort((a, b) => b.length - a.length)[0];
+      throw new TypeError(
+        `Unknown logger token "%${word}" in format "${format}"; ` +
+          (prefix === undefined
+            ? ""
+            : `a token cannot be followed by a letter (write "%${prefix} ${
+              word.slice(prefix.length)
+            }"); `) +
+          `known tokens: ${tokenNames.map((n) => "%" + n).join(", ")}`,
+      );
+    }
+    const name = word;
     literals.push(literal);
     literal = "";
     getters.push(TOKENS[name](colors));

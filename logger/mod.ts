@@ -37,12 +37,14 @@ export interface LoggerOptions {
    * | `%contentType` | response `Content-Type` header |
    * | `%host` | request URL host (with a non-default port) |
    * | `%hostname` | request URL hostname |
+   * | `%ip` | client address (`context.remoteAddr`; see the router's `trustProxy`) |
    * | `%method` | request method as sent (before any method override) |
    * | `%path` | request pathname plus search |
    * | `%pathname` | request pathname |
    * | `%port` | request URL port, or the scheme's default (80, 443) |
    * | `%query` | request search string, with its `?` (same as `%search`) |
    * | `%referer` | request `Referer` header |
+   * | `%requestId` | the request id set by `requestId()` (`@fetchkit/toolkit/request-id-middleware`) |
    * | `%search` | request search string, with its `?` |
    * | `%status` | response status code |
    * | `%statusText` | response status text, or the standard one for the status |
@@ -54,11 +56,12 @@ export interface LoggerOptions {
    * when it sends the body, so for a `new Response(...)` of your own it is
    * `-` unless the handler set it.
    *
-   * A token is `%` followed by the longest token name that starts there, so
-   * `%dateISO` is the ISO date and `%durationms` is the duration followed by
-   * `ms`. A `%` followed by letters that start no token name (`%foo`) is an
-   * unknown token: `logger()` throws a `TypeError` naming it. Any other `%`
-   * (`100%`, `% `, `%%`) is literal text.
+   * A token is `%` followed by a token name and no further letter:
+   * `%` with all the letters after it must name a token, so `%dateISO` is
+   * the ISO date, and `%foo` or `%durationms` (a token run into text) is
+   * an unknown token: `logger()` throws a `TypeError` naming it and the
+   * known tokens. Write `%duration ms` or `%duration-ms` instead. Any other
+   * `%` (`100%`, `% `, `%%`) is literal text.
    *
    * @default {"[%date] %method %path %status %contentLength"}
    */
@@ -118,7 +121,7 @@ function useColors(colors: boolean | "auto"): boolean {
  *
  * const lines: string[] = [];
  * const middleware = logger({
- *   format: "%method %path -> %status in %durationms",
+ *   format: "%method %path -> %status in %duration ms",
  *   log: (line) => lines.push(line),
  * });
  * ```

@@ -343,15 +343,15 @@ Deno.test("a format using every token renders each in place", async () => {
   );
 });
 
-Deno.test("the longest token name wins, and text may follow a token", async () => {
+Deno.test("a token is % and all the letters after it; text other than letters may follow", async () => {
   const line = await at(NOW, "UTC", () =>
     token(
-      "%dateISO|%date|%statusText%status|%pathname%path|%hostname %host|%durationms",
+      "%dateISO|%date|%statusText%status|%pathname%path|%hostname %host|%duration-ms",
       "http://h:81/p",
     ));
   assert.equal(
     line,
-    "2025-11-19T22:32:10.000Z|19/Nov/2025:22:32:10 +0000|OK200|/p/p|h h:81|0ms",
+    "2025-11-19T22:32:10.000Z|19/Nov/2025:22:32:10 +0000|OK200|/p/p|h h:81|0-ms",
   );
 });
 
@@ -658,4 +658,51 @@ Deno.test("every request-derived token is escaped on a real server", async () =>
   // deno-lint-ignore no-control-regex -- matching control characters is the point
   assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(lines[0]), lines[0]);
   assert.ok(lines[0].includes("a\\x09b r\\x09q"), lines[0]);
+});
+
+Deno.test("a known token run into letters is refused, with the way to write it", () => {
+  for (
+    const [format, word, hint] of [
+      ["%statuscode", "%statuscode", '"%status code"'],
+      ["took %durationMs", "%durationMs", '"%duration Ms"'],
+      ["%methods", "%methods", '"%method s"'],
+      ["%dateISOx", "%dateISOx", '"%dateISO x"'],
+    ]
+  ) {
+    assert.throws(
+      () => logger({ format }),
+      (error: unknown) =>
+        error instanceof TypeError && error.message.includes(`"${word}"`) &&
+        error.message.includes(hint) && error.message.includes("%requestId"),
+      format,
+    );
+  }
+});
+
+Deno.test("%ip is the client address and %requestId the request id, - when absent", async () => {
+  const { createRouter } = await import("@fetchkit/toolkit/fetch-router");
+  const { requestId } = await import("@fetchkit/toolkit/request-id-middleware");
+  const lines: string[] = [];
+  const router = createRouter({
+    middleware: [
+      requestId(),
+      logger({ format: "%ip %requestId %status", log: (l) => lines.push(l) }),
+    ],
+  });
+  router.get("/", () => new Response("ok"));
+  await router.fetch(
+    new Request("http://localhost/", { headers: { "X-Request-Id": "req-1" } }),
+    { remoteAddr: { hostname: "192.0.2.7", port: 1, transport: "tcp" } },
+  );
+  await router.fetch(new Request("http://localhost/"));
+  assert.equal(lines[0], "192.0.2.7 req-1 200");
+  assert.match(lines[1], /^- [0-9a-f-]{36} 200$/);
+  const bare = createRouter({
+    middleware: [
+      logger({ format: "%ip %requestId", log: (l) => lines.push(l) }),
+    ],
+  });
+  bare.get("/", () => new Response("ok"));
+  await bare.fetch(new Request("http://localhost/"));
+  assert.equal(lines[2], "- -");
 });

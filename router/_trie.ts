@@ -5,6 +5,7 @@ import {
   type FlatToken,
   parsePattern,
 } from "../routes/pattern.ts";
+import { normalizeEscapes } from "./url_path.ts";
 
 /**
  * Route matching. Static paths are one `Map` lookup per method; dynamic
@@ -285,7 +286,17 @@ export interface Form {
 
 /** Compiles a pattern into its forms (one per choice of optional groups). */
 export function compile(pattern: string): Form[] {
-  return expandOptionals(parsePattern(pattern)).map((tokens) => {
+  return expandOptionals(parsePattern(pattern)).map((raw) => {
+    // Static text is compared with request paths after normalizeEscapes,
+    // so it goes through the same decoding: `/%61` is the route `/a`.
+    // The form that leaves out every group of `(/a)(/b)` is the path "/".
+    const tokens = raw.length === 0
+      ? [{ type: "text", value: "/" } as const]
+      : raw.map((token): FlatToken =>
+        token.type === "text"
+          ? { type: "text", value: normalizeEscapes(token.value) }
+          : token
+      );
     const names: string[] = [];
     for (const token of tokens) {
       if (token.type === "param") names.push(token.name);

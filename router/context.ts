@@ -5,11 +5,24 @@ import type {
 } from "./context_key.ts";
 import { ContextKey, missingValue } from "./context_key.ts";
 import { PARAMS_PROTOTYPE } from "./_trie.ts";
+import type {
+  RemoteAddr,
+  RemoteAddrResolver,
+  ServeInfo,
+} from "./remote_addr.ts";
 
 /** Path parameters of a matched route, by name. */
 export type Params = Record<string, string | undefined>;
 
 const NO_PARAMS: Params = Object.freeze(Object.create(PARAMS_PROTOTYPE));
+
+// Set by RequestContext's static block: lets the router give a context
+// the connection info without a public method.
+let connect: (
+  context: RequestContext,
+  info: ServeInfo | undefined,
+  resolve: RemoteAddrResolver,
+) => void;
 
 /**
  * `context.get`: works detached, as in `({ get }) => ...`.
@@ -115,6 +128,16 @@ export class RequestContext<P extends Params = Params> {
   #get: ContextGet | undefined = undefined;
   #set: ContextSet | undefined = undefined;
   #has: ContextHas | undefined = undefined;
+  #info: ServeInfo | undefined = undefined;
+  #resolve: RemoteAddrResolver | undefined = undefined;
+  #remoteAddr: RemoteAddr | undefined | null = null;
+
+  static {
+    connect = (context, info, resolve) => {
+      context.#info = info;
+      context.#resolve = resolve;
+    };
+  }
 
   /**
    * Made by the router for each request; applications rarely create one,
@@ -134,6 +157,26 @@ export class RequestContext<P extends Params = Params> {
   /** The request URL, parsed on first use. */
   get url(): URL {
     return this.#url ??= new URL(this.request.url);
+  }
+
+  /**
+   * The client's address, from the second argument of
+   * `router.fetch(request, info)` (what `Deno.serve` passes), or
+   * `undefined` when none was given. Behind a proxy, the router option
+   * `trustProxy` makes it the client the proxy names. Read on first use;
+   * middleware may set it.
+   */
+  get remoteAddr(): RemoteAddr | undefined {
+    if (this.#remoteAddr === null) {
+      this.#remoteAddr = this.#resolve === undefined
+        ? undefined
+        : this.#resolve(this.request, this.#info);
+    }
+    return this.#remoteAddr;
+  }
+
+  set remoteAddr(value: RemoteAddr | undefined) {
+    this.#remoteAddr = value;
   }
 
   /** The request headers. */
@@ -206,4 +249,13 @@ export class RequestContext<P extends Params = Params> {
     return this.#has ??= (key) =>
       this.#values !== undefined && this.#values.has(key);
   }
+}
+
+/** Gives a context what the server passed, for `context.remoteAddr`. */
+export function connectContext(
+  context: RequestContext,
+  info: ServeInfo | undefined,
+  resolve: RemoteAddrResolver,
+): void {
+  connect(context, info, resolve);
 }

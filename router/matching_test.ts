@@ -285,3 +285,39 @@ Deno.test("escapes of unreserved characters match static text; reserved ones sta
   assert.equal((await hit(cafe, "/caf\u00e9")).pattern, "/caf\u00e9");
   assert.equal(await hit(cafe, "/cafe\u0301"), 404);
 });
+
+Deno.test("wildcards are greedy; parameters sharing a segment are lazy (docs/guide.md)", async () => {
+  const router = echo("/*a/x/*b/end", "/p/:a-:b", "/g/*a/*b.txt");
+  assert.deepEqual(await hit(router, "/1/x/2/x/3/end"), {
+    pattern: "/*a/x/*b/end",
+    params: { a: "1/x/2", b: "3" },
+  });
+  assert.deepEqual(await hit(router, "/g/1/2/3.txt"), {
+    pattern: "/g/*a/*b.txt",
+    params: { a: "1/2", b: "3" },
+  });
+  assert.deepEqual(await hit(router, "/p/x-y-z"), {
+    pattern: "/p/:a-:b",
+    params: { a: "x", b: "y-z" },
+  });
+});
+
+Deno.test("a repeated parameter name keeps the last capture, as Remix (Hono keeps the first)", async () => {
+  const router = echo("/r/:id/s/:id", "/q/:id(/:id)", "/w/*id/x/:id");
+  assert.deepEqual(await hit(router, "/r/1/s/2"), {
+    pattern: "/r/:id/s/:id",
+    params: { id: "2" },
+  });
+  assert.deepEqual(await hit(router, "/q/1/2"), {
+    pattern: "/q/:id(/:id)",
+    params: { id: "2" },
+  });
+  assert.deepEqual(await hit(router, "/q/1"), {
+    pattern: "/q/:id(/:id)",
+    params: { id: "1" },
+  });
+  assert.deepEqual(await hit(router, "/w/a/b/x/c"), {
+    pattern: "/w/*id/x/:id",
+    params: { id: "c" },
+  });
+});

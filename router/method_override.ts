@@ -20,6 +20,7 @@
 import type { Middleware } from "./types.ts";
 import type { RequestContext } from "./context.ts";
 import { NativeResponse } from "../response/native.ts";
+import { noteBodyProgress } from "../form_data/body_progress.ts";
 
 /** Options of {@linkcode methodOverride}. */
 export interface MethodOverrideOptions {
@@ -33,7 +34,10 @@ export interface MethodOverrideOptions {
    * How long to wait, in milliseconds, for the start of a form body that
    * `formData()` has not parsed yet. A client that stalls gets no override
    * (the request goes on as POST, and the body's own reader reports the
-   * stall), so this middleware can never hang a request.
+   * stall), so this middleware can never hang a request. The wait counts
+   * toward `formData()`'s `idleTimeout` and `bodyTimeout`: a client that
+   * sends nothing gets its 408 after `idleTimeout`, not after this wait
+   * plus `idleTimeout`.
    *
    * @default {10000}
    */
@@ -67,6 +71,8 @@ async function readPrefix(
   const chunks: Uint8Array[] = [];
   let size = 0;
   let complete = false;
+  const startedAt = performance.now();
+  let lastDataAt = startedAt;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<"expired">((resolve) =>
     timer = setTimeout(resolve, timeout, "expired")
@@ -82,14 +88,19 @@ async function readPrefix(
       }
       chunks.push(value);
       size += value.byteLength;
+      lastDataAt = performance.now();
     }
   } catch {
     // A broken body is for whoever reads the real one to report.
     return undefined;
   } finally {
     clearTimeout(timer);
-    // Cancelling our copy leaves the request's own body flowing.
-    if (!complete) reader.cancel().catch(() => {});
+    if (!complete) {
+      // Cancelling our copy leaves the request's own body flowing.
+      reader.cancel().catch(() => {});
+      // The form parser's timeouts count from here, not from its own start.
+      noteBodyProgress(request, { bytes: size, startedAt, lastDataAt });
+    }
   }
   const bytes = new Uint8Array(size);
   let offset = 0;

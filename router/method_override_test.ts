@@ -291,3 +291,78 @@ Deno.test("a client that stalls mid-body gets no override and no hang: formData(
     await server.shutdown();
   }
 });
+
+/**
+ * Sends `head` and `body` to a server with methodOverride() and formData(),
+ * then nothing more: the milliseconds until it answers, and the answer.
+ */
+async function stall(
+  head: string,
+  body: string,
+  timeouts: { override: number; idle: number },
+): Promise<{ elapsed: number; answer: string }> {
+  const { formData } = await import("@fetchkit/toolkit/form-data-middleware");
+  const router = createRouter({
+    middleware: [
+      methodOverride({ timeout: timeouts.override }),
+      formData({ idleTimeout: timeouts.idle }),
+    ],
+  });
+  router.post("/x", () => new Response("post"));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  const connection = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: server.addr.port,
+  });
+  try {
+    await connection.write(new TextEncoder().encode(head + body));
+    const sent = performance.now();
+    const buffer = new Uint8Array(4096);
+    const read = await connection.read(buffer);
+    const elapsed = performance.now() - sent;
+    return {
+      elapsed,
+      answer: new TextDecoder().decode(buffer.subarray(0, read ?? 0)),
+    };
+  } finally {
+    connection.close();
+    await server.shutdown();
+  }
+}
+
+Deno.test("the wait for the _method field counts toward formData()'s idleTimeout", async () => {
+  // Timeouts long enough that a loaded machine's delays stay well below
+  // the gap being tested: the 408 comes after idleTimeout (800 ms), not
+  // after the override's wait plus idleTimeout (1400 ms).
+  const timeouts = { override: 600, idle: 800 };
+  const type = "Content-Type: application/x-www-form-urlencoded\r\n";
+  const cases = [
+    // A small declared body: read whole, in one native read.
+    ["Content-Length: 100\r\n", "a=1&b="],
+    // A chunked body: read chunk by chunk.
+    ["Transfer-Encoding: chunked\r\n", "6\r\na=1&b=\r\n"],
+    // Nothing of the body at all.
+    ["Content-Length: 100\r\n", ""],
+    [
+      "Content-Type: multipart/form-data; boundary=b\r\n" +
+      "Transfer-Encoding: chunked\r\n",
+      "4\r\n--b\r\n",
+    ],
+  ] as const;
+  for (const [headers, body] of cases) {
+    const head = `POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\n${
+      headers.startsWith("Content-Type") ? "" : type
+    }${headers}\r\n`;
+    const { elapsed, answer } = await stall(head, body, timeouts);
+    assert.match(answer, /^HTTP\/1\.1 408 /, `${headers}: ${answer}`);
+    assert.ok(
+      elapsed >= timeouts.idle - 50 && elapsed < 1200,
+      `${headers}: 408 after ${
+        elapsed.toFixed(0)
+      } ms, want about ${timeouts.idle}`,
+    );
+  }
+});

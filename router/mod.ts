@@ -51,3 +51,8 @@ export {
   createContextKey,
 } from "./context_key.ts";
 export type { Handler, Middleware, Next } from "./types.ts";
+export type {
+  RemoteAddr,
+  ServeInfo,
+  TrustProxyOptions,
+} from "./remote_addr.ts";

@@ -3,7 +3,12 @@ import type { RouteMap } from "../routes/route_map.ts";
 import type { ParamsOf } from "../routes/params.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import { joinPatterns } from "../routes/pattern.ts";
-import { RequestContext } from "./context.ts";
+import { connectContext, RequestContext } from "./context.ts";
+import {
+  createRemoteAddrResolver,
+  type ServeInfo,
+  type TrustProxyOptions,
+} from "./remote_addr.ts";
 import {
   checkResponse,
   compose,
@@ -101,6 +106,19 @@ export interface RouterOptions {
     error: unknown,
     context: RequestContext,
   ) => Response | Promise<Response>;
+  /**
+   * Proxies of your own whose word on the client's address is taken:
+   * with it, `context.remoteAddr` is the client that a listed proxy names
+   * in `X-Forwarded-For` (or `Forwarded`), not the proxy. Without it, it
+   * is the connection's peer, and those headers are ignored.
+   *
+   * Spoofing: any client can send `X-Forwarded-For`. Only hops added by a
+   * listed proxy are believed (read right to left, stopping at the first
+   * address that is not a proxy), so list exactly your proxies, and only
+   * when every connection to the app passes through them; name the header
+   * they write, since the other one comes from the client unchecked.
+   */
+  trustProxy?: TrustProxyOptions;
 }
 
 /**
@@ -224,9 +242,13 @@ export interface Router extends RouteMethods<""> {
    * synchronously, else with a promise of it (the type of `Deno.serve`'s
    * handler, as Hono's `app.fetch`), so `await router.fetch(request)`
    * always gives a `Response`. Bound to the router, so it can be passed
-   * around.
+   * around. `info` is what `Deno.serve` passes (Bun's server or an
+   * adapter's `{ remoteAddr }` fit too): it gives `context.remoteAddr`.
    */
-  readonly fetch: (request: Request) => Response | Promise<Response>;
+  readonly fetch: (
+    request: Request,
+    info?: ServeInfo,
+  ) => Response | Promise<Response>;
 }
 
 const TEXT_TYPE = "text/plain; charset=utf-8";
@@ -321,6 +343,7 @@ function text(body: string, status: number, allow?: string): Response {
  */
 export function createRouter(options: RouterOptions = {}): Router {
   const { defaultHandler, onError } = options;
+  const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
   const matcher = new Matcher<Terminal>();
 
   function add(
@@ -578,8 +601,12 @@ export function createRouter(options: RouterOptions = {}): Router {
   // Not async: a chain that answers synchronously is answered with its
   // Response itself, which Deno.serve sends on its native path (a Promise
   // costs it about 2 µs of CPU a request, BENCHMARKS.md "HTTP load").
-  function fetch(request: Request): Response | Promise<Response> {
+  function fetch(
+    request: Request,
+    info?: ServeInfo,
+  ): Response | Promise<Response> {
     const context = new RequestContext(request);
+    if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
     // The request's method, read once (middleware may change context.method).
     const head = context.method === "HEAD";
     let result: unknown;

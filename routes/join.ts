@@ -7,6 +7,39 @@ export type TrimLeft<S extends string> = S extends `/${infer R}` ? TrimLeft<R>
 export type TrimRight<S extends string> = S extends `${infer R}/` ? TrimRight<R>
   : S;
 
+/** `S` split into what precedes its closing `)`s and those `)`s. */
+type SplitClosers<S extends string, C extends string = ""> = S extends
+  `${infer R})` ? SplitClosers<R, `${C})`>
+  : [S, C];
+
+/**
+ * `S` without the slashes it ends with, inside its closing groups too, as
+ * `route(base, defs)` trims a base: `(a/)` becomes `(a)`; a group left
+ * empty goes (`a(/)` becomes `a`).
+ *
+ * @example
+ * ```ts
+ * import type { TrimEnd } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const base: TrimEnd<"(a/)"> = "(a)";
+ * ```
+ */
+export type TrimEnd<S extends string> = TrimRight<S> extends
+  infer T extends string
+  ? SplitClosers<T> extends [infer A extends string, infer C extends string]
+    ? C extends "" ? T
+    : A extends `${string}/` ? TrimEnd<`${TrimRight<A>}${C}`>
+    : A extends `${infer E}(`
+      ? C extends `)${infer D}` ? TrimEnd<`${E}${D}`> : T
+    : T
+  : T
+  : never;
+
+/** Whether `S` opens with groups whose first character is a slash: `((/b))`. */
+type GroupSlash<S extends string> = S extends `(/${string}` ? true
+  : S extends `(${infer R}` ? GroupSlash<R>
+  : false;
+
 /**
  * A base ending in `/(group)` takes the slash into the group, as
  * `route(base, defs)` does: `a/(:id)` becomes `a(/:id)`, so leaving the
@@ -42,11 +75,11 @@ export type SlashIntoGroup<H extends string> = H extends
  */
 export type JoinPattern<B extends string, P extends string> = string extends
   B | P ? string
-  : SlashIntoGroup<TrimRight<TrimLeft<B>>> extends infer H extends string
+  : SlashIntoGroup<TrimEnd<TrimLeft<B>>> extends infer H extends string
     ? TrimLeft<P> extends infer T extends string
-      ? H extends "" ? T extends `(/${string}` ? T : `/${T}`
+      ? H extends "" ? GroupSlash<T> extends true ? T : `/${T}`
       : T extends "" ? `/${H}`
-      : T extends `(/${string}` ? `/${H}${T}`
+      : GroupSlash<T> extends true ? `/${H}${T}`
       : `/${H}/${T}`
     : never
   : never;

@@ -79,3 +79,114 @@ Deno.test("ambiguous, empty-group and lone-surrogate patterns are TypeErrors nam
     assert.throws(() => new Route("GET", pattern), TypeError, pattern);
   }
 });
+
+Deno.test("a slash ending the base inside a group is dropped, as Remix's join does", async () => {
+  const x = route("(a/)", { x: "(b)" }).x;
+  assert.equal(x.pattern, "/(a)/(b)");
+  const typed: "/(a)/(b)" = x.pattern;
+  void typed;
+  const router = createRouter();
+  router.get(x, () => new Response("ok"));
+  const status = async (path: string) =>
+    (await router.fetch(new Request(`http://h${path}`))).status;
+  assert.equal(await status("/a/b"), 200);
+  assert.equal(await status("/a/"), 200);
+  assert.equal(await status("/a//b"), 404);
+  const y: JoinPattern<"a(/b/)", "c"> = route("a(/b/)", { y: "c" }).y.pattern;
+  assert.equal(y, "/a(/b)/c");
+  const z: JoinPattern<"a(/)", "b"> = route("a(/)", { z: "b" }).z.pattern;
+  assert.equal(z, "/a/b");
+  const nested: JoinPattern<"a", "((/b))"> = route("a", { n: "((/b))" }).n
+    .pattern;
+  assert.equal(nested, "/a((/b))");
+});
+
+/**
+ * Inputs for the comparison with Remix's `joinPatterns`
+ * (`@remix-run/route-pattern/join`): ours, with a leading slash added to
+ * Remix's output where it has none, must be the same string, except where
+ * noted.
+ */
+const JOINS: readonly [string, string][] = [
+  ["", "b"],
+  ["a", ""],
+  ["a", "b"],
+  ["a/", "b"],
+  ["a", "/b"],
+  ["a/", "/b"],
+  ["/a/", "/b/"],
+  ["(a)", "(b)"],
+  ["(a/)", "(b)"],
+  ["(a)", "(/b)"],
+  ["(a/)", "(/b)"],
+  ["a(/b/)", "c"],
+  ["a(/b/)", "(/c)"],
+  ["((a/))", "b"],
+  ["a", "((/b))"],
+  ["a", "(/b)c"],
+  ["", "(b)"],
+  ["posts", "(/:page)"],
+  ["posts", "(:page)"],
+  ["posts/:id", "comments/:cid"],
+  ["v1/:resource", "/users/(admin/)posts"],
+  ["api(/:version)", "resources/:id(.json)"],
+  ["files", "*path"],
+  ["files/", "(*path)"],
+  ["a/(b/)(c/)", "d"],
+];
+
+/** Where we differ from Remix, on purpose: [base, pattern, ours]. */
+const JOIN_DIFFERENCES: readonly [string, string, string][] = [
+  // A base ending in "/(group)" takes the slash into the group, so leaving
+  // the group out leaves no empty segment (Remix: "/a/(:id)/c", which
+  // needs "/a//c" when the group is left out).
+  ["a/(:id)", "c", "/a(/:id)/c"],
+  ["a/(:id/)", "c", "/a(/:id)/c"],
+  // Every trailing slash of the base goes (Remix drops one: "/(a/)/b").
+  ["(a//)", "b", "/(a)/b"],
+  // A group left empty goes (Remix keeps "()", which our parser refuses).
+  ["a(/)", "b", "/a/b"],
+];
+
+Deno.test("joins agree with Remix's joinPatterns on a table of inputs", async () => {
+  const { joinPatterns: remixJoin } = await import(
+    "@remix-run/route-pattern/join"
+  );
+  const { joinPatterns } = await import("../routes/pattern.ts");
+  for (const [base, pattern] of JOINS) {
+    const theirs = remixJoin(base, pattern).source;
+    const expected = theirs.startsWith("/") || theirs.startsWith("(/")
+      ? theirs
+      : "/" + theirs;
+    assert.equal(joinPatterns(base, pattern), expected, `${base} + ${pattern}`);
+  }
+  for (const [base, pattern, ours] of JOIN_DIFFERENCES) {
+    assert.equal(joinPatterns(base, pattern), ours, `${base} + ${pattern}`);
+    const theirs = remixJoin(base, pattern).source;
+    assert.notEqual(
+      "/" + theirs.replace(/^\//, ""),
+      ours,
+      "still a difference",
+    );
+  }
+});
+
+Deno.test("a pattern made only of slash groups serves / with every group left out, as Remix", async () => {
+  const x = route({ x: "(/locale/:locale)(/page/:page)" }).x;
+  const typed: "(/locale/:locale)(/page/:page)" = x.pattern;
+  assert.equal(typed, "(/locale/:locale)(/page/:page)");
+  assert.equal(x.href(), "/");
+  assert.equal(x.href({ page: 2 }), "/page/2");
+  assert.equal(x.href({ locale: "en", page: 2 }), "/locale/en/page/2");
+  const router = createRouter();
+  router.get(x, ({ params }) => Response.json(params));
+  const json = async (path: string) => {
+    const response = await router.fetch(new Request(`http://h${path}`));
+    return response.status === 200 ? await response.json() : response.status;
+  };
+  assert.deepEqual(await json("/"), {});
+  assert.deepEqual(await json("/page/2"), { page: "2" });
+  assert.deepEqual(await json("/locale/en"), { locale: "en" });
+  assert.equal(await json("//page/2"), 404);
+  assert.throws(() => new Route("GET", "(:a)/x"), /must start with/);
+});

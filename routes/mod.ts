@@ -41,4 +41,4 @@ export {
   type ResourcesRoutes,
 } from "./resources.ts";
 export type { NameChar, ParsePattern, Simplify, TakeName } from "./params.ts";
-export type { SlashIntoGroup, TrimLeft, TrimRight } from "./join.ts";
+export type { SlashIntoGroup, TrimEnd, TrimLeft, TrimRight } from "./join.ts";

@@ -217,24 +217,46 @@ const PATH_ENCODE_ALL = /[\x00-\x20"#<>?`{}\x7f-\uffff]+/g;
  *   `join("", "(/:lang)/promo")` stays `(/:lang)/promo`;
  * - a group without one is its own segment: `join("posts", "(:page)")` is
  *   `/posts/(:page)`;
+ * - a slash that ends the base inside its last group is dropped, as the
+ *   base's own trailing slash is: `join("(a/)", "(b)")` is `/(a)/(b)`;
  * - a base ending in `/(group)` takes the slash into the group, so leaving
  *   the group out leaves no empty segment: `join("a/(:id)", "c")` is
  *   `/a(/:id)/c`.
  */
 export function joinPatterns(base: string, pattern: string): string {
-  let head = base.replace(/^\/+/, "").replace(/\/+$/, "");
+  let head = trimEnd(base.replace(/^\/+/, ""));
   const tail = pattern.replace(/^\/+/, "");
   const open = trailingGroup(head);
   if (open > 0 && head[open - 1] === "/" && head[open + 1] !== "/") {
     head = `${head.slice(0, open - 1)}(/${head.slice(open + 1)}`;
   }
+  // A group (or nested groups) opening with a slash brings its own.
+  const groupSlash = /^\(+\//.test(tail);
   if (head === "") {
-    return tail.startsWith("(/") && tokensStartWithSlash(parsePattern(tail))
+    return groupSlash && tokensStartWithSlash(parsePattern(tail))
       ? tail
       : "/" + tail;
   }
   if (tail === "") return "/" + head;
-  return tail.startsWith("(/") ? `/${head}${tail}` : `/${head}/${tail}`;
+  return groupSlash ? `/${head}${tail}` : `/${head}/${tail}`;
+}
+
+/**
+ * `base` without the slashes it ends with, inside its closing groups too
+ * (Remix strips the base's last separator even in a group): `(a/)` is
+ * `(a)`, so `(a/)` joined with `(b)` is `(a)/(b)`, not `(a/)/(b)` (which
+ * would need `/a//b`). A group left empty goes: `a(/)` is `a`.
+ */
+function trimEnd(base: string): string {
+  let previous: string;
+  do {
+    previous = base;
+    base = base.replace(/\/+$/, "").replace(/\/+(\)+)$/, "$1").replace(
+      /\(\)(\)*)$/,
+      "$1",
+    );
+  } while (base !== previous);
+  return base;
 }
 
 /** Where the group that ends `text` opens, or -1 when it does not end with one. */
@@ -248,12 +270,19 @@ function trailingGroup(text: string): number {
   return -1;
 }
 
-/** Whether every form of the tokens starts with "/". */
+/**
+ * Whether every form of the tokens starts with "/", but the form that
+ * leaves every group out when the pattern is only groups: that form is
+ * the path "/" (`(/:lang)(/page/:n)` serves `/`, as in Remix).
+ */
 export function tokensStartWithSlash(tokens: readonly PatternToken[]): boolean {
+  return tokens.length > 0 && startsWithSlash(tokens);
+}
+
+function startsWithSlash(tokens: readonly PatternToken[]): boolean {
   const first = tokens[0];
-  if (first === undefined) return false;
+  if (first === undefined) return true;
   if (first.type === "text") return first.value[0] === "/";
   if (first.type !== "optional") return false;
-  return tokensStartWithSlash(first.tokens) &&
-    tokensStartWithSlash(tokens.slice(1));
+  return tokensStartWithSlash(first.tokens) && startsWithSlash(tokens.slice(1));
 }

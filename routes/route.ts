@@ -76,7 +76,8 @@ export class Route<M extends string = string, P extends string = string> {
       this.#delimiters,
     )!;
     checkDotSegments(path, this.pattern);
-    return path + searchOf(options?.search);
+    // Every group of `(/:lang)(/page/:n)` left out: the path "/".
+    return (path || "/") + searchOf(options?.search);
   }
 
   /** The method and pattern, as `GET /posts/:id`. */

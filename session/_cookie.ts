@@ -46,15 +46,23 @@ export function isCookieDomain(domain: string): boolean {
 }
 
 /**
+ * The most values of one cookie name read from a `Cookie` header. Browsers
+ * keep at most 180 cookies per site (Chrome and Firefox), so a sibling
+ * subdomain cannot plant enough junk values ahead of the real one to push
+ * it past this bound.
+ */
+export const MAX_COOKIE_VALUES = 180;
+
+/**
  * Returns every value of the cookie `name` in a `Cookie` header, in header
  * order (at most `limit`). Browsers send several cookies of one name when
- * they differ in path or domain, and a sibling subdomain can plant one, so
+ * they differ in path or domain, and a sibling subdomain can plant some, so
  * the caller tries each rather than trusting the first.
  */
 export function getCookieValues(
   header: string | null,
   name: string,
-  limit = 4,
+  limit: number = MAX_COOKIE_VALUES,
 ): string[] {
   const values: string[] = [];
   if (header === null || header === "") return values;

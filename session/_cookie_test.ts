@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { getCookieValues, isCookieName, serializeCookie } from "./_cookie.ts";
+import {
+  getCookieValues,
+  isCookieName,
+  MAX_COOKIE_VALUES,
+  serializeCookie,
+} from "./_cookie.ts";
 
 Deno.test("getCookieValues finds every value of one name, in order", () => {
   const header = 'a=1; __session=x.y; b="q"; __session="z"; __sessionX=no';
@@ -15,7 +20,16 @@ Deno.test("getCookieValues skips values outside RFC 6265 cookie-octets", () => {
     assert.deepEqual(getCookieValues(`s=${bad}`, "s"), [], bad);
   }
   assert.deepEqual(getCookieValues("s=ok; s=a b; s=ok2", "s"), ["ok", "ok2"]);
-  assert.equal(getCookieValues("s=1;s=2;s=3;s=4;s=5;s=6", "s").length, 4);
+  assert.equal(getCookieValues("s=1;s=2;s=3;s=4;s=5;s=6", "s").length, 6);
+});
+
+Deno.test("getCookieValues reads up to 180 values of one name, as many as a browser keeps", () => {
+  const header = Array.from({ length: 200 }, (_, i) => `s=${i}`).join("; ");
+  const values = getCookieValues(header, "s");
+  assert.equal(values.length, MAX_COOKIE_VALUES);
+  assert.equal(MAX_COOKIE_VALUES, 180);
+  assert.equal(values.at(-1), "179");
+  assert.deepEqual(getCookieValues(header, "s", 2), ["0", "1"]);
 });
 
 Deno.test("serializeCookie writes the attributes in a fixed order", () => {

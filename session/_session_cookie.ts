@@ -40,6 +40,54 @@ export interface SessionCookie {
 /** Shortest secret accepted without `allowShortSecrets`. */
 const MIN_SECRET_LENGTH = 32;
 
+/** The one command the docs and errors give for making a secret. */
+const MAKE_SECRET =
+  'deno eval "console.log(crypto.randomUUID() + crypto.randomUUID())"';
+
+/**
+ * Throws a `TypeError` unless `secrets` is a non-empty array of non-empty
+ * strings, naming the entry that is not: most often an environment
+ * variable that was never exported.
+ */
+function checkSecrets(secrets: unknown): asserts secrets is string[] {
+  const rule = "a non-empty array of non-empty strings";
+  if (!Array.isArray(secrets)) {
+    const hint = typeof secrets === "string"
+      ? "; put it in an array: [secret]"
+      : secrets === undefined
+      ? "; is SESSION_SECRET exported?"
+      : "";
+    throw new TypeError(
+      `Session cookie needs \`secrets\`: ${rule}, got ${
+        describe(secrets)
+      }${hint}`,
+    );
+  }
+  if (secrets.length === 0) {
+    throw new TypeError(
+      `Session cookie needs \`secrets\`: ${rule}, got an empty array`,
+    );
+  }
+  for (let i = 0; i < secrets.length; i++) {
+    const secret: unknown = secrets[i];
+    if (typeof secret === "string" && secret !== "") continue;
+    const what = secret === undefined
+      ? "is undefined: is SESSION_SECRET exported?"
+      : secret === ""
+      ? "is empty: is SESSION_SECRET set?"
+      : `is ${describe(secret)}, not a string`;
+    throw new TypeError(
+      `Session cookie secrets[${i}] ${what} (secrets must be ${rule})`,
+    );
+  }
+}
+
+/** A short description of a wrong value, never the value of a secret. */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  return typeof value === "string" ? "a string" : `a ${typeof value}`;
+}
+
 /** Checks `options` and creates the cookie; throws `TypeError` when invalid. */
 export function createSessionCookie(
   options: SessionCookieOptions,
@@ -52,24 +100,17 @@ export function createSessionCookie(
     throw new TypeError(`Invalid session cookie name: ${JSON.stringify(name)}`);
   }
   const { secrets } = options;
-  if (
-    !Array.isArray(secrets) || secrets.length === 0 ||
-    !secrets.every((secret) => typeof secret === "string" && secret !== "")
-  ) {
-    throw new TypeError(
-      "Session cookie needs `secrets`: a non-empty array of non-empty strings",
-    );
-  }
+  checkSecrets(secrets);
   if (options.allowShortSecrets !== true) {
     const short = secrets.findIndex((secret) =>
       secret.length < MIN_SECRET_LENGTH
     );
     if (short !== -1) {
       throw new TypeError(
-        `Session cookie secret #${short + 1} has ${
+        `Session cookie secrets[${short}] has ${
           secrets[short].length
-        } characters; at least ${MIN_SECRET_LENGTH} are required (long and ` +
-          "random, e.g. `openssl rand -base64 32`); " +
+        } characters; at least ${MIN_SECRET_LENGTH} are required, long and ` +
+          `random: make one with ${MAKE_SECRET}; ` +
           "`allowShortSecrets: true` allows shorter ones in tests",
       );
     }

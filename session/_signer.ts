@@ -13,6 +13,14 @@
 //   later request carrying the very same string skips the HMAC. A string
 //   that was never verified, such as any forgery, always has its HMAC
 //   computed and compared.
+//
+// Copying a keyed state into one reused instance uses `_cloneInto(to)`,
+// which noble declares on its `Hash` interface but names like an internal.
+// The documented `clone()` allocates a new HMAC and two SHA-256 states per
+// call and makes signing and verifying about 1.6 to 1.8 times slower
+// (bench/session_signer_bench.ts), so the version is pinned in deno.json
+// and `_signer_test.ts` checks the behavior relied on; `clone()` is the
+// fallback should a release drop `_cloneInto`.
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { fromBase64Url, toBase64Url } from "../runtime/_base64.ts";
@@ -75,8 +83,8 @@ export function createSigner(secrets: readonly string[]): Signer {
   const keyed = secrets.map((secret) =>
     hmac.create(sha256, encoder.encode(secret))
   );
-  const signing = keyed[0];
-  const work = signing.clone();
+  const work = keyed[0].clone();
+  const fast = typeof work._cloneInto === "function";
   // Two generations: when the current one is full it becomes the previous
   // one, so the cache holds up to 2 x CACHE_SIZE strings and evicting costs
   // nothing per insert.
@@ -84,8 +92,9 @@ export function createSigner(secrets: readonly string[]): Signer {
   let previous = new Map<string, Unsigned>();
 
   function mac(index: number, data: Uint8Array): Uint8Array {
-    keyed[index]._cloneInto(work);
-    return work.update(data).digest();
+    const state = keyed[index];
+    return (fast ? state._cloneInto(work) : state.clone()).update(data)
+      .digest();
   }
 
   function remember(signed: string, result: Unsigned): void {

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { createSigner } from "./_signer.ts";
 import { fromBase64Url, toBase64Url } from "../runtime/_base64.ts";
 
@@ -125,4 +127,33 @@ Deno.test("signer: a signature changed in any one of its 32 bytes never verifies
   }
   // The untouched one verifies with the second secret.
   assert.deepEqual(await signer.unsign(signed), { value: "value", index: 1 });
+});
+
+// The signer copies a keyed HMAC state into one reused instance with noble's
+// `_cloneInto(to)` (declared on its Hash interface, named like an internal),
+// as the documented `clone()` is much slower. These checks fail when a
+// release of @noble/hashes changes what the signer relies on.
+Deno.test("signer: the @noble/hashes behavior it relies on still holds", () => {
+  const key = new TextEncoder().encode("k".repeat(40));
+  const keyed = hmac.create(sha256, key);
+  const work = keyed.clone();
+  assert.equal(typeof keyed._cloneInto, "function", "_cloneInto was removed");
+  for (let n = 0; n < 130; n += 7) {
+    const message = new Uint8Array(n).fill(n);
+    // Into an instance that was already digested (finished, destroyed):
+    // the same object comes back, usable, holding the keyed state.
+    const into = keyed._cloneInto(work);
+    assert.equal(into, work, "_cloneInto(to) returns `to`");
+    assert.deepEqual(
+      into.update(message).digest(),
+      hmac(sha256, key, message),
+      `HMAC of ${n} bytes`,
+    );
+    assert.throws(() => work.update(message), "a digested state is finished");
+  }
+  // The keyed state itself is untouched by the copies.
+  assert.deepEqual(
+    keyed.clone().update(new Uint8Array(3)).digest(),
+    hmac(sha256, key, new Uint8Array(3)),
+  );
 });

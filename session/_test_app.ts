@@ -41,6 +41,22 @@ export function createGate(): Gate & { enter(): Promise<void> } {
 }
 
 /**
+ * A gate that holds every handler until `count` of them have entered it,
+ * then lets them all return at once, so that their saves overlap as much
+ * as they can.
+ */
+export function createBarrier(count: number): { enter(): Promise<void> } {
+  const released = Promise.withResolvers<void>();
+  let entered = 0;
+  return {
+    enter() {
+      if (++entered === count) released.resolve();
+      return released.promise;
+    },
+  };
+}
+
+/**
  * Routes: `GET /get/:name`, `GET /all?names=a,b`, `POST /set/:name/:value`,
  * `POST /unset/:name`, `POST /flash/:name/:value`, `POST /regenerate/:delete`,
  * `POST /destroy`, `GET /id`. A `?gate=<name>` query parks the handler on

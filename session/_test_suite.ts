@@ -136,6 +136,39 @@ export async function storageSuite(
   );
 
   await t.step(
+    "junk cookies planted ahead of the real one do not hide it",
+    async () => {
+      const router = app(backend.storage(cookie));
+      const jar = new Jar();
+      await send(router, jar, "POST", "/set/user/ada");
+      const good = jar.cookie!;
+      const value = good.slice("__session=".length);
+      const dot = value.lastIndexOf(".");
+      // Well-formed values with a wrong signature (each costs an HMAC),
+      // and malformed ones.
+      const junk = (i: number) =>
+        i % 3 === 0
+          ? `__session=junk${i}`
+          : `__session=${value.slice(0, dot)}.${
+            String(i).padStart(43, i % 3 === 1 ? "A" : "_")
+          }`;
+      for (const count of [4, 5, 40, 179]) {
+        const planted = Array.from({ length: count }, (_, i) => junk(i));
+        jar.cookie = [...planted, good].join("; ");
+        const read = await send(router, jar, "GET", "/get/user");
+        assert.equal(read.body.value, "ada", `${count} junk cookies ahead`);
+      }
+      // Beyond what a browser keeps for one site, the rest is not read.
+      jar.cookie = [...Array.from({ length: 180 }, (_, i) => junk(i)), good]
+        .join("; ");
+      assert.equal(
+        (await send(router, jar, "GET", "/get/user")).body.value,
+        null,
+      );
+    },
+  );
+
+  await t.step(
     "secret rotation: old cookies verify and are re-signed",
     async () => {
       const before = backend.storage({

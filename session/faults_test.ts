@@ -113,12 +113,20 @@ Deno.test("faults: a KV write failing mid-request leaves the stored session as i
   const server = serve(
     createKvSessionStorage({ client: handle, cookie: { secrets: [SECRET] } }),
   );
-  using _logs = quietErrors();
+  using logs = quietErrors();
   try {
     const browser = client(server.addr.port);
     assert.equal((await browser()).text, "1");
     failCommit = true;
+    const started = performance.now();
     assert.equal((await browser()).status, 503);
+    // Retried with backoff until the budget was spent, and said so.
+    const took = performance.now() - started;
+    assert.ok(took > 1500 && took < 4000, `gave up after ${took} ms`);
+    assert.match(
+      String(logs.errors.flat().find((e) => e instanceof Error)),
+      /Deno KV stayed locked by another process: \d+ attempts in \d+ ms \(retry budget 2000 ms\)/,
+    );
     failCommit = false;
     // The failed write changed nothing: the count goes on from 1.
     assert.equal((await browser()).text, "2");

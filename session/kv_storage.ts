@@ -12,6 +12,7 @@
  */
 
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
+import { backoff, type Budget, elapsed } from "./_retry.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
@@ -27,23 +28,30 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /**
  * Runs a KV call again while SQLite reports the database locked: processes
  * sharing one local KV file get that error under concurrent writes, instead
- * of waiting their turn.
+ * of waiting their turn. Retries with jittered backoff until `budget` is
+ * spent, then throws, naming the attempts and the budget.
  */
-async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
+async function whileLocked<T>(
+  call: () => Promise<T>,
+  budget: Budget,
+): Promise<T> {
   for (let attempt = 1;; attempt++) {
     try {
       return await call();
     } catch (error) {
       if (
-        attempt === 50 || !(error instanceof Error) ||
+        !(error instanceof Error) ||
         !error.message.includes("database is locked")
       ) {
         throw error;
       }
-      // A short random pause, so the processes do not collide again.
-      await new Promise((resolve) =>
-        setTimeout(resolve, 1 + Math.random() * 4 * attempt)
-      );
+      if (!await backoff(attempt, budget)) {
+        throw new Error(
+          `Deno KV stayed locked by another process: ${attempt} attempts ` +
+            `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
+          { cause: error },
+        );
+      }
     }
   }
 }
@@ -79,7 +87,7 @@ export interface KvSessionAtomic {
   /** Deletes `key`. */
   delete(key: readonly string[]): KvSessionAtomic;
   /** Applies the operation if every check holds. */
-  commit(): Promise<{ ok: boolean }>;
+  commit(): Promise<{ ok: true; versionstamp: string } | { ok: false }>;
 }
 
 /** Options of {@linkcode createKvSessionStorage}. */
@@ -151,9 +159,10 @@ export function createKvSessionStorage(
   }
 
   const store: SessionStore = {
-    async get(id) {
-      const entry = await whileLocked(() =>
-        client.get<Uint8Array>([prefix, id])
+    async get(id, budget) {
+      const entry = await whileLocked(
+        () => client.get<Uint8Array>([prefix, id]),
+        budget,
       );
       if (!(entry.value instanceof Uint8Array)) return null;
       let json: string;
@@ -166,7 +175,7 @@ export function createKvSessionStorage(
       return { json, version: entry.versionstamp };
     },
 
-    async write({ id, record, loaded, deleteId }) {
+    async write({ id, record, loaded, deleteId, budget }) {
       const bytes = encoder.encode(JSON.stringify(record));
       if (bytes.length > MAX_VALUE_BYTES) {
         throw new RangeError(
@@ -192,12 +201,12 @@ export function createKvSessionStorage(
         bytes,
         Number.isFinite(expireIn) ? { expireIn } : undefined,
       );
-      const result = await whileLocked(() => operation.commit());
-      return result.ok;
+      const result = await whileLocked(() => operation.commit(), budget);
+      return result.ok ? { version: result.versionstamp } : null;
     },
 
-    async delete(id) {
-      await whileLocked(() => client.delete([prefix, id]));
+    async delete(id, budget) {
+      await whileLocked(() => client.delete([prefix, id]), budget);
     },
   };
 

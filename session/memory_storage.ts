@@ -77,17 +77,18 @@ export function createMemorySessionStorage(
     write({ id, record, loaded, deleteId }) {
       // Synchronous check and write: nothing can run in between.
       if (loaded === undefined) {
-        if (entries.has(id)) return Promise.resolve(false);
+        if (entries.has(id)) return Promise.resolve(null);
       } else {
         if (entries.get(loaded.id) !== loaded.version) {
-          return Promise.resolve(false);
+          return Promise.resolve(null);
         }
-        if (id !== loaded.id && entries.has(id)) return Promise.resolve(false);
+        if (id !== loaded.id && entries.has(id)) return Promise.resolve(null);
       }
       if (deleteId !== undefined) entries.delete(deleteId);
-      entries.set(id, { json: JSON.stringify(record), expiresAt: record.e });
+      const entry = { json: JSON.stringify(record), expiresAt: record.e };
+      entries.set(id, entry);
       if (++writes % SWEEP_EVERY === 0) sweep();
-      return Promise.resolve(true);
+      return Promise.resolve({ version: entry });
     },
     delete(id) {
       entries.delete(id);

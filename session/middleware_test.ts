@@ -170,3 +170,57 @@ Deno.test("secrets shorter than 32 characters are a TypeError unless allowShortS
   const again = await storage.read(header!.split(";")[0]);
   assert.equal(again.get("a"), 1);
 });
+
+Deno.test("a missing or empty secret is named in the error", () => {
+  const cases: [unknown, RegExp][] = [
+    [
+      undefined,
+      /needs `secrets`: .*got undefined; is SESSION_SECRET exported\?/,
+    ],
+    ["s".repeat(40), /got a string; put it in an array: \[secret\]/],
+    [[], /got an empty array/],
+    [
+      [undefined],
+      /^Session cookie secrets\[0\] is undefined: is SESSION_SECRET exported\?/,
+    ],
+    [
+      ["s".repeat(32), ""],
+      /^Session cookie secrets\[1\] is empty: is SESSION_SECRET set\?/,
+    ],
+    [
+      ["s".repeat(32), 42],
+      /^Session cookie secrets\[1\] is a number, not a string/,
+    ],
+  ];
+  for (const [secrets, message] of cases) {
+    assert.throws(
+      // @ts-expect-error: checking the run-time guard
+      () => createCookieSessionStorage({ cookie: { secrets } }),
+      (error: unknown) =>
+        error instanceof TypeError && message.test(error.message),
+      String(secrets),
+    );
+  }
+  // The value of a secret never appears in the message.
+  assert.throws(
+    // @ts-expect-error: checking the run-time guard
+    () => createMemorySessionStorage({ cookie: { secrets: "hunter2-secret" } }),
+    (error: unknown) =>
+      error instanceof Error && !error.message.includes("hunter2"),
+  );
+});
+
+Deno.test("the short-secret error gives the one command that makes a secret", () => {
+  assert.throws(
+    () =>
+      createCookieSessionStorage({
+        cookie: { secrets: ["s".repeat(32), "short"] },
+      }),
+    (error: unknown) =>
+      error instanceof TypeError &&
+      error.message.includes("secrets[1] has 5 characters") &&
+      error.message.includes(
+        'deno eval "console.log(crypto.randomUUID() + crypto.randomUUID())"',
+      ) && !error.message.includes("openssl"),
+  );
+});

@@ -15,6 +15,7 @@ interface ServerProcess {
 async function startServer(
   kind: string,
   target: string,
+  barrier?: number,
 ): Promise<ServerProcess> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -28,6 +29,7 @@ async function startServer(
       serverScript,
       kind,
       target,
+      ...(barrier === undefined ? [] : [String(barrier)]),
     ],
     stdout: "piped",
     stderr: "inherit",
@@ -126,6 +128,81 @@ async function shareSessions(
     {},
   );
 }
+
+const WRITERS = 100;
+
+/**
+ * 100 concurrent writers on one session through each server, all loaded
+ * before any saves: every request is answered 200 and all 200 changes
+ * survive, whichever server made them.
+ */
+async function contend(a: ServerProcess, b: ServerProcess): Promise<void> {
+  const { cookie } = await call(a, "POST", "/set/base/0", undefined);
+  const names = Array.from({ length: 2 * WRITERS }, (_, i) => `k${i}`);
+  const statuses = await Promise.all(names.map(async (name, i) => {
+    const server = i % 2 === 0 ? a : b;
+    const response = await fetch(`${server.origin}/set/${name}/${i}?gate=all`, {
+      method: "POST",
+      headers: { cookie: cookie! },
+    });
+    await response.body?.cancel();
+    return response.status;
+  }));
+  const failed = statuses.filter((status) => status !== 200);
+  assert.deepEqual(failed, [], `${failed.length} writers not answered 200`);
+  for (const server of [a, b]) {
+    const { body } = await call(
+      server,
+      "GET",
+      `/all?names=base,${names}`,
+      cookie,
+    );
+    const missing = names.filter((name, i) => body.values[name] !== String(i));
+    assert.deepEqual(missing, [], `${missing.length} keys lost`);
+  }
+}
+
+Deno.test("two servers x 100 concurrent writers on one session, one Deno KV file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "session-kv-" });
+  const path = `${dir}/sessions.sqlite`;
+  const a = await startServer("kv", path, WRITERS);
+  const b = await startServer("kv", path, WRITERS).catch(async (error) => {
+    await a.stop();
+    throw error;
+  });
+  try {
+    await contend(a, b);
+  } finally {
+    await a.stop();
+    await b.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "two servers x 100 concurrent writers on one session, one redis-server",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    try {
+      const a = await startServer("redis", redis.url, WRITERS);
+      const b = await startServer("redis", redis.url, WRITERS).catch(
+        async (error) => {
+          await a.stop();
+          throw error;
+        },
+      );
+      try {
+        await contend(a, b);
+      } finally {
+        await a.stop();
+        await b.stop();
+      }
+    } finally {
+      await redis.stop();
+    }
+  },
+});
 
 Deno.test("two servers share sessions through one Deno KV file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "session-kv-" });

@@ -165,7 +165,7 @@ export function createRedisSessionStorage(
 
   async function write(
     { id, record, loaded, deleteId }: Parameters<SessionStore["write"]>[0],
-  ): Promise<boolean> {
+  ): Promise<{ version: string } | null> {
     const json = JSON.stringify(record);
     const expiresAt = Math.min(record.e, 8.64e15);
     if (typeof client.eval === "function") {
@@ -181,20 +181,21 @@ export function createRedisSessionStorage(
           String(Math.ceil(expiresAt)),
         ],
       });
-      return result === 1;
+      // The text itself is the version.
+      return result === 1 ? { version: json } : null;
     }
     if (loaded !== undefined) {
       const current = await client.get(prefix + loaded.id);
-      if (current !== loaded.version) return false;
+      if (current !== loaded.version) return null;
     }
     const fresh = loaded === undefined || loaded.id !== id;
     const result = await client.set(prefix + id, json, {
       expiration: { type: "PXAT", value: Math.ceil(expiresAt) },
       ...(fresh ? { condition: "NX" as const } : {}),
     });
-    if (result === null) return false;
+    if (result === null) return null;
     if (deleteId !== undefined) await client.del(prefix + deleteId);
-    return true;
+    return { version: json };
   }
 
   return createIdSessionStorage(options.cookie, store);

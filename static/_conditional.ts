@@ -1,4 +1,7 @@
-/** Conditional GET: `If-None-Match`, `If-Modified-Since`, `If-Range`. */
+/**
+ * Conditional requests: `If-Match`, `If-Unmodified-Since`, `If-None-Match`,
+ * `If-Modified-Since`, `If-Range` (RFC 9110 §13).
+ */
 
 /** A strong validator from size and modification time, as nginx makes it. */
 export function etagOf(size: number, mtime: Date | null): string {
@@ -19,6 +22,38 @@ function noneMatch(header: string, etag: string): boolean {
 /** Whole seconds: HTTP dates carry no milliseconds. */
 function seconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
+}
+
+/** Whether `If-Match` lists `etag` (strong comparison) or is `*`. */
+function anyMatch(header: string, etag: string): boolean {
+  for (const item of header.split(",")) {
+    const tag = item.trim();
+    // A weak tag never matches strongly (RFC 9110 §8.8.3.2).
+    if (tag === "*" || (tag === etag && !tag.startsWith("W/"))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a precondition fails, so `412 Precondition Failed` answers
+ * (RFC 9110 §13.2.2, steps 1 and 2): `If-Match` that lists neither the
+ * entity tag nor `*`; else, without `If-Match`, `If-Unmodified-Since`
+ * older than the file (seconds compared). An unparsable date is ignored (§13.1.4).
+ */
+export function preconditionFailed(
+  headers: Headers,
+  etag: string,
+  mtime: Date | null,
+): boolean {
+  const ifMatch = headers.get("if-match");
+  // An empty field lists nothing: ignored, as Go's ServeContent does.
+  if (ifMatch !== null && ifMatch.trim() !== "") {
+    return !anyMatch(ifMatch, etag);
+  }
+  const ifUnmodifiedSince = headers.get("if-unmodified-since");
+  if (ifUnmodifiedSince === null || mtime === null) return false;
+  const since = Date.parse(ifUnmodifiedSince);
+  return !Number.isNaN(since) && seconds(mtime) > Math.floor(since / 1000);
 }
 
 /**

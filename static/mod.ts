@@ -4,10 +4,15 @@
  * Files are streamed from disk (Deno's file API on Deno, `node:fs` on Node
  * and Bun; a file is never read whole into memory, except one that fits in
  * a single 64 KiB chunk of the stream, which is read with one call) with
- * `Content-Type` from the extension, `Content-Length`, `ETag` and
- * `Last-Modified`, `Cache-Control`,
- * `304 Not Modified` for `If-None-Match` / `If-Modified-Since`, single byte
- * ranges (`206`, `416`, `If-Range`) and `HEAD`.
+ * `Content-Type` from the extension, `Content-Length`, `ETag` and `Last-Modified`, `Cache-Control`,
+ * `X-Content-Type-Options: nosniff`, `304 Not Modified` for
+ * `If-None-Match` / `If-Modified-Since`, `412 Precondition Failed` for
+ * `If-Match` / `If-Unmodified-Since`, single byte ranges (`206`, `416`,
+ * `If-Range`) and `HEAD`. Preconditions are evaluated in the order of
+ * RFC 9110 §13.2.2: `If-Match` (strong comparison; `If-Unmodified-Since`
+ * is ignored when it is there), then `If-Unmodified-Since`, then
+ * `If-None-Match` (which wins over `If-Modified-Since`), then `If-Range`,
+ * as Go's `http.ServeContent` and `@std/http`'s `serveDir` do.
  *
  * Decisions (where Hono, Oak and Express differ):
  *
@@ -65,7 +70,12 @@ import type { Middleware } from "../router/types.ts";
 import { pathnameOf } from "../router/url_path.ts";
 import { lookupPath, normalizePrefix } from "./_path.ts";
 import { parseRange } from "./_range.ts";
-import { etagOf, notModified, rangeApplies } from "./_conditional.ts";
+import {
+  etagOf,
+  notModified,
+  preconditionFailed,
+  rangeApplies,
+} from "./_conditional.ts";
 import { contentTypeOf } from "./_mime.ts";
 import {
   type FileInfo,
@@ -273,8 +283,20 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
     const { size, mtime } = info;
     const etag = etagOf(size, mtime);
     const lastModified = mtime?.toUTCString();
-    const headers = new Headers({ ETag: etag, "Cache-Control": cacheControl });
+    const headers = new Headers({
+      ETag: etag,
+      "Cache-Control": cacheControl,
+      // Browsers take the Content-Type as given, never a guess from the
+      // bytes: an uploaded `.txt` that holds HTML stays text.
+      "X-Content-Type-Options": "nosniff",
+    });
     if (lastModified !== undefined) headers.set("Last-Modified", lastModified);
+    if (preconditionFailed(request.headers, etag, mtime)) {
+      const body = "Precondition Failed";
+      headers.set("Content-Type", "text/plain; charset=utf-8");
+      headers.set("Content-Length", String(body.length));
+      return new NativeResponse(body, { status: 412, headers });
+    }
     if (notModified(request.headers, etag, mtime)) {
       return new NativeResponse(null, { status: 304, headers });
     }

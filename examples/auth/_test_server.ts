@@ -46,13 +46,26 @@ export async function runMain(
   };
 }
 
-/** Starts main.ts and waits until it listens. */
+/**
+ * Starts main.ts and waits until it listens; with `openFiles`, under
+ * `ulimit -n openFiles` (through bash).
+ */
 export async function startMain(
   env: Record<string, string> & { DENO_KV_PATH: string },
-): Promise<RunningServer> {
+  options: { openFiles?: number } = {},
+): Promise<RunningServer & { pid: number; exited(): boolean }> {
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: await args(env.DENO_KV_PATH),
+  const deno = [Deno.execPath(), ...await args(env.DENO_KV_PATH)];
+  const [command, ...commandArgs] = options.openFiles === undefined ? deno : [
+    "bash",
+    "-c",
+    `ulimit -n ${options.openFiles} && exec "$@"`,
+    "-",
+    ...deno,
+  ];
+  let exited = false;
+  const child = new Deno.Command(command, {
+    args: commandArgs,
     env: { NO_COLOR: "1", PORT: String(port), ...env },
     stdin: "null",
     stdout: "piped",
@@ -66,6 +79,7 @@ export async function startMain(
     }
   };
   const pumps = Promise.all([pump(child.stdout), pump(child.stderr)]);
+  child.status.then(() => exited = true);
   const deadline = Date.now() + 60_000;
   while (!text.includes("Listening on")) {
     if (Date.now() > deadline) {
@@ -80,6 +94,8 @@ export async function startMain(
   }
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    exited: () => exited,
     output: () => text,
     async stop() {
       child.kill("SIGTERM");

@@ -5,15 +5,24 @@
  * @module
  */
 import type { Passwords } from "./passwords.ts";
-import { EmailInUseError, type UserStore } from "./users.ts";
+import { EmailInUseError, type Role, type UserStore } from "./users.ts";
+
+/** What {@linkcode ensureAdmin} found or did. */
+export interface AdminOutcome {
+  /** `true` when the admin was made now. */
+  created: boolean;
+  /** The role of the user with that email (`admin` when created). */
+  role: Role;
+}
 
 /** Creates the admin when no user has that email; says what it did. */
 export async function ensureAdmin(
   users: UserStore,
   passwords: Passwords,
   admin: { email: string; password: string },
-): Promise<"created" | "exists"> {
-  if (await users.findByEmail(admin.email)) return "exists";
+): Promise<AdminOutcome> {
+  const existing = await users.findByEmail(admin.email);
+  if (existing) return { created: false, role: existing.role };
   try {
     await users.create({
       email: admin.email,
@@ -21,9 +30,20 @@ export async function ensureAdmin(
       role: "admin",
       password: await passwords.hash(admin.password),
     });
-    return "created";
+    return { created: true, role: "admin" };
   } catch (error) {
-    if (error instanceof EmailInUseError) return "exists";
-    throw error;
+    if (!(error instanceof EmailInUseError)) throw error;
+    // Made by another process starting at the same moment.
+    const user = await users.findByEmail(admin.email);
+    return { created: false, role: user?.role ?? "admin" };
   }
+}
+
+/** The start-up line about the admin. */
+export function describeAdmin(email: string, outcome: AdminOutcome): string {
+  if (outcome.created) return `Admin ${email} created.`;
+  if (outcome.role === "admin") {
+    return `Admin ${email} already there; its password was left as it is.`;
+  }
+  return `ADMIN_EMAIL ${email} exists with role ${outcome.role}, left unchanged.`;
 }

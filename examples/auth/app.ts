@@ -3,9 +3,10 @@
  * toolkit's parts. `createApp()` returns a router, so tests call
  * `app.fetch(request)` in-process and `main.ts` hands it to `Deno.serve`.
  *
- * Router middleware, in order: the logger, static files under `/assets`,
- * CSRF protection, method override (for the admin's `PUT` forms), the
- * session, and `loadUser()`. The admin pages are one section, mounted at
+ * Router middleware, in order: the logger, the 405 page for browsers,
+ * static files under `/assets`, CSRF protection, method override (for the
+ * admin's `PUT` forms), the session, and `loadUser()`. Errors become a 500
+ * page (`serverError`), with a way back, as 404 and 403 are. The admin pages are one section, mounted at
  * `/admin` with `router.mount()`, behind `requireRole("admin", "moderator")`.
  *
  * @module
@@ -20,11 +21,16 @@ import {
 } from "@fetchkit/toolkit/session-middleware";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { CurrentUser, Session } from "./context.ts";
-import { ensureAdmin } from "./admin.ts";
+import { describeAdmin, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
-import { loadUser, requireRole } from "./middleware.ts";
+import {
+  errorPages,
+  loadUser,
+  requireRole,
+  serverError,
+} from "./middleware.ts";
 import { createPasswords } from "./passwords.ts";
 import { createKvRateLimiter } from "./rate_limiter.ts";
 import { adminRoutes, routes } from "./routes.ts";
@@ -48,6 +54,8 @@ export interface AppOptions {
   log?: ((line: string) => void) | null;
   /** An admin to create at start when no user has this email. */
   admin?: { email: string; password: string };
+  /** Told one line about the admin at start (created, there, or not). */
+  announce?: (line: string) => void;
 }
 
 /**
@@ -64,7 +72,10 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const { kv } = options;
   const users = createUserStore(kv);
   const passwords = await createPasswords({ cost: options.bcryptCost });
-  if (options.admin) await ensureAdmin(users, passwords, options.admin);
+  if (options.admin) {
+    const outcome = await ensureAdmin(users, passwords, options.admin);
+    options.announce?.(describeAdmin(options.admin.email, outcome));
+  }
   const loginLimiter = createKvRateLimiter({
     kv,
     limit: LOGIN_LIMIT,
@@ -75,6 +86,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const router = createRouter({
     middleware: [
       ...(options.log === null ? [] : [logger({ log: options.log })]),
+      errorPages(),
       serveStatic({
         root: new URL("./public", import.meta.url),
         prefix: "/assets",
@@ -86,6 +98,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       loadUser(users),
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
+    onError: serverError,
   });
 
   router.map(routes.home, home);

@@ -43,8 +43,8 @@ Deno.test("register: a used email, in any case, flashes the seed's error once", 
   close();
 });
 
-Deno.test("register: invalid input flashes a message, never a 500", async () => {
-  const { app, close } = await testApp();
+Deno.test("register: invalid input gets the form again with 422 and the problem, nothing stored", async () => {
+  const { app, kv, close } = await testApp();
   const cases: [Record<string, string>, RegExp][] = [
     [{}, /enter your name/],
     [
@@ -61,15 +61,48 @@ Deno.test("register: invalid input flashes a message, never a 500", async () => 
       { name: "Ada", email: "a@b.example", password: "é".repeat(40) },
       /at most 72 bytes/,
     ],
+    [
+      { name: "Ada", email: "a@b.example", password: "\0".repeat(10) },
+      /cannot contain a NUL/,
+    ],
+    [
+      { name: "Ada", email: "a@b.example", password: "longenough\0x" },
+      /cannot contain a NUL/,
+    ],
+    [
+      { name: "A".repeat(101), email: "a@b.example", password: "longenough" },
+      /name can be at most 100 characters/,
+    ],
+    [
+      {
+        name: "Ada",
+        email: "a".repeat(250) + "@b.example",
+        password: "longenough",
+      },
+      /valid email/,
+    ],
   ];
   for (const [form, message] of cases) {
     const client = new Client(app);
     const response = await read(await client.post("/auth/register", form));
-    assert.equal(response.status, 303, JSON.stringify(form));
-    assert.equal(response.location, "/auth/register");
-    assert.match(
-      (await read(await client.get("/auth/register"))).body,
-      message,
+    assert.equal(response.status, 422, JSON.stringify(form));
+    assert.match(response.body, message);
+    assert.equal(client.cookies.size, 0, "no session for a refused form");
+  }
+  const page = await read(
+    await new Client(app).post("/auth/register", {
+      name: "Ada <b>" + "x".repeat(200),
+      email: "ada@example.com",
+      password: "longenough",
+    }),
+  );
+  assert.match(page.body, /value="Ada &lt;b&gt;x{93}"/, "echo bounded to 100");
+  assert.match(page.body, /value="ada@example\.com"/);
+  for await (const entry of kv.list({ prefix: [] })) {
+    assert.ok(
+      entry.key[0] !== "sessions" && entry.key[0] !== "users_by_email" ||
+        entry.key[1] === "admin@example.com",
+      `nothing stored: ${String(entry.key)}`,
     );
   }
   close();
@@ -156,7 +189,7 @@ Deno.test("login with returnTo lands there", async () => {
   close();
 });
 
-Deno.test("logout: POST destroys the session (data deleted, cookie expired) → /auth/login", async () => {
+Deno.test("logout: POST deletes the session's data and id → /auth/login, which says so once", async () => {
   const { app, kv, close } = await testApp();
   const client = new Client(app);
   await client.register("ada@example.com");
@@ -164,10 +197,22 @@ Deno.test("logout: POST destroys the session (data deleted, cookie expired) → 
   const response = await client.post("/auth/logout");
   assert.equal(response.status, 303);
   assert.equal(response.headers.get("location"), "/auth/login");
-  assert.match(response.headers.get("set-cookie")!, /Max-Age=0/);
-  for await (const _ of kv.list({ prefix: ["sessions"] })) {
-    assert.fail("session left in KV");
+  // What is left is a guest session holding the notice, for ten minutes.
+  assert.match(response.headers.get("set-cookie")!, /Max-Age=600/);
+  assert.notEqual(client.cookies.get("session"), cookie);
+  const left: unknown[] = [];
+  for await (const entry of kv.list({ prefix: ["sessions"] })) {
+    left.push(entry.value);
   }
+  assert.equal(left.length, 1);
+  assert.doesNotMatch(JSON.stringify(left), /userId/);
+  const login = await read(await client.get("/auth/login"));
+  assert.match(login.body, /role="status">You have been signed out\.</);
+  assert.doesNotMatch(
+    (await read(await client.get("/auth/login"))).body,
+    /signed out/,
+    "shown once",
+  );
   const replay = new Client(app);
   replay.cookies.set("session", cookie);
   assert.equal((await replay.get("/dashboard")).status, 302);
@@ -334,5 +379,89 @@ Deno.test("the seed's cookie storage works too (SESSION_STORAGE=cookie)", async 
   assert.equal((await client.get("/dashboard")).status, 200);
   await client.post("/auth/logout");
   assert.equal((await client.get("/dashboard")).status, 302);
+  close();
+});
+
+Deno.test("a browser gets a styled 405 page with a way back and the Allow header; other clients the plain text", async () => {
+  const { app, kv, close } = await testApp();
+  const client = new Client(app);
+  const page = await read(
+    await client.request("/auth/logout", { headers: { accept: "text/html" } }),
+  );
+  assert.equal(page.status, 405);
+  assert.match(page.body, /<h1>Method not allowed<\/h1>/);
+  assert.match(
+    page.body,
+    /<link rel="stylesheet" href="\/assets\/style\.css">/,
+  );
+  assert.match(page.body, /Go back <a href="\/">home<\/a>/);
+  const headers = (await client.request("/auth/logout", {
+    headers: { accept: "text/html" },
+  })).headers;
+  assert.equal(headers.get("allow"), "POST");
+  const plain = await read(await client.get("/auth/logout"));
+  assert.equal(plain.status, 405);
+  assert.equal(plain.body, "Method Not Allowed");
+
+  close();
+});
+
+Deno.test("a browser gets a styled 500 (a failing user store) and 503 (session store down)", async () => {
+  const real = await Deno.openKv(":memory:");
+  let failUsers = false;
+  // The user store's reads fail on demand; everything else is real KV.
+  const kv = new Proxy(real, {
+    get(target, name) {
+      if (name === "get") {
+        return (key: Deno.KvKey) => {
+          if (failUsers && key[0] === "users") {
+            return Promise.reject(new Error("users are unreachable"));
+          }
+          return target.get(key);
+        };
+      }
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const { app } = await testApp({ kv });
+  const client = new Client(app);
+  await client.register("ada@example.com");
+  const errors: unknown[] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => errors.push(args);
+  try {
+    failUsers = true;
+    const broken = await read(
+      await client.request("/dashboard", { headers: { accept: "text/html" } }),
+    );
+    assert.equal(broken.status, 500);
+    assert.match(broken.body, /<h1>Something went wrong<\/h1>/);
+    assert.match(broken.body, /href="\/">home<\/a>/);
+    assert.doesNotMatch(broken.body, /unreachable/);
+    const text = await read(await client.get("/dashboard"));
+    assert.equal(text.status, 500);
+    assert.equal(text.body, "Internal Server Error");
+    assert.equal(errors.length, 2, "each error logged");
+
+    failUsers = false;
+    real.close(); // the session store is gone too
+    const down = await client.request("/dashboard", {
+      headers: { accept: "text/html" },
+    });
+    assert.equal(down.status, 503);
+    assert.ok(down.headers.get("retry-after"));
+    assert.match(await down.text(), /<h1>Something went wrong<\/h1>/);
+  } finally {
+    console.error = consoleError;
+  }
+});
+
+Deno.test('settings: an admin is "an admin"', async () => {
+  const { app, close } = await testApp();
+  const client = new Client(app);
+  await client.login("admin@example.com", "admin-password");
+  const page = await read(await client.get("/admin/settings"));
+  assert.match(page.body, /You are an <span class="role">admin<\/span>\./);
   close();
 });

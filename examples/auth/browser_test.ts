@@ -1,6 +1,7 @@
 // The app in a real browser: Debian's chromium, driven by playwright-core,
-// against the real main.ts. Screenshots of every page go to
-// $SCREENSHOT_DIR (default: a temp folder, printed).
+// against the real main.ts, at 1280 px and, for the pages that matter on a
+// phone, 390 px. Screenshots of every page go to $SCREENSHOT_DIR (default:
+// a temp folder, printed).
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { startMain } from "./_test_server.ts";
@@ -8,7 +9,7 @@ import { chromiumOrSkip } from "../../cors/_test_chromium.ts";
 
 Deno.test({
   name:
-    "browser: register, logout, failed login, returnTo, admin role change, 403",
+    "browser: register, logout, failed login, returnTo, admin role change, 403, 405, 390 px",
   // playwright keeps a few internal timers and sockets past close().
   sanitizeOps: false,
   sanitizeResources: false,
@@ -37,11 +38,31 @@ Deno.test({
     });
     try {
       const context = await browser.newContext({
-        viewport: { width: 1000, height: 640 },
+        viewport: { width: 1280, height: 720 },
       });
       const page = await context.newPage();
       const shot = (name: string) =>
         page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+      /**
+       * Opens `path` at 390 px (a phone): nothing wider than the screen,
+       * the header in at most two rows; then back to 1280 px.
+       */
+      const narrow = async (path: string, name: string) => {
+        await page.setViewportSize({ width: 390, height: 844 });
+        await page.goto(base + path);
+        // Run in the page (a string: this file has no DOM types).
+        const width = await page.evaluate<number>(
+          "document.documentElement.scrollWidth",
+        );
+        assert.ok(width <= 390, `${path} is ${width} px wide at 390`);
+        const rows = await page.evaluate<number>(
+          `new Set([...document.querySelectorAll("header > *")]
+            .map((e) => Math.round(e.getBoundingClientRect().top))).size`,
+        );
+        assert.ok(rows <= 2, `${path}: the header takes ${rows} rows`);
+        await shot(`${name}-390`);
+        await page.setViewportSize({ width: 1280, height: 720 });
+      };
       const base = server.url;
       const submitLogin = async (email: string, password: string) => {
         await page.fill("#email", email);
@@ -52,6 +73,7 @@ Deno.test({
       await page.goto(base + "/");
       assert.equal(await page.locator("h1").textContent(), "Welcome");
       await shot("01-home");
+      await narrow("/", "01-home");
 
       // Register.
       await page.click("text=Register");
@@ -65,8 +87,12 @@ Deno.test({
         await page.locator("main").textContent() ?? "",
         /Ada Lovelace/,
       );
+      assert.equal(
+        (await page.locator(".flash.notice").textContent())?.trim(),
+        "Welcome, Ada Lovelace!",
+      );
       assert.match(
-        await page.locator("nav").textContent() ?? "",
+        await page.locator("header").textContent() ?? "",
         /Signed in as\s+Ada Lovelace/,
       );
       assert.equal(
@@ -81,9 +107,23 @@ Deno.test({
       );
       await shot("04-profile");
 
-      // Logout is a POST button.
+      // Logout is a POST button; GET answers a page that says so.
+      const get = await page.goto(base + "/auth/logout");
+      assert.equal(get?.status(), 405);
+      assert.equal(
+        await page.locator("h1").textContent(),
+        "Method not allowed",
+      );
+      await shot("04b-method-not-allowed");
+      await narrow("/auth/logout", "04b-method-not-allowed");
+      await page.goto(base + "/profile");
       await page.click("button:has-text('Log out')");
       await page.waitForURL(base + "/auth/login");
+      assert.equal(
+        (await page.locator(".flash.notice").textContent())?.trim(),
+        "You have been signed out.",
+      );
+      await shot("04c-signed-out");
 
       // A failed login shows the flash once.
       await submitLogin("ada@example.com", "wrong password");
@@ -129,7 +169,14 @@ Deno.test({
         /ada@example\.com is now moderator/,
       );
       await shot("09-admin-users");
+      await narrow("/admin/users", "09-admin-users");
+      await narrow("/dashboard", "03-dashboard-admin");
+      await page.goto(base + "/admin/users");
       await page.click("nav >> text=Settings");
+      assert.match(
+        await page.locator("main").textContent() ?? "",
+        /You are an admin\./,
+      );
       await shot("10-admin-settings");
       await page.click("button:has-text('Log out')");
 
@@ -149,7 +196,7 @@ Deno.test({
       }
       assert.match(
         await page.locator(".flash.error").textContent() ?? "",
-        /Too many login attempts\. Try again later\./,
+        /Too many login attempts\. Try again in 15 minutes\./,
       );
       await shot("11-too-many-attempts");
       console.log(`screenshots: ${shots}`);

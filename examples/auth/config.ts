@@ -16,6 +16,11 @@
  * @module
  */
 import type { SessionStorageKind } from "./sessions.ts";
+import {
+  fitsBcrypt,
+  MAX_PASSWORD_BYTES,
+  MIN_PASSWORD_LENGTH,
+} from "./passwords.ts";
 
 /** The app's settings. */
 export interface Config {
@@ -77,6 +82,19 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
   if (Boolean(adminEmail) !== Boolean(adminPassword)) {
     throw new ConfigError(
       "Set both ADMIN_EMAIL and ADMIN_PASSWORD, or neither",
+    );
+  }
+  // The admin's password follows the rule registration enforces.
+  if (adminPassword && adminPassword.length < MIN_PASSWORD_LENGTH) {
+    throw new ConfigError(
+      `ADMIN_PASSWORD has ${adminPassword.length} characters; ` +
+        `a password needs at least ${MIN_PASSWORD_LENGTH}`,
+    );
+  }
+  if (adminPassword && !fitsBcrypt(adminPassword)) {
+    throw new ConfigError(
+      `ADMIN_PASSWORD is longer than ${MAX_PASSWORD_BYTES} bytes of UTF-8, ` +
+        "more than bcrypt reads",
     );
   }
   return {

@@ -1,6 +1,7 @@
 /**
  * Serves the example: `deno task dev`, then open http://127.0.0.1:8000.
- * Settings come from the environment (see `config.ts`).
+ * Settings come from the environment (see `config.ts`). The server keeps
+ * serving through descriptor exhaustion (see `serve.ts`).
  *
  * @module
  */
@@ -13,6 +14,7 @@ import {
   loadConfig,
   resolveSecrets,
 } from "./config.ts";
+import { PortInUseError, serveApp } from "./serve.ts";
 import { createSessionStorage } from "./sessions.ts";
 
 async function openKv(path: string): Promise<Deno.Kv> {
@@ -59,7 +61,12 @@ const sessions = createSessionStorage({
     ? await connectRedis(config.redisUrl)
     : undefined,
 });
-const app = await createApp({ kv, sessions, admin: config.admin });
+const app = await createApp({
+  kv,
+  sessions,
+  admin: config.admin,
+  announce: console.log,
+});
 if (!config.admin) {
   console.log(
     "No admin configured. To make one, start with ADMIN_EMAIL=admin@example.com " +
@@ -67,4 +74,19 @@ if (!config.admin) {
   );
 }
 
-Deno.serve({ hostname: config.hostname, port: config.port }, app.fetch);
+try {
+  serveApp(app.fetch, {
+    hostname: config.hostname,
+    port: config.port,
+    portHint: `PORT=${config.port + 1} deno task dev`,
+    onListen(addr, restarted) {
+      if (!restarted) {
+        console.log(`Listening on http://${addr.hostname}:${addr.port}/`);
+      }
+    },
+  });
+} catch (error) {
+  if (!(error instanceof PortInUseError)) throw error;
+  console.error(error.message);
+  Deno.exit(1);
+}

@@ -24,6 +24,34 @@ Deno.test("a short SESSION_SECRET or unknown SESSION_STORAGE refuses to start", 
   );
 });
 
+Deno.test("ADMIN_PASSWORD shorter than 8 characters refuses to start, stating the rule", async () => {
+  const { code, output } = await runMain({
+    ADMIN_EMAIL: "root@example.com",
+    ADMIN_PASSWORD: "short",
+  });
+  assert.equal(code, 1);
+  assert.match(
+    output,
+    /Cannot start: ADMIN_PASSWORD has 5 characters; a password needs at least 8/,
+  );
+  const long = await runMain({
+    ADMIN_EMAIL: "root@example.com",
+    ADMIN_PASSWORD: "é".repeat(37),
+  });
+  assert.equal(long.code, 1);
+  assert.match(long.output, /longer than 72 bytes/);
+});
+
+Deno.test("the production secret error suggests the one way to make a secret", async () => {
+  const { output } = await runMain({ DENO_ENV: "production" });
+  assert.ok(
+    output.includes(
+      `deno eval "console.log(crypto.randomUUID() + crypto.randomUUID())"`,
+    ),
+    output,
+  );
+});
+
 async function login(url: string, email: string, password: string) {
   const response = await fetch(`${url}/auth/login`, {
     method: "POST",
@@ -44,6 +72,7 @@ Deno.test("development: a generated secret is kept in KV, so a restart keeps ses
   const first = await startMain(env);
   try {
     assert.match(first.output(), /Warning: SESSION_SECRET is not set/);
+    assert.match(first.output(), /^Admin root@example\.com created\.$/m);
     const response = await login(
       first.url,
       "root@example.com",
@@ -59,6 +88,17 @@ Deno.test("development: a generated secret is kept in KV, so a restart keeps ses
     const second = await startMain({ DENO_KV_PATH: env.DENO_KV_PATH });
     try {
       assert.match(second.output(), /No admin configured/);
+      const register = await fetch(`${second.url}/auth/register`, {
+        method: "POST",
+        body: new URLSearchParams({
+          email: "ada@example.com",
+          name: "Ada",
+          password: "longenough",
+        }),
+        redirect: "manual",
+      });
+      await register.body?.cancel();
+      assert.equal(register.status, 303);
       const page = await fetch(`${second.url}/admin/users`, {
         headers: { cookie },
         redirect: "manual",
@@ -68,12 +108,29 @@ Deno.test("development: a generated secret is kept in KV, so a restart keeps ses
     } finally {
       await second.stop();
     }
+    for (
+      const [email, line] of [
+        ["root@example.com", /^Admin root@example\.com already there/m],
+        [
+          "ada@example.com",
+          /^ADMIN_EMAIL ada@example\.com exists with role user, left unchanged\.$/m,
+        ],
+      ] as const
+    ) {
+      const third = await startMain({
+        DENO_KV_PATH: env.DENO_KV_PATH,
+        ADMIN_EMAIL: email,
+        ADMIN_PASSWORD: "another-password",
+      });
+      await third.stop();
+      assert.match(third.output(), line);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("production: cookies are Secure", async () => {
+Deno.test("production: the cookie is __Host-session, Secure, Path=/, no Domain", async () => {
   const dir = await Deno.makeTempDir({ prefix: "auth-main-" });
   const server = await startMain({
     DENO_KV_PATH: `${dir}/auth.sqlite`,
@@ -87,7 +144,11 @@ Deno.test("production: cookies are Secure", async () => {
       redirect: "manual",
     });
     await response.body?.cancel();
-    assert.match(response.headers.get("set-cookie")!, /; Secure/);
+    const cookie = response.headers.get("set-cookie")!;
+    assert.match(cookie, /^__Host-session=/);
+    assert.match(cookie, /; Secure/);
+    assert.match(cookie, /; Path=\/(;|$)/);
+    assert.doesNotMatch(cookie, /Domain=/i);
   } finally {
     await server.stop();
     await Deno.remove(dir, { recursive: true });

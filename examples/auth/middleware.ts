@@ -4,12 +4,19 @@
  *
  * @module
  */
-import type { Middleware } from "@fetchkit/toolkit/fetch-router";
+import type {
+  Middleware,
+  RequestContext,
+} from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
 import { loginHref, routes } from "./routes.ts";
-import { forbiddenPage } from "./views/errors.ts";
+import {
+  forbiddenPage,
+  methodNotAllowedPage,
+  serverErrorPage,
+} from "./views/errors.ts";
 
 /** Puts the session's user, when it exists, under `CurrentUser`. */
 export function loadUser(users: UserStore): Middleware {
@@ -50,13 +57,63 @@ export function requireRole(...roles: Role[]): Middleware {
   };
 }
 
+/** Whether the client is a browser asking for a page. */
+function wantsPage(request: Request): boolean {
+  return request.headers.get("Accept")?.includes("text/html") ?? false;
+}
+
+/**
+ * Router middleware: a browser that gets the router's plain `405 Method
+ * Not Allowed` (`GET /auth/logout`) or the session's plain `503` (store
+ * unreachable) gets a page with the navigation and a way back instead,
+ * with the same status and `Allow` or `Retry-After` header. Other clients
+ * keep the plain answer.
+ */
+export function errorPages(): Middleware {
+  return async (context, next) => {
+    const response = await next();
+    const { status, headers } = response;
+    if ((status !== 405 && status !== 503) || !wantsPage(context.request)) {
+      return response;
+    }
+    await response.body?.cancel();
+    const user = context.get(CurrentUser);
+    if (status === 405) {
+      return methodNotAllowedPage(user, context.method, headers.get("Allow"));
+    }
+    const retryAfter = headers.get("Retry-After");
+    return serverErrorPage(user, {
+      status: 503,
+      headers: retryAfter === null ? undefined : { "Retry-After": retryAfter },
+    });
+  };
+}
+
+/**
+ * The router's `onError`: logs the error and answers `500` with a page
+ * (for browsers) or the plain text, never the error's text.
+ */
+export function serverError(
+  error: unknown,
+  context: RequestContext,
+): Response {
+  console.error(error);
+  if (wantsPage(context.request)) {
+    return serverErrorPage(context.get(CurrentUser));
+  }
+  return new Response("Internal Server Error", {
+    status: 500,
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
+
 /**
  * The seed's `403` with body `Forbidden`; a browser (which asks for
  * `text/html`) gets the same status as a page with the site's navigation,
  * so the user is not stranded on a bare word.
  */
 function forbidden(request: Request, user: User): Response {
-  if (request.headers.get("Accept")?.includes("text/html")) {
+  if (wantsPage(request)) {
     return forbiddenPage(user);
   }
   return new Response("Forbidden", {

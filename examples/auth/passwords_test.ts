@@ -40,3 +40,15 @@ Deno.test("passwords: over 72 bytes never matches (bcrypt would compare a prefix
   assert.equal(await passwords.verify(long, hash), true);
   assert.equal(await passwords.verify(long + "tail", hash), false);
 });
+
+Deno.test("passwords: a NUL is refused when hashing and never matches (bcrypt stops at it)", async () => {
+  const passwords = await createPasswords({ cost: 4 });
+  const empty = await passwords.hash("");
+  // What bcrypt itself does: "\0\0\0" compares like "".
+  assert.equal(await passwords.verify("\0\0\0", empty), false);
+  await assert.rejects(
+    () => passwords.hash("\0correct horse"),
+    /at most 72 bytes of UTF-8 without NUL/,
+  );
+  await assert.rejects(() => passwords.hash("x".repeat(73)), /72 bytes/);
+});

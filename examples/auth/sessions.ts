@@ -4,6 +4,21 @@
  * the seed's signed cookies, or Redis (several servers behind a load
  * balancer).
  *
+ * Two lifetimes: a signed-in session lives {@linkcode SESSION_MAX_AGE}
+ * (seven days, the seed's); a guest's session, which holds nothing but
+ * flash messages (a failed login, "You have been signed out"), lives
+ * {@linkcode GUEST_MAX_AGE} (ten minutes), cookie and stored data alike. So a
+ * client that fails logins or registrations in a loop leaves only small
+ * records that are gone within minutes. The session API has one lifetime
+ * per storage, so {@linkcode createSessionStorage} builds two storages over
+ * one backend and cookie name, and saves each session with the one that
+ * fits it.
+ *
+ * In production (`secure: true`) the cookie is named `__Host-session`:
+ * browsers accept such a cookie only when it is `Secure`, has `Path=/` and
+ * no `Domain`, so a sibling subdomain or a plain-HTTP page cannot plant or
+ * overwrite it (cookie tossing).
+ *
  * @module
  */
 import type {
@@ -23,6 +38,14 @@ export type SessionStorageKind = "kv" | "cookie" | "redis";
 /** The seed's session lifetime: seven days, in seconds. */
 export const SESSION_MAX_AGE = 604800;
 
+/** Lifetime of a guest's session (flash messages only): ten minutes. */
+export const GUEST_MAX_AGE = 600;
+
+/** The cookie's name: `__Host-session` when `secure`, else `session`. */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? "__Host-session" : "session";
+}
+
 /** Options of {@linkcode createSessionStorage}. */
 export interface SessionStorageOptions {
   kind: SessionStorageKind;
@@ -35,12 +58,15 @@ export interface SessionStorageOptions {
   redis?: RedisSessionClient;
 }
 
-/** Builds the session storage of `kind`. */
+/**
+ * Builds the session storage of `kind`: signed-in sessions (with a
+ * `userId`) keep {@linkcode SESSION_MAX_AGE}, guests' {@linkcode GUEST_MAX_AGE}.
+ */
 export function createSessionStorage(
   options: SessionStorageOptions,
 ): SessionStorage {
   const cookie: SessionCookieOptions = {
-    name: "session",
+    name: sessionCookieName(options.secure),
     secrets: options.secrets,
     secure: options.secure,
     httpOnly: true,
@@ -48,6 +74,23 @@ export function createSessionStorage(
     maxAge: SESSION_MAX_AGE,
     path: "/",
   };
+  const member = storageOf(options, cookie);
+  const guest = storageOf(options, { ...cookie, maxAge: GUEST_MAX_AGE });
+  return {
+    // One backend and cookie name: either storage reads what both write,
+    // and each record carries its own expiry.
+    read: (header) => member.read(header),
+    save: (session) =>
+      session.get("userId") === undefined
+        ? guest.save(session)
+        : member.save(session),
+  };
+}
+
+function storageOf(
+  options: SessionStorageOptions,
+  cookie: SessionCookieOptions,
+): SessionStorage {
   switch (options.kind) {
     case "kv":
       return createKvSessionStorage({ client: options.kv, cookie });

@@ -87,3 +87,96 @@ Deno.test("resources example: multipart bodies work too", async () => {
   assert.equal(response.status, 201);
   assert.equal((await response.json()).title, "From multipart \u00e9");
 });
+
+Deno.test("resources example: create and update validate the post, 422 with the errors", async () => {
+  const app = createApp({ log: null });
+  const call = (
+    method: string,
+    path: string,
+    body?: BodyInit,
+    headers?: HeadersInit,
+  ) => app.fetch(new Request(base + path, { method, body, headers }));
+  const browser = { accept: "text/html" };
+
+  // API clients get the errors by field as JSON.
+  const empty = await call("POST", "/posts", form({ title: "   ", body: "b" }));
+  assert.equal(empty.status, 422);
+  assert.deepEqual(await empty.json(), {
+    fieldErrors: { title: ["Title is required"] },
+    formErrors: [],
+  });
+  const missing = await call("POST", "/posts", form({ body: "b" }));
+  assert.equal(missing.status, 422);
+  assert.deepEqual(Object.keys((await missing.json()).fieldErrors), ["title"]);
+
+  // Browsers get the form again: values refilled, the error beside its field.
+  const long = "<b>" + "x".repeat(198);
+  const tooLong = await call(
+    "POST",
+    "/posts",
+    form({ title: long, body: "kept <body>" }),
+    browser,
+  );
+  assert.equal(tooLong.status, 422);
+  assert.match(tooLong.headers.get("content-type")!, /^text\/html/);
+  const page = await tooLong.text();
+  assert.match(page, /<form method="post" action="\/posts">/);
+  assert.match(page, /value="&lt;b&gt;x{198}"\s+aria-invalid="true"/);
+  assert.match(
+    page,
+    /<\/label>\s*<p class="error" id="title-error">Title must be at most 200 characters<\/p>/,
+  );
+  assert.match(page, /kept &lt;body&gt;<\/textarea>/);
+  assert.deepEqual(await (await call("GET", "/posts")).json(), []);
+
+  // 200 characters (after trimming) are accepted.
+  const exact = await call(
+    "POST",
+    "/posts",
+    form({ title: ` ${"y".repeat(200)} ` }),
+  );
+  assert.equal(exact.status, 201);
+  assert.deepEqual(await exact.json(), {
+    id: 1,
+    title: "y".repeat(200),
+    body: "",
+  });
+
+  // update: the same rules, the post unchanged, the PUT form rendered again.
+  const badUpdate = await call(
+    "POST",
+    "/posts/1",
+    form({ _method: "PUT", title: "", body: "new" }),
+    browser,
+  );
+  assert.equal(badUpdate.status, 422);
+  const editPage = await badUpdate.text();
+  assert.match(editPage, /name="_method" value="PUT"/);
+  assert.match(editPage, /<form method="post" action="\/posts\/1">/);
+  assert.match(editPage, /id="title-error">Title is required</);
+  assert.match(editPage, /new<\/textarea>/);
+  assert.equal(
+    (await (await call("GET", "/posts/1")).json()).title,
+    "y".repeat(200),
+  );
+  const apiUpdate = await call("PUT", "/posts/1", form({ title: "" }));
+  assert.equal(apiUpdate.status, 422);
+  assert.equal(
+    (await call("PUT", "/posts/99", form({ title: "" }))).status,
+    404,
+  );
+
+  // A hostile field name is a form error, not a crash.
+  const hostile = await call(
+    "POST",
+    "/posts",
+    form({ title: "ok", "__proto__.admin": "1" }),
+  );
+  assert.equal(hostile.status, 422);
+  assert.deepEqual(await hostile.json(), {
+    fieldErrors: {},
+    formErrors: [
+      'Field name "__proto__.admin" is refused: "__proto__" cannot be a key (prototype pollution)',
+    ],
+  });
+});

@@ -1,5 +1,6 @@
 /**
- * Serves the resources example: `deno task dev`, then open the printed URL.
+ * Serves the resources example on http://127.0.0.1:8000 (`PORT` to change):
+ * `deno run --allow-net=127.0.0.1 --allow-env=PORT examples/resources/main.ts`.
  *
  * @module
  */

@@ -36,6 +36,22 @@ interface Upload {
   path: string;
 }
 
+/** `bytes` as people read it: "5 MiB", "1 KiB", or "1000 bytes". */
+export function formatSize(bytes: number): string {
+  for (
+    const [unit, size] of [["GiB", 2 ** 30], ["MiB", 2 ** 20], [
+      "KiB",
+      2 ** 10,
+    ]] as const
+  ) {
+    if (bytes >= size) {
+      const value = bytes / size;
+      return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
+    }
+  }
+  return `${bytes} bytes`;
+}
+
 function page(content: SafeHtml, status = 200): Response {
   return createHtmlResponse(
     html`
@@ -67,7 +83,11 @@ function page(content: SafeHtml, status = 200): Response {
  * ```ts
  * import { createUploadsApp } from "./app.ts";
  *
- * const app = createUploadsApp({ directory: await Deno.makeTempDir() });
+ * const directory = await Deno.makeTempDir({ prefix: "fetchkit-uploads-" });
+ * const app = createUploadsApp({ directory });
+ * const page = await app.fetch(new Request("http://localhost/"));
+ * await page.body?.cancel();
+ * await Deno.remove(directory, { recursive: true });
  * ```
  */
 export function createUploadsApp(options: UploadsAppOptions): Router {
@@ -82,7 +102,7 @@ export function createUploadsApp(options: UploadsAppOptions): Router {
       page(
         html`<p role="alert">${
           error instanceof FormDataLimitError
-            ? `That file is too large: the limit is ${maxFileSize} bytes.`
+            ? `That file is too large: the limit is ${formatSize(maxFileSize)}.`
             : "The upload could not be read; please try again."
         }</p>`,
         error.status,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createUploadsApp } from "./app.ts";
+import { createUploadsApp, formatSize } from "./app.ts";
 
 Deno.test("uploads example: files stream to disk, are listed, and the limit gives 413", async () => {
   const directory = await Deno.makeTempDir();
@@ -42,7 +42,7 @@ Deno.test("uploads example: files stream to disk, are listed, and the limit give
       new Request("http://localhost/", { method: "POST", body: big }),
     );
     assert.equal(refused.status, 413);
-    assert.match(await refused.text(), /too large: the limit is 1024 bytes/);
+    assert.match(await refused.text(), /too large: the limit is 1 KiB\./);
     assert.equal(
       [...Deno.readDirSync(directory)].length,
       2,
@@ -51,4 +51,12 @@ Deno.test("uploads example: files stream to disk, are listed, and the limit give
   } finally {
     await Deno.remove(directory, { recursive: true });
   }
+});
+
+Deno.test("uploads example: sizes read as people write them", () => {
+  assert.equal(formatSize(5 * 1024 * 1024), "5 MiB");
+  assert.equal(formatSize(1024), "1 KiB");
+  assert.equal(formatSize(1536), "1.5 KiB");
+  assert.equal(formatSize(1000), "1000 bytes");
+  assert.equal(formatSize(2 ** 30), "1 GiB");
 });

@@ -1,15 +1,46 @@
 /**
- * Serves the uploads example on http://127.0.0.1:8001 (files go to a temp
- * directory): `deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env examples/uploads/main.ts`.
+ * Serves the uploads example on http://127.0.0.1:8001 (`PORT` to change):
+ * `deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env examples/uploads/main.ts`.
+ * Files go to a new temporary folder, removed when the server stops
+ * (Ctrl-C or `SIGTERM`).
  *
  * @module
  */
 import { createUploadsApp } from "./app.ts";
 
-const directory = await Deno.makeTempDir({ prefix: "fetchkit-uploads-" });
-console.log(`Uploads are saved in ${directory}`);
 const port = Number(Deno.env.get("PORT") ?? 8001);
-Deno.serve(
-  { hostname: "127.0.0.1", port },
-  createUploadsApp({ directory }).fetch,
-);
+const directory = await Deno.makeTempDir({ prefix: "fetchkit-uploads-" });
+
+function removeUploads(): void {
+  try {
+    Deno.removeSync(directory, { recursive: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+let server: Deno.HttpServer<Deno.NetAddr>;
+try {
+  server = Deno.serve({
+    hostname: "127.0.0.1",
+    port,
+    onListen({ hostname, port }) {
+      console.log(`Listening on http://${hostname}:${port}/`);
+      console.log(`Uploads are saved in ${directory}`);
+    },
+  }, createUploadsApp({ directory }).fetch);
+} catch (error) {
+  removeUploads();
+  if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+  console.error(`Port ${port} is in use. Choose another: PORT=${port + 1}`);
+  Deno.exit(1);
+}
+
+async function stop(): Promise<void> {
+  await server.shutdown();
+  removeUploads();
+  Deno.exit(0);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, stop);
+}

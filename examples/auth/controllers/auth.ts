@@ -5,9 +5,16 @@
  * | -------- | --------------------- | ----------------------- | -------------------------------------- |
  * | guest    | `POST /auth/login`    | email and password match | new session id, `userId`, → `returnTo` |
  * | guest    | `POST /auth/login`    | otherwise               | flash error, → login (with `returnTo`) |
+ * | guest    | `POST /auth/login`    | 5 failures in 15 min    | `429` page saying when to try again    |
  * | guest    | `POST /auth/register` | email free, input valid | user created, new session id, `userId` |
- * | guest    | `POST /auth/register` | email in use / invalid  | flash error, → register                |
- * | any      | `POST /auth/logout`   | always                  | session destroyed, → login             |
+ * | guest    | `POST /auth/register` | email in use            | flash error, → register                |
+ * | any      | `POST /auth/logout`   | always                  | session data deleted, → login, notice  |
+ *
+ * Input that breaks a field's bound (see `forms.ts`) gets the form again
+ * with status `422` and the problem, in the same response: nothing of it
+ * is stored, not even in a flash. A body over the forms' small limits gets
+ * `413` with the form. Flashes echo only bounded values, and a guest's
+ * session holding only flashes lives minutes (see `sessions.ts`).
  *
  * @module
  */
@@ -15,7 +22,11 @@ import type {
   Controller,
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import {
+  formData,
+  FormDataLimitError,
+  type FormDataParseError,
+} from "@fetchkit/toolkit/form-data-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { Session } from "../context.ts";
 import type { Passwords } from "../passwords.ts";
@@ -25,8 +36,7 @@ import { loginHref, routes } from "../routes.ts";
 import { EmailInUseError, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import { requireGuest } from "../middleware.ts";
-import { field } from "./fields.ts";
-import { validateRegistration } from "./validate.ts";
+import { AUTH_FORM_LIMITS, readLogin, readRegistration } from "./forms.ts";
 
 /** What the auth controller works with. */
 export interface AuthDeps {
@@ -38,7 +48,28 @@ export interface AuthDeps {
 
 export const INVALID_LOGIN = "Invalid email or password";
 export const EMAIL_IN_USE = "Email already in use";
-export const TOO_MANY_ATTEMPTS = "Too many login attempts. Try again later.";
+export const SIGNED_OUT = "You have been signed out.";
+
+/** The lockout message, saying when: "Try again in 15 minutes." */
+export function tooManyAttempts(retryAfterMs: number): string {
+  const minutes = Math.ceil(retryAfterMs / 60_000);
+  const when = minutes <= 1 ? "in a minute" : `in ${minutes} minutes`;
+  return `Too many login attempts. Try again ${when}.`;
+}
+
+/** The form again, for a body over `AUTH_FORM_LIMITS` (413) or malformed. */
+function unreadableForm(
+  error: FormDataParseError,
+  context: RequestContext,
+): Response {
+  const problem = error instanceof FormDataLimitError
+    ? "That form is larger than this page sends; please fill it in again."
+    : "That form could not be read; please try again.";
+  const options = { error: problem, status: error.status };
+  return context.url.pathname === routes.auth.register.action.href()
+    ? registerPage(options)
+    : loginPage({ ...options, returnTo: returnToOf(context) });
+}
 
 /** `returnTo` from the query, only when it is a safe local path. */
 function returnToOf(context: RequestContext): string | undefined {
@@ -54,7 +85,7 @@ export function authController(
   const guestsOnly = [requireGuest()];
 
   return {
-    middleware: [formData()],
+    middleware: [formData({ ...AUTH_FORM_LIMITS, onError: unreadableForm })],
     actions: {
       login: {
         actions: {
@@ -72,9 +103,17 @@ export function authController(
           },
           async action(context) {
             const session = context.get(Session)!;
-            const email = field(context, "email").trim();
-            const password = field(context, "password");
             const returnTo = returnToOf(context);
+            const login = readLogin(context.get(FormData));
+            if (!login.ok) {
+              return loginPage({
+                returnTo,
+                ...login.echo,
+                error: login.problem,
+                status: 422,
+              });
+            }
+            const { email, password } = login.value;
             const key = email.toLowerCase();
 
             const attempt = await loginLimiter.attempt(key);
@@ -83,7 +122,7 @@ export function authController(
               return loginPage({
                 returnTo,
                 email,
-                error: TOO_MANY_ATTEMPTS,
+                error: tooManyAttempts(attempt.retryAfterMs),
                 status: 429,
                 headers: { "Retry-After": String(seconds) },
               });
@@ -120,21 +159,20 @@ export function authController(
           },
           async action(context) {
             const session = context.get(Session)!;
-            const input = {
-              email: field(context, "email").trim(),
-              name: field(context, "name").trim(),
-              password: field(context, "password"),
-            };
+            const registration = readRegistration(context.get(FormData));
+            if (!registration.ok) {
+              return registerPage({
+                ...registration.echo,
+                error: registration.problem,
+                status: 422,
+              });
+            }
+            const input = registration.value;
             const back = () => {
               session.flash("email", input.email);
               session.flash("name", input.name);
               return redirect(routes.auth.register.index.href(), 303);
             };
-            const problem = validateRegistration(input);
-            if (problem) {
-              session.flash("error", problem);
-              return back();
-            }
             // Checked before hashing so a taken email costs no bcrypt time;
             // create() checks again, atomically, against a racing request.
             if (await users.findByEmail(input.email)) {
@@ -150,6 +188,7 @@ export function authController(
               // The seed keeps the id here; we renew it (see README).
               session.regenerateId(true);
               session.set("userId", user.id);
+              session.flash("notice", `Welcome, ${user.name}!`);
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {
               if (!(error instanceof EmailInUseError)) throw error;
@@ -160,7 +199,13 @@ export function authController(
         },
       },
       logout(context) {
-        context.get(Session)!.destroy();
+        // As destroy() (the stored data and the id are deleted, the user
+        // is gone), but the new guest session carries the notice; holding
+        // only a flash, it lives minutes (see sessions.ts).
+        const session = context.get(Session)!;
+        session.regenerateId(true);
+        session.unset("userId");
+        session.flash("notice", SIGNED_OUT);
         return redirect(routes.auth.login.index.href(), 303);
       },
     },

@@ -39,16 +39,16 @@ export function usersPage(
   const rows = users.map((user) =>
     html`
       <tr>
-        <td>${user.id}</td>
-        <td>${user.name}</td>
-        <td>${user.email}</td>
-        <td>${roleForm(user, user.id === me.id)}</td>
+        <td class="id">${user.id}</td>
+        <td class="name">${user.name}</td>
+        <td class="email">${user.email}</td>
+        <td class="role-cell">${roleForm(user, user.id === me.id)}</td>
       </tr>
     `
   );
   return page(
     html`
-      <table>
+      <table class="users">
         <caption>${users.length} registered users</caption>
         <thead>
           <tr>
@@ -68,7 +68,9 @@ export function usersPage(
 /** The settings page (admins and moderators). */
 export function settingsPage(me: User): Response {
   return page(
-    html`<p>Settings are for admins and moderators. You are a <span class="role">${me.role}</span>.</p>
+    html`<p>Settings are for admins and moderators. You are ${
+      me.role === "admin" ? "an" : "a"
+    } <span class="role">${me.role}</span>.</p>
 <p>This page shows how <code>requireRole("admin", "moderator")</code> lets two roles in.</p>`,
     { title: "Settings", user: me, path: routes.admin.settings.href() },
   );

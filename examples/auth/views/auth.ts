@@ -7,6 +7,7 @@
 import { html } from "@fetchkit/toolkit/html-template";
 import { loginHref, routes } from "../routes.ts";
 import { page } from "./layout.ts";
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from "../controllers/forms.ts";
 
 /** What the login page shows. */
 export interface LoginPage {
@@ -30,7 +31,7 @@ export function loginPage(options: LoginPage): Response {
       <form method="post" action="${action}" class="card">
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" required
-          value="${email}">
+          maxlength="${MAX_EMAIL_LENGTH}" value="${email}">
         <label for="password">Password</label>
         <input id="password" name="password" type="password"
           autocomplete="current-password" required>
@@ -46,8 +47,11 @@ export function loginPage(options: LoginPage): Response {
 /** What the register page shows. */
 export interface RegisterPage {
   error?: string;
+  /** The email and name typed before, to fill in again. */
   email?: string;
   name?: string;
+  /** Default 200; 422 for a form sent back with a problem. */
+  status?: number;
 }
 
 /** The registration page. */
@@ -57,11 +61,11 @@ export function registerPage(options: RegisterPage): Response {
       <form method="post" action="${routes.auth.register.action
         .href()}" class="card">
         <label for="name">Name</label>
-        <input id="name" name="name" autocomplete="name" required value="${options
-          .name}">
+        <input id="name" name="name" autocomplete="name" required
+          maxlength="${MAX_NAME_LENGTH}" value="${options.name}">
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" required
-          value="${options.email}">
+          maxlength="${MAX_EMAIL_LENGTH}" value="${options.email}">
         <label for="password">Password <small>(at least 8 characters)</small></label>
         <input id="password" name="password" type="password"
           autocomplete="new-password" minlength="8" required>
@@ -73,6 +77,7 @@ export function registerPage(options: RegisterPage): Response {
     {
       title: "Register",
       error: options.error,
+      status: options.status,
       path: routes.auth.register.index.href(),
     },
   );

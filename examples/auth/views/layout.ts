@@ -1,6 +1,8 @@
 /**
- * The frame of every page: head, navigation (who is signed in, and a
- * logout button, since logout is a POST), flash messages and `<main>`.
+ * The frame of every page: head, navigation, who is signed in with a
+ * logout button (logout is a POST), flash messages and `<main>`. On a
+ * narrow screen the header takes two rows: the brand and the account,
+ * then the links (see `public/style.css`).
  *
  * @module
  */
@@ -23,6 +25,21 @@ export interface PageOptions {
   path?: string;
 }
 
+/** Who is signed in, and the logout button (a POST). */
+function account(user: User | undefined): SafeHtml | null {
+  if (!user) return null;
+  return html`
+    <div class="account">
+      <span
+        class="who"><span class="who-label">Signed in as </span><strong>${user
+          .name}</strong></span>
+      <form method="post" action="${routes.auth.logout.href()}">
+        <button type="submit" class="link">Log out</button>
+      </form>
+    </div>
+  `;
+}
+
 function nav(user: User | undefined, path: string | undefined): SafeHtml {
   // Screen readers announce the link of the page you are on as "current".
   const link = (href: string, label: string) =>
@@ -42,10 +59,6 @@ function nav(user: User | undefined, path: string | undefined): SafeHtml {
     ${link(routes.profile.href(), "Profile")}
     ${admin ? link(routes.admin.users.href(), "Users") : null}
     ${staff ? link(routes.admin.settings.href(), "Settings") : null}
-    <span class="who">Signed in as <strong>${user.name}</strong></span>
-    <form method="post" action="${routes.auth.logout.href()}">
-      <button type="submit" class="link">Log out</button>
-    </form>
   `;
 }
 
@@ -65,6 +78,7 @@ export function page(content: SafeHtml, options: PageOptions): Response {
     <header>
       <a class="brand" href="${routes.home.href()}">fetchkit auth</a>
       <nav aria-label="Main">${nav(user, options.path)}</nav>
+      ${account(user)}
     </header>
     <main>
       <h1>${title}</h1>

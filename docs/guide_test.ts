@@ -1,0 +1,125 @@
+// Runs every code block of docs/guide.md as the guide says (main.ts in a
+// project of its own, `deno run --unstable-kv --allow-all main.ts`), on a
+// free port instead of 8000, and sends it requests: the ones listed below
+// for the blocks they name, else a GET / that must not answer 5xx. A block
+// that serves nothing must print, and run to its end without an error.
+
+import assert from "node:assert/strict";
+import { codeBlocks, makeProject, startCommand } from "./_test_doc_run.ts";
+
+const guide = await Deno.readTextFile(new URL("./guide.md", import.meta.url));
+const COMMAND = "deno run --unstable-kv --allow-all main.ts";
+
+type Check = (origin: string) => Promise<void>;
+
+/** Requests for the blocks that contain the key. */
+const checks: Record<string, Check> = {
+  'router.mount("/orgs/:orgId"': async (origin) => {
+    const url = `${origin}/orgs/1/teams/2`;
+    const denied = await fetch(url);
+    await denied.body?.cancel();
+    assert.equal(denied.status, 401);
+    const allowed = await fetch(url, { headers: { Authorization: "x" } });
+    assert.deepEqual(await allowed.json(), { orgId: "1", teamId: "2" });
+  },
+  "const CurrentSession": async (origin) => {
+    const response = await fetch(`${origin}/me`);
+    await response.body?.cancel();
+    assert.equal(response.status, 401);
+  },
+  "serveStatic({": async (origin) => {
+    const file = await fetch(`${origin}/assets/app.css`, {
+      headers: { Origin: "https://app.example" },
+    });
+    assert.equal(await file.text(), "body { margin: 0 }");
+    assert.equal(file.headers.get("cache-control"), "public, max-age=3600");
+    assert.equal(file.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(
+      file.headers.get("access-control-allow-origin"),
+      "https://app.example",
+    );
+    const preflight = await fetch(`${origin}/api/me`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "https://app.example",
+        "Access-Control-Request-Method": "PUT",
+      },
+    });
+    await preflight.body?.cancel();
+    assert.equal(preflight.status, 204);
+    const api = await fetch(`${origin}/api/me`);
+    assert.deepEqual(await api.json(), { name: "Ada" });
+  },
+  "csrf()": async (origin) => {
+    const refused = await fetch(`${origin}/transfer`, {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "cross-site" },
+    });
+    await refused.body?.cancel();
+    assert.equal(refused.status, 403);
+    const allowed = await fetch(`${origin}/transfer`, {
+      method: "POST",
+      headers: { "Sec-Fetch-Site": "same-origin" },
+    });
+    assert.equal(await allowed.text(), "done");
+  },
+};
+
+Deno.test("docs/guide.md gives the command its tests use", () => {
+  assert.ok(guide.includes(`\`${COMMAND}\``), COMMAND);
+});
+
+const blocks = await codeBlocks("docs/guide.md");
+for (const [index, { heading, code }] of blocks.entries()) {
+  Deno.test(`docs/guide.md runs: ${heading} (block ${index + 1})`, async () => {
+    const serves = /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: 8000 \}, /
+      .test(code);
+    // A block that serves nothing must at least show what it does.
+    assert.ok(
+      serves || code.includes("console.log("),
+      "a guide block is a whole program: it serves on 127.0.0.1:8000 " +
+        "(Deno.serve at the end) or prints what it shows",
+    );
+    const project = await makeProject();
+    try {
+      await Deno.writeTextFile(
+        `${project.dir}/main.ts`,
+        code.replace("port: 8000", "port: 0"),
+      );
+      if (code.includes('"./public"')) {
+        await Deno.mkdir(`${project.dir}/public`);
+        await Deno.writeTextFile(
+          `${project.dir}/public/app.css`,
+          "body { margin: 0 }",
+        );
+      }
+      if (!serves) {
+        const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+          args: COMMAND.split(" ").slice(1),
+          cwd: project.dir,
+          env: { NO_COLOR: "1" },
+          stdout: "null",
+          stderr: "piped",
+        }).output();
+        assert.ok(success, new TextDecoder().decode(stderr));
+        return;
+      }
+      const app = await startCommand(project.dir, COMMAND);
+      try {
+        const known = Object.entries(checks).filter(([key]) =>
+          code.includes(key)
+        );
+        for (const [, check] of known) await check(app.origin);
+        if (known.length === 0) {
+          const response = await fetch(`${app.origin}/`);
+          await response.body?.cancel();
+          assert.ok(response.status < 500, `GET / answered ${response.status}`);
+        }
+      } finally {
+        await app.stop();
+      }
+    } finally {
+      await project.remove();
+    }
+  });
+}

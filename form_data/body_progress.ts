@@ -1,0 +1,40 @@
+/**
+ * What a middleware that peeked at a request body before the form parser
+ * (`methodOverride()` reads a copy of its first 64 KiB) saw of it, so that
+ * the parser's `idleTimeout` and `bodyTimeout` count from when the client
+ * really went quiet or started sending, and not from when the parser began.
+ * Without it, a client that stalls gets its 408 only after the peek's own
+ * wait plus the whole idle timeout. Internal: not a public export of the
+ * package.
+ *
+ * @module
+ */
+
+/** What a peek saw of a body it did not read to the end. */
+export interface BodyProgress {
+  /** Bytes the peek received (the parser gets them again, at once). */
+  bytes: number;
+  /** When the peek began waiting for the body (`performance.now()`). */
+  startedAt: number;
+  /** When the last of those bytes arrived, or `startedAt` when none did. */
+  lastDataAt: number;
+}
+
+// A symbol-keyed property on the request, as `body_size.ts` does for
+// responses: cheaper than a WeakMap entry.
+const PROGRESS: unique symbol = Symbol("fetchkit.bodyProgress");
+
+type WithProgress = Request & { [PROGRESS]?: BodyProgress };
+
+/** Records what a peek saw of `request`'s body. */
+export function noteBodyProgress(
+  request: Request,
+  progress: BodyProgress,
+): void {
+  (request as WithProgress)[PROGRESS] = progress;
+}
+
+/** What a peek saw of `request`'s body, if one ran. */
+export function bodyProgress(request: Request): BodyProgress | undefined {
+  return (request as WithProgress)[PROGRESS];
+}

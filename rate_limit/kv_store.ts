@@ -1,0 +1,233 @@
+/**
+ * A rate-limit store on Deno KV: shared by every server that opens the
+ * same database (a local file, or KV Connect such as Deno Deploy's).
+ *
+ * @module
+ */
+
+import {
+  gcra,
+  type RateLimitPolicy,
+  type RateLimitResult,
+  type RateLimitStore,
+  resultOf,
+} from "./store.ts";
+
+/** A part of a KV key. */
+export type RateLimitKvKeyPart =
+  | string
+  | number
+  | bigint
+  | boolean
+  | Uint8Array;
+
+/** An atomic operation, as far as the store uses one. */
+export interface RateLimitKvAtomic {
+  /** Fails the commit unless `key` still has `versionstamp`. */
+  check(
+    ...checks: {
+      key: readonly RateLimitKvKeyPart[];
+      versionstamp: string | null;
+    }[]
+  ): RateLimitKvAtomic;
+  /** Writes `value` under `key`. */
+  set(
+    key: readonly RateLimitKvKeyPart[],
+    value: unknown,
+    options?: { expireIn?: number },
+  ): RateLimitKvAtomic;
+  /** Applies the operation if every check holds. */
+  commit(): Promise<{ ok: boolean; versionstamp?: string }>;
+}
+
+/**
+ * The part of Deno KV the store uses: `Deno.Kv` (`await Deno.openKv()`)
+ * and `npm:@deno/kv`'s client both fit.
+ */
+export interface RateLimitKv {
+  /** Reads one entry. */
+  get(
+    key: readonly RateLimitKvKeyPart[],
+  ): Promise<{ value: unknown; versionstamp: string | null }>;
+  /** Starts an atomic operation. */
+  atomic(): RateLimitKvAtomic;
+  /** Deletes one entry. */
+  delete(key: readonly RateLimitKvKeyPart[]): Promise<void>;
+}
+
+/** Options of {@linkcode createKvRateLimitStore}. */
+export interface KvRateLimitStoreOptions {
+  /** An open database. */
+  client: RateLimitKv;
+  /** First part of every key: state lives under `[prefix, key]`. Default `"rate_limit"`. */
+  prefix?: string;
+}
+
+/**
+ * Runs a KV call again while SQLite reports the database locked: processes
+ * sharing one local KV file get that error under concurrent writes, instead
+ * of waiting their turn.
+ */
+async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (
+        attempt === 50 || !(error instanceof Error) ||
+        !error.message.includes("database is locked")
+      ) {
+        throw error;
+      }
+      // A short random pause, so the processes do not collide again.
+      await new Promise((resolve) =>
+        setTimeout(resolve, 1 + Math.random() * 4 * attempt)
+      );
+    }
+  }
+}
+
+interface Known {
+  tat: number;
+  versionstamp: string | null;
+  /** Read from the database just now, rather than remembered. */
+  fresh: boolean;
+}
+
+// How many keys' last versionstamps one store remembers.
+const REMEMBERED = 10_000;
+
+/**
+ * Creates a store that keeps rate-limit state in Deno KV under
+ * `[prefix, key]`: one number per key, written with an atomic
+ * compare-and-set, so servers sharing the database share each key's
+ * budget exactly.
+ *
+ * One round trip per request in the usual case: the store remembers the
+ * versionstamp it last wrote for a key (and assumes a new key is absent),
+ * and commits against it; only when another server wrote in between does
+ * the commit fail, and the store reads the entry and tries again. A
+ * refusal from remembered state is confirmed by a read first. Within one
+ * process, requests for one key take turns, so they do not fail each
+ * other's commits. `database is locked` (two processes on one local
+ * file) is retried with a short random pause.
+ *
+ * Entries get `expireIn` for when the key's full limit is back; KV deletes
+ * them lazily, and a stale entry is harmless (an arrival time in the past
+ * counts as none). Time is each server's clock: keep them in sync (NTP).
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import {
+ *   createKvRateLimitStore,
+ *   rateLimit,
+ * } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * // A file such as "./app.sqlite" in production; ":memory:" here.
+ * const kv = await Deno.openKv(":memory:");
+ * const store = createKvRateLimitStore({ client: kv });
+ * const router = createRouter({
+ *   middleware: [rateLimit({ limit: 100, windowMs: 60_000, store })],
+ * });
+ * router.get("/", () => new Response("hello"));
+ * const response = await router.fetch(new Request("http://localhost/"), {
+ *   remoteAddr: { hostname: "192.0.2.1", port: 1234, transport: "tcp" },
+ * });
+ * response.headers.get("RateLimit"); // '"default";r=99;t=1'
+ * kv.close();
+ * ```
+ *
+ * @param options The database and the key prefix.
+ * @returns The store.
+ * @throws {TypeError} When `client` is missing.
+ */
+export function createKvRateLimitStore(
+  options: KvRateLimitStoreOptions,
+): RateLimitStore {
+  const { client, prefix = "rate_limit" } = options ?? {};
+  if (
+    client === null || typeof client !== "object" ||
+    typeof client.atomic !== "function"
+  ) {
+    throw new TypeError(
+      "createKvRateLimitStore() needs `client`: an open Deno KV database (await Deno.openKv())",
+    );
+  }
+  const known = new Map<string, Known>();
+  const turns = new Map<string, Promise<unknown>>();
+
+  function remember(key: string, entry: Known): void {
+    known.delete(key);
+    known.set(key, entry);
+    if (known.size > REMEMBERED) known.delete(known.keys().next().value!);
+  }
+
+  async function read(key: string): Promise<Known> {
+    const entry = await whileLocked(() => client.get([prefix, key]));
+    const tat = typeof entry.value === "number" ? entry.value : 0;
+    return { tat, versionstamp: entry.versionstamp, fresh: true };
+  }
+
+  async function hitNow(
+    key: string,
+    policy: RateLimitPolicy,
+  ): Promise<RateLimitResult> {
+    let current = known.get(key) ??
+      { tat: 0, versionstamp: null, fresh: false };
+    for (let attempt = 1;; attempt++) {
+      const now = Date.now();
+      const step = gcra(current.tat, now, policy);
+      if (!step.allowed) {
+        if (!current.fresh) {
+          // Remembered state may be stale (a reset elsewhere): confirm.
+          current = await read(key);
+          continue;
+        }
+        remember(key, { ...current, fresh: false });
+        return resultOf(false, step.tat - now, policy);
+      }
+      const expireIn = Math.max(1, Math.ceil(step.tat - now));
+      const result = await whileLocked(() =>
+        client.atomic()
+          .check({ key: [prefix, key], versionstamp: current.versionstamp })
+          .set([prefix, key], step.tat, { expireIn })
+          .commit()
+      );
+      if (result.ok) {
+        remember(key, {
+          tat: step.tat,
+          versionstamp: result.versionstamp ?? null,
+          fresh: false,
+        });
+        return resultOf(true, step.tat - now, policy);
+      }
+      if (attempt === 100) {
+        throw new Error(
+          `Rate limit store: the entry for "${key}" kept changing under 100 attempts to update it`,
+        );
+      }
+      current = await read(key);
+    }
+  }
+
+  return {
+    hit(key, policy) {
+      // Requests for one key take turns within this process.
+      const previous = turns.get(key);
+      const run = previous === undefined
+        ? hitNow(key, policy)
+        : previous.then(() => hitNow(key, policy));
+      const done = run.then(() => {}, () => {});
+      turns.set(key, done);
+      done.then(() => {
+        if (turns.get(key) === done) turns.delete(key);
+      });
+      return run;
+    },
+    async reset(key) {
+      known.delete(key);
+      await whileLocked(() => client.delete([prefix, key]));
+    },
+  };
+}

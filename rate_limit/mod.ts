@@ -1,0 +1,358 @@
+/**
+ * Rate limiting as middleware: `rateLimit({ limit, windowMs })` answers
+ * `429 Too Many Requests` once a client is over its budget, with the
+ * IETF `RateLimit-Policy` and `RateLimit` headers
+ * (draft-ietf-httpapi-ratelimit-headers) on every counted response.
+ *
+ * The algorithm is GCRA (the generic cell rate algorithm, a token bucket
+ * kept as one timestamp per key): `limit` requests may come back to back,
+ * then one every `windowMs / limit`. Chosen over the alternatives because:
+ *
+ * - a fixed window lets a client send `2 × limit` within moments across a
+ *   window boundary, and sends every refused client back at the same
+ *   instant when the window turns; GCRA has no boundary;
+ * - a sliding log keeps one entry per request; GCRA keeps one number per
+ *   key, so a store needs one atomic read-modify-write (one Lua call on
+ *   Redis, one compare-and-set on Deno KV) and counts exactly under
+ *   concurrency;
+ * - `Retry-After` says exactly when the next request will pass, and a
+ *   refused request is not counted, so hammering does not extend a ban.
+ *
+ * Over any stretch of `windowMs`, a client gets at most `limit` at once
+ * and at most `2 × limit − 1` in all (a burst, then the steady rate), the
+ * same bound as a fixed window, but never more than `limit` in a row.
+ *
+ * Stores: {@linkcode createMemoryRateLimitStore} (one process, the
+ * default), {@linkcode createKvRateLimitStore} (Deno KV) and
+ * {@linkcode createRedisRateLimitStore} (Redis). Servers sharing a KV
+ * database or a Redis share each key's budget exactly.
+ *
+ * @example Per client address, and per email on the login form
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { formData } from "@fetchkit/toolkit/form-data-middleware";
+ * import {
+ *   createMemoryRateLimitStore,
+ *   rateLimit,
+ * } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * const store = createMemoryRateLimitStore(); // or the KV or Redis store
+ * const perAddress = rateLimit({ name: "address", limit: 20, windowMs: 60_000, store });
+ * const perEmail = rateLimit({
+ *   name: "email",
+ *   limit: 5,
+ *   windowMs: 15 * 60_000,
+ *   store,
+ *   key: ({ get }) => String(get(FormData).get("email") ?? "").toLowerCase() || undefined,
+ * });
+ * const router = createRouter({ middleware: [formData()] });
+ * router.post("/login", perAddress, perEmail, async ({ get }) => {
+ *   const email = String(get(FormData).get("email")).toLowerCase();
+ *   // ...check the password; on success, forget the failures:
+ *   await perEmail.reset(email);
+ *   return new Response("welcome");
+ * });
+ * ```
+ *
+ * @module
+ */
+
+import type { RequestContext } from "../router/context.ts";
+import type { Middleware } from "../router/types.ts";
+import { formatIp, isIpv4, parseIp } from "../router/ip_address.ts";
+import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
+import { createMemoryRateLimitStore } from "./memory_store.ts";
+import type {
+  RateLimitPolicy,
+  RateLimitResult,
+  RateLimitStore,
+} from "./store.ts";
+
+export type {
+  RateLimitPolicy,
+  RateLimitResult,
+  RateLimitStore,
+} from "./store.ts";
+export {
+  createMemoryRateLimitStore,
+  type MemoryRateLimitStore,
+} from "./memory_store.ts";
+export {
+  createKvRateLimitStore,
+  type KvRateLimitStoreOptions,
+  type RateLimitKv,
+  type RateLimitKvAtomic,
+  type RateLimitKvKeyPart,
+} from "./kv_store.ts";
+export {
+  createRedisRateLimitStore,
+  type RedisEvalOptions,
+  type RedisRateLimitClient,
+  type RedisRateLimitStoreOptions,
+} from "./redis_store.ts";
+
+/** Options of {@linkcode rateLimit}. */
+export interface RateLimitOptions {
+  /** Requests allowed back to back, and per `windowMs` on average. */
+  limit: number;
+  /** The window in milliseconds. */
+  windowMs: number;
+  /**
+   * What to count under. Default: the client address
+   * (`context.remoteAddr`; an IPv6 client by its `/64` network, see
+   * `ipv6Subnet`). A request whose key is `undefined` is not counted and
+   * gets no RateLimit headers.
+   */
+  key?: (
+    context: RequestContext,
+  ) => string | undefined | Promise<string | undefined>;
+  /** Where counts live. Default: a memory store of this limiter's own. */
+  store?: RateLimitStore;
+  /**
+   * The policy's name, in the headers and in the store's keys: letters,
+   * digits, `_`, `.` and `-`. Limiters on one store with the same name
+   * share their counts (and must have the same `limit` and `windowMs`);
+   * give each limiter its own name.
+   *
+   * @default {"default"}
+   */
+  name?: string;
+  /**
+   * Send `RateLimit-Policy` and `RateLimit` on counted responses.
+   *
+   * @default {true}
+   */
+  headers?: boolean;
+  /**
+   * The prefix length an IPv6 client is counted by in the default key: one
+   * subscriber usually holds a whole `/64` (or more), and could otherwise
+   * take a new address per request. `128` counts single addresses.
+   *
+   * @default {64}
+   */
+  ipv6Subnet?: number;
+  /**
+   * Answers a refused request (the default is a plain-text `429 Too Many
+   * Requests`). Return a `429` of your own, an HTML page say; the
+   * `Retry-After` and RateLimit headers are added to it unless it has them.
+   */
+  onLimit?: (
+    context: RequestContext,
+    result: RateLimitResult,
+  ) => Response | Promise<Response>;
+}
+
+/** The middleware of {@linkcode rateLimit}, with a way to forget a key. */
+export type RateLimitMiddleware = Middleware & {
+  /** Forgets `key`'s count (say, after a successful login). */
+  reset(key: string): Promise<void>;
+};
+
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+// Which policy each name has on each store: one name, one policy.
+const policiesByStore = new WeakMap<RateLimitStore, Map<string, string>>();
+
+function tooManyRequests(): Response {
+  return new NativeResponse("Too Many Requests", {
+    status: 429,
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+  });
+}
+
+/** The default key: the client address, an IPv6 one by its network. */
+function addressKey(
+  subnet: number,
+): (context: RequestContext) => string | undefined {
+  return (context) => {
+    const hostname = context.remoteAddr?.hostname;
+    if (hostname === undefined || !hostname.includes(":")) return hostname;
+    const groups = parseIp(hostname);
+    if (groups === undefined) return hostname;
+    if (isIpv4(groups) || subnet >= 128) return formatIp(groups);
+    let bits = subnet;
+    for (let i = 0; i < 8; i++, bits -= 16) {
+      groups[i] &= bits >= 16 ? 0xffff : bits <= 0 ? 0 : 0xffff << (16 - bits);
+    }
+    return `${formatIp(groups)}/${subnet}`;
+  };
+}
+
+/**
+ * Creates rate-limiting middleware: each request is counted under its key
+ * (by default the client address), and past `limit` it is answered `429`
+ * with `Retry-After` (whole seconds, rounded up) instead of running the
+ * handler. See the module docs for the algorithm.
+ *
+ * Every counted response carries, in the form of the current IETF draft:
+ *
+ * - `RateLimit-Policy: "<name>";q=<limit>;w=<window in seconds>`
+ * - `RateLimit: "<name>";r=<remaining>;t=<seconds until the full limit is back>`
+ *
+ * Several limiters on one response append their items to both headers.
+ *
+ * The default key needs the client address: serve with
+ * `Deno.serve(router.fetch)` (which passes it), or `router.fetch(request,
+ * info)`; behind a proxy, set the router's `trustProxy`, or every client
+ * counts as the proxy. Without an address, requests are not counted, and
+ * a warning is logged once.
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * const router = createRouter({
+ *   middleware: [rateLimit({ limit: 2, windowMs: 60_000 })],
+ * });
+ * router.get("/", () => new Response("hello"));
+ * const info = {
+ *   remoteAddr: { hostname: "192.0.2.1", port: 1234, transport: "tcp" },
+ * };
+ * const request = () => router.fetch(new Request("http://localhost/"), info);
+ * (await request()).headers.get("RateLimit"); // '"default";r=1;t=30'
+ * await request();
+ * const refused = await request();
+ * refused.status; // 429
+ * refused.headers.get("Retry-After"); // "30"
+ * ```
+ *
+ * @example An HTML page for refused requests
+ * ```ts
+ * import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+ * import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
+ * import { html } from "@fetchkit/toolkit/html-template";
+ *
+ * const limiter = rateLimit({
+ *   limit: 10,
+ *   windowMs: 60_000,
+ *   onLimit: (_context, { retryAfterMs }) =>
+ *     createHtmlResponse(
+ *       html`<h1>Slow down</h1><p>Try again in ${Math.ceil(retryAfterMs / 1000)} s.</p>`,
+ *       { status: 429 },
+ *     ),
+ * });
+ * ```
+ *
+ * @param options Limit, window, key, store, name, headers and the 429 hook.
+ * @returns The middleware, with `reset(key)`.
+ * @throws {TypeError} When `limit` is not a whole number ≥ 1, `windowMs`
+ * not a positive number, `name` not of letters, digits, `_`, `.`, `-`,
+ * or the name is already used on the store with another policy.
+ */
+export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
+  const {
+    limit,
+    windowMs,
+    name = "default",
+    headers = true,
+    ipv6Subnet = 64,
+    onLimit,
+  } = options ?? ({} as RateLimitOptions);
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new TypeError(
+      `rateLimit(): limit must be a whole number >= 1, got ${limit}`,
+    );
+  }
+  if (typeof windowMs !== "number" || !(windowMs > 0) || !isFinite(windowMs)) {
+    throw new TypeError(
+      `rateLimit(): windowMs must be a positive number of milliseconds, got ${windowMs}`,
+    );
+  }
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new TypeError(
+      `rateLimit(): name must be 1-64 letters, digits, "_", "." or "-", got ${
+        JSON.stringify(name)
+      }`,
+    );
+  }
+  if (!Number.isSafeInteger(ipv6Subnet) || ipv6Subnet < 1 || ipv6Subnet > 128) {
+    throw new TypeError(
+      `rateLimit(): ipv6Subnet must be a whole number from 1 to 128, got ${ipv6Subnet}`,
+    );
+  }
+  const store = options.store ?? createMemoryRateLimitStore();
+  const policy: RateLimitPolicy = { limit, windowMs };
+  const policyText = `${limit}/${windowMs}`;
+  let names = policiesByStore.get(store);
+  if (names === undefined) policiesByStore.set(store, names = new Map());
+  const existing = names.get(name);
+  if (existing !== undefined && existing !== policyText) {
+    throw new TypeError(
+      `rateLimit(): the name "${name}" is already used on this store with limit/windowMs ${existing}; give this limiter (${policyText}) its own name`,
+    );
+  }
+  names.set(name, policyText);
+
+  const keyOf = options.key ?? addressKey(ipv6Subnet);
+  const prefix = name + ":";
+  const policyHeader = `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
+  const itemStart = `"${name}";r=`;
+  let warned = options.key !== undefined;
+
+  function decorate(
+    response: Response,
+    result: RateLimitResult,
+    refused: boolean,
+  ): Response {
+    if (!headers && !refused) return response;
+    return editHeaders(response, (target) => {
+      if (headers) {
+        target.append("RateLimit-Policy", policyHeader);
+        target.append(
+          "RateLimit",
+          itemStart + result.remaining + ";t=" +
+            Math.ceil(result.resetMs / 1000),
+        );
+      }
+      if (refused && !target.has("Retry-After")) {
+        target.set(
+          "Retry-After",
+          String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))),
+        );
+      }
+    });
+  }
+
+  async function count(
+    context: RequestContext,
+    next: () => Promise<Response>,
+    key: string | undefined,
+  ): Promise<Response> {
+    if (key === undefined) {
+      if (!warned) {
+        warned = true;
+        console.warn(
+          "rateLimit(): a request without a client address was not counted; serve with Deno.serve(router.fetch) or pass its info to router.fetch(request, info)",
+        );
+      }
+      return await next();
+    }
+    const hit = store.hit(prefix + key, policy);
+    const result = typeof (hit as PromiseLike<unknown>).then === "function"
+      ? await hit
+      : hit as RateLimitResult;
+    if (!result.allowed) {
+      const response = onLimit === undefined
+        ? tooManyRequests()
+        : await onLimit(context, result);
+      return decorate(response, result, true);
+    }
+    return decorate(await next(), result, false);
+  }
+
+  const middleware: Middleware = (context, next) => {
+    const key = keyOf(context);
+    if (typeof (key as PromiseLike<unknown>)?.then === "function") {
+      return (key as Promise<string | undefined>).then((resolved) =>
+        count(context, next, resolved)
+      );
+    }
+    return count(context, next, key as string | undefined);
+  };
+  return Object.assign(middleware, {
+    reset: async (key: string): Promise<void> => {
+      await store.reset(prefix + key);
+    },
+  });
+}

@@ -1,0 +1,93 @@
+// Two server processes on one store share one budget exactly: 30
+// concurrent requests across both with limit 10 let 10 through.
+import assert from "node:assert/strict";
+import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+
+const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
+
+async function startServer(
+  kind: string,
+  target: string,
+): Promise<{ origin: string; stop(): Promise<void> }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--unstable-kv", "--allow-all", serverScript, kind, target],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let output = "";
+  while (!output.includes("\n")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    output += value;
+  }
+  const port = /listening (\d+)/.exec(output)?.[1];
+  if (port === undefined) {
+    child.kill("SIGKILL");
+    await child.status;
+    throw new Error(`server did not start: ${output}`);
+  }
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await lines.cancel();
+    },
+  };
+}
+
+async function thirtyAcrossTwo(kind: string, target: string): Promise<void> {
+  const a = await startServer(kind, target);
+  const b = await startServer(kind, target);
+  try {
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const response = await fetch((i % 2 === 0 ? a : b).origin + "/");
+        await response.body?.cancel();
+        return response;
+      }),
+    );
+    const statuses = responses.map((response) => response.status);
+    assert.equal(statuses.filter((status) => status === 200).length, 10);
+    assert.equal(statuses.filter((status) => status === 429).length, 20);
+    const remaining = responses
+      .filter((response) => response.status === 200)
+      .map((response) =>
+        Number(/;r=(\d+)/.exec(response.headers.get("RateLimit")!)![1])
+      )
+      .sort((x, y) => x - y);
+    // Each pass saw its own place in the budget.
+    assert.deepEqual(remaining, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  } finally {
+    await a.stop();
+    await b.stop();
+  }
+}
+
+Deno.test({
+  name: "rate limit: two servers on one KV file share the budget exactly",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "rate-limit-kv-" });
+    try {
+      await thirtyAcrossTwo("kv", `${dir}/limits.sqlite`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const redisServer = await redisServerOrSkip();
+
+Deno.test({
+  name: "rate limit: two servers on one Redis share the budget exactly",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    try {
+      await thirtyAcrossTwo("redis", redis.url);
+    } finally {
+      await redis.stop();
+    }
+  },
+});

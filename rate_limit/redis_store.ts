@@ -1,0 +1,162 @@
+/**
+ * A rate-limit store on Redis: shared by every server that uses the same
+ * Redis.
+ *
+ * @module
+ */
+
+import {
+  type RateLimitPolicy,
+  type RateLimitResult,
+  type RateLimitStore,
+  resultOf,
+} from "./store.ts";
+
+/** Keys and arguments of `EVAL`/`EVALSHA`, as `npm:redis` takes them. */
+export interface RedisEvalOptions {
+  /** `KEYS` of the script. */
+  keys: string[];
+  /** `ARGV` of the script. */
+  arguments: string[];
+}
+
+/**
+ * The commands the store uses: a connected `npm:redis` client fits, and so
+ * does any client (or adapter) of the same shape.
+ */
+export interface RedisRateLimitClient {
+  /** `EVAL script numkeys keys... args...`. */
+  eval(script: string, options: RedisEvalOptions): Promise<unknown>;
+  /**
+   * `EVALSHA sha1 ...`. Optional: with it, the script's text is sent only
+   * the first time (and again if Redis answers `NOSCRIPT`).
+   */
+  evalSha?(sha1: string, options: RedisEvalOptions): Promise<unknown>;
+  /** `DEL key`. */
+  del(key: string): Promise<unknown>;
+}
+
+/** Options of {@linkcode createRedisRateLimitStore}. */
+export interface RedisRateLimitStoreOptions {
+  /** A connected client. */
+  client: RedisRateLimitClient;
+  /** Prefix of every key: state lives under `<prefix><key>`. Default `"rate_limit:"`. */
+  prefix?: string;
+}
+
+// GCRA in one step, on Redis' own clock (so servers' clocks need not
+// agree). KEYS[1]: the key. ARGV: limit, window in ms.
+// Returns { 1 if allowed, stored arrival time minus now in ms (as text) }.
+const SCRIPT = `
+local time = redis.call("TIME")
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local interval = window / limit
+local tat = tonumber(redis.call("GET", KEYS[1]) or "0") or 0
+local base = tat > now and tat or now
+local nextTat = base + interval
+if nextTat - now > window + 0.000001 then
+  return { 0, string.format("%.17g", tat - now) }
+end
+redis.call("SET", KEYS[1], string.format("%.17g", nextTat), "PX", math.max(1, math.ceil(nextTat - now)))
+return { 1, string.format("%.17g", nextTat - now) }
+`;
+
+async function sha1Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-1",
+    new TextEncoder().encode(text),
+  );
+  return Array.from(
+    new Uint8Array(digest),
+    (byte) => byte.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/**
+ * Creates a store that keeps rate-limit state in Redis under
+ * `<prefix><key>`: one number per key, updated by a Lua script, so each
+ * request costs one round trip and servers sharing the Redis share each
+ * key's budget exactly. The script runs on Redis' clock (`TIME`), so the
+ * servers' clocks need not agree. Each key expires (`PX`) when its full
+ * limit is back.
+ *
+ * With a client that has `evalSha` (node-redis does), the script is sent
+ * by its SHA-1 digest, and by its text only when Redis does not know it
+ * yet. Errors from Redis reach the router (a `500`): a limiter that cannot
+ * count does not let requests through unchecked.
+ *
+ * @example
+ * ```ts ignore
+ * import { createClient } from "redis";
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import {
+ *   createRedisRateLimitStore,
+ *   rateLimit,
+ * } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * const client = createClient({ url: "redis://127.0.0.1:6379" });
+ * await client.connect();
+ * const store = createRedisRateLimitStore({ client });
+ * const router = createRouter({
+ *   middleware: [rateLimit({ limit: 100, windowMs: 60_000, store })],
+ * });
+ * ```
+ *
+ * @param options The client and the key prefix.
+ * @returns The store.
+ * @throws {TypeError} When `client` has no `eval`.
+ */
+export function createRedisRateLimitStore(
+  options: RedisRateLimitStoreOptions,
+): RateLimitStore {
+  const { client, prefix = "rate_limit:" } = options ?? {};
+  if (
+    client === null || typeof client !== "object" ||
+    typeof client.eval !== "function"
+  ) {
+    throw new TypeError(
+      "createRedisRateLimitStore() needs `client`: a connected Redis client with eval() (npm:redis)",
+    );
+  }
+  let sha: Promise<string> | undefined;
+
+  async function run(options: RedisEvalOptions): Promise<unknown> {
+    if (typeof client.evalSha !== "function") {
+      return await client.eval(SCRIPT, options);
+    }
+    try {
+      return await client.evalSha(await (sha ??= sha1Hex(SCRIPT)), options);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) {
+        throw error;
+      }
+      // Redis restarted or flushed its scripts: send the text once.
+      return await client.eval(SCRIPT, options);
+    }
+  }
+
+  return {
+    async hit(
+      key: string,
+      policy: RateLimitPolicy,
+    ): Promise<RateLimitResult> {
+      const reply = await run({
+        keys: [prefix + key],
+        arguments: [String(policy.limit), String(policy.windowMs)],
+      });
+      if (!Array.isArray(reply) || reply.length !== 2) {
+        throw new Error(
+          `Rate limit store: unexpected reply from Redis: ${
+            JSON.stringify(reply)
+          }`,
+        );
+      }
+      return resultOf(Number(reply[0]) === 1, Number(reply[1]), policy);
+    },
+    async reset(key) {
+      await client.del(prefix + key);
+    },
+  };
+}

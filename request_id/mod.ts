@@ -1,0 +1,146 @@
+/**
+ * Request ids as middleware: each request gets an id, reused from the
+ * incoming `X-Request-Id` when that is short and safe, else generated; it
+ * is sent back on the response and readable as `context.get(RequestId)`
+ * (and by the logger's `%requestId`).
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { RequestId, requestId } from "@fetchkit/toolkit/request-id-middleware";
+ *
+ * const router = createRouter({ middleware: [requestId()] });
+ * router.get("/", ({ get }) => new Response(`your request: ${get(RequestId)}`));
+ * const response = await router.fetch(
+ *   new Request("http://localhost/", { headers: { "X-Request-Id": "abc-123" } }),
+ * );
+ * response.headers.get("X-Request-Id"); // "abc-123"
+ * ```
+ *
+ * @module
+ */
+
+import { createContextKey } from "../router/context_key.ts";
+import type { ContextKey } from "../router/context_key.ts";
+import type { RequestContext } from "../router/context.ts";
+import type { Middleware } from "../router/types.ts";
+import { editHeaders } from "../response/edit_headers.ts";
+
+/**
+ * The context key of the request id: `context.get(RequestId)` is the id,
+ * or `undefined` without the `requestId()` middleware.
+ *
+ * @example
+ * ```ts
+ * import type { Handler } from "@fetchkit/toolkit/fetch-router";
+ * import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
+ *
+ * const handler: Handler = ({ get }) => {
+ *   console.error(`[${get(RequestId)}] something went wrong`);
+ *   return new Response("Internal Server Error", { status: 500 });
+ * };
+ * ```
+ */
+export const RequestId: ContextKey<string | undefined> = createContextKey<
+  string
+>();
+
+/** Options of {@linkcode requestId}. */
+export interface RequestIdOptions {
+  /**
+   * The request and response header.
+   *
+   * @default {"X-Request-Id"}
+   */
+  header?: string;
+  /**
+   * Makes a new id.
+   *
+   * @default {() => crypto.randomUUID()}
+   */
+  generator?: (context: RequestContext) => string;
+  /**
+   * Reuse an acceptable incoming id (say, one set by your load balancer).
+   * `false` always generates, for apps where clients reach the server
+   * directly and ids must be the server's own.
+   *
+   * @default {true}
+   */
+  trustIncoming?: boolean;
+  /**
+   * The longest incoming id reused (characters `[A-Za-z0-9._:-]`).
+   *
+   * @default {255}
+   */
+  maxLength?: number;
+}
+
+const SAFE = /^[A-Za-z0-9._:-]+$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Creates middleware that gives each request an id.
+ *
+ * An incoming id is reused when it is 1 to `maxLength` (255) characters of
+ * `A-Z a-z 0-9 . _ : -` (a UUID, a trace id, a load balancer's id); any
+ * other value, which could carry spaces, quotes or control characters into
+ * logs, is replaced by a fresh `crypto.randomUUID()`. The id is set on the
+ * response (also on error answers made by inner middleware, and on
+ * responses with immutable headers, which are copied).
+ *
+ * Put it first among the router's middleware (before the logger, which
+ * reads it when the response is ready), so every line and every response
+ * has it.
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { requestId } from "@fetchkit/toolkit/request-id-middleware";
+ * import { logger } from "@fetchkit/toolkit/logger-middleware";
+ *
+ * const router = createRouter({
+ *   middleware: [
+ *     requestId({ header: "X-Correlation-Id" }),
+ *     logger({ format: "%requestId %ip %method %path %status" }),
+ *   ],
+ * });
+ * ```
+ *
+ * @param options The header, the generator, whether incoming ids are reused,
+ * and their longest length.
+ * @returns The middleware.
+ * @throws {TypeError} When `header` is not a header name or `maxLength` not
+ * a whole number ≥ 1.
+ */
+export function requestId(options: RequestIdOptions = {}): Middleware {
+  const {
+    header = "X-Request-Id",
+    generator,
+    trustIncoming = true,
+    maxLength = 255,
+  } = options;
+  if (typeof header !== "string" || !HEADER_NAME.test(header)) {
+    throw new TypeError(
+      `requestId(): header must be a header name, got ${
+        JSON.stringify(header)
+      }`,
+    );
+  }
+  if (!Number.isSafeInteger(maxLength) || maxLength < 1) {
+    throw new TypeError(
+      `requestId(): maxLength must be a whole number >= 1, got ${maxLength}`,
+    );
+  }
+  const lower = header.toLowerCase();
+
+  return async function requestId(context, next) {
+    let id = trustIncoming ? context.request.headers.get(lower) : null;
+    if (id === null || id.length > maxLength || !SAFE.test(id)) {
+      id = generator === undefined ? crypto.randomUUID() : generator(context);
+    }
+    context.set(RequestId, id);
+    const response = await next();
+    const value = id;
+    return editHeaders(response, (headers) => headers.set(header, value));
+  };
+}

@@ -1,0 +1,54 @@
+// Retrying a store call that lost a race with another server, or found the
+// database locked: jittered exponential backoff inside a time budget, so
+// contending servers spread out instead of colliding in lockstep, and a
+// request never waits longer than the budget.
+
+/** How long one save may keep retrying, in milliseconds. */
+export const RETRY_BUDGET_MS = 2000;
+
+/** First backoff cap; it doubles per attempt up to {@linkcode MAX_DELAY_MS}. */
+const BASE_DELAY_MS = 2;
+const MAX_DELAY_MS = 100;
+
+/**
+ * The pause before retry number `retry` (1 for the first): a random time
+ * below a cap that doubles each time ("full jitter").
+ */
+export function backoffDelay(retry: number): number {
+  const cap = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (retry - 1));
+  return Math.random() * cap;
+}
+
+/** Resolves after `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A time budget: when it started and how long it lasts. */
+export interface Budget {
+  /** `performance.now()` when the operation started. */
+  start: number;
+  /** Milliseconds it may take in all. */
+  ms: number;
+}
+
+/** A budget of `ms` milliseconds starting now. */
+export function budgetOf(ms: number = RETRY_BUDGET_MS): Budget {
+  return { start: performance.now(), ms };
+}
+
+/**
+ * Sleeps before retry number `retry`, or returns `false` without sleeping
+ * when the pause would overrun `budget`.
+ */
+export async function backoff(retry: number, budget: Budget): Promise<boolean> {
+  const delay = backoffDelay(retry);
+  if (performance.now() - budget.start + delay > budget.ms) return false;
+  await sleep(delay);
+  return true;
+}
+
+/** Milliseconds spent since `budget` started, rounded. */
+export function elapsed(budget: Budget): number {
+  return Math.round(performance.now() - budget.start);
+}

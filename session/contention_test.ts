@@ -1,0 +1,249 @@
+// Many concurrent requests changing one session, over real HTTP: every one
+// is answered 200 and every change survives, on memory, a Deno KV file and
+// Redis. Saves of one id run one after another within a process, so the
+// store never sees two writers of one session from this process.
+
+import assert from "node:assert/strict";
+import { createClient } from "redis";
+import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
+import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
+import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
+import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
+import { app, createBarrier, Jar, send } from "./_test_app.ts";
+import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
+import {
+  createIdSessionStorage,
+  SessionConflictError,
+  type SessionStore,
+} from "./_id_storage.ts";
+
+const redisServer = await redisServerOrSkip();
+const cookie = {
+  secrets: ["contention-secret-0123456789abcdefghijklmnop"],
+  maxAge: 3600,
+};
+const WRITERS = 200;
+
+/**
+ * Serves the test app on a free port, logs in once, then sends `writers`
+ * concurrent `POST /set/k<i>/<i>` with the same cookie, all loaded before
+ * any saves. Returns the statuses and the values read back afterwards.
+ */
+async function writeConcurrently(
+  storage: SessionStorage,
+  writers: number,
+): Promise<{ statuses: number[]; values: Record<string, unknown> }> {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    app(storage, { all: createBarrier(writers) }).fetch,
+  );
+  try {
+    const origin = `http://127.0.0.1:${server.addr.port}`;
+    const first = await fetch(`${origin}/set/base/0`, { method: "POST" });
+    await first.body?.cancel();
+    const sessionCookie = first.headers.getSetCookie()[0].split(";")[0];
+    const names = Array.from({ length: writers }, (_, i) => `k${i}`);
+    const statuses = await Promise.all(names.map(async (name, i) => {
+      const response = await fetch(`${origin}/set/${name}/${i}?gate=all`, {
+        method: "POST",
+        headers: { cookie: sessionCookie },
+      });
+      await response.body?.cancel();
+      return response.status;
+    }));
+    const read = await fetch(`${origin}/all?names=base,${names}`, {
+      headers: { cookie: sessionCookie },
+    });
+    const { values } = await read.json();
+    return { statuses, values };
+  } finally {
+    await server.shutdown();
+  }
+}
+
+function assertAllKept(
+  { statuses, values }: Awaited<ReturnType<typeof writeConcurrently>>,
+): void {
+  const failed = statuses.filter((status) => status !== 200);
+  assert.deepEqual(failed, [], `${failed.length} writers not answered 200`);
+  const missing = Array.from({ length: WRITERS }, (_, i) => i).filter((i) =>
+    values[`k${i}`] !== String(i)
+  );
+  assert.deepEqual(missing, [], `${missing.length} keys lost`);
+  assert.equal(values.base, "0");
+}
+
+Deno.test("contention: 200 concurrent writers on one session, memory storage", async () => {
+  assertAllKept(
+    await writeConcurrently(createMemorySessionStorage({ cookie }), WRITERS),
+  );
+});
+
+/**
+ * A KV handle that counts commits and how many of them were in flight at
+ * once, and how many failed their check.
+ */
+function watchedKv(kv: Deno.Kv) {
+  const stats = { commits: 0, failed: 0, inFlight: 0, maxInFlight: 0 };
+  const client = new Proxy(kv, {
+    get(target, property) {
+      const value = Reflect.get(target, property);
+      if (property !== "atomic") {
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return () => {
+        const operation = target.atomic();
+        const commit = operation.commit.bind(operation);
+        operation.commit = async () => {
+          stats.commits++;
+          stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
+          try {
+            const result = await commit();
+            if (!result.ok) stats.failed++;
+            return result;
+          } finally {
+            stats.inFlight--;
+          }
+        };
+        return operation;
+      };
+    },
+  });
+  return { client, stats };
+}
+
+Deno.test("contention: 200 concurrent writers on one session, Deno KV file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "session-contention-" });
+  const kv = await Deno.openKv(`${dir}/sessions.sqlite`);
+  try {
+    const { client, stats } = watchedKv(kv);
+    assertAllKept(
+      await writeConcurrently(
+        createKvSessionStorage({ client, cookie }),
+        WRITERS,
+      ),
+    );
+    // One writer of the session at a time, and no save lost a race: each
+    // built on the one before it.
+    assert.equal(stats.maxInFlight, 1);
+    assert.equal(stats.failed, 0);
+    assert.equal(stats.commits, WRITERS + 1);
+  } finally {
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("contention: two Deno KV handles on one file, 100 writers each", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "session-contention-" });
+  const handles = [
+    await Deno.openKv(`${dir}/sessions.sqlite`),
+    await Deno.openKv(`${dir}/sessions.sqlite`),
+  ];
+  try {
+    const gate = { all: createBarrier(WRITERS) };
+    const [a, b] = handles.map((client) =>
+      app(createKvSessionStorage({ client, cookie }), gate)
+    );
+    const jar = new Jar();
+    await send(a, jar, "POST", "/set/base/0");
+    const names = Array.from({ length: WRITERS }, (_, i) => `k${i}`);
+    await Promise.all(names.map((name, i) => {
+      const own = new Jar();
+      own.cookie = jar.cookie;
+      // send() throws on any status but 200.
+      return send(i % 2 ? a : b, own, "POST", `/set/${name}/${i}?gate=all`);
+    }));
+    const { body } = await send(b, jar, "GET", `/all?names=base,${names}`);
+    assertAllKept({ statuses: [], values: body.values });
+  } finally {
+    for (const handle of handles) handle.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "contention: 200 concurrent writers on one session, Redis",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const client = await createClient({ url: redis.url }).connect();
+    try {
+      assertAllKept(
+        await writeConcurrently(
+          createRedisSessionStorage({ client, cookie }),
+          WRITERS,
+        ),
+      );
+    } finally {
+      await client.quit();
+      await redis.stop();
+    }
+  },
+});
+
+Deno.test("contention: the same name written concurrently keeps the last save", async () => {
+  const storage = createMemorySessionStorage({ cookie });
+  const first = await storage.read(null);
+  first.set("color", "none");
+  const header = (await storage.save(first))!.split(";")[0];
+  // All load the same version, then save in this order.
+  const sessions = await Promise.all(
+    ["red", "green", "blue"].map(() => storage.read(header)),
+  );
+  ["red", "green", "blue"].forEach((color, i) =>
+    sessions[i].set("color", color)
+  );
+  await Promise.all(sessions.map((session) => storage.save(session)));
+  assert.equal((await storage.read(header)).get("color"), "blue");
+});
+
+/** A store where another server always wrote first. */
+function alwaysConflicting(): SessionStore & { writes: number } {
+  const json = JSON.stringify({ v: { user: "ada" }, e: Date.now() + 60_000 });
+  let version = 0;
+  return {
+    writes: 0,
+    get: () => Promise.resolve({ json, version: ++version }),
+    write(write) {
+      this.writes++;
+      return Promise.resolve(
+        write.loaded === undefined ? { version: 0 } : null,
+      );
+    },
+    delete: () => Promise.resolve(),
+  };
+}
+
+Deno.test("contention: a save that keeps losing to other servers gives up after its budget, saying so", async () => {
+  const store = alwaysConflicting();
+  const storage = createIdSessionStorage(cookie, store, { retryBudgetMs: 150 });
+  const signed = createIdSessionStorage(cookie, {
+    get: () => Promise.resolve(null),
+    write: () => Promise.resolve({ version: 0 }),
+    delete: () => Promise.resolve(),
+  });
+  // A validly signed cookie, as the storage would have issued it.
+  const fresh = await signed.read(null);
+  fresh.set("user", "ada");
+  const header = (await signed.save(fresh))!.split(";")[0];
+  const session = await storage.read(header);
+  assert.equal(session.get("user"), "ada");
+  session.set("cart", 1);
+  const started = performance.now();
+  const error = await storage.save(session).then(
+    () => assert.fail("the save should give up"),
+    (error) => error,
+  );
+  const took = performance.now() - started;
+  assert.ok(error instanceof SessionConflictError, String(error));
+  assert.match(
+    error.message,
+    /^Session save gave up after (\d+) attempts in \d+ ms \(retry budget 150 ms\)/,
+  );
+  const attempts = Number(/after (\d+) attempts/.exec(error.message)![1]);
+  assert.equal(attempts, store.writes);
+  // Backoff, not a busy loop: a handful of attempts, not thousands.
+  assert.ok(attempts >= 3 && attempts < 60, `${attempts} attempts`);
+  assert.ok(took >= 50 && took < 1000, `gave up after ${took} ms`);
+});
