@@ -106,8 +106,8 @@ const port = Number(portText);
 const bun = (globalThis as { Bun?: BunServe }).Bun;
 if (bun !== undefined) {
   bun.serve({ fetch, port, hostname: "127.0.0.1" });
+  console.log("ready");
 } else {
   const { serve } = await import("@hono/node-server");
-  serve({ fetch, port, hostname: "127.0.0.1" });
+  serve({ fetch, port, hostname: "127.0.0.1" }, () => console.log("ready"));
 }
-console.log(`listening on ${port}`);
