@@ -11,7 +11,7 @@
 // (/proc/self/clear_refs) and notes RSS; after the parse it reports
 // VmHWM - RSS-before. Each mode runs in a fresh server, `runs` times
 // (default 3); the median is printed. Exits non-zero when the disk mode
-// reaches 32 MiB, the goal of issue 3.
+// reaches 32 MiB, the goal for the disk handler.
 
 import { median } from "./_stats.ts";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";

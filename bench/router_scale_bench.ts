@@ -1,5 +1,5 @@
 /**
- * The router's worst cases (issue 12): 5,000 sibling routes of one shape,
+ * The router's worst cases: 5,000 sibling routes of one shape,
  * matched and missed, and the patterns that made a backtracking matcher
  * take seconds, on 10 KB paths. Ordinary routes are in router_bench.ts.
  *

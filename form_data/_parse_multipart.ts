@@ -215,7 +215,7 @@ async function runHandler(
  * end of the part. Why blocks of 1 MiB rather than a `Blob` per chunk: in a
  * fresh process, 800 `Blob` constructions for a 50 MiB file run in cold code
  * and cost more than copying the bytes once more into a block that stays in
- * the cache (see BENCHMARKS.md, issue 9). (Not `ByteCollector`: it keeps
+ * the cache (see BENCHMARKS.md, "Multipart and form bodies"). (Not `ByteCollector`: it keeps
  * views of the pieces, which here are lent.)
  */
 async function readFile(

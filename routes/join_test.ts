@@ -6,7 +6,7 @@ import {
 } from "@fetchkit/toolkit/fetch-router/routes";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 
-Deno.test("joins understand groups (issue 12)", () => {
+Deno.test("joins understand groups", () => {
   const promo = route({ promo: "(/:lang)/promo" }).promo;
   assert.equal(promo.pattern, "(/:lang)/promo");
   const same: JoinPattern<"", "(/:lang)/promo"> = promo.pattern;
