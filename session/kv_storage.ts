@@ -3,7 +3,10 @@
  * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`)
  * on Deno; on Node and Bun, pass a database opened with the npm package
  * `@deno/kv` (`import { openKv } from "@deno/kv"`), which runs the same
- * SQLite-backed KV in process.
+ * SQLite-backed KV in process. On Bun, `@deno/kv` needs V8's value format
+ * spelled out: `openKv(path, { encodeV8: serialize, decodeV8: deserialize })`
+ * with both from `node:v8` (Bun writes its own format then, so keep such a
+ * file to Bun processes).
  *
  * @module
  */
