@@ -81,6 +81,8 @@ Deno.test("secureHeaders: each default changes or turns off; the handler's own w
   assert.equal(headers.get("X-Powered-By"), "PHP/4.0");
   const framed = await app()("http://localhost/framed");
   assert.equal(framed.headers.get("X-Frame-Options"), "SAMEORIGIN");
+  const replaced = await app({ overwrite: true })("http://localhost/framed");
+  assert.equal(replaced.headers.get("X-Frame-Options"), "DENY");
   // Immutable headers are copied.
   const away = await app()("http://localhost/away");
   assert.equal(away.response.status, 302);
