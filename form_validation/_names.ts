@@ -18,9 +18,9 @@ const NINE = 57;
 
 /** A name split into keys (strings) and indexes (numbers). */
 interface ParsedName {
-  path: (string | number)[];
+  readonly path: readonly (string | number)[];
   /** The name ends in `[]`: the value always goes into an array. */
-  append: boolean;
+  readonly append: boolean;
 }
 
 type Container = Record<string, unknown> | unknown[];
@@ -48,6 +48,13 @@ function isForbiddenKey(key: string): boolean {
 function forbidden(name: string, key: string): string {
   return refused(name, `"${key}" cannot be a key (prototype pollution)`);
 }
+
+// A form sends the same names on every request: parsing each once is most of
+// the cost of a nested form. Bounded in count and name length; hostile names
+// that churn it only cost a re-parse. Entries are never mutated.
+const CACHE_SIZE = 1000;
+const CACHE_NAME_LIMIT = 200;
+const parsedNames = new Map<string, ParsedName | string>();
 
 /** Splits a name with `.` or `[`; returns a message when it is malformed. */
 function parseName(name: string): ParsedName | string {
@@ -141,19 +148,18 @@ function describe(value: unknown, lists: Set<unknown> | undefined): string {
  * Builds the object that a form's names describe. Names that cannot be placed
  * are left out, with one message each in `errors`.
  */
-export function buildValues(
-  input: Iterable<[string, FormDataEntryValue]>,
-): BuiltValues {
+export function buildValues(input: FormData | URLSearchParams): BuiltValues {
   const values: Record<string, unknown> = Object.create(null);
   let errors: string[] | undefined;
   // Arrays made of repeated values (`tags`, `tags[]`), as opposed to arrays
   // made by indexes (`items[0]`); created on the first one.
   let lists: Set<unknown> | undefined;
 
-  for (const [name, value] of input) {
+  // forEach: twice as fast as the entries iterator in Deno.
+  (input as FormData).forEach((value, name) => {
     // A file input left empty: as if absent.
     if (typeof value !== "string" && value.name === "" && value.size === 0) {
-      continue;
+      return;
     }
     // Fast path: a flat name.
     let plain = name.length > 0;
@@ -164,7 +170,7 @@ export function buildValues(
     if (plain) {
       if (isForbiddenKey(name)) {
         (errors ??= []).push(forbidden(name, name));
-        continue;
+        return;
       }
       const existing = values[name];
       if (existing === undefined) {
@@ -185,17 +191,24 @@ export function buildValues(
           ),
         );
       }
-      continue;
+      return;
     }
 
     if (name.length === 0) {
       (errors ??= []).push("A field with an empty name is refused");
-      continue;
+      return;
     }
-    const parsed = parseName(name);
+    let parsed = parsedNames.get(name);
+    if (parsed === undefined) {
+      parsed = parseName(name);
+      if (name.length <= CACHE_NAME_LIMIT) {
+        if (parsedNames.size >= CACHE_SIZE) parsedNames.clear();
+        parsedNames.set(name, parsed);
+      }
+    }
     if (typeof parsed === "string") {
       (errors ??= []).push(parsed);
-      continue;
+      return;
     }
     const { path, append } = parsed;
     let container: Container = values;
@@ -250,7 +263,7 @@ export function buildValues(
       }
     }
     if (failure !== undefined) (errors ??= []).push(refused(name, failure));
-  }
+  });
   return { values, errors };
 }
 

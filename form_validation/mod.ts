@@ -18,7 +18,7 @@
  *
  * const router = createRouter({ middleware: [formData()] });
  * router.post("/signup", async (context) => {
- *   const result = await parseForm(context.get(FormData)!, Signup);
+ *   const result = await parseForm(context.get(FormData), Signup);
  *   if (!result.success) {
  *     return Response.json(result.fieldErrors, { status: 422 });
  *   }
@@ -47,7 +47,9 @@
  * malformed bracket (`a[`, `a]`, `a[x]`, `a[].b`), or a name used both as a
  * value and as an object (`a` and `a.b`). Each gives `success: false` with a
  * `formErrors` entry naming the field and why; the name is left out and the
- * schema still runs on the rest, so every error shows at once.
+ * schema still runs on the rest, so every error shows at once. Brackets hold
+ * indexes only: the PHP and Rails style `user[name]` is refused; write
+ * `user.name`.
  *
  * ## Errors
  *
@@ -57,7 +59,11 @@
  * `<input name="address.city">`. Errors about a whole `tags[]` list are under
  * `tags`, and about one of its values under `tags[1]`. Issues without a path
  * go to `formErrors`. `issues` holds the schema's issues unchanged; refused
- * names are only in `formErrors`.
+ * names are only in `formErrors`. `values` holds everything that was sent,
+ * passwords included: leave those out when you refill a form.
+ *
+ * The Standard Schema types ({@linkcode StandardSchemaV1}) are included, so
+ * the toolkit depends on no schema library; bring the one you use.
  *
  * Async schemas (async refinements, such as a database lookup) are awaited.
  *
@@ -149,9 +155,7 @@ export async function parseForm<S extends StandardSchemaV1>(
   input: FormData | URLSearchParams,
   schema: S,
 ): Promise<ParseFormResult<StandardSchemaV1.InferOutput<S>>> {
-  const { values, errors } = buildValues(
-    input as Iterable<[string, FormDataEntryValue]>,
-  );
+  const { values, errors } = buildValues(input);
   let result = schema["~standard"].validate(values);
   if (result instanceof Promise) result = await result;
   if (result.issues === undefined && errors === undefined) {

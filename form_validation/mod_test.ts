@@ -633,3 +633,33 @@ Deno.test("parseForm: an error thrown by the schema itself propagates", async ()
 Deno.test("parseForm: re-exported from the package root", () => {
   assert.equal(fromRoot, parseForm);
 });
+
+both(
+  "names parsed before give the same result; many distinct names stay correct",
+  anything,
+  async (schema) => {
+    const entries = (round: number) =>
+      Array.from(
+        { length: 1500 },
+        (
+          _,
+          i,
+        ): [string, string] => [`g${i}.items[${i % 3}].v`, `${round}-${i}`],
+      );
+    for (const round of [1, 2]) {
+      const result = failed(
+        await parseForm(form(...entries(round), ["bad[", "x"]), schema),
+      );
+      // The one refused name, the same message both times.
+      assert.deepEqual(result.formErrors, [
+        'Field name "bad[" is refused: "[" at position 3 is not closed',
+      ]);
+      const values = result.values as Record<string, { items: unknown[] }>;
+      assert.equal(Object.keys(values).length, 1500);
+      assert.deepEqual(plain(values.g1499.items[1499 % 3]), {
+        v: `${round}-1499`,
+      });
+      assert.deepEqual(plain(values.g3.items[0]), { v: `${round}-3` });
+    }
+  },
+);

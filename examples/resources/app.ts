@@ -194,7 +194,7 @@ export function createApp(options: AppOptions = {}): Router {
           },
           create: async (context) => {
             const result = await parseForm(
-              context.get(FormData) ?? new FormData(),
+              context.get(FormData),
               PostForm,
             );
             if (!result.success) {
@@ -225,7 +225,7 @@ export function createApp(options: AppOptions = {}): Router {
             const post = posts.get(Number(context.params.id));
             if (!post) return notFound();
             const result = await parseForm(
-              context.get(FormData) ?? new FormData(),
+              context.get(FormData),
               PostForm,
             );
             if (!result.success) {
