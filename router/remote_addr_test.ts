@@ -53,6 +53,15 @@ Deno.test("remoteAddr: the peer Deno.serve passes, undefined without info", asyn
     }),
     { hostname: "::1", port: 7, transport: "tcp" },
   );
+  // @hono/node-server passes the node:http request.
+  assert.deepEqual(
+    await addrOf(router, {
+      incoming: {
+        socket: { remoteAddress: "::ffff:192.0.2.8", remotePort: 9 },
+      },
+    }),
+    { hostname: "192.0.2.8", port: 9, transport: "tcp" },
+  );
 });
 
 Deno.test("remoteAddr: X-Forwarded-For is ignored without trustProxy", async () => {
