@@ -170,6 +170,7 @@ function parseHop(text: string): [Uint16Array, number] | undefined {
       value = value.slice(0, colon);
     }
   }
+  if (port > 65535) return undefined;
   const groups = parseIp(value);
   return groups === undefined ? undefined : [groups, port];
 }
