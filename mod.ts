@@ -37,3 +37,7 @@ export * from "./cors/mod.ts";
 export * from "./csrf/mod.ts";
 export * from "./timeout/mod.ts";
 export * from "./form_validation/mod.ts";
+export * from "./rate_limit/mod.ts";
+export * from "./request_id/mod.ts";
+export * from "./secure_headers/mod.ts";
+export * from "./response/event_stream.ts";

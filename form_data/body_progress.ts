@@ -1,8 +1,9 @@
 /**
  * What a middleware that peeked at a request body before the form parser
- * (`methodOverride()` reads a copy of its first 64 KiB) saw of it, so that
- * the parser's `idleTimeout` and `bodyTimeout` count from when the client
- * really went quiet or started sending, and not from when the parser began.
+ * (`methodOverride()` reads a copy of its first 64 KiB) saw of it when the
+ * client stalled, so that the parser's `idleTimeout` and `bodyTimeout` count
+ * from when the client really went quiet or the wait began, and not from
+ * when the parser began.
  * Without it, a client that stalls gets its 408 only after the peek's own
  * wait plus the whole idle timeout. Internal: not a public export of the
  * package.
@@ -10,7 +11,7 @@
  * @module
  */
 
-/** What a peek saw of a body it did not read to the end. */
+/** What a peek saw of a body that stalled while it waited. */
 export interface BodyProgress {
   /** Bytes the peek received (the parser gets them again, at once). */
   bytes: number;

@@ -21,6 +21,7 @@ import {
   removeSync,
   statSync,
 } from "../runtime/_fs.ts";
+import { formDataKeepsFiles } from "../runtime/_form_data.ts";
 
 const HANDLER = "createDiskUploadHandler()";
 const FILE = "DiskFile";
@@ -59,7 +60,11 @@ export interface DiskUploadHandlerOptions {
  * removed before the error is reported.
  *
  * Needs `--allow-write` (and `--allow-read` to read the files back) on
- * Deno. Runs on Deno, Node >= 20.16 and Bun (through `node:fs`); on a
+ * Deno. Runs on Deno and Node >= 20.16 (through `node:fs`). Not on Bun:
+ * its `FormData` copies each file it is given and hands back a plain,
+ * empty `File` instead of the {@linkcode DiskFile}, so there
+ * `createDiskUploadHandler()` throws an `Error` saying so; stream uploads
+ * to disk with your own `uploadHandler` and keep the paths yourself. On a
  * runtime without a file system (Cloudflare Workers) each upload fails
  * with an `Error` saying so.
  *
@@ -101,10 +106,18 @@ export interface DiskUploadHandlerOptions {
  *
  * @param options Where to write and how to name the files.
  * @returns A handler for the `uploadHandler` option.
+ * @throws {Error} On a runtime whose `FormData` copies files (Bun).
  */
 export function createDiskUploadHandler(
   options: DiskUploadHandlerOptions = {},
 ): FileUploadHandler {
+  if (!formDataKeepsFiles()) {
+    throw new Error(
+      "createDiskUploadHandler(): this runtime's FormData copies each File " +
+        "(Bun does), which would turn every DiskFile into an empty File; " +
+        "write uploads to disk in an uploadHandler of your own",
+    );
+  }
   const { directory, prefix = "upload-" } = options;
   // The directory is made once and the promise shared, but a failure is
   // not kept: the next upload tries again.

@@ -74,7 +74,8 @@ export interface ParseFormDataOptions {
   idleTimeout?: number;
   /**
    * Milliseconds the whole body may take to arrive, from the start of the
-   * parse (upload handlers' time included) to its end, before failing with
+   * parse (or of `methodOverride()`'s wait for the body, when that ran out
+   * first) to its end (upload handlers' time included), before failing with
    * a `FormDataTimeoutError` (status 408): a client that trickles the body,
    * a byte now and then within `idleTimeout`, still cannot keep a parse
    * going forever. The default allows a 64 MiB body (the default

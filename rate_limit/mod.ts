@@ -61,7 +61,6 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { formatIp, isIpv4, parseIp } from "../router/ip_address.ts";
 import { NativeResponse } from "../response/native.ts";
-import { editHeaders } from "../response/edit_headers.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
 import type {
   RateLimitPolicy,
@@ -290,65 +289,73 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const itemStart = `"${name}";r=`;
   let warned = options.key !== undefined;
 
+  function apply(
+    target: Headers,
+    result: RateLimitResult,
+    refused: boolean,
+  ): void {
+    if (headers) {
+      target.append("RateLimit-Policy", policyHeader);
+      target.append(
+        "RateLimit",
+        itemStart + result.remaining + ";t=" +
+          Math.ceil(result.resetMs / 1000),
+      );
+    }
+    if (refused && !target.has("Retry-After")) {
+      target.set(
+        "Retry-After",
+        String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))),
+      );
+    }
+  }
+
+  /** Adds the RateLimit headers (and Retry-After when refused). */
   function decorate(
     response: Response,
     result: RateLimitResult,
     refused: boolean,
   ): Response {
     if (!headers && !refused) return response;
-    return editHeaders(response, (target) => {
-      if (headers) {
-        target.append("RateLimit-Policy", policyHeader);
-        target.append(
-          "RateLimit",
-          itemStart + result.remaining + ";t=" +
-            Math.ceil(result.resetMs / 1000),
-        );
-      }
-      if (refused && !target.has("Retry-After")) {
-        target.set(
-          "Retry-After",
-          String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))),
-        );
-      }
-    });
+    try {
+      apply(response.headers, result, refused);
+      return response;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      // Response.redirect() and fetch() responses have immutable headers.
+      const copy = new NativeResponse(response.body, response);
+      apply(copy.headers, result, refused);
+      return copy;
+    }
   }
 
-  async function count(
-    context: RequestContext,
-    next: () => Promise<Response>,
-    key: string | undefined,
-  ): Promise<Response> {
+  function warnNoKey(): void {
+    warned = true;
+    console.warn(
+      "rateLimit(): a request without a client address was not counted; serve with Deno.serve(router.fetch) or pass its info to router.fetch(request, info)",
+    );
+  }
+
+  // One async function, and no promise from the store or the key when
+  // they answer synchronously (the memory store and the default key do).
+  const middleware: Middleware = async (context, next) => {
+    let key = keyOf(context);
+    if (key !== undefined && typeof key !== "string") key = await key;
     if (key === undefined) {
-      if (!warned) {
-        warned = true;
-        console.warn(
-          "rateLimit(): a request without a client address was not counted; serve with Deno.serve(router.fetch) or pass its info to router.fetch(request, info)",
-        );
-      }
-      return await next();
+      if (!warned) warnNoKey();
+      return;
     }
-    const hit = store.hit(prefix + key, policy);
-    const result = typeof (hit as PromiseLike<unknown>).then === "function"
-      ? await hit
-      : hit as RateLimitResult;
-    if (!result.allowed) {
-      const response = onLimit === undefined
+    let result = store.hit(prefix + key, policy);
+    if (typeof (result as PromiseLike<unknown>).then === "function") {
+      result = await result;
+    }
+    if (!(result as RateLimitResult).allowed) {
+      const refused = onLimit === undefined
         ? tooManyRequests()
-        : await onLimit(context, result);
-      return decorate(response, result, true);
+        : await onLimit(context, result as RateLimitResult);
+      return decorate(refused, result as RateLimitResult, true);
     }
-    return decorate(await next(), result, false);
-  }
-
-  const middleware: Middleware = (context, next) => {
-    const key = keyOf(context);
-    if (typeof (key as PromiseLike<unknown>)?.then === "function") {
-      return (key as Promise<string | undefined>).then((resolved) =>
-        count(context, next, resolved)
-      );
-    }
-    return count(context, next, key as string | undefined);
+    return decorate(await next(), result as RateLimitResult, false);
   };
   return Object.assign(middleware, {
     reset: async (key: string): Promise<void> => {

@@ -24,7 +24,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
-import { editHeaders } from "../response/edit_headers.ts";
+import { NativeResponse } from "../response/native.ts";
 
 /**
  * The context key of the request id: `context.get(RequestId)` is the id,
@@ -140,7 +140,15 @@ export function requestId(options: RequestIdOptions = {}): Middleware {
     }
     context.set(RequestId, id);
     const response = await next();
-    const value = id;
-    return editHeaders(response, (headers) => headers.set(header, value));
+    try {
+      response.headers.set(header, id);
+      return response;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      // Response.redirect() and fetch() responses have immutable headers.
+      const copy = new NativeResponse(response.body, response);
+      copy.headers.set(header, id);
+      return copy;
+    }
   };
 }

@@ -80,7 +80,12 @@ async function readPrefix(
   try {
     while (size < MAX_PREFIX_BYTES) {
       const step = await Promise.race([reader.read(), expired]);
-      if (step === "expired") return undefined; // a stalled client: no override
+      if (step === "expired") {
+        // A stalled client: no override, and the form parser's timeouts
+        // count from this wait, not from its own start.
+        noteBodyProgress(request, { bytes: size, startedAt, lastDataAt });
+        return undefined;
+      }
       const { done, value } = step;
       if (done) {
         complete = true;
@@ -95,12 +100,8 @@ async function readPrefix(
     return undefined;
   } finally {
     clearTimeout(timer);
-    if (!complete) {
-      // Cancelling our copy leaves the request's own body flowing.
-      reader.cancel().catch(() => {});
-      // The form parser's timeouts count from here, not from its own start.
-      noteBodyProgress(request, { bytes: size, startedAt, lastDataAt });
-    }
+    // Cancelling our copy leaves the request's own body flowing.
+    if (!complete) reader.cancel().catch(() => {});
   }
   const bytes = new Uint8Array(size);
   let offset = 0;

@@ -26,6 +26,11 @@
  *   "Single character regexp pattern"); its `UnsupportedPathError` cases
  *   are routes the RegExpRouter refuses as ambiguous but we route: they
  *   are ported as routing cases with the winner named;
+ * - `linear-router`, `pattern-router` and `smart-router` tests: each runs
+ *   common.case (peer_hono_common_test.ts) plus its own limits (their
+ *   `/book/` matching `/book` is the opposite of our strict trailing
+ *   slash, "Trailing slash" in common.case is ours);
+ *   `prepared-router.test.ts`: Hono's build-time serialization;
  * - "Pattern spanning multiple parts > followed by a wildcard"
  *   (`/:file{.*}/*`): two wildcards with nothing between them are refused
  *   as ambiguous here (routes/pattern.ts).

@@ -7,8 +7,17 @@ export type TrimLeft<S extends string> = S extends `/${infer R}` ? TrimLeft<R>
 export type TrimRight<S extends string> = S extends `${infer R}/` ? TrimRight<R>
   : S;
 
-/** `S` split into what precedes its closing `)`s and those `)`s. */
-type SplitClosers<S extends string, C extends string = ""> = S extends
+/**
+ * `S` split into what precedes the `)`s it ends with, and those `)`s.
+ *
+ * @example
+ * ```ts
+ * import type { SplitClosers } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const parts: SplitClosers<"((a/))"> = ["((a/", "))"];
+ * ```
+ */
+export type SplitClosers<S extends string, C extends string = ""> = S extends
   `${infer R})` ? SplitClosers<R, `${C})`>
   : [S, C];
 
@@ -35,8 +44,19 @@ export type TrimEnd<S extends string> = TrimRight<S> extends
   : T
   : never;
 
-/** Whether `S` opens with groups whose first character is a slash: `((/b))`. */
-type GroupSlash<S extends string> = S extends `(/${string}` ? true
+/**
+ * Whether `S` opens with groups whose first character is a slash, as
+ * `((/b))`: such a pattern follows the base with no slash added.
+ *
+ * @example
+ * ```ts
+ * import type { GroupSlash } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const yes: GroupSlash<"((/b))"> = true;
+ * const no: GroupSlash<"(b)"> = false;
+ * ```
+ */
+export type GroupSlash<S extends string> = S extends `(/${string}` ? true
   : S extends `(${infer R}` ? GroupSlash<R>
   : false;
 

@@ -41,4 +41,11 @@ export {
   type ResourcesRoutes,
 } from "./resources.ts";
 export type { NameChar, ParsePattern, Simplify, TakeName } from "./params.ts";
-export type { SlashIntoGroup, TrimEnd, TrimLeft, TrimRight } from "./join.ts";
+export type {
+  GroupSlash,
+  SlashIntoGroup,
+  SplitClosers,
+  TrimEnd,
+  TrimLeft,
+  TrimRight,
+} from "./join.ts";

@@ -60,19 +60,20 @@ export function toBase64Url(bytes: Uint8Array): string {
  * ignored ("loose"), so callers that need one canonical text re-encode and
  * compare.
  *
- * @throws {SyntaxError} When `text` has a character outside base64url, or
- * a length no encoding gives.
+ * @throws {SyntaxError} When `text` has a character outside base64url
+ * (white space and padding included), or a length no encoding gives.
  */
 export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  // The same text is refused everywhere: the native decoder skips white
+  // space, and Buffer and atob skip characters they do not know.
+  if (!BASE64URL.test(text) || text.length % 4 === 1) {
+    throw new SyntaxError("Invalid base64url text");
+  }
   if (native) {
     return (Uint8Array as unknown as NativeFromBase64).fromBase64(text, {
       alphabet: "base64url",
       lastChunkHandling: "loose",
     });
-  }
-  // Buffer and atob skip characters they do not know: refuse them first.
-  if (!BASE64URL.test(text) || text.length % 4 === 1) {
-    throw new SyntaxError("Invalid base64url text");
   }
   if (NodeBuffer !== undefined) {
     const decoded = NodeBuffer.from(text, "base64url");

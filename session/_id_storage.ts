@@ -2,9 +2,10 @@
 // (memory, Deno KV, Redis); each supplies a small SessionStore.
 //
 // Concurrent saves of one session:
-// - within this process they run one after another, in arrival order (a
-//   queue per session id), and each builds on what the one before it wrote,
-//   which this process already knows: no conflict, no extra round trip;
+// - within this process one runs at a time (a queue per session id); those
+//   arriving meanwhile are then written together, in arrival order, in one
+//   store write that builds on what the write before it wrote, which this
+//   process already knows: no conflict, no extra round trip;
 // - across processes (servers sharing one database), a save is a
 //   compare-and-set against the version the request loaded; when another
 //   server wrote meanwhile, the request applies its own changes on top of
@@ -93,14 +94,72 @@ export interface IdStorageOptions {
  */
 const MAX_LOOKUPS = 16;
 
-/** The saves of one session id waiting in this process, in order. */
+/** Most saves of one session written together in one store write. */
+const MAX_BATCH = 1000;
+
+/** A save of a loaded session. */
+interface Save {
+  session: Session;
+  s: SessionState;
+}
+
+/** A save waiting for the one that runs. */
+interface WaitingSave extends Save {
+  resolve(setCookie: string | null): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The saves of one session id in this process, while one runs: those that
+ * arrive meanwhile wait, and are then written together, in order.
+ */
 interface SaveQueue {
-  /** Settles when the last queued save has finished. */
-  tail: Promise<void>;
-  /** Saves queued or running. */
-  waiting: number;
-  /** What the last save wrote under this id, while saves are queued. */
+  waiting: WaitingSave[];
+  /** What the last write under this id wrote, while saves are queued. */
   latest: LiveRecord | undefined;
+}
+
+/** A save that can share a write: it keeps its id and deletes nothing. */
+function isPlain({ s }: Save): boolean {
+  return !s.destroyed && s.deleteId === undefined && s.id === s.loadedId;
+}
+
+/** The next saves to write together: one that is not plain, or a run of plain ones. */
+function takeBatch(waiting: WaitingSave[]): WaitingSave[] {
+  let count = 1;
+  if (isPlain(waiting[0])) {
+    while (
+      count < waiting.length && count < MAX_BATCH && isPlain(waiting[count])
+    ) count++;
+  }
+  return waiting.splice(0, count);
+}
+
+/**
+ * Whether `error` is the store failing (down, timed out, or other servers
+ * writing the whole budget), which the saves waiting behind would meet
+ * too; a `RangeError` or `TypeError` is one request's data.
+ */
+function isStoreFailure(error: unknown): boolean {
+  return !(error instanceof RangeError || error instanceof TypeError);
+}
+
+/**
+ * The record of `saves` applied in order: on `base` (a stored record), or
+ * without one on the first save's own data.
+ */
+function fold(
+  base: SessionRecord | undefined,
+  saves: readonly Save[],
+  expiresAt: number,
+): SessionRecord {
+  let record = base === undefined
+    ? toRecord(saves[0].s, expiresAt)
+    : mergeRecord(base, saves[0].s, expiresAt);
+  for (let i = 1; i < saves.length; i++) {
+    record = mergeRecord(record, saves[i].s, expiresAt);
+  }
+  return record;
 }
 
 /** Thrown when a save spent its retry budget on conflicts. */
@@ -134,43 +193,72 @@ export function createIdSessionStorage(
     return { record, version: stored.version };
   }
 
-  /** Runs `task` once every save of `id` queued before it has finished. */
-  function queued<T>(
+  /**
+   * After a save of `id` finished: writes the saves that waited for it, a
+   * batch at a time, then drops the queue. After a store failure they fail
+   * with the same error at once rather than each wait for it again.
+   */
+  async function drain(
     id: string,
-    task: (queue: SaveQueue) => Promise<T>,
-  ): Promise<T> {
-    let queue = queues.get(id);
-    if (queue === undefined) {
-      queue = { tail: Promise.resolve(), waiting: 0, latest: undefined };
-      queues.set(id, queue);
+    queue: SaveQueue,
+    failure: unknown,
+  ): Promise<void> {
+    while (queue.waiting.length !== 0) {
+      if (failure !== undefined && isStoreFailure(failure)) {
+        for (const waiting of queue.waiting.splice(0)) waiting.reject(failure);
+        break;
+      }
+      failure = undefined;
+      const batch = takeBatch(queue.waiting);
+      try {
+        const setCookie = await saveLoaded(batch, queue);
+        for (const save of batch) save.resolve(setCookie);
+      } catch (error) {
+        if (batch.length === 1 || isStoreFailure(error)) {
+          for (const save of batch) save.reject(error);
+          failure = error;
+          continue;
+        }
+        // One request's data (too large, say) failed the shared write:
+        // write each on its own, so only that request fails.
+        for (const save of batch) {
+          try {
+            save.resolve(await saveLoaded([save], queue));
+          } catch (error) {
+            save.reject(error);
+          }
+        }
+      }
     }
-    const q = queue;
-    const run = q.waiting++ === 0 ? task(q) : q.tail.then(() => task(q));
-    const release = () => {
-      if (--q.waiting === 0 && queues.get(id) === q) queues.delete(id);
-    };
-    q.tail = run.then(release, release);
-    return run;
+    queues.delete(id);
   }
 
-  /** Saves a session that was loaded from the store. */
+  /**
+   * Writes `saves` of one loaded session in one store write, in order (more
+   * than one only when all are plain); the `Set-Cookie` value for them.
+   */
   async function saveLoaded(
-    session: Session,
-    s: SessionState,
+    saves: readonly Save[],
     queue: SaveQueue,
   ): Promise<string | null> {
+    const { session, s } = saves[0];
+    if (s.destroyed) {
+      queue.latest = undefined;
+      await store.delete(s.loadedId!, budgetOf(budgetMs));
+      return cookie.expire();
+    }
     const budget = budgetOf(budgetMs);
     const expiresAt = cookie.expiresAt();
     let loaded = { id: s.loadedId!, version: s.version };
     let record: SessionRecord;
     const latest = queue.latest;
     if (latest !== undefined && latest.version !== s.version) {
-      // A save queued before this one wrote the session after it was
-      // loaded: build on what that save wrote, without reading it back.
+      // A write before this one changed the session after it was loaded:
+      // build on what that write wrote, without reading it back.
       loaded = { id: loaded.id, version: latest.version };
-      record = mergeRecord(latest.record, s, expiresAt);
+      record = fold(latest.record, saves, expiresAt);
     } else {
-      record = toRecord(s, expiresAt);
+      record = fold(undefined, saves, expiresAt);
     }
     for (let attempt = 1;; attempt++) {
       const id = session.id;
@@ -197,9 +285,9 @@ export function createIdSessionStorage(
       // and leave the browser's cookie alone, as it may already hold the
       // id that replaced it.
       if (current === null) return null;
-      // Apply this request's changes on top of what the other one wrote.
+      // Apply these requests' changes on top of what the other one wrote.
       loaded = { id: loaded.id, version: current.version };
-      record = mergeRecord(current.record, s, expiresAt);
+      record = fold(current.record, saves, expiresAt);
     }
     return cookie.serialize(session.id);
   }
@@ -246,18 +334,32 @@ export function createIdSessionStorage(
     async save(session: Session): Promise<string | null> {
       const s = stateOf(session);
       const loadedId = s.loadedId;
-      if (s.destroyed) {
-        if (loadedId !== undefined) {
-          await queued(loadedId, async (queue) => {
-            queue.latest = undefined;
-            await store.delete(loadedId, budgetOf(budgetMs));
-          });
-        }
-        return cookie.expire();
+      if (loadedId === undefined) {
+        if (s.destroyed) return cookie.expire();
+        if (!s.dirty && !s.resign) return null;
+        return saveNew(session, s);
       }
       if (!s.dirty && !s.resign) return null;
-      if (loadedId === undefined) return saveNew(session, s);
-      return queued(loadedId, (queue) => saveLoaded(session, s, queue));
+      // One save of an id runs at a time in this process; those arriving
+      // meanwhile are written together after it.
+      const running = queues.get(loadedId);
+      if (running !== undefined) {
+        return new Promise((resolve, reject) => {
+          running.waiting.push({ session, s, resolve, reject });
+        });
+      }
+      const queue: SaveQueue = { waiting: [], latest: undefined };
+      queues.set(loadedId, queue);
+      let failure: unknown;
+      try {
+        return await saveLoaded([{ session, s }], queue);
+      } catch (error) {
+        failure = error;
+        throw error;
+      } finally {
+        if (queue.waiting.length === 0) queues.delete(loadedId);
+        else drain(loadedId, queue, failure);
+      }
     },
   };
 }

@@ -24,17 +24,21 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A time budget: when it started and how long it lasts. */
+/**
+ * A time budget. Its clock starts at the first retry, so an operation that
+ * needs none never reads the clock (`performance.now()` costs about as much
+ * as the rest of a memory-storage save).
+ */
 export interface Budget {
-  /** `performance.now()` when the operation started. */
-  start: number;
-  /** Milliseconds it may take in all. */
+  /** Milliseconds the retries may take in all. */
   ms: number;
+  /** `performance.now()` at the first retry. */
+  start?: number;
 }
 
-/** A budget of `ms` milliseconds starting now. */
+/** A budget of `ms` milliseconds, its clock not started yet. */
 export function budgetOf(ms: number = RETRY_BUDGET_MS): Budget {
-  return { start: performance.now(), ms };
+  return { ms };
 }
 
 /**
@@ -43,12 +47,13 @@ export function budgetOf(ms: number = RETRY_BUDGET_MS): Budget {
  */
 export async function backoff(retry: number, budget: Budget): Promise<boolean> {
   const delay = backoffDelay(retry);
-  if (performance.now() - budget.start + delay > budget.ms) return false;
+  if (elapsed(budget) + delay > budget.ms) return false;
   await sleep(delay);
   return true;
 }
 
-/** Milliseconds spent since `budget` started, rounded. */
+/** Milliseconds spent since the budget's first retry, rounded. */
 export function elapsed(budget: Budget): number {
-  return Math.round(performance.now() - budget.start);
+  const now = performance.now();
+  return Math.round(now - (budget.start ??= now));
 }

@@ -3,7 +3,10 @@
  * opens the same database. Needs `--unstable-kv` (or `"unstable": ["kv"]`)
  * on Deno; on Node and Bun, pass a database opened with the npm package
  * `@deno/kv` (`import { openKv } from "@deno/kv"`), which runs the same
- * SQLite-backed KV in process.
+ * SQLite-backed KV in process. On Bun, `@deno/kv` needs V8's value format
+ * spelled out: `openKv(path, { encodeV8: serialize, decodeV8: deserialize })`
+ * with both from `node:v8` (Bun writes its own format then, so keep such a
+ * file to Bun processes).
  *
  * @module
  */
@@ -109,10 +112,17 @@ export interface KvSessionStorageOptions {
  *   expired keys lazily, the expiry time is also stored in the value and
  *   checked on every read. An unknown or expired id gives a new, empty
  *   session with a new id.
- * - Saves are atomic and checked against the version that was read, so
- *   concurrent requests on one session keep each other's changes (to
- *   different names; for the same name the last save wins), and a session
- *   destroyed by one request is not brought back by another.
+ * - Concurrent requests on one session are all answered and keep each
+ *   other's changes to different names; for the same name the last save
+ *   wins. Within one process, saves of one session run one after another,
+ *   each on top of the one before. Across servers sharing the database, a
+ *   save is atomic and checked against the version it read; when another
+ *   server wrote meanwhile, it applies its changes to the newer entry and
+ *   tries again, with jittered exponential backoff, for up to 2 seconds
+ *   (then the request gets a 503 and the error says how many attempts were
+ *   made). Servers sharing one local KV file also wait out SQLite's
+ *   "database is locked" within those 2 seconds. A session destroyed by one
+ *   request is not brought back by another.
  * - The session is stored as UTF-8 JSON; over KV's 64 KiB value limit,
  *   `save` throws a `RangeError` naming the size.
  *

@@ -32,6 +32,10 @@ export interface MemorySessionStorageOptions {
  * Data is kept as JSON, exactly as the persistent storages keep it, so an
  * object changed after `set` is not changed in the store.
  *
+ * Concurrent requests on one session are all answered: their saves run one
+ * after another, each on top of the one before, so changes to different
+ * names all survive; for the same name the last save wins.
+ *
  * @example
  * ```ts
  * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";

@@ -68,10 +68,13 @@ export type SessionKey =
  * });
  * ```
  *
- * When the storage fails (Deno KV closed, Redis unreachable), the request
- * gets a `503 Service Unavailable` with a short text and `Retry-After: 5`,
- * the error goes to `console.error`, and the next request tries again: no
- * restart is needed once the store is back. An error thrown by the handler
+ * Concurrent requests on one session are all answered; their changes to
+ * different names merge, and for one name the last save wins (see each
+ * storage). When the storage fails (Deno KV closed, Redis unreachable, or
+ * other servers kept changing the session for the whole 2 s retry budget),
+ * the request gets a `503 Service Unavailable` with a short text and
+ * `Retry-After: 5`, the error goes to `console.error`, and the next request
+ * tries again: no restart is needed once the store is back. An error thrown by the handler
  * itself, and a session too large to save (`RangeError`, `TypeError`), are
  * not caught here; the router's `onError` sees them (a 500).
  *

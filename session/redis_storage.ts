@@ -78,14 +78,18 @@ export interface RedisSessionStorageOptions {
  * a signed random id of 144 bits. The expiry time is also stored in the
  * value and checked on read, as in the other storages.
  *
- * Concurrent requests on one session: a save writes only if the entry
- * still holds what the request read (a Lua compare-and-set through `EVAL`);
- * otherwise it applies its own changes on top of the newer entry and tries
- * again, so concurrent requests keep each other's changes to different
- * names, and a session destroyed meanwhile is not brought back. A client
+ * Concurrent requests on one session are all answered and keep each
+ * other's changes to different names; for the same name the last save
+ * wins. Within one process, saves of one session run one after another,
+ * each on top of the one before. Across servers, a save writes only if the
+ * entry still holds what the request read (a Lua compare-and-set through
+ * `EVAL`); otherwise it applies its own changes on top of the newer entry
+ * and tries again, with jittered exponential backoff, for up to 2 seconds
+ * (then the request gets a 503 and the error says how many attempts were
+ * made). A session destroyed meanwhile is not brought back. A client
  * without `eval` gets the same logic with `GET` then `SET`, which is not
- * atomic: two saves within one round trip can still lose one side's
- * changes.
+ * atomic: two servers saving within one round trip can still lose one
+ * side's changes.
  *
  * @example
  * ```ts

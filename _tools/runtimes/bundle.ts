@@ -43,7 +43,7 @@ const DENO_ONLY: Record<string, string> = {
     "npm:bcrypt is a native addon that a bundle cannot carry",
 };
 
-const DENO_API = /(^|[^.\w])Deno\.(?!test\b)[A-Za-z]/;
+const DENO_API = /(^|[^.\w])Deno\.(?!test\b|Test[A-Z])[A-Za-z]/;
 const RELATIVE_IMPORT = /(?:from|import)\s*["'](\.{1,2}\/[^"']+)["']/g;
 
 function usesDeno(path: string, seen: Set<string>): boolean {
@@ -110,6 +110,7 @@ export async function bundleTests(
       "--quiet",
       "--platform=deno",
       "--external=@deno/kv",
+      "--external=@hono/node-server",
       "--output",
       output,
       entry,

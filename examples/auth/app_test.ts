@@ -317,8 +317,23 @@ Deno.test("admin: lists users and changes a role with PUT through _method; moder
   await admin.post(`/admin/users/${id}`, { _method: "PUT", role: "superuser" });
   assert.match(
     (await read(await admin.get("/admin/users"))).body,
-    /Unknown role/,
+    /Unknown role &quot;superuser&quot;/,
   );
+  // A long role is echoed in part; a huge one is refused before parsing.
+  await admin.post(`/admin/users/${id}`, {
+    _method: "PUT",
+    role: "r".repeat(3000),
+  });
+  assert.match(
+    (await read(await admin.get("/admin/users"))).body,
+    /Unknown role &quot;r{20}…&quot;/,
+  );
+  const huge = await admin.post(`/admin/users/${id}`, {
+    _method: "PUT",
+    role: "r".repeat(70_000),
+  });
+  assert.equal(huge.status, 413);
+  await huge.body?.cancel();
   // Without the override, POST is not a route here.
   assert.equal(
     (await admin.post(`/admin/users/${id}`, { role: "user" })).status,
@@ -383,7 +398,7 @@ Deno.test("the seed's cookie storage works too (SESSION_STORAGE=cookie)", async 
 });
 
 Deno.test("a browser gets a styled 405 page with a way back and the Allow header; other clients the plain text", async () => {
-  const { app, kv, close } = await testApp();
+  const { app, close } = await testApp();
   const client = new Client(app);
   const page = await read(
     await client.request("/auth/logout", { headers: { accept: "text/html" } }),

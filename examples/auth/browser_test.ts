@@ -74,6 +74,7 @@ Deno.test({
       assert.equal(await page.locator("h1").textContent(), "Welcome");
       await shot("01-home");
       await narrow("/", "01-home");
+      await narrow("/auth/register", "02-register");
 
       // Register.
       await page.click("text=Register");

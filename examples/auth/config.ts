@@ -11,7 +11,8 @@
  * | `SESSION_STORAGE` | `kv`                       | `kv`, `cookie` or `redis`                      |
  * | `REDIS_URL`       | `redis://127.0.0.1:6379`   | for `SESSION_STORAGE=redis`                    |
  * | `ADMIN_EMAIL`     |                            | with `ADMIN_PASSWORD`: an admin made at start  |
- * | `DENO_ENV`        |                            | `production`: secret required, secure cookies  |
+ * | `ADMIN_PASSWORD`  |                            | 8 characters to 72 bytes, as registration asks |
+ * | `DENO_ENV`        |                            | `production`: secret needed, `__Host-` cookie  |
  *
  * @module
  */

@@ -63,6 +63,22 @@ Deno.test("login and register: a body over the forms' limits gets 413 with the f
   close();
 });
 
+Deno.test("login: a body of stray % signs is a 400 with the form, or 413 past the limits", async () => {
+  const { app, close } = await testApp();
+  for (const [count, status] of [[3000, 400], [1_000_000, 413]]) {
+    const response = await read(
+      await new Client(app).request("/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "email=" + "%".repeat(count),
+      }),
+    );
+    assert.equal(response.status, status, `${count}`);
+    assert.match(response.body, /<form method="post"/);
+  }
+  close();
+});
+
 Deno.test("login: a NUL password is refused (bcrypt would read it as empty), without counting an attempt", async () => {
   const { app, kv, close } = await testApp();
   for (const password of ["\0", "\0\0\0\0", "admin-password\0"]) {

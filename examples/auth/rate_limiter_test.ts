@@ -1,3 +1,4 @@
+import { tooManyAttempts } from "./controllers/auth.ts";
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createKvRateLimiter } from "./rate_limiter.ts";
@@ -85,7 +86,11 @@ Deno.test("login limiter: the sixth attempt is refused with 429 even with the ri
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get("retry-after"), String(14 * 60));
     const page = await read(refused);
-    assert.match(page.body, /Too many login attempts\. Try again later\./);
+    // 14 minutes left: the page says so, as Retry-After does.
+    assert.match(
+      page.body,
+      /Too many login attempts\. Try again in 14 minutes\./,
+    );
     assert.equal((await client.get("/dashboard")).status, 302, "not signed in");
     // Other emails are not affected.
     assert.equal(
@@ -134,4 +139,23 @@ Deno.test("login limiter: a successful login clears the counter", async () => {
     429,
   );
   close();
+});
+
+Deno.test("the lockout message rounds the time left up to minutes", () => {
+  assert.equal(
+    tooManyAttempts(15 * MINUTE),
+    "Too many login attempts. Try again in 15 minutes.",
+  );
+  assert.equal(
+    tooManyAttempts(14 * MINUTE + 1),
+    "Too many login attempts. Try again in 15 minutes.",
+  );
+  assert.equal(
+    tooManyAttempts(MINUTE),
+    "Too many login attempts. Try again in a minute.",
+  );
+  assert.equal(
+    tooManyAttempts(1000),
+    "Too many login attempts. Try again in a minute.",
+  );
 });

@@ -8,13 +8,17 @@
  * files"): the listener closes and `server.finished` rejects. Left alone,
  * that rejection is unhandled and ends the process. {@linkcode serveApp}
  * catches it, logs one line, and listens again, first after a short pause
- * and then with a growing one while descriptors are still short; the
- * server answers again once the idle connections are gone. Deno.serve has
+ * and then with a doubling one (up to a second) while descriptors are
+ * still short, as Go's `http.Server` does on a failed accept; the server
+ * answers again once the idle connections are gone. Deno.serve has
  * no header-read timeout: the lasting defence is a reverse proxy in front
  * that has one (see SECURITY.md).
  *
  * @module
  */
+
+/** After a logged failure, further ones within this time are not logged. */
+const QUIET_MS = 60_000;
 
 /** Options of {@linkcode serveApp}. */
 export interface ServeAppOptions {
@@ -24,9 +28,9 @@ export interface ServeAppOptions {
   portHint?: string;
   /** Where the lines go. Default `console.error`. */
   log?: (line: string) => void;
-  /** First pause before listening again, in ms. Default 250. */
+  /** First pause before listening again, in ms. Default 100. */
   restartDelay?: number;
-  /** Longest pause between attempts, in ms. Default 5000. */
+  /** Longest pause between attempts, in ms. Default 1000. */
   maxRestartDelay?: number;
   /** Told the address each time the server listens (again). */
   onListen?: (address: Deno.NetAddr, restarted: boolean) => void;
@@ -58,12 +62,13 @@ export function serveApp(
   options: ServeAppOptions,
 ): ServedApp {
   const log = options.log ?? console.error;
-  const firstDelay = options.restartDelay ?? 250;
-  const maxDelay = options.maxRestartDelay ?? 5000;
+  const firstDelay = options.restartDelay ?? 100;
+  const maxDelay = options.maxRestartDelay ?? 1000;
   let port = options.port;
   let server: Deno.HttpServer<Deno.NetAddr>;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastLog = -Infinity;
 
   function listen(restarted: boolean): Deno.HttpServer<Deno.NetAddr> {
     const next = Deno.serve({
@@ -81,11 +86,17 @@ export function serveApp(
 
   function fail(error: unknown): void {
     if (stopped) return;
-    log(
-      `Server stopped accepting connections on port ${port} (${
-        describe(error)
-      }); listening again as soon as it can.`,
-    );
+    // One line per episode: a listener that fails again soon after a
+    // restart (descriptors still short) does not log again.
+    const now = Date.now();
+    if (now - lastLog > QUIET_MS) {
+      lastLog = now;
+      log(
+        `Server stopped accepting connections on port ${port} (${
+          describe(error)
+        }); listening again as soon as it can.`,
+      );
+    }
     retry(firstDelay);
   }
 

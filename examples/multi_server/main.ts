@@ -7,7 +7,8 @@
  *
  * Configuration: `PORT` (default 8000), `REDIS_URL` (default
  * `redis://127.0.0.1:6379`), `SESSION_SECRET` (required; comma-separated to
- * rotate), `DENO_ENV=production` (cookies marked `Secure`).
+ * rotate), `DENO_ENV=production` (the cookie is `__Host-session`, marked
+ * `Secure`).
  *
  * @module
  */
@@ -30,13 +31,16 @@ const client = await createClient({
   url: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
 }).connect();
 
+const production = Deno.env.get("DENO_ENV") === "production";
 const Session = createContextKey<Session<{ name: string }>>();
 const storage = createRedisSessionStorage({
   client,
   cookie: {
-    name: "session",
+    // In production, the `__Host-` prefix makes browsers refuse a cookie of
+    // this name set by a sibling subdomain or over plain HTTP.
+    name: production ? "__Host-session" : "session",
     secrets,
-    secure: Deno.env.get("DENO_ENV") === "production",
+    secure: production,
     maxAge: 604800,
   },
 });

@@ -93,3 +93,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "Deploying recipe: in production the cookie is __Host-session, Secure",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const [command] = await readmeCommands();
+    const server = await startCommand(repo, command, {
+      PORT: "0",
+      REDIS_URL: redis.url,
+      DENO_ENV: "production",
+      SESSION_SECRET: crypto.randomUUID() + crypto.randomUUID(),
+    });
+    try {
+      const response = await fetch(`${server.origin}/login`, {
+        method: "POST",
+        body: new URLSearchParams({ name: "Ada" }),
+        redirect: "manual",
+      });
+      await response.body?.cancel();
+      const setCookie = response.headers.get("set-cookie") ?? "";
+      assert.match(setCookie, /^__Host-session=/);
+      assert.match(setCookie, /; Path=\/;/);
+      assert.match(setCookie, /; Secure/);
+      assert.doesNotMatch(setCookie, /Domain=/);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
+  },
+});

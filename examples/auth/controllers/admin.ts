@@ -13,6 +13,7 @@ import { type adminRoutes, routes } from "../routes.ts";
 import { type Role, ROLES, type UserStore } from "../users.ts";
 import { settingsPage, usersPage } from "../views/admin.ts";
 import { field } from "./fields.ts";
+import { AUTH_FORM_LIMITS } from "./forms.ts";
 
 function notFound(): Response {
   return new Response("Not Found", {
@@ -43,7 +44,7 @@ export function adminController(
         },
       },
       updateUser: {
-        middleware: [...adminsOnly, formData()],
+        middleware: [...adminsOnly, formData(AUTH_FORM_LIMITS)],
         async handler(context) {
           const session = context.get(Session)!;
           const me = context.get(CurrentUser)!;
@@ -51,7 +52,9 @@ export function adminController(
           const role = field(context, "role") as Role;
           const back = redirect(routes.admin.users.href(), 303);
           if (!ROLES.includes(role)) {
-            session.flash("error", `Unknown role "${role}".`);
+            // Echo a bounded part only: the flash is stored in the session.
+            const shown = role.length > 20 ? `${role.slice(0, 20)}…` : role;
+            session.flash("error", `Unknown role "${shown}".`);
             return back;
           }
           // An admin who demotes themselves could lock everyone out.

@@ -6,7 +6,7 @@
  * | guest    | `POST /auth/login`    | email and password match | new session id, `userId`, → `returnTo` |
  * | guest    | `POST /auth/login`    | otherwise               | flash error, → login (with `returnTo`) |
  * | guest    | `POST /auth/login`    | 5 failures in 15 min    | `429` page saying when to try again    |
- * | guest    | `POST /auth/register` | email free, input valid | user created, new session id, `userId` |
+ * | guest    | `POST /auth/register` | email free, input valid | user created, new id, `userId`, welcome |
  * | guest    | `POST /auth/register` | email in use            | flash error, → register                |
  * | any      | `POST /auth/logout`   | always                  | session data deleted, → login, notice  |
  *

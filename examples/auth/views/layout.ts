@@ -75,7 +75,7 @@ export function page(content: SafeHtml, options: PageOptions): Response {
     <link rel="stylesheet" href="/assets/style.css">
   </head>
   <body>
-    <header>
+    <header class="${user ? "signed-in" : "guest"}">
       <a class="brand" href="${routes.home.href()}">fetchkit auth</a>
       <nav aria-label="Main">${nav(user, options.path)}</nav>
       ${account(user)}

@@ -1,0 +1,117 @@
+/**
+ * HTTP load on Node and Bun: the scenarios of `http_load.ts` that need no
+ * Deno KV (static route, one param, three middlewares, miss, POST
+ * urlencoded) against a bare server and Hono on the same runtime, through
+ * `@hono/node-server` on Node and `Bun.serve` on Bun. Contenders are
+ * interleaved (bare, fetchkit, hono, then again) and medians reported.
+ *
+ * ```sh
+ * bash _tools/runtimes/install.sh   # Bun and the Node adapter, from npm
+ * deno run -A bench/runtimes_load.ts [--rounds=3] [--seconds=3] [--runtimes=node,bun]
+ * ```
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { freePort, untilReady, wrkRun } from "./_load.ts";
+import { median } from "./_stats.ts";
+import { ROOT } from "../_tools/runtimes/bundle.ts";
+
+const args = new Map(
+  Deno.args.map((arg) => arg.replace(/^--/, "").split("=") as [string, string]),
+);
+const rounds = Number(args.get("rounds") ?? 3);
+const seconds = Number(args.get("seconds") ?? 3);
+const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
+const SERVERS = ["bare", "fetchkit", "hono"] as const;
+const SCENARIOS = [
+  { name: "static route", path: "/", servers: SERVERS },
+  { name: "one param, JSON", path: "/users/42", servers: SERVERS.slice(1) },
+  { name: "three middlewares", path: "/mw", servers: SERVERS.slice(1) },
+  { name: "miss (404)", path: "/no/such/page", servers: SERVERS.slice(1) },
+  { name: "POST urlencoded body", path: "/echo", servers: SERVERS.slice(1) },
+];
+
+const out = join(ROOT, "_tools/runtimes/.out");
+await Deno.mkdir(out, { recursive: true });
+const bundle = join(out, "runtime_servers.mjs");
+const built = await new Deno.Command(Deno.execPath(), {
+  args: [
+    "bundle",
+    "--quiet",
+    "--platform=deno",
+    "--external=@hono/node-server",
+    "-o",
+    bundle,
+    join(ROOT, "bench/_runtime_servers.ts"),
+  ],
+}).output();
+if (!built.success) throw new Error("deno bundle failed");
+const post = join(out, "post.lua");
+await Deno.writeTextFile(
+  post,
+  `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
+);
+
+function binary(runtime: string): string {
+  if (runtime === "node") return "node";
+  const path = join(
+    ROOT,
+    "_tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun",
+  );
+  return existsSync(path) ? path : "bun";
+}
+
+const results = new Map<string, number[]>();
+for (const runtime of runtimes) {
+  for (let round = 0; round < rounds; round++) {
+    for (const server of SERVERS) {
+      const port = freePort();
+      const child = new Deno.Command(binary(runtime), {
+        args: [bundle, server, String(port)],
+        stdout: "piped",
+        stderr: "inherit",
+      }).spawn();
+      await untilReady(child, `${runtime} ${server}`);
+      try {
+        for (const scenario of SCENARIOS) {
+          if (!scenario.servers.includes(server)) continue;
+          const result = await wrkRun(
+            `http://127.0.0.1:${port}${scenario.path}`,
+            {
+              seconds,
+              script: scenario.name.startsWith("POST") ? post : undefined,
+            },
+          );
+          const key = `${runtime}|${scenario.name}|${server}`;
+          results.set(key, [...(results.get(key) ?? []), result.rps]);
+        }
+      } finally {
+        child.kill("SIGTERM");
+        await child.status;
+      }
+    }
+  }
+}
+
+console.log(
+  "| runtime | scenario | bare req/s | fetchkit req/s | Hono req/s | fetchkit / Hono |",
+);
+console.log("|---|---|---:|---:|---:|---:|");
+for (const runtime of runtimes) {
+  for (const scenario of SCENARIOS) {
+    const value = (server: string) => {
+      const values = results.get(`${runtime}|${scenario.name}|${server}`);
+      return values === undefined ? undefined : median(values);
+    };
+    const [bare, ours, hono] = SERVERS.map(value);
+    const cell = (rps: number | undefined) =>
+      rps === undefined ? "—" : Math.round(rps).toLocaleString("en-US");
+    console.log(
+      `| ${runtime} | ${scenario.name} | ${cell(bare)} | ${cell(ours)} | ${
+        cell(hono)
+      } | ${(ours! / hono!).toFixed(2)} |`,
+    );
+  }
+}
