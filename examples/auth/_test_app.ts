@@ -22,6 +22,7 @@ export async function testApp(
     cost?: number;
     log?: (line: string) => void;
     rateLimitStore?: RateLimitStore;
+    loginAddressLimit?: number;
   } = {},
 ): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
@@ -37,6 +38,7 @@ export async function testApp(
     bcryptCost: options.cost ?? 4,
     log: options.log ?? null,
     rateLimitStore: options.rateLimitStore,
+    loginAddressLimit: options.loginAddressLimit,
     admin: { email: "admin@example.com", password: "admin-password" },
   });
   return { app, kv, close: () => kv.close() };

@@ -85,6 +85,8 @@ export interface AppOptions {
    * when sessions are in Redis, so every server shares the counts.
    */
   rateLimitStore?: RateLimitStore;
+  /** Login attempts per client address per 15 minutes. Default 20. */
+  loginAddressLimit?: number;
   /** Where sessions live. */
   sessions: SessionStorage;
   /** bcrypt cost. Default 12 (the seed's); tests may lower it. */
@@ -143,7 +145,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
   router.map(routes.home, home);
   router.map(routes.dashboard, dashboard);
   router.map(routes.profile, profile);
-  router.map(routes.auth, authController({ users, passwords, limits }));
+  router.map(
+    routes.auth,
+    authController({
+      users,
+      passwords,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
   // One section: every /admin route is for admins and moderators, and
   // guests are sent to the login page before any admin code runs.
   router.mount("/admin", (admin) => {

@@ -27,7 +27,8 @@
  *
  * 20 per address leaves room for a household or an office behind one
  * address (four people each mistyping five times); spraying from one
- * address is slowed to 80 attempts an hour. Behind a reverse proxy, set
+ * address is slowed to 80 attempts an hour. Where more users share one
+ * address, raise it (`LOGIN_ADDRESS_LIMIT`). Behind a reverse proxy, set
  * the router's `trustProxy`, or every client counts as the proxy.
  *
  * @module
@@ -63,15 +64,17 @@ export interface LoginLimitsOptions {
   emailOf: (context: RequestContext) => string | undefined;
   /** The 429 page. */
   onLimit: (context: RequestContext, result: RateLimitResult) => Response;
+  /** Attempts per address per 15 minutes. Default {@linkcode ADDRESS_LIMIT}. */
+  addressLimit?: number;
 }
 
 /** Creates the per-address and per-email login limiters. */
 export function createLoginLimits(options: LoginLimitsOptions): LoginLimits {
-  const { store, emailOf, onLimit } = options;
+  const { store, emailOf, onLimit, addressLimit = ADDRESS_LIMIT } = options;
   return {
     perAddress: rateLimit({
       name: "login-address",
-      limit: ADDRESS_LIMIT,
+      limit: addressLimit,
       windowMs: ADDRESS_WINDOW_MS,
       store,
       onLimit,

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { Client, read, testApp } from "./_test_app.ts";
 import { ADDRESS_LIMIT, LOGIN_LIMIT } from "./login_limits.ts";
+import { ConfigError, loadConfig } from "./config.ts";
 
 const MINUTE = 60_000;
 
@@ -161,4 +162,28 @@ Deno.test("the lockout message rounds the time left up to minutes", () => {
     tooManyAttempts(1000),
     "Too many login attempts. Try again in a minute.",
   );
+});
+
+Deno.test("LOGIN_ADDRESS_LIMIT sets the per-address limit; a bad value refuses to start", async () => {
+  const env = (vars: Record<string, string>) => (name: string) => vars[name];
+  assert.equal(loadConfig(env({})).loginAddressLimit, ADDRESS_LIMIT);
+  assert.equal(
+    loadConfig(env({ LOGIN_ADDRESS_LIMIT: "500" })).loginAddressLimit,
+    500,
+  );
+  for (const bad of ["0", "-1", "2.5", "many", ""]) {
+    assert.throws(
+      () => loadConfig(env({ LOGIN_ADDRESS_LIMIT: bad })),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.message.includes("LOGIN_ADDRESS_LIMIT must be a whole number"),
+      bad,
+    );
+  }
+  const { app, close } = await testApp({ loginAddressLimit: 2 });
+  const client = new Client(app);
+  assert.equal((await client.login("a@example.com", "x")).status, 303);
+  assert.equal((await client.login("b@example.com", "x")).status, 303);
+  assert.equal((await client.login("c@example.com", "x")).status, 429);
+  close();
 });

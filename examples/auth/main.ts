@@ -73,6 +73,7 @@ const app = await createApp({
   rateLimitStore: redis
     ? createRedisRateLimitStore({ client: redis })
     : createKvRateLimitStore({ client: kv }),
+  loginAddressLimit: config.loginAddressLimit,
   admin: config.admin,
   announce: console.log,
 });

@@ -57,6 +57,8 @@ export interface AuthDeps {
   passwords: Passwords;
   /** Where the login limiters count (see `login_limits.ts`). */
   limits: RateLimitStore;
+  /** Login attempts per client address per 15 minutes. Default 20. */
+  addressLimit?: number;
 }
 
 /** The login form, once its schema accepted it. */
@@ -121,6 +123,7 @@ export function authController(
     context.get(LoginInput)?.email.toLowerCase() || undefined;
   const limits = createLoginLimits({
     store: deps.limits,
+    addressLimit: deps.addressLimit,
     emailOf: emailKey,
     onLimit: (context, { retryAfterMs }) =>
       loginPage({
