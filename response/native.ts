@@ -8,5 +8,10 @@
  * @module
  */
 
-/** The global `Response` class, as it was when the package loaded. */
-export const NativeResponse: typeof Response = Response;
+import { PackageResponse } from "../runtime/_response.ts";
+
+/**
+ * The global `Response` class, as it was when the package loaded (on Node,
+ * one that builds with the global as it is then; see `runtime/_response.ts`).
+ */
+export const NativeResponse: typeof Response = PackageResponse;

@@ -63,6 +63,10 @@ const NOT_ON_BUN: Record<string, string> = {
     BUN_FILE_TYPE,
   "parseForm (valibot): an empty file input is left out, as if absent":
     BUN_FILE_TYPE,
+  "secureHeaders: the defaults, and no X-Powered-By":
+    "Bun's Response keeps the Content-Type of a string body out of " +
+    "`response.headers` (it adds it when sending), where Deno and Node " +
+    "list it",
   "static text with | and ^ matches: URL pathnames keep them raw":
     "Bun's URL (WebKit's) percent-encodes `^` in a pathname, as the URL " +
     "standard now says; a route pattern must spell it `%5E` there",

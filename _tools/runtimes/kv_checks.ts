@@ -14,25 +14,35 @@ import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { openKv } from "@deno/kv";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
+import { createKvRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { storageSuite } from "../../session/_test_suite.ts";
 import { app, Jar, send } from "../../session/_test_app.ts";
 import { test, type TestContext } from "./harness.ts";
 
+type Kv = Awaited<ReturnType<typeof openKv>>;
+
 async function withKv(
-  run: (kv: Awaited<ReturnType<typeof openKv>>) => Promise<void>,
+  run: (kv: Kv, again: () => Promise<Kv>) => Promise<void>,
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "fetchkit-kv-"));
   // Bun's node:v8 writes JavaScriptCore's format, not V8's: @deno/kv asks
   // for the functions explicitly there (such a file is Bun's alone).
   const bun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
-  const kv = await openKv(
-    join(dir, "sessions.db"),
-    bun ? { encodeV8: serialize, decodeV8: deserialize } : {},
-  );
+  const open = () =>
+    openKv(
+      join(dir, "kv.db"),
+      bun ? { encodeV8: serialize, decodeV8: deserialize } : {},
+    );
+  const opened: Kv[] = [];
+  const again = async () => {
+    const kv = await open();
+    opened.push(kv);
+    return kv;
+  };
   try {
-    await run(kv);
+    await run(await again(), again);
   } finally {
-    kv.close();
+    for (const kv of opened) kv.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -61,5 +71,23 @@ test("kv storage on @deno/kv: data lives under [prefix, id] with its expiry", as
     const record = JSON.parse(new TextDecoder().decode(entry.value));
     assert.deepEqual(record.v, { user: "ada" });
     assert.ok(Math.abs(record.e - (Date.now() + 600_000)) < 5_000);
+  });
+});
+
+test("rate-limit KV store on @deno/kv: counts, refuses, sees another process's reset", async () => {
+  await withKv(async (kv, again) => {
+    const other = await again();
+    const store = createKvRateLimitStore({ client: kv });
+    const elsewhere = createKvRateLimitStore({ client: other });
+    const policy = { limit: 2, windowMs: 60_000 };
+    assert.equal((await store.hit("k", policy)).remaining, 1);
+    assert.equal((await store.hit("k", policy)).remaining, 0);
+    assert.equal((await store.hit("k", policy)).allowed, false);
+    await elsewhere.reset("k");
+    assert.equal((await store.hit("k", policy)).allowed, true);
+    assert.equal((await elsewhere.hit("k", policy)).remaining, 0);
+    assert.equal((await store.hit("k", policy)).allowed, false);
+    const entry = await kv.get(["rate_limit", "k"]);
+    assert.equal(typeof entry.value, "number");
   });
 });
