@@ -15,6 +15,8 @@ import { formData } from "@fetchkit/toolkit/form-data-middleware";
 import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
+import { serveStatic } from "@fetchkit/toolkit/static-middleware";
+import { createDiskUploadHandler } from "@fetchkit/toolkit/form-data-middleware";
 
 const Session = createContextKey<Session>();
 const lines: string[] = [];
@@ -43,5 +45,19 @@ router.post("/form", formData(), (context) => {
   });
 });
 router.get("/log", () => new Response(String(lines.length)));
+// No file system here: the error says so.
+router.get("/static", () => {
+  try {
+    serveStatic({ root: "/" });
+    return new Response("served");
+  } catch (error) {
+    return new Response((error as Error).message, { status: 501 });
+  }
+});
+router.post(
+  "/disk",
+  formData({ uploadHandler: createDiskUploadHandler() }),
+  () => new Response("saved"),
+);
 
 export default { fetch: router.fetch };
