@@ -34,10 +34,12 @@ router.get(
   "/events",
   () => createEventStreamResponse((signal) => events(signal), { heartbeatMs }),
 );
-router.get(
-  "/stats",
-  () => Response.json({ open, opened, rss: Deno.memoryUsage().rss }),
-);
+// With --v8-flags=--expose-gc, a collection first: live heap, not garbage.
+router.get("/stats", () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { rss, heapUsed } = Deno.memoryUsage();
+  return Response.json({ open, opened, rss, heapUsed });
+});
 Deno.serve({
   hostname: "127.0.0.1",
   port: 0,

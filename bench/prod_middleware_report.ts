@@ -71,6 +71,9 @@ const groups: Record<string, Record<string, Fetch>> = {
   "secureHeaders, defaults": {
     "fetchkit": ours(),
     "fetchkit + secureHeaders()": ours(secureHeaders()),
+    "fetchkit + secureHeaders({ overwrite: true })": ours(
+      secureHeaders({ overwrite: true }),
+    ),
     "Hono": hono(),
     "Hono + secureHeaders()": hono(honoSecureHeaders()),
   },

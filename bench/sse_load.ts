@@ -21,7 +21,14 @@ const EVENT_MS = option("--event", 10_000);
 
 const script = new URL("./_sse_server.ts", import.meta.url).pathname;
 const child = new Deno.Command(Deno.execPath(), {
-  args: ["run", "--allow-all", script, String(HEARTBEAT_MS), String(EVENT_MS)],
+  args: [
+    "run",
+    "--allow-all",
+    "--v8-flags=--expose-gc",
+    script,
+    String(HEARTBEAT_MS),
+    String(EVENT_MS),
+  ],
   stdout: "piped",
   stderr: "inherit",
 }).spawn();
@@ -40,17 +47,22 @@ interface Stats {
   open: number;
   opened: number;
   rss: number;
+  heapUsed: number;
 }
 async function stats(): Promise<Stats> {
   return await (await fetch(`${origin}/stats`)).json();
 }
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const t0 = performance.now();
+const progress = (what: string) =>
+  console.error(`[${((performance.now() - t0) / 1000).toFixed(1)} s] ${what}`);
 
 try {
   await sleep(500);
   const before = await stats();
   const clients: AbortController[] = [];
+  const bodies: ReadableStreamDefaultReader<string>[] = [];
   let events = 0;
   let heartbeats = 0;
   let failed = 0;
@@ -66,6 +78,7 @@ try {
         });
         const reader = response.body!.pipeThrough(new TextDecoderStream())
           .getReader();
+        bodies.push(reader);
         while (true) {
           const { value, done } = await reader.read();
           if (done) break;
@@ -87,11 +100,17 @@ try {
     connected = await stats();
   }
   const connectMs = performance.now() - started;
+  progress(`${connected.open} streams open`);
   await sleep(HOLD_S * 1000);
   const held = await stats();
+  progress(`held; closing`);
   const closing = performance.now();
+  // Each client goes: its connection is aborted and its body cancelled
+  // (an abort alone does not always end a body already being read).
   for (const controller of clients) controller.abort();
-  await Promise.all(readers);
+  await Promise.all(bodies.map((reader) => reader.cancel().catch(() => {})));
+  await Promise.race([Promise.all(readers), sleep(5000)]);
+  progress("clients done");
   let after = await stats();
   while (after.open > 0 && performance.now() - closing < 20_000) {
     await sleep(100);
@@ -115,18 +134,30 @@ try {
   console.log(`| client errors | ${failed} |`);
   console.log(`| events received (all streams) | ${events} |`);
   console.log(`| heartbeats received (all streams) | ${heartbeats} |`);
-  console.log(`| server RSS before | ${mib(before.rss)} MiB |`);
   console.log(
-    `| server RSS with ${STREAMS} streams open | ${mib(connected.rss)} MiB |`,
+    `| server RSS / live heap before | ${mib(before.rss)} / ${
+      mib(before.heapUsed)
+    } MiB |`,
   );
-  console.log(`| server RSS after ${HOLD_S} s | ${mib(held.rss)} MiB |`);
+  console.log(
+    `| server RSS / live heap with ${STREAMS} streams open | ${
+      mib(connected.rss)
+    } / ${mib(connected.heapUsed)} MiB |`,
+  );
+  console.log(
+    `| server RSS / live heap after ${HOLD_S} s | ${mib(held.rss)} / ${
+      mib(held.heapUsed)
+    } MiB |`,
+  );
   console.log(
     `| sources still open after the clients went | ${after.open} (all ended within ${
       Math.round(closeMs)
     } ms) |`,
   );
   console.log(
-    `| server RSS 2 s after the clients went | ${mib(settled.rss)} MiB |`,
+    `| server RSS / live heap 2 s after the clients went | ${
+      mib(settled.rss)
+    } / ${mib(settled.heapUsed)} MiB |`,
   );
 } finally {
   child.kill("SIGTERM");

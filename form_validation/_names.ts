@@ -1,7 +1,10 @@
 // Field names to an object: `a` → a value, repeats → an array, `a[]` → always
 // an array, `a.b` → nested object, `a[0].b` → array of objects. Hostile names
-// are refused with a message, never thrown, and never reach a prototype: every
-// object built here has a null prototype and every key is checked first.
+// are refused with a message, never thrown, and never reach a prototype: a key
+// that could (`__proto__`, `constructor`, `prototype`) is refused before any
+// object is touched, and an inherited member (a function: a form's values
+// never are) reads as absent. Plain objects rather than null-prototype ones:
+// V8 keeps those in dictionary mode, which made every schema read slower.
 
 /** Highest array index a name may hold (`a[1000]`). */
 export const MAX_INDEX = 1000;
@@ -149,7 +152,7 @@ function describe(value: unknown, lists: Set<unknown> | undefined): string {
  * are left out, with one message each in `errors`.
  */
 export function buildValues(input: FormData | URLSearchParams): BuiltValues {
-  const values: Record<string, unknown> = Object.create(null);
+  const values: Record<string, unknown> = {};
   let errors: string[] | undefined;
   // Arrays made of repeated values (`tags`, `tags[]`), as opposed to arrays
   // made by indexes (`items[0]`); created on the first one.
@@ -173,7 +176,7 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
         return;
       }
       const existing = values[name];
-      if (existing === undefined) {
+      if (existing === undefined || typeof existing === "function") {
         values[name] = value;
       } else if (lists?.has(existing)) {
         (existing as unknown[]).push(value);
@@ -220,8 +223,8 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
       const existing: unknown = (container as Record<string | number, unknown>)[
         key
       ];
-      if (existing === undefined) {
-        const created: Container = wantsArray ? [] : Object.create(null);
+      if (existing === undefined || typeof existing === "function") {
+        const created: Container = wantsArray ? [] : {};
         (container as Record<string | number, unknown>)[key] = created;
         container = created;
       } else if (
@@ -242,7 +245,7 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
       const key = path[last];
       const slot = container as Record<string | number, unknown>;
       const existing = slot[key];
-      if (existing === undefined) {
+      if (existing === undefined || typeof existing === "function") {
         if (append) {
           const list = [value];
           (lists ??= new Set()).add(list);

@@ -41,8 +41,8 @@
  * - Strings stay strings: coercion is the schema's job
  *   (`z.coerce.number()`, `v.pipe(v.string(), v.toNumber())`).
  *
- * Names that cannot be placed never throw and never reach a prototype (every
- * object built has a null prototype): a `__proto__`, `constructor` or
+ * Names that cannot be placed never throw and never reach a prototype: a
+ * `__proto__`, `constructor` or
  * `prototype` segment, an index above 1000, more than 16 segments, a
  * malformed bracket (`a[`, `a]`, `a[x]`, `a[].b`), or a name used both as a
  * value and as an object (`a` and `a.b`). Each gives `success: false` with a

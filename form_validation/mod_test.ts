@@ -359,7 +359,7 @@ both(
       assert.match(result.formErrors[i], /cannot be a key/);
     });
     assert.deepEqual(plain(result.values), { ok: "1" });
-    assert.equal(Object.getPrototypeOf(result.values), null);
+    assert.equal(Object.getPrototypeOf(result.values), Object.prototype);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(
       Object.prototype.hasOwnProperty.call(Object.prototype, "polluted"),
@@ -607,7 +607,7 @@ Deno.test("parseForm: a hand-written Standard Schema; path segments as objects a
   });
   assert.deepEqual(result.formErrors, ["empty path", "no path"]);
   assert.equal(result.issues.length, 5);
-  assert.equal(Object.getPrototypeOf(seen[0]), null);
+  assert.equal(Object.getPrototypeOf(seen[0]), Object.prototype);
 });
 
 Deno.test("parseForm: fieldErrors is safe with a __proto__ key in an issue's path", async () => {
@@ -661,5 +661,33 @@ both(
       });
       assert.deepEqual(plain(values.g3.items[0]), { v: `${round}-3` });
     }
+  },
+);
+
+both(
+  "inherited members read as absent, in nested names and lists too",
+  anything,
+  async (schema) => {
+    const result = ok(
+      await parseForm(
+        form(
+          ["valueOf.x", "1"],
+          ["isPrototypeOf[0].y", "2"],
+          ["toLocaleString[]", "3"],
+          ["items[0].hasOwnProperty", "4"],
+          ["items[0].hasOwnProperty", "5"],
+          ["__lookupGetter__", "6"],
+        ),
+        schema,
+      ),
+    );
+    assert.deepEqual(plain(result), {
+      valueOf: { x: "1" },
+      isPrototypeOf: [{ y: "2" }],
+      toLocaleString: ["3"],
+      items: [{ hasOwnProperty: ["4", "5"] }],
+      __lookupGetter__: "6",
+    });
+    assert.equal(typeof ({} as Record<string, unknown>).valueOf, "function");
   },
 );

@@ -378,3 +378,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test("rateLimit: an async key function is awaited", async () => {
+  const request = app(rateLimit({
+    limit: 1,
+    windowMs: 60_000,
+    key: async ({ headers }) => {
+      await Promise.resolve();
+      return headers.get("X-Api-Key") ?? undefined;
+    },
+  }));
+  assert.equal((await request()).status, 200); // no key: not counted
+  assert.equal((await request()).status, 200);
+  const router = createRouter({
+    middleware: [rateLimit({
+      limit: 1,
+      windowMs: 60_000,
+      key: ({ headers }) =>
+        Promise.resolve(headers.get("X-Api-Key") ?? undefined),
+    })],
+  });
+  router.get("/", () => new Response("ok"));
+  const keyed = () =>
+    Promise.resolve(router.fetch(
+      new Request("http://localhost/", { headers: { "X-Api-Key": "k1" } }),
+    ));
+  assert.equal((await keyed()).status, 200);
+  assert.equal((await keyed()).status, 429);
+});

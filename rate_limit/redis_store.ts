@@ -120,14 +120,16 @@ export function createRedisRateLimitStore(
       "createRedisRateLimitStore() needs `client`: a connected Redis client with eval() (npm:redis)",
     );
   }
-  let sha: Promise<string> | undefined;
+  let sha: string | undefined;
+  // The script's arguments per policy, made once.
+  const argumentsOf = new WeakMap<RateLimitPolicy, string[]>();
 
   async function run(options: RedisEvalOptions): Promise<unknown> {
     if (typeof client.evalSha !== "function") {
       return await client.eval(SCRIPT, options);
     }
     try {
-      return await client.evalSha(await (sha ??= sha1Hex(SCRIPT)), options);
+      return await client.evalSha(sha ??= await sha1Hex(SCRIPT), options);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) {
         throw error;
@@ -142,10 +144,12 @@ export function createRedisRateLimitStore(
       key: string,
       policy: RateLimitPolicy,
     ): Promise<RateLimitResult> {
-      const reply = await run({
-        keys: [prefix + key],
-        arguments: [String(policy.limit), String(policy.windowMs)],
-      });
+      let args = argumentsOf.get(policy);
+      if (args === undefined) {
+        args = [String(policy.limit), String(policy.windowMs)];
+        argumentsOf.set(policy, args);
+      }
+      const reply = await run({ keys: [prefix + key], arguments: args });
       if (!Array.isArray(reply) || reply.length !== 2) {
         throw new Error(
           `Rate limit store: unexpected reply from Redis: ${

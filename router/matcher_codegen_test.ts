@@ -31,6 +31,9 @@ const PATTERNS: readonly [string, string][] = [
   ["GET", "/:x//b"],
   ["GET", "/tags/:tag"],
   ["ANY", "/ping/:n"],
+  ["GET", "/e/%61%5F/:id"],
+  ["GET", "/e/x%41*rest"],
+  ["GET", "(/lang/:lang)(/page/:n)"],
   ["GET", "/*all"],
 ];
 
@@ -119,6 +122,12 @@ Deno.test("compiled matcher answers like the interpreter: tricky patterns", () =
       "/api/v2/users/9/posts",
       "/img/a/b.png",
       "/img/a/b.jpg",
+      "/e/a_/1",
+      "/e/%61%5f/1",
+      "/e/xA/b",
+      "/e/x%41/b",
+      "/page/2",
+      "/lang/en",
     ],
   );
   assert.ok(compared > 500, `compared ${compared} lookups`);

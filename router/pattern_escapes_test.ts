@@ -1,8 +1,8 @@
 // A pattern's static text is compared with the request path after both
 // have had the escapes of letters, digits and "_" decoded (normalizeEscapes
 // in url_path.ts), so `/%61` is the route `/a`, reachable as `/a` and as
-// `/%61`. Hono and Remix answer 404 to both for a `/%61` route (their
-// patterns are compared as written with a decoded or raw path).
+// `/%61`. Remix's main branch decodes pattern text too; Hono and Remix's
+// route-pattern 0.23 answer 404 to both for a `/%61` route.
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { Matcher, setCodegen, SETTLE } from "./_matcher.ts";

@@ -20,8 +20,8 @@
  * - parameters with a regular expression (`:date{[0-9]+}`,
  *   `:title{[a-z]+}`, `:capture{(bar|baz)}`, `:year{[0-9]{4}}`,
  *   `:kind{(?:foo|bar)}`, `:filename{[a-z0-9/]+.js}`): not in our syntax
- *   ("Regexp", "Trailing wildcard after a pattern label" but its default
- *   pattern case, "Including slashes", "Capture regex pattern has trailing
+ *   ("Regexp", "Trailing wildcard after a pattern label" but the cases that
+ *   read the same without the expression, "Including slashes", "Capture regex pattern has trailing
  *   wildcard", "Capture regex param with trailing wildcard ...", "REST
  *   API", "Capture Group");
  * - "Routing with a hostname": patterns match the pathname only;
@@ -330,6 +330,40 @@ testPeerCases(HONO, [
       ],
       "handler",
     ]],
+  },
+  {
+    // The `{[a-z]+}` patterns dropped: what remains is plain parameters.
+    name:
+      "Trailing wildcard after a pattern label > GET /reverse/abc in reverse registration order",
+    routes: [
+      ["GET", "/reverse/:id", "handler"],
+      ["GET", "/reverse/:name(/*)", "middleware"],
+    ],
+    requests: [[
+      "GET",
+      "/reverse/abc",
+      [["handler", { id: "abc" }], ["middleware", { name: "abc" }]],
+      // `/reverse/:id` and `/reverse/:name` tie: the route added first.
+      "handler",
+    ]],
+  },
+  {
+    name:
+      "Trailing wildcard after a pattern label > POST /all/abc with ALL middleware",
+    routes: [
+      ["ANY", "/all/:name(/*)", "middleware"],
+      ["POST", "/all/:id", "handler"],
+    ],
+    requests: [
+      [
+        "POST",
+        "/all/abc",
+        [["middleware", { name: "abc" }], ["handler", { id: "abc" }]],
+        // The POST table holds both; they tie, the ANY route came first.
+        "middleware",
+      ],
+      ["GET", "/all/abc", [["middleware", { name: "abc" }]]],
+    ],
   },
   {
     name: "Trailing wildcard after a middle wildcard",

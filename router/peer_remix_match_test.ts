@@ -31,9 +31,10 @@
  *   escapes; a literal `:`, `*`, `(` or `)` cannot be written;
  * - `createHref` round trips: ported in routes/peer_remix_route_pattern_test.ts
  *   with our `href()`;
- * - `match/limits.test.ts`: Remix's own limits (ours are
- *   routes/pattern.ts's MAX_FORMS and the linear matcher, tested in
- *   dos_test.ts);
+ * - `match/limits.test.ts` but its long-pattern case: Remix's configurable
+ *   limits (pattern size, matcher size, match work) have no counterpart;
+ *   ours are routes/pattern.ts's MAX_FORMS and the linear-time matcher,
+ *   tested in dos_test.ts;
  * - "throws when comparing matches for different URLs": no comparison API.
  */
 import { type PeerCase, type PeerRoute, testPeerCases } from "./_test_peers.ts";
@@ -475,6 +476,21 @@ testPeerCases("remix match.test.ts", [
       ["/users/123", "/users/:id", "/users(/:id)", "/:resource/:id", "/*path"],
       "/users/123",
     ]],
+  },
+]);
+
+const LONG = "a".repeat(2_000);
+
+testPeerCases("remix match/limits.test.ts", [
+  {
+    name:
+      "matches long deterministic patterns within the default match-work limit",
+    routes: [["GET", `/${LONG}`, "long"], ["GET", `/${LONG}/:id`, "long id"]],
+    requests: [
+      ["GET", `/${LONG}`, ["long"]],
+      ["GET", `/${LONG}/x`, [["long id", { id: "x" }]]],
+      ["GET", `/${LONG}b`, []],
+    ],
   },
 ]);
 

@@ -19,7 +19,7 @@
  *
  * Each is changed with a string or turned off with `false`. A header the
  * handler set itself is kept (so one route can allow framing, or send its
- * own policy). `Cross-Origin-Embedder-Policy`, `Content-Security-Policy`
+ * own policy), unless `overwrite: true`. `Cross-Origin-Embedder-Policy`, `Content-Security-Policy`
  * and `Permissions-Policy` are sent only when given.
  *
  * HSTS is sent only when the request URL is `https:`: over plain HTTP
@@ -165,6 +165,15 @@ export interface SecureHeadersOptions {
   contentSecurityPolicy?: ContentSecurityPolicy;
   /** `Content-Security-Policy-Report-Only`, the same way (they share the nonce). */
   contentSecurityPolicyReportOnly?: ContentSecurityPolicy;
+  /**
+   * Replace headers the handler set itself. By default a handler's own
+   * `X-Frame-Options`, CSP and so on are kept (one route may allow
+   * framing); `true` always sends this middleware's values, and saves the
+   * check for each header (about 40 ns each).
+   *
+   * @default {false}
+   */
+  overwrite?: boolean;
   /**
    * Remove `X-Powered-By` from responses.
    *
@@ -321,6 +330,7 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     );
   const usesNonce = (csp?.length ?? 0) > 1 || (cspReport?.length ?? 0) > 1;
   const removePoweredBy = options.removePoweredBy ?? true;
+  const overwrite = options.overwrite ?? false;
   const count = fixed.length;
 
   function apply(
@@ -330,17 +340,23 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
   ): void {
     for (let i = 0; i < count; i++) {
       const pair = fixed[i];
-      if (!headers.has(pair[0])) headers.set(pair[0], pair[1]);
+      if (overwrite || !headers.has(pair[0])) headers.set(pair[0], pair[1]);
     }
-    if (https && hsts !== false && !headers.has("Strict-Transport-Security")) {
+    if (
+      https && hsts !== false &&
+      (overwrite || !headers.has("Strict-Transport-Security"))
+    ) {
       headers.set("Strict-Transport-Security", hsts);
     }
-    if (csp !== undefined && !headers.has("Content-Security-Policy")) {
+    if (
+      csp !== undefined &&
+      (overwrite || !headers.has("Content-Security-Policy"))
+    ) {
       headers.set("Content-Security-Policy", fillPolicy(csp, nonce));
     }
     if (
       cspReport !== undefined &&
-      !headers.has("Content-Security-Policy-Report-Only")
+      (overwrite || !headers.has("Content-Security-Policy-Report-Only"))
     ) {
       headers.set(
         "Content-Security-Policy-Report-Only",

@@ -1,6 +1,6 @@
 /**
  * Serves the live counter: `deno run --allow-net --allow-env
- * examples/live/main.ts`, then open http://127.0.0.1:8001.
+ * examples/live/main.ts`, then open http://127.0.0.1:8002.
  *
  * @module
  */
@@ -9,5 +9,5 @@ import { createLiveApp } from "./app.ts";
 const app = createLiveApp();
 Deno.serve({
   hostname: Deno.env.get("HOSTNAME") ?? "127.0.0.1",
-  port: Number(Deno.env.get("PORT") ?? 8001),
+  port: Number(Deno.env.get("PORT") ?? 8002),
 }, app.fetch);
