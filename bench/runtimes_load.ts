@@ -48,6 +48,7 @@ const built = await new Deno.Command(Deno.execPath(), {
     bundle,
     join(ROOT, "bench/_runtime_servers.ts"),
   ],
+  cwd: ROOT,
 }).output();
 if (!built.success) throw new Error("deno bundle failed");
 const post = join(out, "post.lua");
