@@ -47,7 +47,8 @@ export interface RedisRateLimitStoreOptions {
 // GCRA in one step, on Redis' own clock (so servers' clocks need not
 // agree). KEYS[1]: the key. ARGV: limit, window in ms.
 // Returns { 1 if allowed, stored arrival time minus now in ms (as text) }.
-const SCRIPT = `
+/** The script, exported for benchmarks (not part of the package API). */
+export const SCRIPT = `
 local time = redis.call("TIME")
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local limit = tonumber(ARGV[1])

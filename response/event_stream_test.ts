@@ -271,3 +271,73 @@ Deno.test("event stream: a function source gets a signal that aborts when the st
     await server.shutdown();
   }
 });
+
+/** The HTML spec's event stream interpretation, enough for round trips. */
+function parseEventStream(
+  text: string,
+): { data: string; event: string; id: string }[] {
+  const events: { data: string; event: string; id: string }[] = [];
+  let data = "";
+  let event = "";
+  let id = "";
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === "") {
+      if (data !== "") {
+        events.push({ data: data.slice(0, -1), event: event || "message", id });
+      }
+      data = "";
+      event = "";
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") data += value + "\n";
+    else if (field === "event") event = value;
+    else if (field === "id" && !value.includes("\0")) id = value;
+  }
+  return events;
+}
+
+Deno.test("event stream: random data, events and ids survive the browser's parser", async () => {
+  const alphabet = [
+    "a",
+    " ",
+    ":",
+    "\n",
+    "\r",
+    "\r\n",
+    "data: x",
+    "é",
+    "😀",
+    "id",
+  ];
+  let seed = 11;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const text = (max: number) => {
+    let out = "";
+    const length = Math.floor(random() * max);
+    for (let i = 0; i < length; i++) {
+      out += alphabet[Math.floor(random() * alphabet.length)];
+    }
+    return out;
+  };
+  const sent = Array.from({ length: 500 }, (_, n) => ({
+    data: text(12),
+    event: random() < 0.5 ? undefined : text(6).replace(/[\r\n]/g, "") || "x",
+    id: String(n),
+  }));
+  const response = createEventStreamResponse(list(sent), { heartbeatMs: 0 });
+  const received = parseEventStream(await response.text());
+  // An event whose data is empty is still dispatched ("data: " line).
+  assert.equal(received.length, sent.length);
+  for (let i = 0; i < sent.length; i++) {
+    assert.deepEqual(received[i], {
+      data: sent[i].data.replace(/\r\n|\r/g, "\n"),
+      event: sent[i].event || "message",
+      id: sent[i].id,
+    }, JSON.stringify(sent[i]));
+  }
+});

@@ -36,8 +36,10 @@ export interface RemoteAddr {
 
 /**
  * The second argument of `router.fetch`: `Deno.serve`'s
- * `Deno.ServeHandlerInfo` fits, and so does Bun's `Server` (whose
- * `requestIP()` is used) or an adapter's `{ remoteAddr }`.
+ * `Deno.ServeHandlerInfo` fits, and so do Bun's `Server` (whose
+ * `requestIP()` is used), what `@hono/node-server` passes on Node
+ * (`{ incoming }`, the `node:http` request), and an adapter's
+ * `{ remoteAddr }`.
  *
  * @example
  * ```ts
@@ -62,6 +64,13 @@ export interface ServeInfo {
   requestIP?(
     request: Request,
   ): { address: string; port: number; family?: string } | null;
+  /** Node through `@hono/node-server`: the `node:http` request. */
+  readonly incoming?: {
+    readonly socket?: {
+      readonly remoteAddress?: string;
+      readonly remotePort?: number;
+    };
+  };
 }
 
 /**
@@ -118,6 +127,15 @@ export function peerOf(
     const ip = info.requestIP(request);
     if (ip) return { hostname: ip.address, port: ip.port, transport: "tcp" };
   }
+  const socket = info.incoming?.socket;
+  if (typeof socket?.remoteAddress === "string") {
+    let hostname = socket.remoteAddress;
+    // A dual-stack Node socket names IPv4 clients as ::ffff:a.b.c.d.
+    if (hostname.startsWith("::ffff:") && hostname.includes(".")) {
+      hostname = hostname.slice(7);
+    }
+    return { hostname, port: socket.remotePort ?? 0, transport: "tcp" };
+  }
   return undefined;
 }
 
@@ -152,6 +170,7 @@ function parseHop(text: string): [Uint16Array, number] | undefined {
       value = value.slice(0, colon);
     }
   }
+  if (port > 65535) return undefined;
   const groups = parseIp(value);
   return groups === undefined ? undefined : [groups, port];
 }

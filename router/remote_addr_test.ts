@@ -53,6 +53,15 @@ Deno.test("remoteAddr: the peer Deno.serve passes, undefined without info", asyn
     }),
     { hostname: "::1", port: 7, transport: "tcp" },
   );
+  // @hono/node-server passes the node:http request.
+  assert.deepEqual(
+    await addrOf(router, {
+      incoming: {
+        socket: { remoteAddress: "::ffff:192.0.2.8", remotePort: 9 },
+      },
+    }),
+    { hostname: "192.0.2.8", port: 9, transport: "tcp" },
+  );
 });
 
 Deno.test("remoteAddr: X-Forwarded-For is ignored without trustProxy", async () => {
@@ -202,4 +211,60 @@ Deno.test("ip_address: parse, networks and formatting", () => {
   }
   assert.equal(parseNetwork("10.0.0.0/8")?.bits, 104);
   assert.equal(parseNetwork("fd00::/129"), undefined);
+});
+
+Deno.test("remoteAddr: hostile forwarding headers never throw and never give a non-address", async () => {
+  const pieces = [
+    "1.2.3.4",
+    "::1",
+    "[::1]:80",
+    "for=",
+    'for="',
+    '"',
+    ";",
+    ",",
+    " ",
+    "unknown",
+    "_x",
+    "%",
+    "[",
+    "]",
+    ":",
+    "999.1.1.1",
+    "1.2.3.4:99999",
+    "for=[::1]",
+    "\t",
+    "FOR=10.0.0.1",
+    "a".repeat(50),
+    "::ffff:10.0.0.1",
+    "fe80::1%eth0",
+  ];
+  const x = createRouter({ trustProxy: { proxies: ["private", "loopback"] } });
+  const f = createRouter({
+    trustProxy: { proxies: ["private", "loopback"], header: "forwarded" },
+  });
+  for (const router of [x, f]) {
+    router.get("/", ({ remoteAddr }) => Response.json(remoteAddr ?? null));
+  }
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  for (let i = 0; i < 2000; i++) {
+    let value = "";
+    const count = 1 + Math.floor(random() * 8);
+    for (let j = 0; j < count; j++) {
+      value += pieces[Math.floor(random() * pieces.length)];
+    }
+    for (const router of [x, f]) {
+      const addr = await addrOf(router, info("10.0.0.1"), {
+        "X-Forwarded-For": value,
+        Forwarded: value,
+      });
+      assert.ok(addr !== null, value);
+      assert.ok(
+        parseIp(addr.hostname) !== undefined,
+        `${JSON.stringify(value)} gave ${addr.hostname}`,
+      );
+      assert.ok(Number.isInteger(addr.port) && addr.port <= 65535, value);
+    }
+  }
 });

@@ -2,7 +2,8 @@
 // client that keeps cookies and does not follow redirects.
 import { createApp } from "./app.ts";
 import { createSessionStorage, type SessionStorageKind } from "./sessions.ts";
-import type { Router } from "@fetchkit/toolkit/fetch-router";
+import type { Router, ServeInfo } from "@fetchkit/toolkit/fetch-router";
+import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 
 export const SECRET = "test-secret-0123456789abcdef0123456789";
 export const ORIGIN = "http://app.test";
@@ -20,6 +21,8 @@ export async function testApp(
     storage?: SessionStorageKind;
     cost?: number;
     log?: (line: string) => void;
+    rateLimitStore?: RateLimitStore;
+    loginAddressLimit?: number;
   } = {},
 ): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
@@ -34,15 +37,33 @@ export async function testApp(
     sessions,
     bcryptCost: options.cost ?? 4,
     log: options.log ?? null,
+    rateLimitStore: options.rateLimitStore,
+    loginAddressLimit: options.loginAddressLimit,
     admin: { email: "admin@example.com", password: "admin-password" },
   });
   return { app, kv, close: () => kv.close() };
 }
 
-/** A client with a cookie jar, as a browser on the same origin. */
+let clients = 0;
+
+/** A new client address for each client: 10.0.0.1, 10.0.0.2, ... */
+function nextAddress(): string {
+  const n = ++clients;
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
+/**
+ * A client with a cookie jar, as a browser on the same origin, from its
+ * own address (the per-address login limit counts by it) unless given one.
+ */
 export class Client {
   cookies = new Map<string, string>();
-  constructor(readonly app: Router) {}
+  readonly info: ServeInfo;
+  constructor(readonly app: Router, readonly address: string = nextAddress()) {
+    this.info = {
+      remoteAddr: { transport: "tcp", hostname: address, port: 50000 },
+    };
+  }
 
   async request(
     path: string,
@@ -65,6 +86,7 @@ export class Client {
     }
     const response = await this.app.fetch(
       new Request(ORIGIN + path, { ...init, headers, body }),
+      this.info,
     );
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(";");

@@ -3,11 +3,20 @@
  * toolkit's parts. `createApp()` returns a router, so tests call
  * `app.fetch(request)` in-process and `main.ts` hands it to `Deno.serve`.
  *
- * Router middleware, in order: the logger, the 405 page for browsers,
- * static files under `/assets`, CSRF protection, method override (for the
- * admin's `PUT` forms), the session, and `loadUser()`. Errors become a 500
- * page (`serverError`), with a way back, as 404 and 403 are. The admin pages are one section, mounted at
- * `/admin` with `router.mount()`, behind `requireRole("admin", "moderator")`.
+ * Router middleware, in order: the request id (`X-Request-Id`), the
+ * logger (one line per request, with the client address and the request
+ * id), the security headers with a Content-Security-Policy, the 405 page
+ * for browsers, static files under `/assets`, CSRF protection, method
+ * override (for the admin's `PUT` forms), the session, and `loadUser()`.
+ * Errors become a 500 page (`serverError`), with a way back, as 404 and
+ * 403 are. The admin pages are one section, mounted at `/admin` with
+ * `router.mount()`, behind `requireRole("admin", "moderator")`.
+ *
+ * The policy allows the app's own stylesheet and nothing else: no inline
+ * style or script runs unless it carries the request's nonce
+ * (`context.get(CspNonce)`, from `@fetchkit/toolkit/secure-headers-middleware`);
+ * the pages have none today. Forms post only to the app itself, and no
+ * other site may frame it.
  *
  * @module
  */
@@ -20,6 +29,15 @@ import {
   type SessionStorage,
 } from "@fetchkit/toolkit/session-middleware";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
+import {
+  createKvRateLimitStore,
+  type RateLimitStore,
+} from "@fetchkit/toolkit/rate-limit-middleware";
+import { requestId } from "@fetchkit/toolkit/request-id-middleware";
+import {
+  type ContentSecurityPolicy,
+  secureHeaders,
+} from "@fetchkit/toolkit/secure-headers-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import { describeAdmin, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
@@ -32,20 +50,43 @@ import {
   serverError,
 } from "./middleware.ts";
 import { createPasswords } from "./passwords.ts";
-import { createKvRateLimiter } from "./rate_limiter.ts";
 import { adminRoutes, routes } from "./routes.ts";
 import { createUserStore } from "./users.ts";
 import { notFoundPage } from "./views/errors.ts";
 
-/** The seed's login limit: 5 attempts per email... */
-export const LOGIN_LIMIT = 5;
-/** ...forgotten 15 minutes after the last one. */
-export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
+export {
+  ADDRESS_LIMIT,
+  ADDRESS_WINDOW_MS,
+  LOGIN_LIMIT,
+  LOGIN_WINDOW_MS,
+} from "./login_limits.ts";
+
+/** The log line: time, client address, request id, request, answer. */
+export const LOG_FORMAT =
+  "[%date] %ip %requestId %method %path %status %contentLength %duration ms";
+
+/** The pages' Content-Security-Policy (see the module docs). */
+export const CONTENT_SECURITY_POLICY: ContentSecurityPolicy = {
+  defaultSrc: ["'none'"],
+  styleSrc: ["'self'", "'nonce'"],
+  scriptSrc: ["'nonce'"],
+  imgSrc: ["'self'"],
+  formAction: ["'self'"],
+  baseUri: ["'none'"],
+  frameAncestors: ["'none'"],
+};
 
 /** Options of {@linkcode createApp}. */
 export interface AppOptions {
-  /** Users and limiter counters live here (and KV sessions). */
+  /** Users live here (and KV sessions, and the login limits by default). */
   kv: Deno.Kv;
+  /**
+   * Where the login limiters count. Default: `kv`. Give a Redis store
+   * when sessions are in Redis, so every server shares the counts.
+   */
+  rateLimitStore?: RateLimitStore;
+  /** Login attempts per client address per 15 minutes. Default 20. */
+  loginAddressLimit?: number;
   /** Where sessions live. */
   sessions: SessionStorage;
   /** bcrypt cost. Default 12 (the seed's); tests may lower it. */
@@ -76,16 +117,16 @@ export async function createApp(options: AppOptions): Promise<Router> {
     const outcome = await ensureAdmin(users, passwords, options.admin);
     options.announce?.(describeAdmin(options.admin.email, outcome));
   }
-  const loginLimiter = createKvRateLimiter({
-    kv,
-    limit: LOGIN_LIMIT,
-    windowMs: LOGIN_WINDOW_MS,
-    prefix: "login_attempts",
-  });
+  const limits = options.rateLimitStore ??
+    createKvRateLimitStore({ client: kv });
 
   const router = createRouter({
     middleware: [
-      ...(options.log === null ? [] : [logger({ log: options.log })]),
+      requestId(),
+      ...(options.log === null
+        ? []
+        : [logger({ format: LOG_FORMAT, log: options.log })]),
+      secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
       errorPages(),
       serveStatic({
         root: new URL("./public", import.meta.url),
@@ -104,7 +145,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
   router.map(routes.home, home);
   router.map(routes.dashboard, dashboard);
   router.map(routes.profile, profile);
-  router.map(routes.auth, authController({ users, passwords, loginLimiter }));
+  router.map(
+    routes.auth,
+    authController({
+      users,
+      passwords,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
   // One section: every /admin route is for admins and moderators, and
   // guests are sent to the login page before any admin code runs.
   router.mount("/admin", (admin) => {

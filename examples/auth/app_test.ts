@@ -447,9 +447,13 @@ Deno.test("a browser gets a styled 500 (a failing user store) and 503 (session s
   console.error = (...args: unknown[]) => errors.push(args);
   try {
     failUsers = true;
-    const broken = await read(
-      await client.request("/dashboard", { headers: { accept: "text/html" } }),
-    );
+    const brokenResponse = await client.request("/dashboard", {
+      headers: { accept: "text/html" },
+    });
+    // The error page has the security headers and a request id too.
+    assert.ok(brokenResponse.headers.has("content-security-policy"));
+    assert.ok(brokenResponse.headers.has("x-request-id"));
+    const broken = await read(brokenResponse);
     assert.equal(broken.status, 500);
     assert.match(broken.body, /<h1>Something went wrong<\/h1>/);
     assert.match(broken.body, /href="\/">home<\/a>/);
@@ -458,6 +462,12 @@ Deno.test("a browser gets a styled 500 (a failing user store) and 503 (session s
     assert.equal(text.status, 500);
     assert.equal(text.body, "Internal Server Error");
     assert.equal(errors.length, 2, "each error logged");
+    assert.match(
+      String((errors[0] as unknown[])[0]),
+      new RegExp(
+        `^Request ${brokenResponse.headers.get("x-request-id")} failed:`,
+      ),
+    );
 
     failUsers = false;
     real.close(); // the session store is gone too

@@ -9,7 +9,7 @@ import { chromiumOrSkip } from "../../cors/_test_chromium.ts";
 
 Deno.test({
   name:
-    "browser: register, logout, failed login, returnTo, admin role change, 403, 405, 390 px",
+    "browser: register, logout, failed login, returnTo, admin role change, 403, 405, 390 px, form errors, no CSP violation",
   // playwright keeps a few internal timers and sockets past close().
   sanitizeOps: false,
   sanitizeResources: false,
@@ -40,7 +40,22 @@ Deno.test({
       const context = await browser.newContext({
         viewport: { width: 1280, height: 720 },
       });
+      // Every CSP violation on every page: the event, reported to the
+      // console (an init script is the browser's, not the page's, so the
+      // policy does not block it), and Chrome's own console error.
+      await context.addInitScript(`document.addEventListener(
+        "securitypolicyviolation",
+        (e) => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI + " on " + location.pathname),
+      )`);
       const page = await context.newPage();
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        const text = message.text();
+        if (/CSP violation|Content Security Policy/i.test(text)) {
+          violations.push(text);
+        }
+      });
+      page.on("pageerror", (error) => violations.push(`page error: ${error}`));
       const shot = (name: string) =>
         page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
       /**
@@ -63,6 +78,23 @@ Deno.test({
         await shot(`${name}-390`);
         await page.setViewportSize({ width: 1280, height: 720 });
       };
+      /** The page as it is (a POST's answer), at 1280 and at 390 px. */
+      const shotBoth = async (name: string) => {
+        await shot(name);
+        await page.setViewportSize({ width: 390, height: 844 });
+        const width = await page.evaluate<number>(
+          "document.documentElement.scrollWidth",
+        );
+        assert.ok(width <= 390, `${name} is ${width} px wide at 390`);
+        await shot(`${name}-390`);
+        await page.setViewportSize({ width: 1280, height: 720 });
+      };
+      /** Lets the browser send what its own checks would stop. */
+      const skipBrowserChecks = () =>
+        page.evaluate(
+          `for (const form of document.forms) form.noValidate = true;
+          for (const input of document.querySelectorAll("input")) input.removeAttribute("maxlength");`,
+        );
       const base = server.url;
       const submitLogin = async (email: string, password: string) => {
         await page.fill("#email", email);
@@ -76,9 +108,32 @@ Deno.test({
       await narrow("/", "01-home");
       await narrow("/auth/register", "02-register");
 
-      // Register.
+      // Register: first with problems, each shown beside its field.
       await page.click("text=Register");
       await shot("02-register");
+      await skipBrowserChecks();
+      await page.fill("#name", "Ada Lovelace");
+      await page.fill("#email", "ada@example");
+      await page.fill("#password", "short");
+      await page.click("button[type=submit]:has-text('Create account')");
+      await page.waitForLoadState();
+      assert.equal(
+        (await page.locator("#email-error").textContent())?.trim(),
+        "Please enter a valid email address.",
+      );
+      assert.equal(
+        (await page.locator("#password-error").textContent())?.trim(),
+        "Your password must be at least 8 characters.",
+      );
+      assert.equal(await page.locator("#name-error").count(), 0);
+      assert.equal(await page.inputValue("#name"), "Ada Lovelace");
+      assert.equal(await page.inputValue("#email"), "ada@example");
+      assert.equal(await page.inputValue("#password"), "", "never refilled");
+      assert.equal(
+        await page.getAttribute("#email", "aria-describedby"),
+        "email-error",
+      );
+      await shotBoth("02b-register-errors");
       await page.fill("#name", "Ada Lovelace");
       await page.fill("#email", "ada@example.com");
       await page.fill("#password", "correct horse");
@@ -138,6 +193,18 @@ Deno.test({
       await page.reload();
       assert.equal(await page.locator(".flash.error").count(), 0);
 
+      // An email no account can have: the problem beside the field.
+      await skipBrowserChecks();
+      await submitLogin("a".repeat(260) + "@example.com", "whatever");
+      await page.waitForLoadState();
+      assert.equal(
+        (await page.locator("#email-error").textContent())?.trim(),
+        "An email address has at most 254 characters.",
+      );
+      assert.equal((await page.inputValue("#email")).length, 254);
+      assert.equal(await page.inputValue("#password"), "");
+      await shotBoth("05b-login-errors");
+
       // A guarded page sends to login, which comes back after.
       await page.goto(base + "/profile");
       assert.equal(page.url(), base + "/auth/login?returnTo=%2Fprofile");
@@ -195,14 +262,34 @@ Deno.test({
         await submitLogin("ada@example.com", "wrong password");
         await page.waitForLoadState();
       }
+      // Five back to back; one more comes back every 15 / 5 minutes.
       assert.match(
         await page.locator(".flash.error").textContent() ?? "",
-        /Too many login attempts\. Try again in 15 minutes\./,
+        /Too many login attempts\. Try again in 3 minutes\./,
       );
-      await shot("11-too-many-attempts");
+      assert.equal(await page.inputValue("#email"), "ada@example.com");
+      await shotBoth("11-too-many-attempts");
+
+      // No page broke the Content-Security-Policy; and a violation would
+      // be seen: an inline style without the nonce is refused and reported.
+      assert.deepEqual(violations, []);
+      await page.evaluate(
+        `document.head.insertAdjacentHTML("beforeend", "<style>body { color: red }</style>")`,
+      );
+      await page.waitForTimeout(200);
+      assert.equal(
+        violations.length >= 1,
+        true,
+        "the listener sees violations",
+      );
+      assert.match(violations.join("\n"), /style-src/);
       console.log(`screenshots: ${shots}`);
-      // The server logged every request, and no password.
-      assert.match(server.output(), /POST \/auth\/login 429/);
+      // The server logged every request, with the client address and the
+      // request id, and no password.
+      assert.match(
+        server.output(),
+        /127\.0\.0\.1 [0-9a-f-]{36} POST \/auth\/login 429/,
+      );
       for (const secret of ["correct horse", "admin-password"]) {
         assert.ok(!server.output().includes(secret), "a password in the log");
       }

@@ -13,10 +13,12 @@
  * | `ADMIN_EMAIL`     |                            | with `ADMIN_PASSWORD`: an admin made at start  |
  * | `ADMIN_PASSWORD`  |                            | 8 characters to 72 bytes, as registration asks |
  * | `DENO_ENV`        |                            | `production`: secret needed, `__Host-` cookie  |
+ * | `LOGIN_ADDRESS_LIMIT` | `20`                   | logins per client address per 15 minutes       |
  *
  * @module
  */
 import type { SessionStorageKind } from "./sessions.ts";
+import { ADDRESS_LIMIT } from "./login_limits.ts";
 import {
   fitsBcrypt,
   MAX_PASSWORD_BYTES,
@@ -34,6 +36,11 @@ export interface Config {
   redisUrl: string;
   admin?: { email: string; password: string };
   production: boolean;
+  /**
+   * Login attempts per client address per 15 minutes: raise it when many
+   * users share one address (an office, a proxy without `trustProxy`).
+   */
+  loginAddressLimit: number;
 }
 
 /** A setting that cannot work; `main.ts` prints it and exits with 1. */
@@ -98,6 +105,13 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
         "more than bcrypt reads",
     );
   }
+  const limitText = env("LOGIN_ADDRESS_LIMIT");
+  const loginAddressLimit = Number(limitText ?? ADDRESS_LIMIT);
+  if (!Number.isSafeInteger(loginAddressLimit) || loginAddressLimit < 1) {
+    throw new ConfigError(
+      `LOGIN_ADDRESS_LIMIT must be a whole number of at least 1, not "${limitText}"`,
+    );
+  }
   return {
     port,
     hostname: env("HOSTNAME") ?? "127.0.0.1",
@@ -109,6 +123,7 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
       ? { email: adminEmail, password: adminPassword }
       : undefined,
     production,
+    loginAddressLimit,
   };
 }
 

@@ -27,9 +27,19 @@ Deno.test("login: an email over 2 KiB gets the form again (422), never reaching 
     assert.equal(response.status, 422, `${length}`);
     assert.match(response.body, /at most 254 characters/);
   }
-  for await (const entry of kv.list({ prefix: ["login_attempts"] })) {
+  for await (const entry of kv.list({ prefix: ["rate_limit"] })) {
     assert.fail(`limiter entry ${String(entry.key)}`);
   }
+  // A login that reaches the password check is counted, by email and address.
+  await new Client(app, "192.0.2.5").login("A@X.example", "wrong password");
+  const keys = [];
+  for await (const entry of kv.list({ prefix: ["rate_limit"] })) {
+    keys.push(entry.key[1]);
+  }
+  assert.deepEqual(keys.sort(), [
+    "login-address:192.0.2.5",
+    "login-email:a@x.example",
+  ]);
   close();
 });
 
@@ -88,10 +98,10 @@ Deno.test("login: a NUL password is refused (bcrypt would read it as empty), wit
     assert.equal(response.status, 422);
     assert.match(response.body, /cannot contain a NUL/);
   }
-  assert.equal(
-    (await kv.get(["login_attempts", "admin@example.com"])).value,
-    null,
-  );
+  const key = ["rate_limit", "login-email:admin@example.com"];
+  assert.equal((await kv.get(key)).value, null);
+  await new Client(app).login("admin@example.com", "wrong password");
+  assert.notEqual((await kv.get(key)).value, null, "a real attempt counts");
   close();
 });
 
@@ -161,10 +171,13 @@ Deno.test("the lockout page says when to try again", async () => {
   const { app, close } = await testApp();
   const client = new Client(app);
   for (let i = 0; i < 5; i++) await client.login("admin@example.com", "wrong");
-  const response = await read(await client.login("admin@example.com", "wrong"));
+  const refused = await client.login("admin@example.com", "wrong");
+  // Five back to back; the next one comes back after 15 / 5 minutes.
+  assert.equal(refused.headers.get("retry-after"), "180");
+  const response = await read(refused);
   assert.equal(response.status, 429);
   assert.equal(response.location, null);
-  assert.match(response.body, /Try again in 15 minutes\./);
+  assert.match(response.body, /Try again in 3 minutes\./);
   close();
 });
 

@@ -6,7 +6,10 @@
  * @module
  */
 import { createClient } from "redis";
-import type { RedisSessionClient } from "@fetchkit/toolkit/session-storage-redis";
+import {
+  createKvRateLimitStore,
+  createRedisRateLimitStore,
+} from "@fetchkit/toolkit/rate-limit-middleware";
 import { createApp } from "./app.ts";
 import {
   type Config,
@@ -23,7 +26,7 @@ async function openKv(path: string): Promise<Deno.Kv> {
   return await Deno.openKv(path);
 }
 
-async function connectRedis(url: string): Promise<RedisSessionClient> {
+async function connectRedis(url: string) {
   const client = createClient({ url });
   client.on(
     "error",
@@ -52,18 +55,25 @@ if (generated) {
     `Warning: SESSION_SECRET is not set; using a development secret kept in ${config.kvPath}`,
   );
 }
+// With SESSION_STORAGE=redis, the login limits live in Redis too, so
+// several servers behind a load balancer share them.
+const redis = config.storage === "redis"
+  ? await connectRedis(config.redisUrl)
+  : undefined;
 const sessions = createSessionStorage({
   kind: config.storage,
   kv,
   secrets,
   secure: config.production,
-  redis: config.storage === "redis"
-    ? await connectRedis(config.redisUrl)
-    : undefined,
+  redis,
 });
 const app = await createApp({
   kv,
   sessions,
+  rateLimitStore: redis
+    ? createRedisRateLimitStore({ client: redis })
+    : createKvRateLimitStore({ client: kv }),
+  loginAddressLimit: config.loginAddressLimit,
   admin: config.admin,
   announce: console.log,
 });
@@ -75,7 +85,9 @@ if (!config.admin) {
 }
 
 try {
-  serveApp(app.fetch, {
+  // The connection info gives the router the client address (`%ip` in
+  // the log, the per-address login limit).
+  serveApp((request, info) => app.fetch(request, info), {
     hostname: config.hostname,
     port: config.port,
     portHint: `PORT=${config.port + 1} deno task dev`,

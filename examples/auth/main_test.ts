@@ -190,6 +190,29 @@ Deno.test("SESSION_STORAGE=redis: sessions live in a real redis-server", async (
         1,
       );
     });
+    await t.step("the login limits count in Redis, not in KV", async () => {
+      const wrong = await login(server.url, "nobody@example.com", "wrong-pw");
+      assert.equal(wrong.status, 303);
+      const kv = await Deno.openKv(`${dir}/auth.sqlite`);
+      try {
+        for await (const entry of kv.list({ prefix: ["rate_limit"] })) {
+          assert.fail(`a limiter entry in KV: ${String(entry.key)}`);
+        }
+      } finally {
+        kv.close();
+      }
+      const keys = await new Deno.Command("redis-cli", {
+        args: ["-u", redis.url, "--scan", "--pattern", "rate_limit:*"],
+      }).output().catch(() => undefined);
+      if (keys === undefined) return; // redis-cli is not installed
+      assert.deepEqual(
+        new TextDecoder().decode(keys.stdout).trim().split("\n").sort(),
+        [
+          "rate_limit:login-address:127.0.0.1",
+          "rate_limit:login-email:nobody@example.com",
+        ],
+      );
+    });
   } finally {
     await server.stop();
     await redis.stop();

@@ -9,6 +9,7 @@ import type {
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
 import { loginHref, routes } from "./routes.ts";
@@ -67,11 +68,18 @@ function wantsPage(request: Request): boolean {
  * Not Allowed` (`GET /auth/logout`) or the session's plain `503` (store
  * unreachable) gets a page with the navigation and a way back instead,
  * with the same status and `Allow` or `Retry-After` header. Other clients
- * keep the plain answer.
+ * keep the plain answer. An error thrown below it is answered here with
+ * {@linkcode serverError}, so the `500` still passes through the request
+ * id, the logger and the security headers.
  */
 export function errorPages(): Middleware {
   return async (context, next) => {
-    const response = await next();
+    let response: Response;
+    try {
+      response = await next();
+    } catch (error) {
+      return serverError(error, context);
+    }
     const { status, headers } = response;
     if ((status !== 405 && status !== 503) || !wantsPage(context.request)) {
       return response;
@@ -97,7 +105,8 @@ export function serverError(
   error: unknown,
   context: RequestContext,
 ): Response {
-  console.error(error);
+  // The request id ties this to the log line and to what the user saw.
+  console.error(`Request ${context.get(RequestId) ?? "-"} failed:`, error);
   if (wantsPage(context.request)) {
     return serverErrorPage(context.get(CurrentUser));
   }

@@ -5,46 +5,64 @@
  * | -------- | --------------------- | ----------------------- | -------------------------------------- |
  * | guest    | `POST /auth/login`    | email and password match | new session id, `userId`, → `returnTo` |
  * | guest    | `POST /auth/login`    | otherwise               | flash error, → login (with `returnTo`) |
- * | guest    | `POST /auth/login`    | 5 failures in 15 min    | `429` page saying when to try again    |
+ * | guest    | `POST /auth/login`    | over a login limit      | `429` page saying when to try again    |
  * | guest    | `POST /auth/register` | email free, input valid | user created, new id, `userId`, welcome |
  * | guest    | `POST /auth/register` | email in use            | flash error, → register                |
  * | any      | `POST /auth/logout`   | always                  | session data deleted, → login, notice  |
  *
- * Input that breaks a field's bound (see `forms.ts`) gets the form again
- * with status `422` and the problem, in the same response: nothing of it
- * is stored, not even in a flash. A body over the forms' small limits gets
- * `413` with the form. Flashes echo only bounded values, and a guest's
- * session holding only flashes lives minutes (see `sessions.ts`).
+ * Each form is read with one schema (see `forms.ts`). Input that breaks
+ * a field's bound gets the form again with status `422` and each problem
+ * beside its field, in the same response: nothing of it is stored, not
+ * even in a flash, and a login refused so is not counted by the limiters.
+ * A body over the forms' small limits gets `413` with the form. Flashes
+ * echo only bounded values, and a guest's session holding only flashes
+ * lives minutes (see `sessions.ts`). The login limits (5 per email, 20
+ * per client address, per 15 minutes) are in `login_limits.ts`.
  *
  * @module
  */
-import type {
-  Controller,
-  RequestContext,
+import {
+  type Controller,
+  createContextKey,
+  type Middleware,
+  type RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
 import {
   formData,
   FormDataLimitError,
   type FormDataParseError,
 } from "@fetchkit/toolkit/form-data-middleware";
+import { parseForm } from "@fetchkit/toolkit/form-validation";
+import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { Session } from "../context.ts";
+import { createLoginLimits } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
-import type { RateLimiter } from "../rate_limiter.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
 import { EmailInUseError, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import { requireGuest } from "../middleware.ts";
-import { AUTH_FORM_LIMITS, readLogin, readRegistration } from "./forms.ts";
+import {
+  AUTH_FORM_LIMITS,
+  type Login,
+  LoginForm,
+  problemsOf,
+  RegistrationForm,
+} from "./forms.ts";
 
 /** What the auth controller works with. */
 export interface AuthDeps {
   users: UserStore;
   passwords: Passwords;
-  /** Login attempts per lowercased email. */
-  loginLimiter: RateLimiter;
+  /** Where the login limiters count (see `login_limits.ts`). */
+  limits: RateLimitStore;
+  /** Login attempts per client address per 15 minutes. Default 20. */
+  addressLimit?: number;
 }
+
+/** The login form, once its schema accepted it. */
+const LoginInput = createContextKey<Login>();
 
 export const INVALID_LOGIN = "Invalid email or password";
 export const EMAIL_IN_USE = "Email already in use";
@@ -81,8 +99,40 @@ function returnToOf(context: RequestContext): string | undefined {
 export function authController(
   deps: AuthDeps,
 ): Controller<typeof routes.auth> {
-  const { users, passwords, loginLimiter } = deps;
+  const { users, passwords } = deps;
   const guestsOnly = [requireGuest()];
+
+  // The login form, checked before the limiters: a refused form is not
+  // an attempt, and the per-email limiter needs its email.
+  const validLogin: Middleware = async (context, next) => {
+    const result = await parseForm(context.get(FormData), LoginForm);
+    if (!result.success) {
+      const problems = problemsOf(result);
+      return loginPage({
+        returnTo: returnToOf(context),
+        email: problems.values.email,
+        fieldErrors: problems.fields,
+        error: problems.form.join(" ") || undefined,
+        status: 422,
+      });
+    }
+    context.set(LoginInput, result.value);
+    return next();
+  };
+  const emailKey = (context: RequestContext) =>
+    context.get(LoginInput)?.email.toLowerCase() || undefined;
+  const limits = createLoginLimits({
+    store: deps.limits,
+    addressLimit: deps.addressLimit,
+    emailOf: emailKey,
+    onLimit: (context, { retryAfterMs }) =>
+      loginPage({
+        returnTo: returnToOf(context),
+        email: context.get(LoginInput)?.email,
+        error: tooManyAttempts(retryAfterMs),
+        status: 429,
+      }),
+  });
 
   return {
     middleware: [formData({ ...AUTH_FORM_LIMITS, onError: unreadableForm })],
@@ -101,46 +151,28 @@ export function authController(
               });
             },
           },
-          async action(context) {
-            const session = context.get(Session)!;
-            const returnTo = returnToOf(context);
-            const login = readLogin(context.get(FormData));
-            if (!login.ok) {
-              return loginPage({
-                returnTo,
-                ...login.echo,
-                error: login.problem,
-                status: 422,
-              });
-            }
-            const { email, password } = login.value;
-            const key = email.toLowerCase();
+          action: {
+            middleware: [validLogin, limits.perAddress, limits.perEmail],
+            async handler(context) {
+              const session = context.get(Session)!;
+              const returnTo = returnToOf(context);
+              const { email, password } = context.get(LoginInput)!;
 
-            const attempt = await loginLimiter.attempt(key);
-            if (!attempt.allowed) {
-              const seconds = Math.ceil(attempt.retryAfterMs / 1000);
-              return loginPage({
-                returnTo,
-                email,
-                error: tooManyAttempts(attempt.retryAfterMs),
-                status: 429,
-                headers: { "Retry-After": String(seconds) },
-              });
-            }
-
-            const user = await users.findByEmail(email);
-            // An unknown email still costs one bcrypt comparison.
-            const match = await passwords.verify(password, user?.password);
-            if (!user || !match) {
-              session.flash("error", INVALID_LOGIN);
-              session.flash("email", email);
-              return redirect(loginHref(returnTo), 303);
-            }
-            await loginLimiter.reset(key);
-            // A new id after a privilege change defeats session fixation.
-            session.regenerateId(true);
-            session.set("userId", user.id);
-            return redirect(safeReturnTo(returnTo), 303);
+              const user = await users.findByEmail(email);
+              // An unknown email still costs one bcrypt comparison.
+              const match = await passwords.verify(password, user?.password);
+              if (!user || !match) {
+                session.flash("error", INVALID_LOGIN);
+                session.flash("email", email);
+                return redirect(loginHref(returnTo), 303);
+              }
+              const key = emailKey(context);
+              if (key !== undefined) await limits.perEmail.reset(key);
+              // A new id after a privilege change defeats session fixation.
+              session.regenerateId(true);
+              session.set("userId", user.id);
+              return redirect(safeReturnTo(returnTo), 303);
+            },
           },
         },
       },
@@ -159,11 +191,16 @@ export function authController(
           },
           async action(context) {
             const session = context.get(Session)!;
-            const registration = readRegistration(context.get(FormData));
-            if (!registration.ok) {
+            const registration = await parseForm(
+              context.get(FormData),
+              RegistrationForm,
+            );
+            if (!registration.success) {
+              const problems = problemsOf(registration);
               return registerPage({
-                ...registration.echo,
-                error: registration.problem,
+                ...problems.values,
+                fieldErrors: problems.fields,
+                error: problems.form.join(" ") || undefined,
                 status: 422,
               });
             }

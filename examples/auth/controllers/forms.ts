@@ -1,7 +1,7 @@
 /**
- * The auth forms' fields, bounded where they enter: each form has one
- * reader here that turns the parsed `FormData` into checked values or a
- * problem to show on the form. Nothing longer than these bounds reaches
+ * The auth forms' fields, bounded where they enter: one schema per form
+ * (zod), read with `parseForm()`, gives checked values or each field's
+ * problems to show beside it. Nothing longer than these bounds reaches
  * KV, the login limiter, the session or bcrypt.
  *
  * | field      | bound                                   | why                                        |
@@ -12,11 +12,13 @@
  *
  * The body itself is limited first, by {@linkcode AUTH_FORM_LIMITS}: a
  * field over 4 KiB, more than 8 fields or any file ends the request with
- * `413` before these readers run.
+ * `413` before the schemas run.
  *
  * @module
  */
 import type { FormDataOptions } from "@fetchkit/toolkit/form-data-middleware";
+import type { ParseFormResult } from "@fetchkit/toolkit/form-validation";
+import * as z from "zod";
 import { MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from "../passwords.ts";
 
 /** Limits of `formData()` on the auth forms: a few small text fields. */
@@ -35,98 +37,86 @@ export const MAX_NAME_LENGTH = 100;
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 const encoder = new TextEncoder();
 
-/** A form's checked values, or the first problem and what to show again. */
-export type FormResult<T> =
-  | { ok: true; value: T }
-  | { ok: false; problem: string; echo: Partial<T> };
+const NUL = "Your password cannot contain a NUL character.";
+const TOO_LONG = `Your password can be at most ${MAX_PASSWORD_BYTES} bytes.`;
+const TOO_SHORT =
+  `Your password must be at least ${MIN_PASSWORD_LENGTH} characters.`;
+const NO_NAME = "Please enter your name.";
+const BAD_EMAIL = "Please enter a valid email address.";
 
-/** What the login form sends. */
-export interface Login {
-  /** Trimmed; at most {@linkcode MAX_EMAIL_LENGTH} characters. */
-  email: string;
-  password: string;
-}
-
-/** What the register form sends. */
-export interface Registration {
-  /** Trimmed; a valid address of at most {@linkcode MAX_EMAIL_LENGTH}. */
-  email: string;
-  /** Trimmed; 1 to {@linkcode MAX_NAME_LENGTH} characters. */
-  name: string;
-  /** {@linkcode MIN_PASSWORD_LENGTH} characters to 72 bytes, no NUL. */
-  password: string;
-}
-
-/** The text of field `name`; `""` when missing or a file (the seed's rule). */
-function text(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
-}
-
-/** At most `max` characters of `value`: what a page may show again. */
-function bounded(value: string, max: number): string {
-  return value.length <= max ? value : value.slice(0, max);
-}
-
-/** The problem with a password bcrypt could not read whole, if any. */
-function passwordProblem(password: string): string | undefined {
-  if (password.includes("\0")) {
-    return "Your password cannot contain a NUL character.";
-  }
-  if (encoder.encode(password).length > MAX_PASSWORD_BYTES) {
-    return `Your password can be at most ${MAX_PASSWORD_BYTES} bytes.`;
-  }
-  return undefined;
+/** A password bcrypt reads whole: no NUL, at most 72 bytes of UTF-8. */
+function bcryptReadable<T extends z.ZodType<string>>(schema: T) {
+  return schema
+    .refine((password) => !password.includes("\0"), NUL)
+    .refine(
+      (password) => encoder.encode(password).length <= MAX_PASSWORD_BYTES,
+      TOO_LONG,
+    );
 }
 
 /**
- * Reads the login form. Only input that could never match a stored
- * account is refused here (an email too long, a password bcrypt cannot
- * read); anything else goes on to the limiter and the password check.
+ * The login form. Only input that could never match a stored account is
+ * refused here (an email too long, a password bcrypt cannot read); a
+ * missing field is an empty string (the seed's rule), which goes on to
+ * the limiter and the password check like any other wrong guess.
  */
-export function readLogin(form: FormData): FormResult<Login> {
-  const email = text(form, "email").trim();
-  const password = text(form, "password");
-  const echo = { email: bounded(email, MAX_EMAIL_LENGTH) };
-  if (email.length > MAX_EMAIL_LENGTH) {
-    return {
-      ok: false,
-      problem: `An email address has at most ${MAX_EMAIL_LENGTH} characters.`,
-      echo,
-    };
-  }
-  const problem = passwordProblem(password);
-  if (problem) return { ok: false, problem, echo };
-  return { ok: true, value: { email, password } };
+export const LoginForm = z.object({
+  email: z.string().default("").pipe(
+    z.string().trim().max(
+      MAX_EMAIL_LENGTH,
+      `An email address has at most ${MAX_EMAIL_LENGTH} characters.`,
+    ),
+  ),
+  password: z.string().default("").pipe(bcryptReadable(z.string())),
+});
+
+/** What the login form gives: a trimmed email and the password. */
+export type Login = z.output<typeof LoginForm>;
+
+/** The register form: every field required, every problem shown. */
+export const RegistrationForm = z.object({
+  name: z.string({ error: NO_NAME }).trim().min(1, NO_NAME).max(
+    MAX_NAME_LENGTH,
+    `Your name can be at most ${MAX_NAME_LENGTH} characters.`,
+  ),
+  email: z.string({ error: BAD_EMAIL }).trim().refine(
+    (email) => email.length <= MAX_EMAIL_LENGTH && EMAIL_SHAPE.test(email),
+    BAD_EMAIL,
+  ),
+  password: bcryptReadable(
+    z.string({ error: TOO_SHORT }).min(MIN_PASSWORD_LENGTH, TOO_SHORT),
+  ),
+});
+
+/** What the register form gives: trimmed name and email, the password. */
+export type Registration = z.output<typeof RegistrationForm>;
+
+/** A form sent back: each field's problems, and what to fill in again. */
+export interface FormProblems {
+  /** Messages by field name (`email`, `name`, `password`). */
+  fields: Record<string, string[]>;
+  /** Messages about the form as a whole (a field name that was refused). */
+  form: string[];
+  /** The submitted email and name, trimmed and bounded; never the password. */
+  values: { email?: string; name?: string };
 }
 
-/** Reads the register form; the first problem wins. */
-export function readRegistration(form: FormData): FormResult<Registration> {
-  const input = {
-    email: text(form, "email").trim(),
-    name: text(form, "name").trim(),
-    password: text(form, "password"),
-  };
-  const echo = {
-    email: bounded(input.email, MAX_EMAIL_LENGTH),
-    name: bounded(input.name, MAX_NAME_LENGTH),
-  };
-  const fail = (problem: string) => ({ ok: false as const, problem, echo });
-  if (input.name === "") return fail("Please enter your name.");
-  if (input.name.length > MAX_NAME_LENGTH) {
-    return fail(`Your name can be at most ${MAX_NAME_LENGTH} characters.`);
+const SHOWN_AGAIN = { email: MAX_EMAIL_LENGTH, name: MAX_NAME_LENGTH };
+
+/**
+ * The problems of a refused form, and the values a page may show again:
+ * text only, trimmed, at most each field's bound (a page never echoes
+ * kilobytes), and never the password.
+ */
+export function problemsOf(
+  result: Extract<ParseFormResult<unknown>, { success: false }>,
+): FormProblems {
+  const values: FormProblems["values"] = {};
+  for (const [name, max] of Object.entries(SHOWN_AGAIN)) {
+    const value = result.values[name];
+    if (typeof value === "string") {
+      values[name as keyof typeof SHOWN_AGAIN] = value.trim().slice(0, max);
+    }
   }
-  if (
-    input.email.length > MAX_EMAIL_LENGTH || !EMAIL_SHAPE.test(input.email)
-  ) {
-    return fail("Please enter a valid email address.");
-  }
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    return fail(
-      `Your password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
-    );
-  }
-  const problem = passwordProblem(input.password);
-  if (problem) return fail(problem);
-  return { ok: true, value: input };
+  return { fields: result.fieldErrors, form: result.formErrors, values };
 }

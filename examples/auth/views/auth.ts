@@ -1,13 +1,23 @@
 /**
  * The login and register pages. Both forms post back to their own URL;
- * the login form keeps `returnTo` in its action.
+ * the login form keeps `returnTo` in its action. A form sent back with
+ * problems shows each one beside its field (linked by
+ * `aria-describedby`, the field marked `aria-invalid`), with the email
+ * and name filled in again, never the password.
  *
  * @module
  */
-import { html } from "@fetchkit/toolkit/html-template";
+import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import { loginHref, routes } from "../routes.ts";
 import { page } from "./layout.ts";
-import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from "../controllers/forms.ts";
+import {
+  MAX_EMAIL_LENGTH,
+  MAX_NAME_LENGTH,
+  MIN_PASSWORD_LENGTH,
+} from "../controllers/forms.ts";
+
+/** Messages by field name, from a form that was sent back. */
+export type FieldErrors = Record<string, string[] | undefined>;
 
 /** What the login page shows. */
 export interface LoginPage {
@@ -17,13 +27,44 @@ export interface LoginPage {
   notice?: string;
   /** The email typed before, to fill in again. */
   email?: string;
+  /** Problems beside their fields. */
+  fieldErrors?: FieldErrors;
   status?: number;
   headers?: HeadersInit;
 }
 
+/** The id of a field's message, for `aria-describedby`. */
+function errorId(name: string): string {
+  return `${name}-error`;
+}
+
+/** `aria-invalid` and the link to the message, on a field that has one. */
+function invalid(
+  errors: FieldErrors | undefined,
+  name: string,
+): SafeHtml | null {
+  return errors?.[name]?.length
+    ? html`
+      aria-invalid="true" aria-describedby="${errorId(name)}"
+    `
+    : null;
+}
+
+/** The field's messages, right under it. */
+function problem(
+  errors: FieldErrors | undefined,
+  name: string,
+): SafeHtml | null {
+  const messages = errors?.[name];
+  if (!messages?.length) return null;
+  return html`<p class="field-error" id="${errorId(name)}">${
+    messages.join(" ")
+  }</p>`;
+}
+
 /** The login page. */
 export function loginPage(options: LoginPage): Response {
-  const { returnTo, email } = options;
+  const { returnTo, email, fieldErrors: errors } = options;
   // The form posts back to the page's own URL (same pattern, POST).
   const action = loginHref(returnTo);
   return page(
@@ -31,10 +72,18 @@ export function loginPage(options: LoginPage): Response {
       <form method="post" action="${action}" class="card">
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" required
-          maxlength="${MAX_EMAIL_LENGTH}" value="${email}">
+          maxlength="${MAX_EMAIL_LENGTH}" value="${email}"${invalid(
+            errors,
+            "email",
+          )}>
+        ${problem(errors, "email")}
         <label for="password">Password</label>
         <input id="password" name="password" type="password"
-          autocomplete="current-password" required>
+          autocomplete="current-password" required${invalid(
+            errors,
+            "password",
+          )}>
+        ${problem(errors, "password")}
         <button type="submit">Log in</button>
       </form>
       <p>No account yet? <a href="${routes.auth.register.index
@@ -50,25 +99,40 @@ export interface RegisterPage {
   /** The email and name typed before, to fill in again. */
   email?: string;
   name?: string;
-  /** Default 200; 422 for a form sent back with a problem. */
+  /** Problems beside their fields. */
+  fieldErrors?: FieldErrors;
+  /** Default 200; 422 for a form sent back with problems. */
   status?: number;
 }
 
 /** The registration page. */
 export function registerPage(options: RegisterPage): Response {
+  const errors = options.fieldErrors;
   return page(
     html`
       <form method="post" action="${routes.auth.register.action
         .href()}" class="card">
         <label for="name">Name</label>
         <input id="name" name="name" autocomplete="name" required
-          maxlength="${MAX_NAME_LENGTH}" value="${options.name}">
+          maxlength="${MAX_NAME_LENGTH}" value="${options.name}"${invalid(
+            errors,
+            "name",
+          )}>
+        ${problem(errors, "name")}
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" required
-          maxlength="${MAX_EMAIL_LENGTH}" value="${options.email}">
-        <label for="password">Password <small>(at least 8 characters)</small></label>
+          maxlength="${MAX_EMAIL_LENGTH}" value="${options.email}"${invalid(
+            errors,
+            "email",
+          )}>
+        ${problem(errors, "email")}
+        <label for="password">Password <small>(at least ${MIN_PASSWORD_LENGTH} characters)</small></label>
         <input id="password" name="password" type="password"
-          autocomplete="new-password" minlength="8" required>
+          autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required${invalid(
+            errors,
+            "password",
+          )}>
+        ${problem(errors, "password")}
         <button type="submit">Create account</button>
       </form>
       <p>Already registered? <a href="${routes.auth.login.index

@@ -1,0 +1,189 @@
+// The login limits on rateLimit(): 5 per email and 20 per client address
+// per 15 minutes, on the app's KV (shared by apps on one KV file).
+import { tooManyAttempts } from "./controllers/auth.ts";
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { Client, read, testApp } from "./_test_app.ts";
+import { ADDRESS_LIMIT, LOGIN_LIMIT } from "./login_limits.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const MINUTE = 60_000;
+
+// Only Date is faked: Deno KV keeps its real timers.
+function fakeDate() {
+  return FakeTimers.withGlobal(globalThis).install({
+    now: Date.UTC(2026, 0, 1),
+    toFake: ["Date"],
+  });
+}
+
+Deno.test("login limit per email: five attempts, the sixth refused with 429 (even with the right password), then one every 3 minutes", async () => {
+  const clock = fakeDate();
+  const { app, close } = await testApp();
+  try {
+    await new Client(app).register("ada@example.com");
+    const client = new Client(app);
+    for (let i = 0; i < LOGIN_LIMIT; i++) {
+      const response = await client.login("Ada@Example.com", "wrong password");
+      assert.equal(response.status, 303, `attempt ${i + 1}`);
+      assert.match(
+        response.headers.get("ratelimit") ?? "",
+        new RegExp(`"login-email";r=${LOGIN_LIMIT - 1 - i};`),
+      );
+    }
+    const refused = await client.login("ada@example.com", "correct horse");
+    assert.equal(refused.status, 429);
+    // The bucket refills one attempt every 15 / 5 = 3 minutes.
+    assert.equal(refused.headers.get("retry-after"), String(3 * 60));
+    const page = await read(refused);
+    assert.match(
+      page.body,
+      /Too many login attempts\. Try again in 3 minutes\./,
+    );
+    assert.match(page.body, /value="ada@example\.com"/, "the email is kept");
+    assert.match(page.body, /<form method="post"/, "the login page");
+    assert.equal((await client.get("/dashboard")).status, 302, "not signed in");
+    // Other emails are not affected.
+    assert.equal(
+      (await new Client(app).login("x@example.com", "nope")).status,
+      303,
+    );
+
+    // A refused attempt is not counted: hammering does not push it back.
+    clock.tick(3 * MINUTE - 1000);
+    assert.equal(
+      (await client.login("ada@example.com", "correct horse")).status,
+      429,
+    );
+    clock.tick(1000);
+    const ok = await client.login("ada@example.com", "correct horse");
+    assert.equal(ok.status, 303);
+    assert.equal(ok.headers.get("location"), "/dashboard");
+  } finally {
+    close();
+    clock.uninstall();
+  }
+});
+
+Deno.test("login limit per email: a successful login clears the count", async () => {
+  const { app, close } = await testApp();
+  await new Client(app).register("ada@example.com");
+  const client = new Client(app);
+  for (let i = 0; i < 4; i++) {
+    await client.login("ada@example.com", "wrong password");
+  }
+  assert.equal(
+    (await client.login("ada@example.com", "correct horse")).headers.get(
+      "location",
+    ),
+    "/dashboard",
+  );
+  await client.post("/auth/logout");
+  for (let i = 0; i < 5; i++) {
+    assert.equal(
+      (await client.login("ada@example.com", "wrong password")).status,
+      303,
+    );
+  }
+  assert.equal(
+    (await client.login("ada@example.com", "wrong password")).status,
+    429,
+  );
+  close();
+});
+
+Deno.test("login limit per address: 20 attempts on 20 emails, the 21st refused; other addresses go on", async () => {
+  const { app, close } = await testApp();
+  await new Client(app).register("ada@example.com");
+  const sprayer = new Client(app, "203.0.113.7");
+  for (let i = 0; i < ADDRESS_LIMIT; i++) {
+    const response = await sprayer.login(`user${i}@example.com`, "Summer2026!");
+    assert.equal(response.status, 303, `attempt ${i + 1}`);
+  }
+  const refused = await read(
+    await sprayer.login("ada@example.com", "correct horse"),
+  );
+  assert.equal(refused.status, 429);
+  assert.match(
+    refused.body,
+    /Too many login attempts\. Try again in a minute\./,
+  );
+  // Another client, at another address, signs in as Ada.
+  const ada = await new Client(app, "198.51.100.1").login(
+    "ada@example.com",
+    "correct horse",
+  );
+  assert.equal(ada.headers.get("location"), "/dashboard");
+  // An IPv6 client is counted by its /64: a new address in it does not help.
+  const v6 = (n: number) => new Client(app, `2001:db8:1:2::${n.toString(16)}`);
+  for (let i = 0; i < ADDRESS_LIMIT; i++) {
+    await (await v6(i + 1).login(`v${i}@example.com`, "x")).body?.cancel();
+  }
+  assert.equal((await v6(999).login("w@example.com", "x")).status, 429);
+  close();
+});
+
+Deno.test("login limits are shared by two apps on one KV file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "auth-limits-" });
+  const one = await testApp({ kv: await Deno.openKv(`${dir}/auth.sqlite`) });
+  const two = await testApp({ kv: await Deno.openKv(`${dir}/auth.sqlite`) });
+  try {
+    // One browser whose requests a load balancer sends to either server.
+    const a = new Client(one.app, "192.0.2.10");
+    const b = new Client(two.app, "192.0.2.10");
+    for (let i = 0; i < LOGIN_LIMIT; i++) {
+      const client = i % 2 === 0 ? a : b;
+      const response = await client.login("admin@example.com", "wrong");
+      assert.equal(response.status, 303, `attempt ${i + 1}`);
+    }
+    assert.equal((await b.login("admin@example.com", "wrong")).status, 429);
+    assert.equal((await a.login("admin@example.com", "wrong")).status, 429);
+  } finally {
+    one.close();
+    two.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the lockout message rounds the time left up to minutes", () => {
+  assert.equal(
+    tooManyAttempts(15 * MINUTE),
+    "Too many login attempts. Try again in 15 minutes.",
+  );
+  assert.equal(
+    tooManyAttempts(14 * MINUTE + 1),
+    "Too many login attempts. Try again in 15 minutes.",
+  );
+  assert.equal(
+    tooManyAttempts(MINUTE),
+    "Too many login attempts. Try again in a minute.",
+  );
+  assert.equal(
+    tooManyAttempts(1000),
+    "Too many login attempts. Try again in a minute.",
+  );
+});
+
+Deno.test("LOGIN_ADDRESS_LIMIT sets the per-address limit; a bad value refuses to start", async () => {
+  const env = (vars: Record<string, string>) => (name: string) => vars[name];
+  assert.equal(loadConfig(env({})).loginAddressLimit, ADDRESS_LIMIT);
+  assert.equal(
+    loadConfig(env({ LOGIN_ADDRESS_LIMIT: "500" })).loginAddressLimit,
+    500,
+  );
+  for (const bad of ["0", "-1", "2.5", "many", ""]) {
+    assert.throws(
+      () => loadConfig(env({ LOGIN_ADDRESS_LIMIT: bad })),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        error.message.includes("LOGIN_ADDRESS_LIMIT must be a whole number"),
+      bad,
+    );
+  }
+  const { app, close } = await testApp({ loginAddressLimit: 2 });
+  const client = new Client(app);
+  assert.equal((await client.login("a@example.com", "x")).status, 303);
+  assert.equal((await client.login("b@example.com", "x")).status, 303);
+  assert.equal((await client.login("c@example.com", "x")).status, 429);
+  close();
+});
