@@ -6,7 +6,10 @@
  */
 
 import {
+  algorithmOf,
   gcra,
+  lockout,
+  type LockoutState,
   type RateLimitPolicy,
   type RateLimitResult,
   type RateLimitStore,
@@ -25,7 +28,8 @@ export interface MemoryRateLimitStore extends RateLimitStore {
  * Creates a store that keeps rate-limit state in this process. Answers
  * synchronously, so a memory-backed `rateLimit()` adds no I/O. Entries of
  * keys whose limit is fully restored are dropped as the map grows, so
- * memory follows the number of clients active within one window.
+ * memory follows the number of clients active within one window. Counts
+ * both algorithms (`policy.algorithm`).
  *
  * For several processes or servers, use the KV or Redis store.
  *
@@ -46,7 +50,10 @@ export interface MemoryRateLimitStore extends RateLimitStore {
  */
 export function createMemoryRateLimitStore(): MemoryRateLimitStore {
   const arrivals = new Map<string, number>();
+  // Lockout counts, each with the time it is forgotten.
+  const counts = new Map<string, LockoutState & { until: number }>();
   let sweepAt = 1024;
+  let sweepCountsAt = 1024;
 
   function sweep(now: number): void {
     for (const [key, tat] of arrivals) {
@@ -55,8 +62,29 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
     sweepAt = Math.max(1024, arrivals.size * 2);
   }
 
+  function sweepCounts(now: number): void {
+    for (const [key, entry] of counts) {
+      if (entry.until <= now) counts.delete(key);
+    }
+    sweepCountsAt = Math.max(1024, counts.size * 2);
+  }
+
+  function hitLockout(key: string, policy: RateLimitPolicy): RateLimitResult {
+    const now = Date.now();
+    const entry = counts.get(key);
+    const step = lockout(entry, now, policy);
+    if (step.result.allowed) {
+      counts.set(key, { ...step.state, until: now + policy.windowMs });
+      if (counts.size > sweepCountsAt) sweepCounts(now);
+    }
+    return step.result;
+  }
+
   return {
     hit(key, policy) {
+      if (policy.algorithm !== undefined && algorithmOf(policy) !== "gcra") {
+        return hitLockout(key, policy);
+      }
       const now = Date.now();
       const stored = arrivals.get(key) ?? 0;
       const step = gcra(stored, now, policy);
@@ -68,6 +96,7 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
     },
     reset(key) {
       arrivals.delete(key);
+      counts.delete(key);
     },
   };
 }

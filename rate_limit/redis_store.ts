@@ -6,6 +6,8 @@
  */
 
 import {
+  algorithmOf,
+  lockoutResult,
   type RateLimitPolicy,
   type RateLimitResult,
   type RateLimitStore,
@@ -64,6 +66,32 @@ redis.call("SET", KEYS[1], string.format("%.17g", nextTat), "PX", math.max(1, ma
 return { 1, string.format("%.17g", nextTat - now) }
 `;
 
+// A lockout in one step. KEYS[1]: the key, holding the count and expiring
+// (PX) windowMs after the last counted request; Redis never returns an
+// expired key, so the expiry is the window, on Redis' clock. ARGV: limit,
+// window in ms. Returns { 1 if allowed, the count, ms until it is
+// forgotten }. A value that is no count (not a whole number >= 0) counts
+// as none.
+/** The lockout script, exported for benchmarks (not part of the package API). */
+export const LOCKOUT_SCRIPT = `
+local limit = tonumber(ARGV[1])
+local window = math.ceil(tonumber(ARGV[2]))
+local count = tonumber(redis.call("GET", KEYS[1]) or "0")
+if count == nil or count < 0 or count ~= math.floor(count) then
+  count = 0
+end
+if count >= limit then
+  local left = redis.call("PTTL", KEYS[1])
+  if left < 0 then
+    redis.call("PEXPIRE", KEYS[1], window)
+    left = window
+  end
+  return { 0, count, left }
+end
+redis.call("SET", KEYS[1], count + 1, "PX", window)
+return { 1, count + 1, window }
+`;
+
 async function sha1Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-1",
@@ -81,7 +109,9 @@ async function sha1Hex(text: string): Promise<string> {
  * request costs one round trip and servers sharing the Redis share each
  * key's budget exactly. The script runs on Redis' clock (`TIME`), so the
  * servers' clocks need not agree. Each key expires (`PX`) when its full
- * limit is back.
+ * limit is back. A lockout (`algorithm: "lockout"`) keeps its count under
+ * the key, expiring `windowMs` after the last counted request: Redis
+ * never answers with an expired key, so the expiry is the window.
  *
  * With a client that has `evalSha` (node-redis does), the script is sent
  * by its SHA-1 digest, and by its text only when Redis does not know it
@@ -121,23 +151,34 @@ export function createRedisRateLimitStore(
       "createRedisRateLimitStore() needs `client`: a connected Redis client with eval() (npm:redis)",
     );
   }
-  let sha: string | undefined;
+  const shas = new Map<string, string>();
   // The script's arguments per policy, made once.
   const argumentsOf = new WeakMap<RateLimitPolicy, string[]>();
 
-  async function run(options: RedisEvalOptions): Promise<unknown> {
+  async function run(
+    script: string,
+    options: RedisEvalOptions,
+  ): Promise<unknown> {
     if (typeof client.evalSha !== "function") {
-      return await client.eval(SCRIPT, options);
+      return await client.eval(script, options);
     }
+    let sha = shas.get(script);
+    if (sha === undefined) shas.set(script, sha = await sha1Hex(script));
     try {
-      return await client.evalSha(sha ??= await sha1Hex(SCRIPT), options);
+      return await client.evalSha(sha, options);
     } catch (error) {
       if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) {
         throw error;
       }
       // Redis restarted or flushed its scripts: send the text once.
-      return await client.eval(SCRIPT, options);
+      return await client.eval(script, options);
     }
+  }
+
+  function unexpected(reply: unknown): Error {
+    return new Error(
+      `Rate limit store: unexpected reply from Redis: ${JSON.stringify(reply)}`,
+    );
   }
 
   return {
@@ -145,19 +186,27 @@ export function createRedisRateLimitStore(
       key: string,
       policy: RateLimitPolicy,
     ): Promise<RateLimitResult> {
+      const lockout = algorithmOf(policy) === "lockout";
       let args = argumentsOf.get(policy);
       if (args === undefined) {
         args = [String(policy.limit), String(policy.windowMs)];
         argumentsOf.set(policy, args);
       }
-      const reply = await run({ keys: [prefix + key], arguments: args });
-      if (!Array.isArray(reply) || reply.length !== 2) {
-        throw new Error(
-          `Rate limit store: unexpected reply from Redis: ${
-            JSON.stringify(reply)
-          }`,
+      const options = { keys: [prefix + key], arguments: args };
+      if (lockout) {
+        const reply = await run(LOCKOUT_SCRIPT, options);
+        if (!Array.isArray(reply) || reply.length !== 3) {
+          throw unexpected(reply);
+        }
+        return lockoutResult(
+          Number(reply[0]) === 1,
+          Number(reply[1]),
+          Number(reply[2]),
+          policy,
         );
       }
+      const reply = await run(SCRIPT, options);
+      if (!Array.isArray(reply) || reply.length !== 2) throw unexpected(reply);
       return resultOf(Number(reply[0]) === 1, Number(reply[1]), policy);
     },
     async reset(key) {
