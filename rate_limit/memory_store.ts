@@ -8,7 +8,7 @@
 import {
   algorithmOf,
   gcra,
-  lockout,
+  lockoutResult,
   type LockoutState,
   type RateLimitPolicy,
   type RateLimitResult,
@@ -69,21 +69,32 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
     sweepCountsAt = Math.max(1024, counts.size * 2);
   }
 
+  // The lockout step (see `lockout()` in store.ts), updating the entry in
+  // place: no allocation but the result.
   function hitLockout(key: string, policy: RateLimitPolicy): RateLimitResult {
     const now = Date.now();
+    const { limit, windowMs } = policy;
     const entry = counts.get(key);
-    const step = lockout(entry, now, policy);
-    if (step.result.allowed) {
-      counts.set(key, { ...step.state, until: now + policy.windowMs });
-      if (counts.size > sweepCountsAt) sweepCounts(now);
+    if (entry !== undefined && entry.until > now) {
+      if (entry.count >= limit) {
+        return lockoutResult(false, entry.count, entry.until - now, policy);
+      }
+      entry.count++;
+      entry.last = now;
+      entry.until = now + windowMs;
+      return lockoutResult(true, entry.count, windowMs, policy);
     }
-    return step.result;
+    counts.set(key, { count: 1, last: now, until: now + windowMs });
+    if (counts.size > sweepCountsAt) sweepCounts(now);
+    return lockoutResult(true, 1, windowMs, policy);
   }
 
   return {
     hit(key, policy) {
-      if (policy.algorithm !== undefined && algorithmOf(policy) !== "gcra") {
-        return hitLockout(key, policy);
+      const algorithm = policy.algorithm;
+      if (algorithm !== undefined && algorithm !== "gcra") {
+        if (algorithm === "lockout") return hitLockout(key, policy);
+        algorithmOf(policy); // throws: an algorithm this store does not know
       }
       const now = Date.now();
       const stored = arrivals.get(key) ?? 0;
