@@ -2,12 +2,14 @@
  * HTTP load on Node and Bun: the scenarios of `http_load.ts` that need no
  * Deno KV (static route, one param, three middlewares, miss, POST
  * urlencoded) against a bare server and Hono on the same runtime, through
- * `@hono/node-server` on Node and `Bun.serve` on Bun. Contenders are
- * interleaved (bare, fetchkit, hono, then again) and medians reported.
+ * `@hono/node-server` on Node and `Bun.serve` on Bun. The three servers run
+ * side by side; each scenario loads them back to back in a rotating order,
+ * round after round, and medians are reported with the min-max spread of
+ * the fetchkit / Hono ratio over rounds.
  *
  * ```sh
  * bash _tools/runtimes/install.sh   # Bun and the Node adapter, from npm
- * deno run -A bench/runtimes_load.ts [--rounds=3] [--seconds=3] [--runtimes=node,bun]
+ * deno run -A bench/runtimes_load.ts [--rounds=5] [--seconds=2] [--runtimes=node,bun]
  * ```
  *
  * @module
@@ -21,8 +23,8 @@ import { ROOT } from "../_tools/runtimes/bundle.ts";
 const args = new Map(
   Deno.args.map((arg) => arg.replace(/^--/, "").split("=") as [string, string]),
 );
-const rounds = Number(args.get("rounds") ?? 3);
-const seconds = Number(args.get("seconds") ?? 3);
+const rounds = Number(args.get("rounds") ?? 5);
+const seconds = Number(args.get("seconds") ?? 2);
 const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
 const SERVERS = ["bare", "fetchkit", "hono"] as const;
 const SCENARIOS = [
@@ -46,6 +48,7 @@ const built = await new Deno.Command(Deno.execPath(), {
     bundle,
     join(ROOT, "bench/_runtime_servers.ts"),
   ],
+  cwd: ROOT,
 }).output();
 if (!built.success) throw new Error("deno bundle failed");
 const post = join(out, "post.lua");
@@ -65,18 +68,28 @@ function binary(runtime: string): string {
 
 const results = new Map<string, number[]>();
 for (const runtime of runtimes) {
-  for (let round = 0; round < rounds; round++) {
-    for (const server of SERVERS) {
-      const port = freePort();
-      const child = new Deno.Command(binary(runtime), {
-        args: [bundle, server, String(port)],
-        stdout: "piped",
-        stderr: "inherit",
-      }).spawn();
-      await untilReady(child, `${runtime} ${server}`);
-      try {
-        for (const scenario of SCENARIOS) {
+  // All three servers up at once, so each scenario's contenders run back
+  // to back (A B C, then B C A, ...) rather than minutes apart.
+  const running = new Map<string, { port: number; child: Deno.ChildProcess }>();
+  for (const server of SERVERS) {
+    const port = freePort();
+    const child = new Deno.Command(binary(runtime), {
+      args: [bundle, server, String(port)],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    await untilReady(child, `${runtime} ${server}`);
+    running.set(server, { port, child });
+  }
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = SERVERS.map((_, index) =>
+        SERVERS[(index + round) % SERVERS.length]
+      );
+      for (const scenario of SCENARIOS) {
+        for (const server of order) {
           if (!scenario.servers.includes(server)) continue;
+          const { port } = running.get(server)!;
           const result = await wrkRun(
             `http://127.0.0.1:${port}${scenario.path}`,
             {
@@ -87,18 +100,29 @@ for (const runtime of runtimes) {
           const key = `${runtime}|${scenario.name}|${server}`;
           results.set(key, [...(results.get(key) ?? []), result.rps]);
         }
-      } finally {
-        child.kill("SIGTERM");
-        await child.status;
       }
+    }
+  } finally {
+    for (const { child } of running.values()) {
+      child.kill("SIGTERM");
+      await child.status;
     }
   }
 }
 
+function spread(runtime: string, scenario: string): string {
+  const ours = results.get(`${runtime}|${scenario}|fetchkit`)!;
+  const hono = results.get(`${runtime}|${scenario}|hono`)!;
+  const ratios = ours.map((rps, index) => rps / hono[index]).sort((a, b) =>
+    a - b
+  );
+  return `${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)}`;
+}
+
 console.log(
-  "| runtime | scenario | bare req/s | fetchkit req/s | Hono req/s | fetchkit / Hono |",
+  "| runtime | scenario | bare req/s | fetchkit req/s | Hono req/s | fetchkit / Hono | per-round ratios |",
 );
-console.log("|---|---|---:|---:|---:|---:|");
+console.log("|---|---|---:|---:|---:|---:|---|");
 for (const runtime of runtimes) {
   for (const scenario of SCENARIOS) {
     const value = (server: string) => {
@@ -111,7 +135,7 @@ for (const runtime of runtimes) {
     console.log(
       `| ${runtime} | ${scenario.name} | ${cell(bare)} | ${cell(ours)} | ${
         cell(hono)
-      } | ${(ours! / hono!).toFixed(2)} |`,
+      } | ${(ours! / hono!).toFixed(2)} | ${spread(runtime, scenario.name)} |`,
     );
   }
 }

@@ -82,6 +82,35 @@ function files(feature: string): Backend {
   return backend = { kind: "node", fs, os };
 }
 
+/**
+ * The path separator of the platform: `\\` on Windows, else `/`. Read here
+ * rather than from `node:path`, so that a module that only may touch files
+ * loads where there are no `node:` modules (workerd without
+ * `nodejs_compat`).
+ */
+export function pathSeparator(): string {
+  const deno = (globalThis as { Deno?: { build?: { os?: string } } }).Deno;
+  const process = (globalThis as { process?: { platform?: string } }).process;
+  return deno?.build?.os === "windows" || process?.platform === "win32"
+    ? "\\"
+    : "/";
+}
+
+/**
+ * `root` and `segments` joined with the platform's separator; the segments
+ * are single names (no separators, no `.` or `..`), as `static/_path.ts`
+ * makes them.
+ */
+export function joinSegments(
+  root: string,
+  segments: readonly string[],
+  separator: string,
+): string {
+  if (segments.length === 0) return root;
+  const base = root.endsWith(separator) ? root : root + separator;
+  return base + segments.join(separator);
+}
+
 /** Whether `error` says that a path (or one of its folders) is not there. */
 export function isNotFound(error: unknown): boolean {
   const deno = (globalThis as { Deno?: typeof Deno }).Deno;

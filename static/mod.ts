@@ -65,7 +65,6 @@
  * @module
  */
 
-import { join, sep } from "node:path";
 import type { Middleware } from "../router/types.ts";
 import { pathnameOf } from "../router/url_path.ts";
 import { lookupPath, normalizePrefix } from "./_path.ts";
@@ -80,7 +79,9 @@ import { contentTypeOf } from "./_mime.ts";
 import {
   type FileInfo,
   isNotFound,
+  joinSegments,
   openReadSync,
+  pathSeparator,
   type ReadHandle,
   realPathSync,
   statSync,
@@ -203,6 +204,7 @@ function resolveRoot(root: string | URL): string {
  */
 export function serveStatic(options: ServeStaticOptions): Middleware {
   const root = resolveRoot(options.root);
+  const sep = pathSeparator();
   const rootDir = root.endsWith(sep) ? root : root + sep;
   const prefix = normalizePrefix(options.prefix ?? "/");
   const index = options.index ?? "index.html";
@@ -223,7 +225,7 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
   function find(segments: readonly string[]): Found {
     let path: string;
     try {
-      path = realPathSync(join(root, ...segments), FEATURE);
+      path = realPathSync(joinSegments(root, segments, sep), FEATURE);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;

@@ -90,6 +90,7 @@ function bundle(): Promise<string> {
     ...portableTestFiles(),
     join(HERE, "serve_checks.ts"),
     join(HERE, "kv_checks.ts"),
+    join(HERE, "redis_checks.ts"),
   ]);
 }
 

@@ -1,0 +1,172 @@
+/**
+ * Instructions per request on Node and Bun, as `http_instructions.ts`
+ * counts them on Deno: each server of `bench/_runtime_servers.ts` runs under
+ * valgrind's callgrind with counting off; every scenario is warmed with
+ * wrk (twice over), then counted over `seconds` of wrk with counting
+ * switched on and off by `callgrind_control`, and the count divided by the
+ * requests wrk completed. Counts do not depend on what else the machine
+ * does, where req/s on a shared machine moves by 10-40 %.
+ *
+ * ```sh
+ * bash _tools/runtimes/install.sh
+ * deno run -A bench/runtimes_instructions.ts [--warm=3] [--seconds=5] [--runtimes=node,bun]
+ * ```
+ *
+ * Needs `valgrind` and `wrk`. Bounded: about a minute and a half per server.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { freePort, untilReady, wrkRun } from "./_load.ts";
+import { ROOT } from "../_tools/runtimes/bundle.ts";
+
+const args = new Map(
+  Deno.args.map((arg) => arg.replace(/^--/, "").split("=") as [string, string]),
+);
+const warmSeconds = Number(args.get("warm") ?? 3);
+const seconds = Number(args.get("seconds") ?? 5);
+const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
+const SERVERS = ["bare", "fetchkit", "hono"] as const;
+const SCENARIOS = [
+  { name: "static route", path: "/", servers: SERVERS },
+  { name: "one param, JSON", path: "/users/42", servers: SERVERS.slice(1) },
+  { name: "three middlewares", path: "/mw", servers: SERVERS.slice(1) },
+  { name: "miss (404)", path: "/no/such/page", servers: SERVERS.slice(1) },
+  { name: "POST urlencoded body", path: "/echo", servers: SERVERS.slice(1) },
+];
+// Under valgrind a server runs some 30x slower: few connections suffice.
+const CONNECTIONS = 4;
+
+const out = join(ROOT, "_tools/runtimes/.out");
+await Deno.mkdir(out, { recursive: true });
+const bundle = join(out, "runtime_servers.mjs");
+const built = await new Deno.Command(Deno.execPath(), {
+  args: [
+    "bundle",
+    "--quiet",
+    "--platform=deno",
+    "--external=@hono/node-server",
+    "-o",
+    bundle,
+    join(ROOT, "bench/_runtime_servers.ts"),
+  ],
+  cwd: ROOT,
+}).output();
+if (!built.success) throw new Error("deno bundle failed");
+const post = join(out, "post.lua");
+await Deno.writeTextFile(
+  post,
+  `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
+);
+
+function binary(runtime: string): string {
+  if (runtime === "node") return "node";
+  const path = join(
+    ROOT,
+    "_tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun",
+  );
+  return existsSync(path) ? path : "bun";
+}
+
+async function control(pid: number, ...flags: string[]): Promise<void> {
+  const { success } = await new Deno.Command("callgrind_control", {
+    args: [...flags, String(pid)],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
+}
+
+async function dumpTotal(file: string): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    try {
+      const total = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
+      if (total !== null) return Number(total[1]);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no callgrind dump at ${file}`);
+}
+
+const counts = new Map<string, number>();
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+for (const runtime of runtimes) {
+  for (const server of SERVERS) {
+    const mine = SCENARIOS.filter((s) => s.servers.includes(server));
+    const port = freePort();
+    const file = join(out, `callgrind.${runtime}.${server}`);
+    const child = new Deno.Command("valgrind", {
+      args: [
+        "--tool=callgrind",
+        "--smc-check=all-non-file",
+        "--instr-atstart=no",
+        `--callgrind-out-file=${file}`,
+        binary(runtime),
+        bundle,
+        server,
+        String(port),
+      ],
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    await untilReady(child, `${runtime} ${server} under callgrind`);
+    const load = async (path: string, isPost: boolean, duration: number) =>
+      (await wrkRun(`http://127.0.0.1:${port}${path}`, {
+        seconds: duration,
+        connections: CONNECTIONS,
+        timeout: 60,
+        script: isPost ? post : undefined,
+      })).total;
+    let dumps = 0;
+    try {
+      for (let pass = 0; pass < 2; pass++) {
+        for (const scenario of mine) {
+          await load(
+            scenario.path,
+            scenario.name.startsWith("POST"),
+            warmSeconds,
+          );
+        }
+      }
+      for (const scenario of mine) {
+        const isPost = scenario.name.startsWith("POST");
+        await load(scenario.path, isPost, 1);
+        await control(child.pid, "--zero");
+        await control(child.pid, "--instr=on");
+        const requests = await load(scenario.path, isPost, seconds);
+        await control(child.pid, "--instr=off");
+        await control(child.pid, "--dump");
+        const total = await dumpTotal(`${file}.${++dumps}`);
+        counts.set(`${runtime}|${scenario.name}|${server}`, total / requests);
+        console.error(
+          `${runtime} ${server} ${scenario.name}: ${fmt(total / requests)}`,
+        );
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await child.status;
+    }
+  }
+}
+
+console.log(
+  "| runtime | scenario | bare | fetchkit | Hono | Hono / fetchkit |",
+);
+console.log("|---|---|---:|---:|---:|---:|");
+for (const runtime of runtimes) {
+  for (const scenario of SCENARIOS) {
+    const get = (server: string) =>
+      counts.get(`${runtime}|${scenario.name}|${server}`);
+    const cell = (n: number | undefined) => n === undefined ? "—" : fmt(n);
+    const ours = get("fetchkit")!;
+    const hono = get("hono")!;
+    console.log(
+      `| ${runtime} | ${scenario.name} | ${cell(get("bare"))} | ${
+        cell(ours)
+      } | ${cell(hono)} | ${(hono / ours).toFixed(2)} |`,
+    );
+  }
+}
