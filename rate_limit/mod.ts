@@ -82,6 +82,8 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { formatIp, isIpv4, parseIp } from "../router/ip_address.ts";
 import { NativeResponse } from "../response/native.ts";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { toBase64Url } from "../runtime/_base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
 import type {
   RateLimitAlgorithm,
@@ -139,7 +141,9 @@ export interface RateLimitOptions {
    * What to count under. Default: the client address
    * (`context.remoteAddr`; an IPv6 client by its `/64` network, see
    * `ipv6Subnet`). A request whose key is `undefined` is not counted and
-   * gets no RateLimit headers.
+   * gets no RateLimit headers. A key longer than 256 characters (say, an
+   * email a client padded) is stored as its SHA-256, so an entry never
+   * grows with what a client sends, and fits Deno KV's 2 KiB keys.
    */
   key?: (
     context: RequestContext,
@@ -188,6 +192,19 @@ export type RateLimitMiddleware = Middleware & {
 };
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Longest key stored as it is. */
+const MAX_KEY_LENGTH = 256;
+const encoder = new TextEncoder();
+
+/**
+ * The key as stored: itself, or `#` and its SHA-256 when it is long (or
+ * starts with `#`, so that no short key can name a hashed one).
+ */
+function storedKey(key: string): string {
+  return key.length <= MAX_KEY_LENGTH && key.charCodeAt(0) !== 35 /* # */
+    ? key
+    : "#" + toBase64Url(sha256(encoder.encode(key)));
+}
 // Which policy each name has on each store: one name, one policy.
 const policiesByStore = new WeakMap<RateLimitStore, Map<string, string>>();
 
@@ -422,7 +439,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       if (!warned) warnNoKey();
       return;
     }
-    let result = store.hit(prefix + key, policy);
+    let result = store.hit(prefix + storedKey(key), policy);
     if (typeof (result as PromiseLike<unknown>).then === "function") {
       result = await result;
     }
@@ -436,7 +453,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   };
   return Object.assign(middleware, {
     reset: async (key: string): Promise<void> => {
-      await store.reset(prefix + key);
+      await store.reset(prefix + storedKey(key));
     },
   });
 }

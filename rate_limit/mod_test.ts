@@ -406,3 +406,52 @@ Deno.test("rateLimit: an async key function is awaited", async () => {
   assert.equal((await keyed()).status, 200);
   assert.equal((await keyed()).status, 429);
 });
+
+Deno.test("rateLimit: a long client-chosen key is stored as its hash: no 500 on KV, a bounded entry, reset still works", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const keys: string[] = [];
+  const recording: RateLimitStore = {
+    hit(key, policy) {
+      keys.push(key);
+      return memory.hit(key, policy);
+    },
+    reset: (key) => memory.reset(key),
+  };
+  const memory = createMemoryRateLimitStore();
+  try {
+    for (const store of [createKvRateLimitStore({ client: kv }), recording]) {
+      let sent = "";
+      const limiter = rateLimit({
+        name: "email",
+        limit: 2,
+        windowMs: 60_000,
+        store,
+        key: () => sent,
+      });
+      const request = app(limiter);
+      // Past Deno KV's 2 KiB key limit, and a megabyte.
+      for (const length of [3000, 1_000_000]) {
+        sent = "a".repeat(length);
+        assert.equal((await request()).status, 200);
+        assert.equal((await request()).status, 200);
+        assert.equal((await request()).status, 429);
+        await limiter.reset(sent);
+        assert.equal((await request()).status, 200);
+      }
+      // Keys differing only past the bound are counted apart.
+      sent = "b".repeat(300) + "1";
+      assert.equal((await request()).status, 200);
+      sent = "b".repeat(300) + "2";
+      assert.equal((await request()).status, 200);
+      assert.equal((await request()).status, 200);
+      assert.equal((await request()).status, 429);
+      // A short key spelled like a hashed one is hashed too.
+      sent = "#x";
+      assert.equal((await request()).status, 200);
+    }
+    assert.ok(keys.every((key) => key.length <= 300), "bounded store keys");
+    assert.match(keys.at(-1)!, /^email:#[\w-]{43}$/);
+  } finally {
+    kv.close();
+  }
+});
