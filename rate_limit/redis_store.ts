@@ -79,6 +79,29 @@ async function sha1Hex(text: string): Promise<string> {
 }
 
 /**
+ * The result from the script's reply: the stored arrival time minus now
+ * in nanoseconds when allowed, -1 minus that when refused.
+ */
+function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
+  // node-redis and ioredis give a number; other clients may not.
+  const reply = typeof answer === "number"
+    ? answer
+    : typeof answer === "bigint" || typeof answer === "string"
+    ? Number(answer)
+    : NaN;
+  if (!Number.isFinite(reply)) {
+    throw new Error(
+      `Rate limit store: unexpected reply from Redis: ${
+        typeof answer === "bigint" ? answer : JSON.stringify(answer)
+      }`,
+    );
+  }
+  return reply >= 0
+    ? resultOf(true, reply / 1e6, policy)
+    : resultOf(false, (-1 - reply) / 1e6, policy);
+}
+
+/**
  * Creates a store that keeps rate-limit state in Redis under
  * `<prefix><key>`: one number per key, updated by a Lua script, so each
  * request costs one round trip and servers sharing the Redis share each
@@ -153,23 +176,10 @@ export function createRedisRateLimitStore(
         args = [String(policy.limit), String(policy.windowMs)];
         argumentsOf.set(policy, args);
       }
-      const answer = await run({ keys: [prefix + key], arguments: args });
-      // node-redis and ioredis give a number; other clients may not.
-      const reply = typeof answer === "number"
-        ? answer
-        : typeof answer === "bigint" || typeof answer === "string"
-        ? Number(answer)
-        : NaN;
-      if (!Number.isFinite(reply)) {
-        throw new Error(
-          `Rate limit store: unexpected reply from Redis: ${
-            typeof answer === "bigint" ? answer : JSON.stringify(answer)
-          }`,
-        );
-      }
-      return reply >= 0
-        ? resultOf(true, reply / 1e6, policy)
-        : resultOf(false, (-1 - reply) / 1e6, policy);
+      return gcraResult(
+        await run({ keys: [prefix + key], arguments: args }),
+        policy,
+      );
     },
     async reset(key) {
       await client.del(prefix + key);
