@@ -167,9 +167,11 @@ console.log(
     others.map((server) => `hono / ${server}`).join(" | ")
   } |`,
 );
-console.log(`|---|---|${SERVERS.map(() => "---:|").join("")}${
-  others.map(() => "---:|").join("")
-}`);
+console.log(
+  `|---|---|${SERVERS.map(() => "---:|").join("")}${
+    others.map(() => "---:|").join("")
+  }`,
+);
 for (const runtime of runtimes) {
   for (const scenario of SCENARIOS) {
     const get = (server: string) =>

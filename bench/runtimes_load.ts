@@ -139,16 +139,20 @@ console.log(
     )
   } |`,
 );
-console.log(`|---|---|${SERVERS.map(() => "---:|").join("")}${
-  others.map(() => "---:|").join("")
-}`);
+console.log(
+  `|---|---|${SERVERS.map(() => "---:|").join("")}${
+    others.map(() => "---:|").join("")
+  }`,
+);
 for (const runtime of runtimes) {
   for (const scenario of SCENARIOS) {
     const cells = SERVERS.map((server) => {
       const values = results.get(`${runtime}|${scenario.name}|${server}`);
-      return values === undefined ? "—" : `${
-        Math.round(median(values)).toLocaleString("en-US")
-      } (${quartiles(values, 1, 1e-3)}k)`;
+      return values === undefined
+        ? "—"
+        : `${Math.round(median(values)).toLocaleString("en-US")} (${
+          quartiles(values, 1, 1e-3)
+        }k)`;
     });
     const ratioCells = others.map((server) => {
       if (!results.has(`${runtime}|${scenario.name}|${server}`)) return "—";
