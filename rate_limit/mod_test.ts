@@ -455,3 +455,59 @@ Deno.test("rateLimit: a long client-chosen key is stored as its hash: no 500 on 
     kv.close();
   }
 });
+
+Deno.test({
+  name:
+    "Redis store: a window that does not divide by the limit counts as the memory store does",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const store = createRedisRateLimitStore({ client });
+      const memory = createMemoryRateLimitStore();
+      // 60000 / 7 and 1000 / 3 have no exact binary form.
+      for (
+        const policy of [{ limit: 7, windowMs: 60_000 }, {
+          limit: 3,
+          windowMs: 1000,
+        }]
+      ) {
+        for (let i = 0; i <= policy.limit; i++) {
+          const ours = await store.hit(`k${policy.limit}`, policy);
+          const expected = await memory.hit(`k${policy.limit}`, policy);
+          assert.equal(ours.allowed, expected.allowed, `hit ${i + 1}`);
+          assert.equal(ours.remaining, expected.remaining, `hit ${i + 1}`);
+          // The clocks differ by the round trip: a few ms at most.
+          assert.ok(
+            Math.abs(ours.resetMs - expected.resetMs) < 50,
+            `${ours.resetMs} ${expected.resetMs}`,
+          );
+          assert.ok(
+            Math.abs(ours.retryAfterMs - expected.retryAfterMs) < 50,
+            `${ours.retryAfterMs} ${expected.retryAfterMs}`,
+          );
+        }
+        // The stored arrival time keeps its fraction of a millisecond
+        // (written from a Lua number, not truncated to an integer).
+        const stored = Number(await client.get(`rate_limit:k${policy.limit}`));
+        assert.ok(stored > 1e12 && stored % 1 !== 0, String(stored));
+      }
+      // An unexpected reply (a client or proxy that mangles it) is an error.
+      const broken = createRedisRateLimitStore({
+        client: {
+          eval: () => Promise.resolve([1, "2"]),
+          del: () => Promise.resolve(0),
+        },
+      });
+      await assert.rejects(
+        () => Promise.resolve(broken.hit("k", { limit: 1, windowMs: 1000 })),
+        /unexpected reply from Redis: \[1,"2"\]/,
+      );
+    } finally {
+      await client.quit();
+      await redis.stop();
+    }
+  },
+});
