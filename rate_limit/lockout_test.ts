@@ -13,7 +13,7 @@ import {
   type RateLimitPolicy,
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
-import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const SECOND = 1000;
 const policy: RateLimitPolicy = {

@@ -11,7 +11,7 @@ import {
   type RateLimitOptions,
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
-import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 function from(hostname: string): ServeInfo {
   return { remoteAddr: { hostname, port: 1234, transport: "tcp" } };

@@ -1,7 +1,7 @@
 // Two server processes on one store share one budget exactly: 30
 // concurrent requests across both with limit 10 let 10 through.
 import assert from "node:assert/strict";
-import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { startMain } from "./_test_server.ts";
-import { chromiumOrSkip } from "../../cors/_test_chromium.ts";
+import { chromiumOrSkip } from "../../_tools/chromium.ts";
 
 Deno.test({
   name:
