@@ -7,8 +7,11 @@
  * | `login-address` | the client address (an IPv6 one by its `/64`) | 20 attempts per 15 minutes (GCRA) | one client trying a password on many accounts (spraying) |
  *
  * Both count every login that reaches the password check (a form refused
- * with `422` is not counted: it costs no bcrypt and guesses nothing); a
- * refused attempt is not counted either. A successful login clears its
+ * with `422` is not counted: it costs no bcrypt and guesses nothing). A
+ * limiter does not count the attempts it refuses itself. The address
+ * limiter runs first, so an attempt that the email lockout then refuses
+ * still counts toward its address: a client that keeps hammering a locked
+ * account spends its own address budget. A successful login clears its
  * email's count, not its address's (an attacker holding one account must
  * not reset the address budget with it). The counts live in the app's
  * KV database, or in Redis with `SESSION_STORAGE=redis`, so every server
