@@ -2,30 +2,33 @@
  * The HTTP benchmark app of `_http_servers.ts` (static, params, three
  * middlewares, miss, POST) on Node and Bun, for `bench/runtimes_load.ts`.
  * Bundled with `deno bundle`, then run as
- * `node runtime_servers.mjs <bare|fetchkit|hono> <port>`
- * or `bun runtime_servers.mjs <bare|fetchkit|hono> <port>`.
+ * `node runtime_servers.mjs <server> <port>`
+ * or `bun runtime_servers.mjs <server> <port>`.
  *
  * Node serves through `@hono/node-server` (the adapter from `node:http` to
  * Fetch that the Node tests use); Bun through `Bun.serve`.
  * `bare` answers every request with one constant text: the runtime's and
- * adapter's own limit.
+ * adapter's own limit. `fetchkit` answers JSON with `createJsonResponse()`,
+ * as Hono's handlers do with `c.json()`; `fetchkit-response-json` is the
+ * same app with the global `Response.json()` (which builds the runtime's
+ * native class on Node, not the adapter's lighter one).
  *
  * @module
  */
 import { createRouter, type Middleware } from "@fetchkit/toolkit/fetch-router";
 import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import { createJsonResponse } from "@fetchkit/toolkit/response/json";
 import { Hono, type MiddlewareHandler } from "hono";
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-function fetchkit(): Handler {
+function fetchkit(json: (data: unknown) => Response): Handler {
   const router = createRouter();
   router.get("/", () => new Response("home"));
-  router.get("/users/:id", ({ params }) => Response.json({ id: params.id }));
+  router.get("/users/:id", ({ params }) => json({ id: params.id }));
   router.get(
     "/users/:userId/posts/:postId",
-    ({ params }) =>
-      Response.json({ userId: params.userId, postId: params.postId }),
+    ({ params }) => json({ userId: params.userId, postId: params.postId }),
   );
   const readsAccept: Middleware = (context, next) => {
     context.headers.get("accept");
@@ -100,7 +103,13 @@ const process = (globalThis as unknown as {
   process: { argv: string[] };
 }).process;
 const [name, portText] = process.argv.slice(2);
-const fetch = { bare, fetchkit, hono }[name as "bare"]?.();
+const servers: Record<string, () => Handler> = {
+  bare,
+  fetchkit: () => fetchkit((data) => createJsonResponse(data)),
+  "fetchkit-response-json": () => fetchkit((data) => Response.json(data)),
+  hono,
+};
+const fetch = servers[name]?.();
 if (fetch === undefined) throw new TypeError(`unknown server ${name}`);
 const port = Number(portText);
 const bun = (globalThis as { Bun?: BunServe }).Bun;

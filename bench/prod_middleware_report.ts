@@ -6,7 +6,9 @@
  * rounds of the process's CPU time per request. "Overhead" is the contender minus its bare router in the same
  * round (median of those per-round differences).
  *
- *     deno run --allow-all bench/prod_middleware_report.ts [--rounds 15] [--n 20000]
+ *     deno run --allow-all bench/prod_middleware_report.ts [--rounds 15] [--n 20000] [--only rateLimit]
+ *
+ * `--only` keeps the groups whose name contains the text.
  *
  * @module
  */
@@ -54,11 +56,14 @@ function hono(...middleware: MiddlewareHandler[]): Fetch {
 }
 
 const HUGE = 1_000_000_000;
-const groups: Record<string, Record<string, Fetch>> = {
+const allGroups: Record<string, Record<string, Fetch>> = {
   "rateLimit, memory store": {
     "fetchkit": ours(),
     "fetchkit + rateLimit()": ours(
       rateLimit({ limit: HUGE, windowMs: 60_000 }),
+    ),
+    'fetchkit + rateLimit({ algorithm: "lockout" })': ours(
+      rateLimit({ limit: HUGE, windowMs: 60_000, algorithm: "lockout" }),
     ),
     "Hono": hono(),
     "Hono + hono-rate-limiter": hono(honoRateLimiter({
@@ -111,6 +116,11 @@ const groups: Record<string, Record<string, Fetch>> = {
     "Hono + logger()": hono(honoLogger(noop)),
   },
 };
+
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : "";
+const groups = Object.fromEntries(
+  Object.entries(allGroups).filter(([group]) => group.includes(only)),
+);
 
 // Every contender answers, with its middleware's headers.
 for (const [group, contenders] of Object.entries(groups)) {

@@ -11,7 +11,7 @@
  */
 import { createClient } from "redis";
 import { SCRIPT } from "../rate_limit/redis_store.ts";
-import { findRedisServer, startRedis } from "../session/_test_redis.ts";
+import { findRedisServer, startRedis } from "../_tools/redis.ts";
 import { median } from "./_stats.ts";
 
 const option = (name: string, fallback: number) => {

@@ -17,7 +17,7 @@ import {
   createKvRateLimitStore,
   createRedisRateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
-import { findRedisServer, startRedis } from "../session/_test_redis.ts";
+import { findRedisServer, startRedis } from "../_tools/redis.ts";
 import { median } from "./_stats.ts";
 
 const args = Deno.args;

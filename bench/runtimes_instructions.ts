@@ -10,7 +10,11 @@
  * ```sh
  * bash _tools/runtimes/install.sh
  * deno run -A bench/runtimes_instructions.ts [--warm=3] [--seconds=5] [--runtimes=node,bun]
+ *   [--servers=bare,fetchkit,hono] [--scenarios=param,miss]
  * ```
+ *
+ * `--servers` may add `fetchkit-response-json` (see `_runtime_servers.ts`);
+ * `--scenarios` keeps the scenarios whose name contains one of the words.
  *
  * Needs `valgrind` and `wrk`. Bounded: about a minute and a half per server.
  *
@@ -27,14 +31,19 @@ const args = new Map(
 const warmSeconds = Number(args.get("warm") ?? 3);
 const seconds = Number(args.get("seconds") ?? 5);
 const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
-const SERVERS = ["bare", "fetchkit", "hono"] as const;
+const SERVERS = (args.get("servers") ?? "bare,fetchkit,hono").split(",");
+const words = args.get("scenarios")?.split(",");
+// "bare" only answers the static route.
+const routers = SERVERS.filter((server) => server !== "bare");
 const SCENARIOS = [
   { name: "static route", path: "/", servers: SERVERS },
-  { name: "one param, JSON", path: "/users/42", servers: SERVERS.slice(1) },
-  { name: "three middlewares", path: "/mw", servers: SERVERS.slice(1) },
-  { name: "miss (404)", path: "/no/such/page", servers: SERVERS.slice(1) },
-  { name: "POST urlencoded body", path: "/echo", servers: SERVERS.slice(1) },
-];
+  { name: "one param, JSON", path: "/users/42", servers: routers },
+  { name: "three middlewares", path: "/mw", servers: routers },
+  { name: "miss (404)", path: "/no/such/page", servers: routers },
+  { name: "POST urlencoded body", path: "/echo", servers: routers },
+].filter((scenario) =>
+  words === undefined || words.some((word) => scenario.name.includes(word))
+);
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
@@ -152,21 +161,33 @@ for (const runtime of runtimes) {
   }
 }
 
+const others = SERVERS.filter((server) => server !== "hono");
 console.log(
-  "| runtime | scenario | bare | fetchkit | Hono | Hono / fetchkit |",
+  `| runtime | scenario | ${SERVERS.join(" | ")} | ${
+    others.map((server) => `hono / ${server}`).join(" | ")
+  } |`,
 );
-console.log("|---|---|---:|---:|---:|---:|");
+console.log(
+  `|---|---|${SERVERS.map(() => "---:|").join("")}${
+    others.map(() => "---:|").join("")
+  }`,
+);
 for (const runtime of runtimes) {
   for (const scenario of SCENARIOS) {
     const get = (server: string) =>
       counts.get(`${runtime}|${scenario.name}|${server}`);
     const cell = (n: number | undefined) => n === undefined ? "—" : fmt(n);
-    const ours = get("fetchkit")!;
-    const hono = get("hono")!;
+    const hono = get("hono");
+    const ratios = others.map((server) => {
+      const n = get(server);
+      return n === undefined || hono === undefined
+        ? "—"
+        : (hono / n).toFixed(2);
+    });
     console.log(
-      `| ${runtime} | ${scenario.name} | ${cell(get("bare"))} | ${
-        cell(ours)
-      } | ${cell(hono)} | ${(hono / ours).toFixed(2)} |`,
+      `| ${runtime} | ${scenario.name} | ${
+        SERVERS.map((server) => cell(get(server))).join(" | ")
+      } | ${ratios.join(" | ")} |`,
     );
   }
 }

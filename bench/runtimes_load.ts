@@ -10,14 +10,18 @@
  * ```sh
  * bash _tools/runtimes/install.sh   # Bun and the Node adapter, from npm
  * deno run -A bench/runtimes_load.ts [--rounds=5] [--seconds=2] [--runtimes=node,bun]
+ *   [--servers=bare,fetchkit,hono] [--scenarios=param,miss]
  * ```
+ *
+ * `--servers` may add `fetchkit-response-json` (see `_runtime_servers.ts`);
+ * `--scenarios` keeps the scenarios whose name contains one of the words.
  *
  * @module
  */
 import { join } from "node:path";
 import { existsSync } from "node:fs";
 import { freePort, untilReady, wrkRun } from "./_load.ts";
-import { median } from "./_stats.ts";
+import { median, quantile } from "./_stats.ts";
 import { ROOT } from "../_tools/runtimes/bundle.ts";
 
 const args = new Map(
@@ -26,14 +30,19 @@ const args = new Map(
 const rounds = Number(args.get("rounds") ?? 5);
 const seconds = Number(args.get("seconds") ?? 2);
 const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
-const SERVERS = ["bare", "fetchkit", "hono"] as const;
+const SERVERS = (args.get("servers") ?? "bare,fetchkit,hono").split(",");
+const words = args.get("scenarios")?.split(",");
+// "bare" only answers the static route.
+const routers = SERVERS.filter((server) => server !== "bare");
 const SCENARIOS = [
   { name: "static route", path: "/", servers: SERVERS },
-  { name: "one param, JSON", path: "/users/42", servers: SERVERS.slice(1) },
-  { name: "three middlewares", path: "/mw", servers: SERVERS.slice(1) },
-  { name: "miss (404)", path: "/no/such/page", servers: SERVERS.slice(1) },
-  { name: "POST urlencoded body", path: "/echo", servers: SERVERS.slice(1) },
-];
+  { name: "one param, JSON", path: "/users/42", servers: routers },
+  { name: "three middlewares", path: "/mw", servers: routers },
+  { name: "miss (404)", path: "/no/such/page", servers: routers },
+  { name: "POST urlencoded body", path: "/echo", servers: routers },
+].filter((scenario) =>
+  words === undefined || words.some((word) => scenario.name.includes(word))
+);
 
 const out = join(ROOT, "_tools/runtimes/.out");
 await Deno.mkdir(out, { recursive: true });
@@ -110,32 +119,52 @@ for (const runtime of runtimes) {
   }
 }
 
-function spread(runtime: string, scenario: string): string {
-  const ours = results.get(`${runtime}|${scenario}|fetchkit`)!;
+function ratios(runtime: string, scenario: string, server: string): number[] {
+  const ours = results.get(`${runtime}|${scenario}|${server}`)!;
   const hono = results.get(`${runtime}|${scenario}|hono`)!;
-  const ratios = ours.map((rps, index) => rps / hono[index]).sort((a, b) =>
-    a - b
-  );
-  return `${ratios[0].toFixed(2)}-${ratios[ratios.length - 1].toFixed(2)}`;
+  return ours.map((rps, index) => rps / hono[index]);
 }
 
+const quartiles = (values: number[], digits: number, scale = 1) =>
+  `${(quantile(values, 0.25) * scale).toFixed(digits)}-${
+    (quantile(values, 0.75) * scale).toFixed(digits)
+  }`;
+const others = SERVERS.filter((server) => server !== "hono");
 console.log(
-  "| runtime | scenario | bare req/s | fetchkit req/s | Hono req/s | fetchkit / Hono | per-round ratios |",
+  `| runtime | scenario | ${
+    SERVERS.map((server) => `${server} req/s (quartiles)`).join(" | ")
+  } | ${
+    others.map((server) => `${server} / hono (quartiles, min-max)`).join(
+      " | ",
+    )
+  } |`,
 );
-console.log("|---|---|---:|---:|---:|---:|---|");
+console.log(
+  `|---|---|${SERVERS.map(() => "---:|").join("")}${
+    others.map(() => "---:|").join("")
+  }`,
+);
 for (const runtime of runtimes) {
   for (const scenario of SCENARIOS) {
-    const value = (server: string) => {
+    const cells = SERVERS.map((server) => {
       const values = results.get(`${runtime}|${scenario.name}|${server}`);
-      return values === undefined ? undefined : median(values);
-    };
-    const [bare, ours, hono] = SERVERS.map(value);
-    const cell = (rps: number | undefined) =>
-      rps === undefined ? "—" : Math.round(rps).toLocaleString("en-US");
+      return values === undefined
+        ? "—"
+        : `${Math.round(median(values)).toLocaleString("en-US")} (${
+          quartiles(values, 1, 1e-3)
+        }k)`;
+    });
+    const ratioCells = others.map((server) => {
+      if (!results.has(`${runtime}|${scenario.name}|${server}`)) return "—";
+      const values = ratios(runtime, scenario.name, server);
+      return `${median(values).toFixed(2)} (${quartiles(values, 2)}, ${
+        Math.min(...values).toFixed(2)
+      }-${Math.max(...values).toFixed(2)})`;
+    });
     console.log(
-      `| ${runtime} | ${scenario.name} | ${cell(bare)} | ${cell(ours)} | ${
-        cell(hono)
-      } | ${(ours! / hono!).toFixed(2)} | ${spread(runtime, scenario.name)} |`,
+      `| ${runtime} | ${scenario.name} | ${cells.join(" | ")} | ${
+        ratioCells.join(" | ")
+      } |`,
     );
   }
 }

@@ -33,7 +33,7 @@ import {
   type RedisServer,
   redisServerOrSkip,
   startRedis,
-} from "../session/_test_redis.ts";
+} from "../_tools/redis.ts";
 
 const args = Deno.args;
 const option = (name: string) => {

@@ -13,7 +13,7 @@ import {
   type RedisServer,
   redisServerOrSkip,
   startRedis,
-} from "../session/_test_redis.ts";
+} from "../_tools/redis.ts";
 
 const rounds = Number(Deno.args[0] ?? 9);
 const PER_PROCESS = 100;

@@ -13,7 +13,7 @@
 // SOAK_APP: `auth` (default) or `resources` (CRUD on posts instead of
 // accounts; switch back if examples/auth is unavailable).
 
-import { EXAMPLE_APPS, startApp } from "../examples/_test_hostile.ts";
+import { EXAMPLE_APPS, startApp } from "../_tools/hostile.ts";
 
 const seconds = Number(Deno.env.get("SOAK_SECONDS") ?? 60);
 const requestCap = Number(Deno.env.get("SOAK_REQUESTS") ?? 20_000);

@@ -6,7 +6,7 @@ import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
 import { cors, type CorsOptions } from "@fetchkit/toolkit/cors-middleware";
 import { html } from "@fetchkit/toolkit/html-template";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
-import { chromiumOrSkip, dumpDom } from "./_test_chromium.ts";
+import { chromiumOrSkip, dumpDom } from "../_tools/chromium.ts";
 
 const chromium = await chromiumOrSkip("the CORS browser test");
 

@@ -4,8 +4,8 @@
 // printed twice by a loop). The Redis block gets a throwaway redis-server.
 
 import assert from "node:assert/strict";
-import { codeBlocks, makeProject } from "./_test_doc_run.ts";
-import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+import { codeBlocks, makeProject } from "../_tools/doc_run.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const blocks = await codeBlocks("docs/exports.md");
 const redisServer = await redisServerOrSkip();

@@ -5,7 +5,7 @@
 // that serves nothing must print, and run to its end without an error.
 
 import assert from "node:assert/strict";
-import { codeBlocks, makeProject, startCommand } from "./_test_doc_run.ts";
+import { codeBlocks, makeProject, startCommand } from "../_tools/doc_run.ts";
 
 const guide = await Deno.readTextFile(new URL("./guide.md", import.meta.url));
 const COMMAND = "deno run --unstable-kv --allow-all main.ts";

@@ -4,7 +4,7 @@
 // (a free port), so the test never collides with a running app.
 
 import assert from "node:assert/strict";
-import { codeUnder, makeProject, startCommand } from "./_test_doc_run.ts";
+import { codeUnder, makeProject, startCommand } from "../_tools/doc_run.ts";
 
 const readme = await Deno.readTextFile(
   new URL("../README.md", import.meta.url),

@@ -1,5 +1,5 @@
 // Hostile HTTP against the example apps, over raw sockets (see
-// _test_hostile.ts). Every case must end with a clear 4xx, or a closed
+// _tools/hostile.ts). Every case must end with a clear 4xx, or a closed
 // connection where HTTP allows no answer; never a 5xx, never a hang. While
 // the cases run, a probe keeps fetching a page: other clients are served.
 // Afterwards: no temporary upload file left behind by a failed upload, and
@@ -13,7 +13,7 @@ import {
   raw,
   type RawResult,
   startApp,
-} from "./_test_hostile.ts";
+} from "../_tools/hostile.ts";
 import { concat } from "../form_data/_test_utils.ts";
 
 const BOUNDARY = "hostileBoundary";

@@ -5,7 +5,7 @@
 // - an accepted form never exceeds a limit it was given;
 // - differential oracle: where Deno's own `request.formData()` accepts the
 //   same bytes too, both give the same entries.
-// See ../_test_fuzz.ts for seeds and `deno task fuzz`.
+// See ../_tools/fuzz.ts for seeds and `deno task fuzz`.
 
 import assert from "node:assert/strict";
 import {
@@ -13,7 +13,7 @@ import {
   parseFormData,
   type ParseFormDataOptions,
 } from "@fetchkit/toolkit/form-data-middleware";
-import { fuzz, type Rng, within } from "../_test_fuzz.ts";
+import { fuzz, type Rng, within } from "../_tools/fuzz.ts";
 import { concat, entriesOf, multipartBody, streamOf } from "./_test_utils.ts";
 import type { TestPart } from "./_test_utils.ts";
 

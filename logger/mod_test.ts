@@ -5,7 +5,7 @@ import {
   type LoggerOptions,
 } from "@fetchkit/toolkit/logger-middleware";
 import { createRouter, RequestContext } from "@fetchkit/toolkit/fetch-router";
-import { rawGet } from "../_test_raw_http.ts";
+import { rawGet } from "../_tools/raw_http.ts";
 
 // 2025-11-19T22:32:10Z, a Wednesday in winter time on both hemispheres' north.
 const NOW = Date.UTC(2025, 10, 19, 22, 32, 10);

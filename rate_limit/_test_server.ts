@@ -1,5 +1,6 @@
 // Test helper: a server process with a rate limiter on a shared store.
-// Usage: _test_server.ts kv <path> | redis <url>; prints "listening <port>".
+// Usage: _test_server.ts kv <path> | redis <url> [gcra|lockout];
+// prints "listening <port>".
 import { createClient } from "redis";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import {
@@ -9,7 +10,7 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 
-const [kind, target] = Deno.args;
+const [kind, target, algorithm = "gcra"] = Deno.args;
 let store: RateLimitStore;
 if (kind === "kv") {
   store = createKvRateLimitStore({ client: await Deno.openKv(target) });
@@ -20,7 +21,13 @@ if (kind === "kv") {
 }
 const router = createRouter({
   middleware: [
-    rateLimit({ limit: 10, windowMs: 60_000, store, key: () => "shared" }),
+    rateLimit({
+      limit: 10,
+      windowMs: 60_000,
+      algorithm: algorithm as "gcra" | "lockout",
+      store,
+      key: () => "shared",
+    }),
   ],
 });
 router.get("/", () => new Response("ok"));

@@ -6,7 +6,10 @@
  */
 
 import {
+  algorithmOf,
+  asLockoutState,
   gcra,
+  lockout,
   type RateLimitPolicy,
   type RateLimitResult,
   type RateLimitStore,
@@ -88,7 +91,8 @@ async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
 }
 
 interface Known {
-  tat: number;
+  /** The stored value: a GCRA arrival time, or a lockout's state. */
+  value: unknown;
   versionstamp: string | null;
   /** Read from the database just now, rather than remembered. */
   fresh: boolean;
@@ -113,8 +117,11 @@ const REMEMBERED = 10_000;
  * file) is retried with a short random pause.
  *
  * Entries get `expireIn` for when the key's full limit is back; KV deletes
- * them lazily, and a stale entry is harmless (an arrival time in the past
- * counts as none). Time is each server's clock: keep them in sync (NTP).
+ * them lazily, so each value carries its own time, checked on read: a
+ * stale entry is harmless (a GCRA arrival time in the past, or a lockout
+ * count whose last counted request is `windowMs` old, counts as none).
+ * GCRA keeps a number per key, a lockout `{ count, last }`. Time is each
+ * server's clock: keep them in sync (NTP).
  *
  * @example
  * ```ts
@@ -165,8 +172,34 @@ export function createKvRateLimitStore(
 
   async function read(key: string): Promise<Known> {
     const entry = await whileLocked(() => client.get([prefix, key]));
-    const tat = typeof entry.value === "number" ? entry.value : 0;
-    return { tat, versionstamp: entry.versionstamp, fresh: true };
+    return {
+      value: entry.value,
+      versionstamp: entry.versionstamp,
+      fresh: true,
+    };
+  }
+
+  /** One step of the policy's algorithm on `value`, at `now`. */
+  function step(
+    value: unknown,
+    now: number,
+    policy: RateLimitPolicy,
+  ): { result: RateLimitResult; value: unknown; expireIn: number } {
+    if (algorithmOf(policy) === "lockout") {
+      const next = lockout(asLockoutState(value), now, policy);
+      return {
+        result: next.result,
+        value: next.state,
+        expireIn: Math.max(1, Math.ceil(policy.windowMs)),
+      };
+    }
+    const tat = typeof value === "number" ? value : 0;
+    const next = gcra(tat, now, policy);
+    return {
+      result: resultOf(next.allowed, next.tat - now, policy),
+      value: next.tat,
+      expireIn: Math.max(1, Math.ceil(next.tat - now)),
+    };
   }
 
   async function hitNow(
@@ -174,33 +207,32 @@ export function createKvRateLimitStore(
     policy: RateLimitPolicy,
   ): Promise<RateLimitResult> {
     let current = known.get(key) ??
-      { tat: 0, versionstamp: null, fresh: false };
+      { value: undefined, versionstamp: null, fresh: false };
     for (let attempt = 1;; attempt++) {
       const now = Date.now();
-      const step = gcra(current.tat, now, policy);
-      if (!step.allowed) {
+      const next = step(current.value, now, policy);
+      if (!next.result.allowed) {
         if (!current.fresh) {
           // Remembered state may be stale (a reset elsewhere): confirm.
           current = await read(key);
           continue;
         }
         remember(key, { ...current, fresh: false });
-        return resultOf(false, step.tat - now, policy);
+        return next.result;
       }
-      const expireIn = Math.max(1, Math.ceil(step.tat - now));
       const result = await whileLocked(() =>
         client.atomic()
           .check({ key: [prefix, key], versionstamp: current.versionstamp })
-          .set([prefix, key], step.tat, { expireIn })
+          .set([prefix, key], next.value, { expireIn: next.expireIn })
           .commit()
       );
       if (result.ok) {
         remember(key, {
-          tat: step.tat,
+          value: next.value,
           versionstamp: result.versionstamp ?? null,
           fresh: false,
         });
-        return resultOf(true, step.tat - now, policy);
+        return next.result;
       }
       if (attempt === 100) {
         throw new Error(

@@ -6,7 +6,10 @@
  */
 
 import {
+  algorithmOf,
   gcra,
+  lockoutResult,
+  type LockoutState,
   type RateLimitPolicy,
   type RateLimitResult,
   type RateLimitStore,
@@ -25,7 +28,8 @@ export interface MemoryRateLimitStore extends RateLimitStore {
  * Creates a store that keeps rate-limit state in this process. Answers
  * synchronously, so a memory-backed `rateLimit()` adds no I/O. Entries of
  * keys whose limit is fully restored are dropped as the map grows, so
- * memory follows the number of clients active within one window.
+ * memory follows the number of clients active within one window. Counts
+ * both algorithms (`policy.algorithm`).
  *
  * For several processes or servers, use the KV or Redis store.
  *
@@ -46,7 +50,10 @@ export interface MemoryRateLimitStore extends RateLimitStore {
  */
 export function createMemoryRateLimitStore(): MemoryRateLimitStore {
   const arrivals = new Map<string, number>();
+  // Lockout counts, each with the time it is forgotten.
+  const counts = new Map<string, LockoutState & { until: number }>();
   let sweepAt = 1024;
+  let sweepCountsAt = 1024;
 
   function sweep(now: number): void {
     for (const [key, tat] of arrivals) {
@@ -55,8 +62,40 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
     sweepAt = Math.max(1024, arrivals.size * 2);
   }
 
+  function sweepCounts(now: number): void {
+    for (const [key, entry] of counts) {
+      if (entry.until <= now) counts.delete(key);
+    }
+    sweepCountsAt = Math.max(1024, counts.size * 2);
+  }
+
+  // The lockout step (see `lockout()` in store.ts), updating the entry in
+  // place: no allocation but the result.
+  function hitLockout(key: string, policy: RateLimitPolicy): RateLimitResult {
+    const now = Date.now();
+    const { limit, windowMs } = policy;
+    const entry = counts.get(key);
+    if (entry !== undefined && entry.until > now) {
+      if (entry.count >= limit) {
+        return lockoutResult(false, entry.count, entry.until - now, policy);
+      }
+      entry.count++;
+      entry.last = now;
+      entry.until = now + windowMs;
+      return lockoutResult(true, entry.count, windowMs, policy);
+    }
+    counts.set(key, { count: 1, last: now, until: now + windowMs });
+    if (counts.size > sweepCountsAt) sweepCounts(now);
+    return lockoutResult(true, 1, windowMs, policy);
+  }
+
   return {
     hit(key, policy) {
+      const algorithm = policy.algorithm;
+      if (algorithm !== undefined && algorithm !== "gcra") {
+        if (algorithm === "lockout") return hitLockout(key, policy);
+        algorithmOf(policy); // throws: an algorithm this store does not know
+      }
       const now = Date.now();
       const stored = arrivals.get(key) ?? 0;
       const step = gcra(stored, now, policy);
@@ -68,6 +107,7 @@ export function createMemoryRateLimitStore(): MemoryRateLimitStore {
     },
     reset(key) {
       arrivals.delete(key);
+      counts.delete(key);
     },
   };
 }

@@ -4,9 +4,12 @@
  * IETF `RateLimit-Policy` and `RateLimit` headers
  * (draft-ietf-httpapi-ratelimit-headers) on every counted response.
  *
- * The algorithm is GCRA (the generic cell rate algorithm, a token bucket
- * kept as one timestamp per key): `limit` requests may come back to back,
- * then one every `windowMs / limit`. Chosen over the alternatives because:
+ * Two algorithms, chosen with the `algorithm` option:
+ *
+ * **`"gcra"` (the default)**, the generic cell rate algorithm (a token
+ * bucket kept as one timestamp per key): `limit` requests may come back
+ * to back, then one every `windowMs / limit`. For request rates (an API,
+ * a page, a client address). Chosen over the alternatives because:
  *
  * - a fixed window lets a client send `2 × limit` within moments across a
  *   window boundary, and sends every refused client back at the same
@@ -21,6 +24,23 @@
  * Over any stretch of `windowMs`, a client gets at most `limit` at once
  * and at most `2 × limit − 1` in all (a burst, then the steady rate), the
  * same bound as a fixed window, but never more than `limit` in a row.
+ *
+ * **`"lockout"`**: a count per key, forgotten `windowMs` after the last
+ * counted request. Once it reaches `limit`, every request is refused
+ * until then; a refused request is not counted and does not move the
+ * window, so nobody can keep a key locked longer than one window after
+ * its last counted request. For failed logins and other guesses (5 per
+ * account per 15 minutes): within any `windowMs` after the limit is
+ * reached a guesser gets nothing more, where GCRA would hand back one
+ * attempt every `windowMs / limit`. The price: a client that keeps
+ * coming back just before the window ends keeps its count (each counted
+ * request starts the window again), and the whole limit returns at once.
+ * Clear a key on success with `reset(key)`.
+ *
+ * Both keep one small value per key, updated atomically in every store,
+ * and give the same headers: `r` is what may still pass, `t` the seconds
+ * until the full limit is back (for a lockout, until the count is
+ * forgotten).
  *
  * Stores: {@linkcode createMemoryRateLimitStore} (one process, the
  * default), {@linkcode createKvRateLimitStore} (Deno KV) and
@@ -40,6 +60,7 @@
  * const perAddress = rateLimit({ name: "address", limit: 20, windowMs: 60_000, store });
  * const perEmail = rateLimit({
  *   name: "email",
+ *   algorithm: "lockout",
  *   limit: 5,
  *   windowMs: 15 * 60_000,
  *   store,
@@ -61,14 +82,18 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { formatIp, isIpv4, parseIp } from "../router/ip_address.ts";
 import { NativeResponse } from "../response/native.ts";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { toBase64Url } from "../runtime/_base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
 import type {
+  RateLimitAlgorithm,
   RateLimitPolicy,
   RateLimitResult,
   RateLimitStore,
 } from "./store.ts";
 
 export type {
+  RateLimitAlgorithm,
   RateLimitPolicy,
   RateLimitResult,
   RateLimitStore,
@@ -93,15 +118,32 @@ export {
 
 /** Options of {@linkcode rateLimit}. */
 export interface RateLimitOptions {
-  /** Requests allowed back to back, and per `windowMs` on average. */
+  /**
+   * Requests allowed back to back; with GCRA also per `windowMs` on
+   * average, with a lockout the count at which requests are refused.
+   */
   limit: number;
-  /** The window in milliseconds. */
+  /**
+   * The window in milliseconds: with a lockout, how long after the last
+   * counted request the count is forgotten.
+   */
   windowMs: number;
+  /**
+   * How requests are counted (see the module docs): `"gcra"`, a token
+   * bucket, for request rates; `"lockout"`, `limit` per key then nothing
+   * until `windowMs` after the last counted one, for login attempts and
+   * other guesses.
+   *
+   * @default {"gcra"}
+   */
+  algorithm?: RateLimitAlgorithm;
   /**
    * What to count under. Default: the client address
    * (`context.remoteAddr`; an IPv6 client by its `/64` network, see
    * `ipv6Subnet`). A request whose key is `undefined` is not counted and
-   * gets no RateLimit headers.
+   * gets no RateLimit headers. A key longer than 256 characters (say, an
+   * email a client padded) is stored as its SHA-256, so an entry never
+   * grows with what a client sends, and fits Deno KV's 2 KiB keys.
    */
   key?: (
     context: RequestContext,
@@ -111,7 +153,8 @@ export interface RateLimitOptions {
   /**
    * The policy's name, in the headers and in the store's keys: letters,
    * digits, `_`, `.` and `-`. Limiters on one store with the same name
-   * share their counts (and must have the same `limit` and `windowMs`);
+   * share their counts (and must have the same `limit`, `windowMs` and
+   * `algorithm`);
    * give each limiter its own name.
    *
    * @default {"default"}
@@ -149,6 +192,19 @@ export type RateLimitMiddleware = Middleware & {
 };
 
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Longest key stored as it is. */
+const MAX_KEY_LENGTH = 256;
+const encoder = new TextEncoder();
+
+/**
+ * The key as stored: itself, or `#` and its SHA-256 when it is long (or
+ * starts with `#`, so that no short key can name a hashed one).
+ */
+function storedKey(key: string): string {
+  return key.length <= MAX_KEY_LENGTH && key.charCodeAt(0) !== 35 /* # */
+    ? key
+    : "#" + toBase64Url(sha256(encoder.encode(key)));
+}
 // Which policy each name has on each store: one name, one policy.
 const policiesByStore = new WeakMap<RateLimitStore, Map<string, string>>();
 
@@ -181,7 +237,7 @@ function addressKey(
  * Creates rate-limiting middleware: each request is counted under its key
  * (by default the client address), and past `limit` it is answered `429`
  * with `Retry-After` (whole seconds, rounded up) instead of running the
- * handler. See the module docs for the algorithm.
+ * handler. See the module docs for the two algorithms.
  *
  * Every counted response carries, in the form of the current IETF draft:
  *
@@ -233,16 +289,46 @@ function addressKey(
  * });
  * ```
  *
- * @param options Limit, window, key, store, name, headers and the 429 hook.
+ * @example A lockout: five failed logins per email, then none for 15 minutes
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * const perEmail = rateLimit({
+ *   name: "login-email",
+ *   algorithm: "lockout",
+ *   limit: 5,
+ *   windowMs: 15 * 60_000,
+ *   key: ({ url }) => url.searchParams.get("email")?.toLowerCase(),
+ * });
+ * const router = createRouter();
+ * router.post("/login", perEmail, () => new Response("wrong password"));
+ * const attempt = () =>
+ *   router.fetch(
+ *     new Request("http://localhost/login?email=ada@example.com", {
+ *       method: "POST",
+ *     }),
+ *   );
+ * for (let i = 0; i < 5; i++) await attempt();
+ * const refused = await attempt();
+ * refused.status; // 429
+ * refused.headers.get("Retry-After"); // "900"
+ * await perEmail.reset("ada@example.com"); // after a successful login
+ * ```
+ *
+ * @param options Limit, window, algorithm, key, store, name, headers and
+ * the 429 hook.
  * @returns The middleware, with `reset(key)`.
  * @throws {TypeError} When `limit` is not a whole number ≥ 1, `windowMs`
- * not a positive number, `name` not of letters, digits, `_`, `.`, `-`,
- * or the name is already used on the store with another policy.
+ * not a positive number, `algorithm` not `"gcra"` or `"lockout"`, `name`
+ * not of letters, digits, `_`, `.`, `-`, or the name is already used on
+ * the store with another policy.
  */
 export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const {
     limit,
     windowMs,
+    algorithm = "gcra",
     name = "default",
     headers = true,
     ipv6Subnet = 64,
@@ -258,6 +344,13 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       `rateLimit(): windowMs must be a positive number of milliseconds, got ${windowMs}`,
     );
   }
+  if (algorithm !== "gcra" && algorithm !== "lockout") {
+    throw new TypeError(
+      `rateLimit(): algorithm must be "gcra" or "lockout", got ${
+        JSON.stringify(algorithm)
+      }`,
+    );
+  }
   if (typeof name !== "string" || !NAME.test(name)) {
     throw new TypeError(
       `rateLimit(): name must be 1-64 letters, digits, "_", "." or "-", got ${
@@ -271,8 +364,9 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     );
   }
   const store = options.store ?? createMemoryRateLimitStore();
-  const policy: RateLimitPolicy = { limit, windowMs };
-  const policyText = `${limit}/${windowMs}`;
+  const policy: RateLimitPolicy = { limit, windowMs, algorithm };
+  const policyText = `${limit}/${windowMs}` +
+    (algorithm === "gcra" ? "" : ` (${algorithm})`);
   let names = policiesByStore.get(store);
   if (names === undefined) policiesByStore.set(store, names = new Map());
   const existing = names.get(name);
@@ -345,7 +439,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       if (!warned) warnNoKey();
       return;
     }
-    let result = store.hit(prefix + key, policy);
+    let result = store.hit(prefix + storedKey(key), policy);
     if (typeof (result as PromiseLike<unknown>).then === "function") {
       result = await result;
     }
@@ -359,7 +453,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   };
   return Object.assign(middleware, {
     reset: async (key: string): Promise<void> => {
-      await store.reset(prefix + key);
+      await store.reset(prefix + storedKey(key));
     },
   });
 }

@@ -11,7 +11,7 @@ import {
   type RateLimitOptions,
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
-import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 function from(hostname: string): ServeInfo {
   return { remoteAddr: { hostname, port: 1234, transport: "tcp" } };
@@ -405,4 +405,109 @@ Deno.test("rateLimit: an async key function is awaited", async () => {
     ));
   assert.equal((await keyed()).status, 200);
   assert.equal((await keyed()).status, 429);
+});
+
+Deno.test("rateLimit: a long client-chosen key is stored as its hash: no 500 on KV, a bounded entry, reset still works", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const keys: string[] = [];
+  const recording: RateLimitStore = {
+    hit(key, policy) {
+      keys.push(key);
+      return memory.hit(key, policy);
+    },
+    reset: (key) => memory.reset(key),
+  };
+  const memory = createMemoryRateLimitStore();
+  try {
+    for (const store of [createKvRateLimitStore({ client: kv }), recording]) {
+      let sent = "";
+      const limiter = rateLimit({
+        name: "email",
+        limit: 2,
+        windowMs: 60_000,
+        store,
+        key: () => sent,
+      });
+      const request = app(limiter);
+      // Past Deno KV's 2 KiB key limit, and a megabyte.
+      for (const length of [3000, 1_000_000]) {
+        sent = "a".repeat(length);
+        assert.equal((await request()).status, 200);
+        assert.equal((await request()).status, 200);
+        assert.equal((await request()).status, 429);
+        await limiter.reset(sent);
+        assert.equal((await request()).status, 200);
+      }
+      // Keys differing only past the bound are counted apart.
+      sent = "b".repeat(300) + "1";
+      assert.equal((await request()).status, 200);
+      sent = "b".repeat(300) + "2";
+      assert.equal((await request()).status, 200);
+      assert.equal((await request()).status, 200);
+      assert.equal((await request()).status, 429);
+      // A short key spelled like a hashed one is hashed too.
+      sent = "#x";
+      assert.equal((await request()).status, 200);
+    }
+    assert.ok(keys.every((key) => key.length <= 300), "bounded store keys");
+    assert.match(keys.at(-1)!, /^email:#[\w-]{43}$/);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test({
+  name:
+    "Redis store: a window that does not divide by the limit counts as the memory store does",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const store = createRedisRateLimitStore({ client });
+      const memory = createMemoryRateLimitStore();
+      // 60000 / 7 and 1000 / 3 have no exact binary form.
+      for (
+        const policy of [{ limit: 7, windowMs: 60_000 }, {
+          limit: 3,
+          windowMs: 1000,
+        }]
+      ) {
+        for (let i = 0; i <= policy.limit; i++) {
+          const ours = await store.hit(`k${policy.limit}`, policy);
+          const expected = await memory.hit(`k${policy.limit}`, policy);
+          assert.equal(ours.allowed, expected.allowed, `hit ${i + 1}`);
+          assert.equal(ours.remaining, expected.remaining, `hit ${i + 1}`);
+          // The clocks differ by the round trip: a few ms at most.
+          assert.ok(
+            Math.abs(ours.resetMs - expected.resetMs) < 50,
+            `${ours.resetMs} ${expected.resetMs}`,
+          );
+          assert.ok(
+            Math.abs(ours.retryAfterMs - expected.retryAfterMs) < 50,
+            `${ours.retryAfterMs} ${expected.retryAfterMs}`,
+          );
+        }
+        // The stored arrival time keeps its fraction of a millisecond
+        // (written from a Lua number, not truncated to an integer).
+        const stored = Number(await client.get(`rate_limit:k${policy.limit}`));
+        assert.ok(stored > 1e12 && stored % 1 !== 0, String(stored));
+      }
+      // An unexpected reply (a client or proxy that mangles it) is an error.
+      const broken = createRedisRateLimitStore({
+        client: {
+          eval: () => Promise.resolve([1, "2"]),
+          del: () => Promise.resolve(0),
+        },
+      });
+      await assert.rejects(
+        () => Promise.resolve(broken.hit("k", { limit: 1, windowMs: 1000 })),
+        /unexpected reply from Redis: \[1,"2"\]/,
+      );
+    } finally {
+      await client.quit();
+      await redis.stop();
+    }
+  },
 });

@@ -1,16 +1,25 @@
 // Two server processes on one store share one budget exactly: 30
 // concurrent requests across both with limit 10 let 10 through.
 import assert from "node:assert/strict";
-import { redisServerOrSkip, startRedis } from "../session/_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
 
 async function startServer(
   kind: string,
   target: string,
+  algorithm: string,
 ): Promise<{ origin: string; stop(): Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--unstable-kv", "--allow-all", serverScript, kind, target],
+    args: [
+      "run",
+      "--unstable-kv",
+      "--allow-all",
+      serverScript,
+      kind,
+      target,
+      algorithm,
+    ],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -37,9 +46,13 @@ async function startServer(
   };
 }
 
-async function thirtyAcrossTwo(kind: string, target: string): Promise<void> {
-  const a = await startServer(kind, target);
-  const b = await startServer(kind, target);
+async function thirtyAcrossTwo(
+  kind: string,
+  target: string,
+  algorithm = "gcra",
+): Promise<void> {
+  const a = await startServer(kind, target, algorithm);
+  const b = await startServer(kind, target, algorithm);
   try {
     const responses = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
@@ -77,6 +90,18 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "rate limit: a lockout on one KV file is shared exactly by two servers",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "rate-limit-kv-" });
+    try {
+      await thirtyAcrossTwo("kv", `${dir}/limits.sqlite`, "lockout");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 const redisServer = await redisServerOrSkip();
 
 Deno.test({
@@ -86,6 +111,19 @@ Deno.test({
     const redis = await startRedis(redisServer!);
     try {
       await thirtyAcrossTwo("redis", redis.url);
+    } finally {
+      await redis.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "rate limit: a lockout on one Redis is shared exactly by two servers",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    try {
+      await thirtyAcrossTwo("redis", redis.url, "lockout");
     } finally {
       await redis.stop();
     }

@@ -5,14 +5,29 @@
  */
 
 /**
- * A policy: `limit` requests per `windowMs`, as GCRA counts them (see
- * `rateLimit()`).
+ * How a limiter counts (see `rateLimit()`):
+ *
+ * - `"gcra"`: a token bucket; `limit` back to back, then one request
+ *   every `windowMs / limit`.
+ * - `"lockout"`: a count per key, forgotten `windowMs` after the last
+ *   counted request; once it reaches `limit`, every request is refused
+ *   (and not counted) until then.
  */
+export type RateLimitAlgorithm = "gcra" | "lockout";
+
+/** A policy: `limit` requests per `windowMs`, counted by `algorithm`. */
 export interface RateLimitPolicy {
-  /** Requests allowed back to back, and per window on average. */
+  /** Requests allowed back to back (and, for GCRA, per window on average). */
   readonly limit: number;
   /** The window, in milliseconds. */
   readonly windowMs: number;
+  /**
+   * How requests are counted; a store must refuse (throw) an algorithm it
+   * does not know.
+   *
+   * @default {"gcra"}
+   */
+  readonly algorithm?: RateLimitAlgorithm;
 }
 
 /** The answer for one counted request. */
@@ -30,9 +45,11 @@ export interface RateLimitResult {
 }
 
 /**
- * Keeps rate-limit state. Each store keeps, per key, one number: the
- * GCRA "theoretical arrival time", so a custom store only needs an atomic
- * read-modify-write of it.
+ * Keeps rate-limit state. Each store keeps, per key, one small value: for
+ * GCRA the "theoretical arrival time", for a lockout the count and the
+ * time of the last counted request; so a custom store only needs an
+ * atomic read-modify-write of it, under the algorithm `policy.algorithm`
+ * names.
  *
  * @example A store that forwards to the memory store, counting calls
  * ```ts
@@ -54,8 +71,9 @@ export interface RateLimitResult {
  */
 export interface RateLimitStore {
   /**
-   * Counts one request for `key` under `policy`, unless it is over the
-   * limit; atomic, so concurrent requests are each counted once.
+   * Counts one request for `key` under `policy` (by `policy.algorithm`,
+   * GCRA when absent), unless it is over the limit; atomic, so concurrent
+   * requests are each counted once.
    */
   hit(
     key: string,
@@ -115,5 +133,80 @@ export function resultOf(
     remaining: 0,
     resetMs: delta,
     retryAfterMs: Math.max(0, delta + interval - windowMs),
+  };
+}
+
+/** The algorithm of `policy`, checked: stores call it before counting. */
+export function algorithmOf(policy: RateLimitPolicy): RateLimitAlgorithm {
+  const algorithm = policy.algorithm;
+  if (algorithm === undefined || algorithm === "gcra") return "gcra";
+  if (algorithm === "lockout") return algorithm;
+  throw new TypeError(
+    `Rate limit store: unknown algorithm ${
+      JSON.stringify(algorithm)
+    }; expected "gcra" or "lockout"`,
+  );
+}
+
+/** A lockout's state for one key. */
+export interface LockoutState {
+  /** Requests counted since the count was last forgotten. */
+  count: number;
+  /** `Date.now()` of the last counted request. */
+  last: number;
+}
+
+/** The stored value as a lockout state, or `undefined` when it is none. */
+export function asLockoutState(value: unknown): LockoutState | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const { count, last } = value as Partial<LockoutState>;
+  return typeof count === "number" && typeof last === "number"
+    ? { count, last }
+    : undefined;
+}
+
+/**
+ * A lockout, one step: `state` as stored (or `undefined`), `now` in ms.
+ * The count is live while `now < last + windowMs`; below `limit` the
+ * request passes and is counted (the window starts again from now), at
+ * `limit` it is refused and `state` stays as it was.
+ */
+export function lockout(
+  state: LockoutState | undefined,
+  now: number,
+  policy: RateLimitPolicy,
+): { result: RateLimitResult; state: LockoutState } {
+  const { limit, windowMs } = policy;
+  const left = state === undefined ? 0 : state.last + windowMs - now;
+  const count = left > 0 ? state!.count : 0;
+  if (count >= limit) {
+    return {
+      result: lockoutResult(false, count, left, policy),
+      state: state!,
+    };
+  }
+  return {
+    result: lockoutResult(true, count + 1, windowMs, policy),
+    state: { count: count + 1, last: now },
+  };
+}
+
+/**
+ * A lockout's result, from whether the request passed, the live count
+ * (after it) and the milliseconds until the count is forgotten.
+ */
+export function lockoutResult(
+  allowed: boolean,
+  count: number,
+  leftMs: number,
+  policy: RateLimitPolicy,
+): RateLimitResult {
+  if (leftMs < 0) leftMs = 0;
+  return {
+    allowed,
+    limit: policy.limit,
+    remaining: Math.max(0, policy.limit - count),
+    resetMs: leftMs,
+    retryAfterMs: allowed ? 0 : leftMs,
   };
 }

@@ -32,12 +32,15 @@ export interface MethodOverrideOptions {
   fieldName?: string;
   /**
    * How long to wait, in milliseconds, for the start of a form body that
-   * `formData()` has not parsed yet. A client that stalls gets no override
-   * (the request goes on as POST, and the body's own reader reports the
-   * stall), so this middleware can never hang a request. The wait counts
+   * `formData()` has not parsed yet, so this middleware can never hang a
+   * request. When the wait ends first, the field is looked for in what has
+   * arrived (a slow upload that sent the field first keeps its override);
+   * a client that stalled before sending it gets none (the request goes on
+   * as POST, and the body's own reader reports the stall). The wait counts
    * toward `formData()`'s `idleTimeout` and `bodyTimeout`: a client that
    * sends nothing gets its 408 after `idleTimeout`, not after this wait
-   * plus `idleTimeout`.
+   * plus `idleTimeout`, or after this wait when it is the longer: keep it
+   * no longer than `idleTimeout` (30 s by default).
    *
    * @default {10000}
    */
@@ -81,10 +84,11 @@ async function readPrefix(
     while (size < MAX_PREFIX_BYTES) {
       const step = await Promise.race([reader.read(), expired]);
       if (step === "expired") {
-        // A stalled client: no override, and the form parser's timeouts
-        // count from this wait, not from its own start.
+        // A slow or stalled client: the field is looked for in what came,
+        // and the form parser's timeouts count from this wait, not from
+        // its own start.
         noteBodyProgress(request, { bytes: size, startedAt, lastDataAt });
-        return undefined;
+        break;
       }
       const { done, value } = step;
       if (done) {

@@ -257,7 +257,7 @@ Deno.test("methodOverride sets context.method and continues the chain", async ()
   assert.equal(context.request.method, "POST");
 });
 
-Deno.test("a client that stalls mid-body gets no override and no hang: formData() reports the stall", async () => {
+Deno.test("a client that stalls mid-body does not hang: formData() reports the stall", async () => {
   const { formData } = await import("@fetchkit/toolkit/form-data-middleware");
   const router = createRouter({
     middleware: [
@@ -364,5 +364,64 @@ Deno.test("the wait for the _method field counts toward formData()'s idleTimeout
         elapsed.toFixed(0)
       } ms, want about ${timeouts.idle}`,
     );
+  }
+});
+
+Deno.test("a slow upload that sent the field first keeps its override after the wait", async () => {
+  const { formData } = await import("@fetchkit/toolkit/form-data-middleware");
+  const router = createRouter({
+    middleware: [methodOverride({ timeout: 150 }), formData()],
+  });
+  router.post("/x", () => new Response("post"));
+  router.put(
+    "/x",
+    ({ get }) => new Response(`put ${[...get(FormData).keys()]}`),
+  );
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  const encoder = new TextEncoder();
+  const forms = [
+    ["application/x-www-form-urlencoded", "_method=PUT&data=", ""],
+    [
+      "multipart/form-data; boundary=XX",
+      '--XX\r\nContent-Disposition: form-data; name="_method"\r\n\r\nPUT\r\n' +
+      '--XX\r\nContent-Disposition: form-data; name="data"\r\n\r\n',
+      "\r\n--XX--\r\n",
+    ],
+  ] as const;
+  try {
+    for (const [type, head, tail] of forms) {
+      const connection = await Deno.connect({
+        hostname: "127.0.0.1",
+        port: server.addr.port,
+      });
+      try {
+        // The rest comes 8 bytes at a time, well past the override's wait.
+        const chunks = 6;
+        const length = head.length + chunks * 8 + tail.length;
+        await connection.write(encoder.encode(
+          `POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${type}\r\n` +
+            `Content-Length: ${length}\r\nConnection: close\r\n\r\n${head}`,
+        ));
+        for (let i = 0; i < chunks; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 60));
+          await connection.write(encoder.encode("abcdefgh"));
+        }
+        await connection.write(encoder.encode(tail));
+        let answer = "";
+        const buffer = new Uint8Array(4096);
+        for (let read; (read = await connection.read(buffer)) !== null;) {
+          answer += new TextDecoder().decode(buffer.subarray(0, read));
+        }
+        assert.match(answer, /^HTTP\/1\.1 200 /, `${type}: ${answer}`);
+        assert.ok(answer.endsWith("put _method,data"), `${type}: ${answer}`);
+      } finally {
+        connection.close();
+      }
+    }
+  } finally {
+    await server.shutdown();
   }
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createRouter } from "./mod.ts";
-import { rawGet } from "../_test_raw_http.ts";
+import { rawGet } from "../_tools/raw_http.ts";
 
 Deno.test("raw Host headers and backslashes route as context.url reads them", async () => {
   const router = createRouter();

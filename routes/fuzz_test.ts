@@ -1,4 +1,4 @@
-// Property tests of route patterns and paths (see ../_test_fuzz.ts):
+// Property tests of route patterns and paths (see ../_tools/fuzz.ts):
 // - matching any path, with random segments and percent escapes, never
 //   throws (the router answers, 404 at worst, never 500);
 // - `href(params)` then matching the built path gives the same params back,
@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { Route } from "@fetchkit/toolkit/fetch-router/routes";
-import { fuzz, type Rng } from "../_test_fuzz.ts";
+import { fuzz, type Rng } from "../_tools/fuzz.ts";
 
 const STATIC = ["posts", "a", "b-c", "x_y", "v1", "new", "é"];
 const VALUE_PIECES = [
@@ -136,7 +136,7 @@ fuzz("href(params) then match gives the params back", 2000, async (rng) => {
 // can carry them back. href() refuses them with a TypeError; every other
 // value must round-trip.
 Deno.test("fuzz: href refuses dot-segment values, round-trips the rest", async () => {
-  const { Rng } = await import("../_test_fuzz.ts");
+  const { Rng } = await import("../_tools/fuzz.ts");
   let refused = 0;
   for (let seed = 1; seed <= 2000; seed++) {
     try {

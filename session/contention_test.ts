@@ -13,7 +13,7 @@ import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-sto
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import { app, createBarrier, Jar, send } from "./_test_app.ts";
-import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 import {
   createIdSessionStorage,
   SessionConflictError,

@@ -10,8 +10,8 @@ import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
-import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
-import { quietErrors } from "../_test_console.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import { quietErrors } from "../_tools/console.ts";
 
 const SECRET = "faults-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 const Key = Symbol("session");

@@ -1,12 +1,12 @@
 // Property tests of signed session cookies on random bytes (see
-// ../_test_fuzz.ts): reading never throws on any Cookie header, and no
+// ../_tools/fuzz.ts): reading never throws on any Cookie header, and no
 // forged or altered cookie value is ever accepted.
 
 import assert from "node:assert/strict";
 import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
 import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
 import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
-import { fuzz, type Rng } from "../_test_fuzz.ts";
+import { fuzz, type Rng } from "../_tools/fuzz.ts";
 import { createSigner } from "./_signer.ts";
 
 const SECRET = "fuzz-secret-0123456789abcdefghijklmnopqrstuvwxyz";

@@ -2,7 +2,7 @@
 // through one is read and changed through the other.
 
 import assert from "node:assert/strict";
-import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const redisServer = await redisServerOrSkip();
 const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;

@@ -6,7 +6,7 @@ import {
 } from "@fetchkit/toolkit/session-storage-redis";
 import { storageSuite } from "./_test_suite.ts";
 import { app, Jar, send } from "./_test_app.ts";
-import { redisServerOrSkip, startRedis } from "./_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const redisServer = await redisServerOrSkip();
 

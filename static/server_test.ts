@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { makeFixture } from "./_test_fixture.ts";
-import { rawGet } from "../_test_raw_http.ts";
+import { rawGet } from "../_tools/raw_http.ts";
 
 interface Served {
   port: number;

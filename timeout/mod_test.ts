@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { timeout } from "@fetchkit/toolkit/timeout-middleware";
-import { quietErrors } from "../_test_console.ts";
-import { rawGet } from "../_test_raw_http.ts";
+import { quietErrors } from "../_tools/console.ts";
+import { rawGet } from "../_tools/raw_http.ts";
 
 async function get(port: number, path: string) {
   const response = await fetch(`http://127.0.0.1:${port}${path}`, {

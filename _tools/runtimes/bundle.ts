@@ -58,7 +58,9 @@ function usesDeno(path: string, seen: Set<string>): boolean {
   for (const [, specifier] of code.matchAll(RELATIVE_IMPORT)) {
     const target = resolve(dirname(path), specifier);
     // Library modules are portable by design; test helpers are checked.
-    if (/_test|testdata/.test(target) && usesDeno(target, seen)) return true;
+    if (
+      /_test|testdata|[\\/]_tools[\\/]/.test(target) && usesDeno(target, seen)
+    ) return true;
   }
   return false;
 }

@@ -8,6 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { serve as serveNode } from "@hono/node-server";
+import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
+import { createJsonResponse } from "@fetchkit/toolkit/response/json";
 import { createApp } from "../../examples/resources/app.ts";
 import { test } from "./harness.ts";
 
@@ -133,6 +135,27 @@ test("resources example over a socket: create, read, update through method overr
     // The server keeps serving.
     assert.equal((await fetch(`${base}/posts`)).status, 200);
     assert.ok(lines.some((line) => line.includes("GET /posts")), "logged");
+  } finally {
+    await close();
+  }
+});
+
+test("the response helpers build the server's Response class (on Node, the adapter's lighter one)", async () => {
+  const { close } = await listen(() => new Response("x"));
+  try {
+    // @hono/node-server installs its class when it serves, after the
+    // package loaded; it writes those responses without a body stream.
+    for (
+      const response of [
+        createJsonResponse({ a: 1 }),
+        createHtmlResponse("<p>"),
+      ]
+    ) {
+      assert.equal(
+        Object.getPrototypeOf(response),
+        globalThis.Response.prototype,
+      );
+    }
   } finally {
     await close();
   }

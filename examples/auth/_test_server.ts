@@ -1,6 +1,6 @@
 // Test helper: the real main.ts in a subprocess on a free port.
 import assert from "node:assert/strict";
-import { freePort } from "../../session/_test_redis.ts";
+import { freePort } from "../../_tools/redis.ts";
 
 export interface RunningServer {
   url: string;

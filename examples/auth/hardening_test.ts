@@ -144,3 +144,23 @@ Deno.test("the seed's messages stay: a wrong password and a taken email are flas
   );
   close();
 });
+
+Deno.test("login: a field sent twice is refused beside it in plain words, not the schema's type names", async () => {
+  const { app, close } = await testApp();
+  const response = await read(
+    await app.fetch(
+      new Request("http://localhost/auth/login", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "email=a%40example.com&email=b%40example.com&password=whatever1",
+      }),
+    ),
+  );
+  assert.equal(response.status, 422);
+  assert.match(
+    response.body,
+    /<p class="field-error" id="email-error">Send this field once\.<\/p>/,
+  );
+  assert.doesNotMatch(response.body, /expected string/);
+  close();
+});

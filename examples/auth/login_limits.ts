@@ -3,27 +3,35 @@
  *
  * | limiter   | key                       | limit                   | against                               |
  * | --------- | ------------------------- | ----------------------- | ------------------------------------- |
- * | `login-email`   | the email, lowercased | 5 attempts per 15 minutes | guessing one account's password       |
- * | `login-address` | the client address (an IPv6 one by its `/64`) | 20 attempts per 15 minutes | one client trying a password on many accounts (spraying) |
+ * | `login-email`   | the email, lowercased | 5 attempts, then none until 15 minutes after the last (a lockout) | guessing one account's password       |
+ * | `login-address` | the client address (an IPv6 one by its `/64`) | 20 attempts per 15 minutes (GCRA) | one client trying a password on many accounts (spraying) |
  *
  * Both count every login that reaches the password check (a form refused
- * with `422` is not counted: it costs no bcrypt and guesses nothing); a
- * refused attempt is not counted either. A successful login clears its
+ * with `422` is not counted: it costs no bcrypt and guesses nothing). A
+ * limiter does not count the attempts it refuses itself. The address
+ * limiter runs first, so an attempt that the email lockout then refuses
+ * still counts toward its address: a client that keeps hammering a locked
+ * account spends its own address budget. A successful login clears its
  * email's count, not its address's (an attacker holding one account must
  * not reset the address budget with it). The counts live in the app's
  * KV database, or in Redis with `SESSION_STORAGE=redis`, so every server
  * sharing them shares the budgets exactly.
  *
- * How this differs from the seed's limiter ("counter removed 15 minutes
- * after each attempt"): `rateLimit()` is a token bucket (GCRA). Five
- * attempts may come back to back and the sixth is refused, as in the
- * seed; but the bucket then refills one attempt every 3 minutes (15 / 5),
- * so the refused client is told to try again in 3 minutes, not 15, and
- * gets one attempt each time. The long-run rate is the same (5 per 15
- * minutes), and after 15 quiet minutes the full 5 are back. Within any
- * 15 minutes a patient guesser gets at most 9 attempts (5, then one
- * every 3 minutes) where the seed allowed 5, in exchange for no lockout
- * that an attacker can extend or time.
+ * The per-email limit is the seed's: `rateLimit()` with `algorithm:
+ * "lockout"` counts attempts per email and forgets the count 15 minutes
+ * after the last counted attempt, checked on every read. The sixth
+ * attempt is refused with `429` and `Retry-After: 900`, and so is every
+ * attempt until those 15 minutes are over ("Try again in 15 minutes.",
+ * then less as time passes). Refused attempts are not counted and do not
+ * move the window, so an attacker cannot keep an account locked longer
+ * than 15 minutes after their fifth guess; the account's owner can still
+ * sign in once it is over, and a success clears the count. A guesser gets
+ * at most 5 attempts in any 15 minutes.
+ *
+ * The per-address limit is a token bucket (GCRA, the `rateLimit()`
+ * default): 20 back to back, then one every 45 seconds, so the people
+ * behind one address are slowed, never shut out for 15 minutes by one
+ * of them.
  *
  * 20 per address leaves room for a household or an office behind one
  * address (four people each mistyping five times); spraying from one
@@ -43,7 +51,7 @@ import {
 
 /** The seed's login limit: 5 attempts per email... */
 export const LOGIN_LIMIT = 5;
-/** ...per 15 minutes. */
+/** ...forgotten 15 minutes after the last counted one. */
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
 /** Login attempts per client address, against password spraying... */
 export const ADDRESS_LIMIT = 20;
@@ -81,6 +89,7 @@ export function createLoginLimits(options: LoginLimitsOptions): LoginLimits {
     }),
     perEmail: rateLimit({
       name: "login-email",
+      algorithm: "lockout",
       limit: LOGIN_LIMIT,
       windowMs: LOGIN_WINDOW_MS,
       store,

@@ -1,5 +1,6 @@
-// The login limits on rateLimit(): 5 per email and 20 per client address
-// per 15 minutes, on the app's KV (shared by apps on one KV file).
+// The login limits on rateLimit(): 5 per email (a lockout, forgotten 15
+// minutes after the last counted attempt) and 20 per client address per 15
+// minutes, on the app's KV (shared by apps on one KV file).
 import { tooManyAttempts } from "./controllers/auth.ts";
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
@@ -17,7 +18,7 @@ function fakeDate() {
   });
 }
 
-Deno.test("login limit per email: five attempts, the sixth refused with 429 (even with the right password), then one every 3 minutes", async () => {
+Deno.test("login limit per email: five attempts, the sixth refused with 429 (even with the right password) for 15 minutes after the fifth", async () => {
   const clock = fakeDate();
   const { app, close } = await testApp();
   try {
@@ -28,17 +29,16 @@ Deno.test("login limit per email: five attempts, the sixth refused with 429 (eve
       assert.equal(response.status, 303, `attempt ${i + 1}`);
       assert.match(
         response.headers.get("ratelimit") ?? "",
-        new RegExp(`"login-email";r=${LOGIN_LIMIT - 1 - i};`),
+        new RegExp(`"login-email";r=${LOGIN_LIMIT - 1 - i};t=900`),
       );
     }
     const refused = await client.login("ada@example.com", "correct horse");
     assert.equal(refused.status, 429);
-    // The bucket refills one attempt every 15 / 5 = 3 minutes.
-    assert.equal(refused.headers.get("retry-after"), String(3 * 60));
+    assert.equal(refused.headers.get("retry-after"), String(15 * 60));
     const page = await read(refused);
     assert.match(
       page.body,
-      /Too many login attempts\. Try again in 3 minutes\./,
+      /Too many login attempts\. Try again in 15 minutes\./,
     );
     assert.match(page.body, /value="ada@example\.com"/, "the email is kept");
     assert.match(page.body, /<form method="post"/, "the login page");
@@ -49,16 +49,56 @@ Deno.test("login limit per email: five attempts, the sixth refused with 429 (eve
       303,
     );
 
+    // Still refused all along the 15 minutes (one attempt every 3 minutes
+    // would come back under a token bucket); the time left shrinks.
+    for (let minute = 3; minute < 15; minute += 3) {
+      clock.tick(3 * MINUTE);
+      const again = await client.login("ada@example.com", "correct horse");
+      assert.equal(again.status, 429, `${minute} minutes on`);
+      assert.equal(
+        again.headers.get("retry-after"),
+        String((15 - minute) * 60),
+      );
+      await again.body?.cancel();
+    }
     // A refused attempt is not counted: hammering does not push it back.
     clock.tick(3 * MINUTE - 1000);
-    assert.equal(
-      (await client.login("ada@example.com", "correct horse")).status,
-      429,
+    const last = await read(
+      await client.login("ada@example.com", "correct horse"),
     );
+    assert.equal(last.status, 429);
+    assert.match(last.body, /Try again in a minute\./);
     clock.tick(1000);
     const ok = await client.login("ada@example.com", "correct horse");
     assert.equal(ok.status, 303);
     assert.equal(ok.headers.get("location"), "/dashboard");
+  } finally {
+    close();
+    clock.uninstall();
+  }
+});
+
+Deno.test("login limit per email: the 15 minutes run from the last counted attempt", async () => {
+  const clock = fakeDate();
+  const { app, close } = await testApp();
+  try {
+    const client = new Client(app);
+    const attempt = () => client.login("admin@example.com", "wrong");
+    // Four attempts, ten minutes apart: none is forgotten, each starts
+    // the 15 minutes again.
+    for (let i = 0; i < 4; i++) {
+      assert.equal((await attempt()).status, 303, `attempt ${i + 1}`);
+      clock.tick(10 * MINUTE);
+    }
+    assert.equal((await attempt()).status, 303, "the fifth");
+    clock.tick(14 * MINUTE);
+    const refused = await attempt();
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "60");
+    clock.tick(MINUTE);
+    const back = await attempt();
+    assert.equal(back.status, 303);
+    assert.match(back.headers.get("ratelimit") ?? "", /"login-email";r=4;/);
   } finally {
     close();
     clock.uninstall();

@@ -1,7 +1,7 @@
 // main.ts as users run it: configuration from the environment.
 import assert from "node:assert/strict";
 import { runMain, startMain } from "./_test_server.ts";
-import { redisServerOrSkip, startRedis } from "../../session/_test_redis.ts";
+import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";
 
 Deno.test("production without SESSION_SECRET refuses to start with a clear message", async () => {
   const { code, output } = await runMain({ DENO_ENV: "production" });

@@ -4,7 +4,7 @@
 // event source must end.
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
-import { chromiumOrSkip } from "../../cors/_test_chromium.ts";
+import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { createLiveApp } from "./app.ts";
 
 Deno.test({

@@ -4,8 +4,8 @@
 // login through one is recognised by the other.
 
 import assert from "node:assert/strict";
-import { type Running, startCommand } from "../../docs/_test_doc_run.ts";
-import { redisServerOrSkip, startRedis } from "../../session/_test_redis.ts";
+import { type Running, startCommand } from "../../_tools/doc_run.ts";
+import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";
 
 const redisServer = await redisServerOrSkip();
 const repo = new URL("../../", import.meta.url).pathname;

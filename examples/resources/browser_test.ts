@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { chromium, type Page } from "playwright-core";
 import { createApp } from "./app.ts";
-import { chromiumOrSkip } from "../../cors/_test_chromium.ts";
+import { chromiumOrSkip } from "../../_tools/chromium.ts";
 
 /** The error's box starts within a line below the field's box. */
 async function assertBelow(page: Page, field: string, error: string) {

@@ -43,6 +43,8 @@ const TOO_SHORT =
   `Your password must be at least ${MIN_PASSWORD_LENGTH} characters.`;
 const NO_NAME = "Please enter your name.";
 const BAD_EMAIL = "Please enter a valid email address.";
+// A field sent twice arrives as an array: say so, not zod's type names.
+const ONCE = "Send this field once.";
 
 /** A password bcrypt reads whole: no NUL, at most 72 bytes of UTF-8. */
 function bcryptReadable<T extends z.ZodType<string>>(schema: T) {
@@ -61,13 +63,15 @@ function bcryptReadable<T extends z.ZodType<string>>(schema: T) {
  * the limiter and the password check like any other wrong guess.
  */
 export const LoginForm = z.object({
-  email: z.string().default("").pipe(
+  email: z.string({ error: ONCE }).default("").pipe(
     z.string().trim().max(
       MAX_EMAIL_LENGTH,
       `An email address has at most ${MAX_EMAIL_LENGTH} characters.`,
     ),
   ),
-  password: z.string().default("").pipe(bcryptReadable(z.string())),
+  password: z.string({ error: ONCE }).default("").pipe(
+    bcryptReadable(z.string()),
+  ),
 });
 
 /** What the login form gives: a trimmed email and the password. */
