@@ -15,6 +15,7 @@ import {
   type RateLimitStore,
   resultOf,
 } from "./store.ts";
+import { whileLocked } from "../session/retry.ts";
 
 /** A part of a KV key. */
 export type RateLimitKvKeyPart =
@@ -66,30 +67,6 @@ export interface KvRateLimitStoreOptions {
   prefix?: string;
 }
 
-/**
- * Runs a KV call again while SQLite reports the database locked: processes
- * sharing one local KV file get that error under concurrent writes, instead
- * of waiting their turn.
- */
-async function whileLocked<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (
-        attempt === 50 || !(error instanceof Error) ||
-        !error.message.includes("database is locked")
-      ) {
-        throw error;
-      }
-      // A short random pause, so the processes do not collide again.
-      await new Promise((resolve) =>
-        setTimeout(resolve, 1 + Math.random() * 4 * attempt)
-      );
-    }
-  }
-}
-
 interface Known {
   /** The stored value: a GCRA arrival time, or a lockout's state. */
   value: unknown;
@@ -114,7 +91,8 @@ const REMEMBERED = 10_000;
  * refusal from remembered state is confirmed by a read first. Within one
  * process, requests for one key take turns, so they do not fail each
  * other's commits. `database is locked` (two processes on one local
- * file) is retried with a short random pause.
+ * file) is retried with jittered backoff for up to 2 s, as the KV session
+ * storage does, then the error names the attempts.
  *
  * Entries get `expireIn` for when the key's full limit is back; KV deletes
  * them lazily, so each value carries its own time, checked on read: a

@@ -20,7 +20,7 @@ import {
   budgetOf,
   elapsed,
   RETRY_BUDGET_MS,
-} from "./_retry.ts";
+} from "./retry.ts";
 import {
   createSessionId,
   loadSession,

@@ -12,7 +12,7 @@
  */
 
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
-import { backoff, type Budget, elapsed } from "./_retry.ts";
+import { whileLocked } from "./retry.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
@@ -24,37 +24,6 @@ const MAX_VALUE_BYTES = 65536;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * Runs a KV call again while SQLite reports the database locked: processes
- * sharing one local KV file get that error under concurrent writes, instead
- * of waiting their turn. Retries with jittered backoff until `budget` is
- * spent, then throws, naming the attempts and the budget.
- */
-async function whileLocked<T>(
-  call: () => Promise<T>,
-  budget: Budget,
-): Promise<T> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (
-        !(error instanceof Error) ||
-        !error.message.includes("database is locked")
-      ) {
-        throw error;
-      }
-      if (!await backoff(attempt, budget)) {
-        throw new Error(
-          `Deno KV stayed locked by another process: ${attempt} attempts ` +
-            `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
-          { cause: error },
-        );
-      }
-    }
-  }
-}
 
 /**
  * The part of a Deno KV database the storage uses: Deno's `Deno.Kv`

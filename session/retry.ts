@@ -1,7 +1,8 @@
 // Retrying a store call that lost a race with another server, or found the
 // database locked: jittered exponential backoff inside a time budget, so
 // contending servers spread out instead of colliding in lockstep, and a
-// request never waits longer than the budget.
+// request never waits longer than the budget. Shared by the Deno KV session
+// storage and the Deno KV rate-limit store (not part of the package API).
 
 /** How long one save may keep retrying, in milliseconds. */
 export const RETRY_BUDGET_MS = 2000;
@@ -56,4 +57,35 @@ export async function backoff(retry: number, budget: Budget): Promise<boolean> {
 export function elapsed(budget: Budget): number {
   const now = performance.now();
   return Math.round(now - (budget.start ??= now));
+}
+
+/**
+ * Runs a KV call again while SQLite reports the database locked: processes
+ * sharing one local KV file get that error under concurrent writes, instead
+ * of waiting their turn. Retries with jittered backoff until `budget` is
+ * spent, then throws, naming the attempts and the budget.
+ */
+export async function whileLocked<T>(
+  call: () => Promise<T>,
+  budget: Budget = budgetOf(),
+): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (
+        !(error instanceof Error) ||
+        !error.message.includes("database is locked")
+      ) {
+        throw error;
+      }
+      if (!await backoff(attempt, budget)) {
+        throw new Error(
+          `Deno KV stayed locked by another process: ${attempt} attempts ` +
+            `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
+          { cause: error },
+        );
+      }
+    }
+  }
 }
