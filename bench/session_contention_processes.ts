@@ -10,6 +10,10 @@
  */
 import { median, quantile } from "./_stats.ts";
 import {
+  type ServerProcess,
+  startServerProcess,
+} from "../_tools/server_process.ts";
+import {
   type RedisServer,
   redisServerOrSkip,
   startRedis,
@@ -20,43 +24,11 @@ const PER_PROCESS = 100;
 const serverScript = new URL("../session/_test_server.ts", import.meta.url)
   .pathname;
 
-interface Server {
-  origin: string;
-  stop(): Promise<void>;
-}
-
 /** Starts session/_test_server.ts on `kind` and `target`; waits for its port. */
-async function startServer(kind: string, target: string): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--unstable-kv",
-      "--allow-all",
-      serverScript,
-      kind,
-      target,
-      String(PER_PROCESS),
-    ],
-    stdout: "piped",
+function startServer(kind: string, target: string): Promise<ServerProcess> {
+  return startServerProcess(serverScript, [kind, target, String(PER_PROCESS)], {
     stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!output.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    output += value;
-  }
-  const port = /listening (\d+)/.exec(output)?.[1];
-  if (port === undefined) throw new Error(`server did not start: ${output}`);
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await lines.cancel();
-    },
-  };
+  });
 }
 
 /** One round: ms for all writers, answers not 200, names lost. */

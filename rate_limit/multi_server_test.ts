@@ -2,48 +2,19 @@
 // concurrent requests across both with limit 10 let 10 through.
 import assert from "node:assert/strict";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import {
+  type ServerProcess,
+  startServerProcess,
+} from "../_tools/server_process.ts";
 
 const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
 
-async function startServer(
+function startServer(
   kind: string,
   target: string,
   algorithm: string,
-): Promise<{ origin: string; stop(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--unstable-kv",
-      "--allow-all",
-      serverScript,
-      kind,
-      target,
-      algorithm,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!output.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    output += value;
-  }
-  const port = /listening (\d+)/.exec(output)?.[1];
-  if (port === undefined) {
-    child.kill("SIGKILL");
-    await child.status;
-    throw new Error(`server did not start: ${output}`);
-  }
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await lines.cancel();
-    },
-  };
+): Promise<ServerProcess> {
+  return startServerProcess(serverScript, [kind, target, algorithm]);
 }
 
 async function thirtyAcrossTwo(

@@ -3,58 +3,33 @@
 
 import assert from "node:assert/strict";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import {
+  type ServerProcess,
+  startServerProcess,
+} from "../_tools/server_process.ts";
 
 const redisServer = await redisServerOrSkip();
 const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
 
-interface ServerProcess {
-  origin: string;
-  stop(): Promise<void>;
-}
-
-async function startServer(
+function startServer(
   kind: string,
   target: string,
   barrier?: number,
 ): Promise<ServerProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
+  return startServerProcess(serverScript, [
+    kind,
+    target,
+    ...(barrier === undefined ? [] : [String(barrier)]),
+  ], {
+    flags: [
       "--unstable-kv",
       "--allow-net=127.0.0.1",
       "--allow-read",
       "--allow-write",
       "--allow-env",
       "--allow-sys",
-      serverScript,
-      kind,
-      target,
-      ...(barrier === undefined ? [] : [String(barrier)]),
     ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let output = "";
-  while (!output.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) break;
-    output += value;
-  }
-  const port = /listening (\d+)/.exec(output)?.[1];
-  if (port === undefined) {
-    child.kill("SIGKILL");
-    await child.status;
-    throw new Error(`server did not start: ${output}`);
-  }
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await lines.cancel();
-    },
-  };
+  });
 }
 
 /** Sends a request with `cookie`; returns the body and the new cookie. */
