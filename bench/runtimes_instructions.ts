@@ -21,62 +21,22 @@
  * @module
  */
 import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { freePort, untilReady, wrkRun } from "./_load.ts";
-import { ROOT } from "../_tools/runtimes/bundle.ts";
+import {
+  buildRuntimeServers,
+  OUT,
+  runtimeBenchArgs,
+  runtimeBinary,
+} from "./_runtime_bench.ts";
 
-const args = new Map(
-  Deno.args.map((arg) => arg.replace(/^--/, "").split("=") as [string, string]),
-);
+const { args, runtimes, servers: SERVERS, scenarios: SCENARIOS } =
+  runtimeBenchArgs();
 const warmSeconds = Number(args.get("warm") ?? 3);
 const seconds = Number(args.get("seconds") ?? 5);
-const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
-const SERVERS = (args.get("servers") ?? "bare,fetchkit,hono").split(",");
-const words = args.get("scenarios")?.split(",");
-// "bare" only answers the static route.
-const routers = SERVERS.filter((server) => server !== "bare");
-const SCENARIOS = [
-  { name: "static route", path: "/", servers: SERVERS },
-  { name: "one param, JSON", path: "/users/42", servers: routers },
-  { name: "three middlewares", path: "/mw", servers: routers },
-  { name: "miss (404)", path: "/no/such/page", servers: routers },
-  { name: "POST urlencoded body", path: "/echo", servers: routers },
-].filter((scenario) =>
-  words === undefined || words.some((word) => scenario.name.includes(word))
-);
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
-const out = join(ROOT, "_tools/runtimes/.out");
-await Deno.mkdir(out, { recursive: true });
-const bundle = join(out, "runtime_servers.mjs");
-const built = await new Deno.Command(Deno.execPath(), {
-  args: [
-    "bundle",
-    "--quiet",
-    "--platform=deno",
-    "--external=@hono/node-server",
-    "-o",
-    bundle,
-    join(ROOT, "bench/_runtime_servers.ts"),
-  ],
-  cwd: ROOT,
-}).output();
-if (!built.success) throw new Error("deno bundle failed");
-const post = join(out, "post.lua");
-await Deno.writeTextFile(
-  post,
-  `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
-);
-
-function binary(runtime: string): string {
-  if (runtime === "node") return "node";
-  const path = join(
-    ROOT,
-    "_tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun",
-  );
-  return existsSync(path) ? path : "bun";
-}
+const { bundle, post } = await buildRuntimeServers();
 
 async function control(pid: number, ...flags: string[]): Promise<void> {
   const { success } = await new Deno.Command("callgrind_control", {
@@ -106,14 +66,14 @@ for (const runtime of runtimes) {
   for (const server of SERVERS) {
     const mine = SCENARIOS.filter((s) => s.servers.includes(server));
     const port = freePort();
-    const file = join(out, `callgrind.${runtime}.${server}`);
+    const file = join(OUT, `callgrind.${runtime}.${server}`);
     const child = new Deno.Command("valgrind", {
       args: [
         "--tool=callgrind",
         "--smc-check=all-non-file",
         "--instr-atstart=no",
         `--callgrind-out-file=${file}`,
-        binary(runtime),
+        await runtimeBinary(runtime),
         bundle,
         server,
         String(port),

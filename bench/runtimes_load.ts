@@ -18,62 +18,20 @@
  *
  * @module
  */
-import { join } from "node:path";
-import { existsSync } from "node:fs";
 import { freePort, untilReady, wrkRun } from "./_load.ts";
 import { median, quantile } from "./_stats.ts";
-import { ROOT } from "../_tools/runtimes/bundle.ts";
+import {
+  buildRuntimeServers,
+  runtimeBenchArgs,
+  runtimeBinary,
+} from "./_runtime_bench.ts";
 
-const args = new Map(
-  Deno.args.map((arg) => arg.replace(/^--/, "").split("=") as [string, string]),
-);
+const { args, runtimes, servers: SERVERS, scenarios: SCENARIOS } =
+  runtimeBenchArgs();
 const rounds = Number(args.get("rounds") ?? 5);
 const seconds = Number(args.get("seconds") ?? 2);
-const runtimes = (args.get("runtimes") ?? "node,bun").split(",");
-const SERVERS = (args.get("servers") ?? "bare,fetchkit,hono").split(",");
-const words = args.get("scenarios")?.split(",");
-// "bare" only answers the static route.
-const routers = SERVERS.filter((server) => server !== "bare");
-const SCENARIOS = [
-  { name: "static route", path: "/", servers: SERVERS },
-  { name: "one param, JSON", path: "/users/42", servers: routers },
-  { name: "three middlewares", path: "/mw", servers: routers },
-  { name: "miss (404)", path: "/no/such/page", servers: routers },
-  { name: "POST urlencoded body", path: "/echo", servers: routers },
-].filter((scenario) =>
-  words === undefined || words.some((word) => scenario.name.includes(word))
-);
 
-const out = join(ROOT, "_tools/runtimes/.out");
-await Deno.mkdir(out, { recursive: true });
-const bundle = join(out, "runtime_servers.mjs");
-const built = await new Deno.Command(Deno.execPath(), {
-  args: [
-    "bundle",
-    "--quiet",
-    "--platform=deno",
-    "--external=@hono/node-server",
-    "-o",
-    bundle,
-    join(ROOT, "bench/_runtime_servers.ts"),
-  ],
-  cwd: ROOT,
-}).output();
-if (!built.success) throw new Error("deno bundle failed");
-const post = join(out, "post.lua");
-await Deno.writeTextFile(
-  post,
-  `wrk.method = "POST"\nwrk.body = "text=hello+world&n=1"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
-);
-
-function binary(runtime: string): string {
-  if (runtime === "node") return "node";
-  const path = join(
-    ROOT,
-    "_tools/runtimes/node_modules/@oven/bun-linux-x64/bin/bun",
-  );
-  return existsSync(path) ? path : "bun";
-}
+const { bundle, post } = await buildRuntimeServers();
 
 const results = new Map<string, number[]>();
 for (const runtime of runtimes) {
@@ -82,7 +40,7 @@ for (const runtime of runtimes) {
   const running = new Map<string, { port: number; child: Deno.ChildProcess }>();
   for (const server of SERVERS) {
     const port = freePort();
-    const child = new Deno.Command(binary(runtime), {
+    const child = new Deno.Command(await runtimeBinary(runtime), {
       args: [bundle, server, String(port)],
       stdout: "piped",
       stderr: "inherit",

@@ -15,6 +15,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { bundleTests, portableTestFiles, ROOT } from "./bundle.ts";
+import { bunBinary, which } from "./binaries.ts";
 
 const HERE = join(ROOT, "_tools/runtimes");
 const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
@@ -54,19 +55,6 @@ async function output(
   }
 }
 
-async function which(command: string): Promise<string | undefined> {
-  try {
-    const { code, stdout } = await new Deno.Command("sh", {
-      args: ["-c", `command -v ${command}`],
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    return code === 0 ? new TextDecoder().decode(stdout).trim() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 let installed: Promise<boolean> | undefined;
 
 /** `node_modules` with the adapter, `@deno/kv` and Bun; installs once. */
@@ -92,19 +80,6 @@ function bundle(): Promise<string> {
     join(HERE, "kv_checks.ts"),
     join(HERE, "redis_checks.ts"),
   ]);
-}
-
-function bunBinary(): Promise<string | undefined> {
-  const os = Deno.build.os === "darwin" ? "darwin" : "linux";
-  const arch = Deno.build.arch === "aarch64" ? "aarch64" : "x64";
-  for (const suffix of ["-baseline", ""]) {
-    const path = join(
-      HERE,
-      `node_modules/@oven/bun-${os}-${arch}${suffix}/bin/bun`,
-    );
-    if (existsSync(path)) return Promise.resolve(path);
-  }
-  return which("bun");
 }
 
 async function runOn(runtime: string, binary: string): Promise<void> {

@@ -1,0 +1,36 @@
+// Where the runtimes' binaries are: Bun from the npm package that
+// `install.sh` puts in `node_modules` (its postinstall does not run), else
+// a command on PATH. Used by the runtime tests and the Node/Bun benchmarks.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "./bundle.ts";
+
+const HERE = join(ROOT, "_tools/runtimes");
+
+/** The path of `command` on PATH, or `undefined`. */
+export async function which(command: string): Promise<string | undefined> {
+  try {
+    const { code, stdout } = await new Deno.Command("sh", {
+      args: ["-c", `command -v ${command}`],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return code === 0 ? new TextDecoder().decode(stdout).trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bun's binary: the npm package's (baseline build first), else on PATH. */
+export function bunBinary(): Promise<string | undefined> {
+  const os = Deno.build.os === "darwin" ? "darwin" : "linux";
+  const arch = Deno.build.arch === "aarch64" ? "aarch64" : "x64";
+  for (const suffix of ["-baseline", ""]) {
+    const path = join(
+      HERE,
+      `node_modules/@oven/bun-${os}-${arch}${suffix}/bin/bun`,
+    );
+    if (existsSync(path)) return Promise.resolve(path);
+  }
+  return which("bun");
+}
