@@ -23,16 +23,11 @@
  *
  * @module
  */
-import {
-  createContextKey,
-  createRouter,
-  type Middleware,
-} from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
 import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
 import { createRouter as createRemixRouter } from "@remix-run/fetch-router";
 import { createCookie } from "@remix-run/cookie";
 import {
@@ -43,6 +38,7 @@ import {
 import { session as remixSession } from "@remix-run/session-middleware";
 import { makeRows, renderHono, renderOurs } from "./_html_table.ts";
 import { serveNamed } from "./_load.ts";
+import { addFetchkitRoutes, addHonoRoutes } from "./_bench_routes.ts";
 
 const SECRET = "bench-secret-0123456789abcdefghijklmnopqrstuvwxyz";
 const rows = makeRows(50);
@@ -56,33 +52,7 @@ function fetchkit(
     cookie: { name: "session", secrets: [SECRET], maxAge: 604800 },
   });
   const router = createRouter();
-  router.get("/", () => new Response("home"));
-  router.get("/users/:id", ({ params }) => Response.json({ id: params.id }));
-  router.get(
-    "/users/:userId/posts/:postId",
-    ({ params }) =>
-      Response.json({ userId: params.userId, postId: params.postId }),
-  );
-  const readsAccept: Middleware = (context, next) => {
-    context.headers.get("accept");
-    return next();
-  };
-  const readsAgent: Middleware = (context, next) => {
-    context.headers.get("user-agent");
-    return next();
-  };
-  const setsHeader: Middleware = async (_context, next) => {
-    const response = await next();
-    response.headers.set("x-bench", "1");
-    return response;
-  };
-  router.get(
-    "/mw",
-    readsAccept,
-    readsAgent,
-    setsHeader,
-    () => new Response("mw"),
-  );
+  addFetchkitRoutes(router, (data) => Response.json(data));
   const withSession = session(Session, storage);
   router.post("/login", withSession, (context) => {
     context.get(Session)!.set("userId", 42);
@@ -94,41 +64,13 @@ function fetchkit(
     (context) => new Response(`user ${context.get(Session)!.get("userId")}`),
   );
   router.get("/table", () => createHtmlResponse(renderOurs(rows)));
-  router.post(
-    "/echo",
-    formData(),
-    (context) => new Response(String(context.get(FormData)?.get("text") ?? "")),
-  );
   return router.fetch;
 }
 
 function hono(): (request: Request) => Response | Promise<Response> {
   const app = new Hono();
-  app.get("/", (c) => c.text("home"));
-  app.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
-  app.get(
-    "/users/:userId/posts/:postId",
-    (c) =>
-      c.json({ userId: c.req.param("userId"), postId: c.req.param("postId") }),
-  );
-  const readsAccept: MiddlewareHandler = async (c, next) => {
-    c.req.header("accept");
-    await next();
-  };
-  const readsAgent: MiddlewareHandler = async (c, next) => {
-    c.req.header("user-agent");
-    await next();
-  };
-  const setsHeader: MiddlewareHandler = async (c, next) => {
-    await next();
-    c.header("x-bench", "1");
-  };
-  app.get("/mw", readsAccept, readsAgent, setsHeader, (c) => c.text("mw"));
+  addHonoRoutes(app);
   app.get("/table", (c) => c.html(renderHono(rows)));
-  app.post(
-    "/echo",
-    async (c) => c.text(String((await c.req.parseBody())["text"] ?? "")),
-  );
   return app.fetch;
 }
 

@@ -15,75 +15,22 @@
  *
  * @module
  */
-import { createRouter, type Middleware } from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { createJsonResponse } from "@fetchkit/toolkit/response/json";
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
+import { addFetchkitRoutes, addHonoRoutes } from "./_bench_routes.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
 function fetchkit(json: (data: unknown) => Response): Handler {
   const router = createRouter();
-  router.get("/", () => new Response("home"));
-  router.get("/users/:id", ({ params }) => json({ id: params.id }));
-  router.get(
-    "/users/:userId/posts/:postId",
-    ({ params }) => json({ userId: params.userId, postId: params.postId }),
-  );
-  const readsAccept: Middleware = (context, next) => {
-    context.headers.get("accept");
-    return next();
-  };
-  const readsAgent: Middleware = (context, next) => {
-    context.headers.get("user-agent");
-    return next();
-  };
-  const setsHeader: Middleware = async (_context, next) => {
-    const response = await next();
-    response.headers.set("x-bench", "1");
-    return response;
-  };
-  router.get(
-    "/mw",
-    readsAccept,
-    readsAgent,
-    setsHeader,
-    () => new Response("mw"),
-  );
-  router.post(
-    "/echo",
-    formData(),
-    (context) => new Response(String(context.get(FormData)?.get("text") ?? "")),
-  );
+  addFetchkitRoutes(router, json);
   return router.fetch;
 }
 
 function hono(): Handler {
   const app = new Hono();
-  app.get("/", (c) => c.text("home"));
-  app.get("/users/:id", (c) => c.json({ id: c.req.param("id") }));
-  app.get(
-    "/users/:userId/posts/:postId",
-    (c) =>
-      c.json({ userId: c.req.param("userId"), postId: c.req.param("postId") }),
-  );
-  const readsAccept: MiddlewareHandler = async (c, next) => {
-    c.req.header("accept");
-    await next();
-  };
-  const readsAgent: MiddlewareHandler = async (c, next) => {
-    c.req.header("user-agent");
-    await next();
-  };
-  const setsHeader: MiddlewareHandler = async (c, next) => {
-    await next();
-    c.header("x-bench", "1");
-  };
-  app.get("/mw", readsAccept, readsAgent, setsHeader, (c) => c.text("mw"));
-  app.post(
-    "/echo",
-    async (c) => c.text(String((await c.req.parseBody())["text"] ?? "")),
-  );
+  addHonoRoutes(app);
   return app.fetch;
 }
 
