@@ -3,7 +3,6 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createClient } from "redis";
-import { createRouter, type ServeInfo } from "@fetchkit/toolkit/fetch-router";
 import {
   createKvRateLimitStore,
   createMemoryRateLimitStore,
@@ -14,6 +13,7 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import { app, from } from "./_test_app.ts";
 
 const SECOND = 1000;
 const policy: RateLimitPolicy = {
@@ -21,17 +21,6 @@ const policy: RateLimitPolicy = {
   windowMs: 60 * SECOND,
   algorithm: "lockout",
 };
-
-function from(hostname: string): ServeInfo {
-  return { remoteAddr: { hostname, port: 1234, transport: "tcp" } };
-}
-
-function app(limiter: ReturnType<typeof rateLimit>) {
-  const router = createRouter({ middleware: [limiter] });
-  router.get("/", () => new Response("ok"));
-  return (info: ServeInfo = from("192.0.2.1")) =>
-    Promise.resolve(router.fetch(new Request("http://localhost/"), info));
-}
 
 function fakeDate() {
   // Only Date: Deno KV keeps its real timers.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { createClient } from "redis";
-import { createRouter, type ServeInfo } from "@fetchkit/toolkit/fetch-router";
+import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import {
   createKvRateLimitStore,
   createMemoryRateLimitStore,
@@ -12,21 +12,7 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
-
-function from(hostname: string): ServeInfo {
-  return { remoteAddr: { hostname, port: 1234, transport: "tcp" } };
-}
-
-function app(...limiters: ReturnType<typeof rateLimit>[]) {
-  const router = createRouter({ middleware: limiters });
-  router.get("/", () => new Response("ok"));
-  router.get("/away", () => Response.redirect("http://localhost/", 302));
-  // null: no connection info at all.
-  return (info: ServeInfo | null = from("192.0.2.1"), path = "/") =>
-    Promise.resolve(
-      router.fetch(new Request("http://localhost" + path), info ?? undefined),
-    );
-}
+import { app, from } from "./_test_app.ts";
 
 function withClock(
   fn: (clock: ReturnType<typeof FakeTimers.install>) => Promise<void>,
