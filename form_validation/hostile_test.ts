@@ -6,6 +6,7 @@ import {
   parseForm,
   type StandardSchemaV1,
 } from "@fetchkit/toolkit/form-validation";
+import { longestMapKey } from "../_tools/map_keys.ts";
 
 /** Accepts anything: the object as built, without a schema's own cost. */
 const anything: StandardSchemaV1<unknown, unknown> = {
@@ -120,36 +121,6 @@ Deno.test("parseForm: full arrays cost no holes, however many and however deep",
   const result = await parseForm(form, anything);
   assert.equal(result.success, true);
 });
-
-/** Runs `action` with Map lookups counted by key length. */
-async function longestMapKey(action: () => Promise<unknown>): Promise<number> {
-  const methods = ["get", "has", "set"] as const;
-  const originals = methods.map((name) => Map.prototype[name]);
-  let longest = 0;
-  methods.forEach((name, i) => {
-    const original = originals[i] as (
-      this: Map<unknown, unknown>,
-      ...args: unknown[]
-    ) => unknown;
-    // deno-lint-ignore no-explicit-any
-    (Map.prototype as any)[name] = function (
-      this: Map<unknown, unknown>,
-      ...args: unknown[]
-    ) {
-      if (typeof args[0] === "string") {
-        longest = Math.max(longest, args[0].length);
-      }
-      return original.apply(this, args);
-    };
-  });
-  try {
-    await action();
-  } finally {
-    // deno-lint-ignore no-explicit-any
-    methods.forEach((name, i) => (Map.prototype as any)[name] = originals[i]);
-  }
-  return longest;
-}
 
 Deno.test("parseForm: a name over 1000 characters is refused before it is used as a key", async () => {
   const form = new FormData();
