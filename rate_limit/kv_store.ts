@@ -9,7 +9,9 @@ import {
   algorithmOf,
   asLockoutState,
   gcra,
+  gcraGiveBack,
   lockout,
+  lockoutGiveBack,
   type RateLimitPolicy,
   type RateLimitResult,
   type RateLimitStore,
@@ -221,19 +223,79 @@ export function createKvRateLimitStore(
     }
   }
 
+  /**
+   * Gives one request back: a compare-and-set on what is stored now, so a
+   * write from another server in between is never lost, and nothing
+   * stored (or expired) stays nothing.
+   */
+  async function giveBackNow(
+    key: string,
+    policy: RateLimitPolicy,
+  ): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      const current = await read(key);
+      const now = Date.now();
+      let value: unknown;
+      let expireIn: number;
+      if (algorithmOf(policy) === "lockout") {
+        const state = asLockoutState(current.value);
+        if (
+          state === undefined || state.count <= 0 ||
+          state.last + policy.windowMs <= now
+        ) return;
+        const next = lockoutGiveBack(state, now, policy);
+        // Nothing live left: a count of 0 is stored briefly rather than
+        // the key deleted, which reads the same (count 0 is no count).
+        value = next ?? { count: 0, last: state.last };
+        expireIn = next === undefined
+          ? 1
+          : Math.max(1, Math.ceil(state.last + policy.windowMs - now));
+      } else {
+        if (typeof current.value !== "number" || current.value <= now) return;
+        value = gcraGiveBack(current.value, now, policy);
+        expireIn = Math.max(1, Math.ceil((value as number) - now));
+      }
+      const result = await whileLocked(() =>
+        client.atomic()
+          .check({ key: [prefix, key], versionstamp: current.versionstamp })
+          .set([prefix, key], value, { expireIn })
+          .commit()
+      );
+      if (result.ok) {
+        remember(key, {
+          value,
+          versionstamp: result.versionstamp ?? null,
+          fresh: false,
+        });
+        return;
+      }
+      if (attempt === 100) {
+        throw new Error(
+          `Rate limit store: the entry for "${key}" kept changing under 100 attempts to give a request back`,
+        );
+      }
+    }
+  }
+
+  /** Runs `operation` when the calls before it for `key` are done. */
+  function inTurn<T>(key: string, operation: () => Promise<T>): Promise<T> {
+    // Requests for one key take turns within this process.
+    const previous = turns.get(key);
+    const run = previous === undefined ? operation() : previous.then(operation);
+    const done = run.then(() => {}, () => {});
+    turns.set(key, done);
+    done.then(() => {
+      if (turns.get(key) === done) turns.delete(key);
+    });
+    return run;
+  }
+
   return {
     hit(key, policy) {
-      // Requests for one key take turns within this process.
-      const previous = turns.get(key);
-      const run = previous === undefined
-        ? hitNow(key, policy)
-        : previous.then(() => hitNow(key, policy));
-      const done = run.then(() => {}, () => {});
-      turns.set(key, done);
-      done.then(() => {
-        if (turns.get(key) === done) turns.delete(key);
-      });
-      return run;
+      return inTurn(key, () => hitNow(key, policy));
+    },
+    giveBack(key, policy) {
+      return inTurn(key, () => giveBackNow(key, policy));
     },
     async reset(key) {
       known.delete(key);

@@ -101,6 +101,7 @@ export type {
 export {
   createMemoryRateLimitStore,
   type MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
 } from "./memory_store.ts";
 export {
   createKvRateLimitStore,
@@ -148,7 +149,10 @@ export interface RateLimitOptions {
   key?: (
     context: RequestContext,
   ) => string | undefined | Promise<string | undefined>;
-  /** Where counts live. Default: a memory store of this limiter's own. */
+  /**
+   * Where counts live. Default: a memory store of this limiter's own
+   * (at most 100,000 keys; see {@linkcode createMemoryRateLimitStore}).
+   */
   store?: RateLimitStore;
   /**
    * The policy's name, in the headers and in the store's keys: letters,
@@ -183,6 +187,29 @@ export interface RateLimitOptions {
     context: RequestContext,
     result: RateLimitResult,
   ) => Response | Promise<Response>;
+  /**
+   * Decides, after the handler ran, whether its request counts: `false`
+   * gives the request back to the budget (say, count failed logins only:
+   * `(response) => response.status !== 303`, or only errors:
+   * `(response) => response.status >= 400`). Default: every request
+   * counts.
+   *
+   * Under concurrency: every request is counted when it arrives, before
+   * the handler runs, and given back once its answer is known. So at most
+   * `limit` requests are ever in flight or counted at once, and concurrent
+   * guesses cannot overshoot the limit; the price is that while `limit`
+   * requests are in flight, one more is refused even if all of them turn
+   * out not to count. The give-back is atomic in every store and never
+   * lowers a count below nothing (an entry that expired or was `reset`
+   * meanwhile stays empty). A handler that throws counts. The `RateLimit`
+   * header of a given-back response shows one more request remaining.
+   * With a lockout, the window the given-back request restarted is not
+   * undone.
+   */
+  countResponse?: (
+    response: Response,
+    context: RequestContext,
+  ) => boolean | Promise<boolean>;
 }
 
 /** The middleware of {@linkcode rateLimit}, with a way to forget a key. */
@@ -333,6 +360,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     headers = true,
     ipv6Subnet = 64,
     onLimit,
+    countResponse,
   } = options ?? ({} as RateLimitOptions);
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new TypeError(
@@ -363,7 +391,17 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       `rateLimit(): ipv6Subnet must be a whole number from 1 to 128, got ${ipv6Subnet}`,
     );
   }
+  if (countResponse !== undefined && typeof countResponse !== "function") {
+    throw new TypeError(
+      `rateLimit(): countResponse must be a function (response, context) => boolean, got ${typeof countResponse}`,
+    );
+  }
   const store = options.store ?? createMemoryRateLimitStore();
+  if (countResponse !== undefined && typeof store.giveBack !== "function") {
+    throw new TypeError(
+      "rateLimit(): countResponse needs a store with giveBack(key, policy); this store has none",
+    );
+  }
   const policy: RateLimitPolicy = { limit, windowMs, algorithm };
   const policyText = `${limit}/${windowMs}` +
     (algorithm === "gcra" ? "" : ` (${algorithm})`);
@@ -439,7 +477,8 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       if (!warned) warnNoKey();
       return;
     }
-    let result = store.hit(prefix + storedKey(key), policy);
+    const stored = prefix + storedKey(key);
+    let result = store.hit(stored, policy);
     if (typeof (result as PromiseLike<unknown>).then === "function") {
       result = await result;
     }
@@ -449,7 +488,18 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
         : await onLimit(context, result as RateLimitResult);
       return decorate(refused, result as RateLimitResult, true);
     }
-    return decorate(await next(), result as RateLimitResult, false);
+    const response = await next();
+    if (
+      countResponse !== undefined && !await countResponse(response, context)
+    ) {
+      await store.giveBack!(stored, policy);
+      const counted = result as RateLimitResult;
+      result = {
+        ...counted,
+        remaining: Math.min(counted.limit, counted.remaining + 1),
+      };
+    }
+    return decorate(response, result as RateLimitResult, false);
   };
   return Object.assign(middleware, {
     reset: async (key: string): Promise<void> => {

@@ -95,6 +95,43 @@ redis.call("SET", KEYS[1], count + 1, "PX", window)
 return { 1, count + 1, window }
 `;
 
+// Giving one request back, GCRA: the arrival time moved back by one
+// interval, on Redis' clock; deleted when that is not after now, so a
+// give-back never banks more than the full limit. ARGV: limit, window.
+/** The GCRA give-back script (not part of the package API). */
+export const GIVE_BACK_SCRIPT = `
+local time = redis.call("TIME")
+local now = time[1] * 1000 + time[2] / 1000
+local interval = tonumber(ARGV[2]) / tonumber(ARGV[1])
+local tat = tonumber(redis.call("GET", KEYS[1]))
+if tat == nil or tat <= now then
+  return 0
+end
+local back = tat - interval
+if back <= now + 0.000001 then
+  redis.call("DEL", KEYS[1])
+  return 1
+end
+redis.call("SET", KEYS[1], back, "PX", math.max(1, math.ceil(back - now)))
+return 1
+`;
+
+// Giving one request back, lockout: the count lowered by one (DECR keeps
+// the key's expiry), deleted at one; nothing to give back stays nothing.
+/** The lockout give-back script (not part of the package API). */
+export const LOCKOUT_GIVE_BACK_SCRIPT = `
+local count = tonumber(redis.call("GET", KEYS[1]) or "0")
+if count == nil or count <= 0 or count ~= math.floor(count) then
+  return 0
+end
+if count <= 1 then
+  redis.call("DEL", KEYS[1])
+else
+  redis.call("DECR", KEYS[1])
+end
+return 1
+`;
+
 async function sha1Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-1",
@@ -232,6 +269,13 @@ export function createRedisRateLimitStore(
         );
       }
       return gcraResult(await run(SCRIPT, options), policy);
+    },
+    async giveBack(key: string, policy: RateLimitPolicy): Promise<void> {
+      const lockout = algorithmOf(policy) === "lockout";
+      await run(lockout ? LOCKOUT_GIVE_BACK_SCRIPT : GIVE_BACK_SCRIPT, {
+        keys: [prefix + key],
+        arguments: [String(policy.limit), String(policy.windowMs)],
+      });
     },
     async reset(key) {
       await client.del(prefix + key);
