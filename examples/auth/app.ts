@@ -85,7 +85,7 @@ export interface AppOptions {
    * when sessions are in Redis, so every server shares the counts.
    */
   rateLimitStore?: RateLimitStore;
-  /** Login attempts per client address per 15 minutes. Default 20. */
+  /** Failed logins per client address per hour. Default 100. */
   loginAddressLimit?: number;
   /** Where sessions live. */
   sessions: SessionStorage;
