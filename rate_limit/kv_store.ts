@@ -18,6 +18,7 @@ import {
   resultOf,
 } from "./store.ts";
 import { whileLocked } from "../store/retry.ts";
+import { checkTimeout, withTimeout } from "../store/timeout.ts";
 
 /** A part of a KV key. */
 export type RateLimitKvKeyPart =
@@ -67,6 +68,15 @@ export interface KvRateLimitStoreOptions {
   client: RateLimitKv;
   /** First part of every key: state lives under `[prefix, key]`. Default `"rate_limit"`. */
   prefix?: string;
+  /**
+   * Milliseconds one store call may take (retries of a locked database
+   * included) before it fails as an outage, a `StoreUnavailableError`
+   * (503 with `Retry-After`, or a pass with `rateLimit({ failOpen: true
+   * })`). `Infinity` waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 interface Known {
@@ -141,6 +151,12 @@ export function createKvRateLimitStore(
       "createKvRateLimitStore() needs `client`: an open Deno KV database (await Deno.openKv())",
     );
   }
+  const timeout = checkTimeout(options.timeout, "createKvRateLimitStore");
+  const bounded = <T>(call: () => Promise<T>): Promise<T> =>
+    withTimeout(() => whileLocked(call), timeout, {
+      store: "Deno KV",
+      what: "rate limit",
+    });
   const known = new Map<string, Known>();
   const turns = new Map<string, Promise<unknown>>();
 
@@ -151,7 +167,7 @@ export function createKvRateLimitStore(
   }
 
   async function read(key: string): Promise<Known> {
-    const entry = await whileLocked(() => client.get([prefix, key]));
+    const entry = await bounded(() => client.get([prefix, key]));
     return {
       value: entry.value,
       versionstamp: entry.versionstamp,
@@ -200,7 +216,7 @@ export function createKvRateLimitStore(
         remember(key, { ...current, fresh: false });
         return next.result;
       }
-      const result = await whileLocked(() =>
+      const result = await bounded(() =>
         client.atomic()
           .check({ key: [prefix, key], versionstamp: current.versionstamp })
           .set([prefix, key], next.value, { expireIn: next.expireIn })
@@ -255,7 +271,7 @@ export function createKvRateLimitStore(
         value = gcraGiveBack(current.value, now, policy);
         expireIn = Math.max(1, Math.ceil((value as number) - now));
       }
-      const result = await whileLocked(() =>
+      const result = await bounded(() =>
         client.atomic()
           .check({ key: [prefix, key], versionstamp: current.versionstamp })
           .set([prefix, key], value, { expireIn })
@@ -299,7 +315,7 @@ export function createKvRateLimitStore(
     },
     async reset(key) {
       known.delete(key);
-      await whileLocked(() => client.delete([prefix, key]));
+      await bounded(() => client.delete([prefix, key]));
     },
   };
 }

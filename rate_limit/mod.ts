@@ -85,6 +85,7 @@ import { NativeResponse } from "../response/native.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/_base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
+import { StoreUnavailableError, toStoreError } from "../store/errors.ts";
 import type {
   RateLimitAlgorithm,
   RateLimitPolicy,
@@ -210,6 +211,23 @@ export interface RateLimitOptions {
     response: Response,
     context: RequestContext,
   ) => boolean | Promise<boolean>;
+  /**
+   * What happens when the store is down or does not answer in time (its
+   * `timeout`, 5 s by default): `false` refuses the request with `503
+   * Service Unavailable` and `Retry-After` (a thrown
+   * `StoreUnavailableError`, which the router answers), as a limiter that
+   * cannot count must not let guesses through unchecked; `true` lets it
+   * through uncounted, without RateLimit headers, and logs the outage
+   * once until the store answers again. Keep the default for logins and
+   * anything guarded against guessing; `true` suits limits that only
+   * protect capacity.
+   *
+   * A give-back (`countResponse`) that fails is logged and the response
+   * served: the request then stays counted.
+   *
+   * @default {false}
+   */
+  failOpen?: boolean;
 }
 
 /** The middleware of {@linkcode rateLimit}, with a way to forget a key. */
@@ -361,6 +379,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     ipv6Subnet = 64,
     onLimit,
     countResponse,
+    failOpen = false,
   } = options ?? ({} as RateLimitOptions);
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new TypeError(
@@ -420,6 +439,22 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const policyHeader = `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
   const itemStart = `"${name}";r=`;
   let warned = options.key !== undefined;
+  let outageLogged = false;
+
+  /** A store failure: rethrown, as a 503 for an outage, unless failing open. */
+  function storeFailed(error: unknown): void {
+    const failure = toStoreError(error, "rate limit store");
+    if (!failOpen || !(failure instanceof StoreUnavailableError)) {
+      throw failure;
+    }
+    if (!outageLogged) {
+      outageLogged = true;
+      console.error(
+        `rateLimit(): the store of "${name}" is unavailable; requests pass uncounted (failOpen) until it answers:`,
+        error,
+      );
+    }
+  }
 
   function apply(
     target: Headers,
@@ -478,10 +513,17 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       return;
     }
     const stored = prefix + storedKey(key);
-    let result = store.hit(stored, policy);
-    if (typeof (result as PromiseLike<unknown>).then === "function") {
-      result = await result;
+    let result: RateLimitResult | Promise<RateLimitResult>;
+    try {
+      result = store.hit(stored, policy);
+      if (typeof (result as PromiseLike<unknown>).then === "function") {
+        result = await result;
+      }
+    } catch (error) {
+      storeFailed(error);
+      return; // failing open: the request passes uncounted
     }
+    outageLogged = false;
     if (!(result as RateLimitResult).allowed) {
       const refused = onLimit === undefined
         ? tooManyRequests()

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkTimeout, withTimeout } from "../store/timeout.ts";
 import {
   algorithmOf,
   lockoutResult,
@@ -44,6 +45,17 @@ export interface RedisRateLimitStoreOptions {
   client: RedisRateLimitClient;
   /** Prefix of every key: state lives under `<prefix><key>`. Default `"rate_limit:"`. */
   prefix?: string;
+  /**
+   * Milliseconds to wait for Redis before a call fails as an outage, a
+   * `StoreUnavailableError` (503 with `Retry-After`, or a pass with
+   * `rateLimit({ failOpen: true })`). A client that queues commands while
+   * disconnected (node-redis' default offline queue), or a Redis busy
+   * with a slow command, would otherwise hold every request. `Infinity`
+   * waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 // GCRA in one step, on Redis' own clock (so servers' clocks need not
@@ -178,8 +190,11 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  *
  * With a client that has `evalSha` (node-redis does), the script is sent
  * by its SHA-1 digest, and by its text only when Redis does not know it
- * yet. Errors from Redis reach the router (a `500`): a limiter that cannot
- * count does not let requests through unchecked.
+ * yet. When Redis is down or does not answer within `timeout` (5 s by
+ * default), the call fails with a `StoreUnavailableError`: the router
+ * answers `503` with `Retry-After` (a limiter that cannot count does not
+ * let requests through unchecked), unless the limiter was made with
+ * `failOpen: true`. Other errors from Redis reach the router as they are.
  *
  * @example
  * ```ts ignore
@@ -214,11 +229,19 @@ export function createRedisRateLimitStore(
       "createRedisRateLimitStore() needs `client`: a connected Redis client with eval() (npm:redis)",
     );
   }
+  const timeout = checkTimeout(options.timeout, "createRedisRateLimitStore");
   const shas = new Map<string, string>();
   // The script's arguments per policy, made once.
   const argumentsOf = new WeakMap<RateLimitPolicy, string[]>();
 
-  async function run(
+  function run(script: string, options: RedisEvalOptions): Promise<unknown> {
+    return withTimeout(() => runNow(script, options), timeout, {
+      store: "Redis",
+      what: "rate limit",
+    });
+  }
+
+  async function runNow(
     script: string,
     options: RedisEvalOptions,
   ): Promise<unknown> {
@@ -278,7 +301,10 @@ export function createRedisRateLimitStore(
       });
     },
     async reset(key) {
-      await client.del(prefix + key);
+      await withTimeout(() => client.del(prefix + key), timeout, {
+        store: "Redis",
+        what: "rate limit reset",
+      });
     },
   };
 }

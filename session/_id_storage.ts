@@ -14,6 +14,7 @@
 // Changes to different names all survive; for one name the last save wins.
 
 import { createSessionCookie } from "./_session_cookie.ts";
+import { isStoreOutage } from "../store/errors.ts";
 import {
   backoff,
   type Budget,
@@ -141,7 +142,8 @@ function takeBatch(waiting: WaitingSave[]): WaitingSave[] {
  * too; a `RangeError` or `TypeError` is one request's data.
  */
 function isStoreFailure(error: unknown): boolean {
-  return !(error instanceof RangeError || error instanceof TypeError);
+  return isStoreOutage(error) ||
+    !(error instanceof RangeError || error instanceof TypeError);
 }
 
 /**

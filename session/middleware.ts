@@ -10,6 +10,7 @@ import type { Middleware } from "../router/types.ts";
 import type { Session } from "./session.ts";
 import type { SessionStorage } from "./storage.ts";
 import { NativeResponse } from "../response/native.ts";
+import { isStoreOutage, StoreUnavailableError } from "../store/errors.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
@@ -74,9 +75,13 @@ export type SessionKey =
  * other servers kept changing the session for the whole 2 s retry budget),
  * the request gets a `503 Service Unavailable` with a short text and
  * `Retry-After: 5`, the error goes to `console.error`, and the next request
- * tries again: no restart is needed once the store is back. An error thrown by the handler
- * itself, and a session too large to save (`RangeError`, `TypeError`), are
- * not caught here; the router's `onError` sees them (a 500).
+ * tries again: no restart is needed once the store is back. Store errors
+ * are told apart by what they say, not their class (see `isStoreOutage()`
+ * in `@fetchkit/toolkit/store`): Deno KV's `database or disk is full`, a
+ * `TypeError`, is an outage and answers 503. An error thrown by the
+ * handler itself, and a session too large to save (any other `RangeError`
+ * or `TypeError`), are not caught here; the router's `onError` sees them
+ * (a 500).
  *
  * @param key The context key the session is stored under.
  * @param storage Where sessions live: cookie, memory, Deno KV or Redis.
@@ -107,7 +112,12 @@ export function session<K extends SessionKey>(
     } catch (error) {
       // A session too large for its cookie or store (RangeError,
       // TypeError) is the application's bug: the router's 500, not a 503.
-      if (error instanceof RangeError || error instanceof TypeError) {
+      // Classified by what it says, not its class: Deno KV reports a full
+      // disk as a TypeError ("database or disk is full"), an outage.
+      if (
+        (error instanceof RangeError || error instanceof TypeError) &&
+        !isStoreOutage(error)
+      ) {
         throw error;
       }
       // The response is dropped: a page that says "saved" while its
@@ -126,13 +136,16 @@ export function session<K extends SessionKey>(
  */
 function unavailable(operation: string, error: unknown): Response {
   console.error(`session(): the session store failed to ${operation}:`, error);
+  const retryAfter = error instanceof StoreUnavailableError
+    ? error.retryAfterSeconds
+    : 5;
   return new NativeResponse(
     "Service Unavailable: the session store is not responding; try again shortly.",
     {
       status: 503,
       headers: {
         "Content-Type": "text/plain; charset=utf-8",
-        "Retry-After": "5",
+        "Retry-After": String(retryAfter),
         "Cache-Control": "no-store",
       },
     },
