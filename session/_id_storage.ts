@@ -13,7 +13,7 @@
 //   until the retry budget is spent.
 // Changes to different names all survive; for one name the last save wins.
 
-import { createSessionCookie } from "./_session_cookie.ts";
+import { createSessionCookie, SIGNED_ID_LENGTH } from "./_session_cookie.ts";
 import { isStoreOutage } from "../store/errors.ts";
 import {
   backoff,
@@ -183,7 +183,7 @@ export function createIdSessionStorage(
   store: SessionStore,
   options: IdStorageOptions = {},
 ): SessionStorage {
-  const cookie = createSessionCookie(cookieOptions);
+  const cookie = createSessionCookie(cookieOptions, SIGNED_ID_LENGTH);
   const budgetMs = options.retryBudgetMs ?? RETRY_BUDGET_MS;
   const queues = new Map<string, SaveQueue>();
 
