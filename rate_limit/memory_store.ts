@@ -62,7 +62,8 @@ const FULL_SWEEP_INTERVAL_MS = 1000;
  * memory follows the number of clients active within one window. Counts
  * both algorithms (`policy.algorithm`).
  *
- * Memory is bounded by `maxKeys` (100,000 by default, about 13 MB; see
+ * Memory is bounded by `maxKeys` (100,000 by default: 11 MB for GCRA, 17
+ * MB for lockouts, with keys such as `login-email:user1@example.com`; see
  * BENCHMARKS.md): a client choosing its keys (an email field, say) cannot
  * grow it further. When full, a request under a key the store does not
  * hold is refused rather than another key evicted: evicting would let a
