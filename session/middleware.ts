@@ -7,7 +7,7 @@
 
 import type { AnyContextKey, ContextValue } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
-import type { Session } from "./session.ts";
+import { type Session, SessionObject, stateOf } from "./session.ts";
 import type { SessionStorage } from "./storage.ts";
 import { NativeResponse } from "../response/native.ts";
 import { isStoreOutage, StoreUnavailableError } from "../store/errors.ts";
@@ -39,6 +39,22 @@ export type SessionKey =
  * again with the first secret. Other `Set-Cookie` headers are kept. A
  * request that only reads its session gets no `Set-Cookie`. When the handler
  * throws, nothing is saved.
+ *
+ * An answer that depends on the session is kept out of caches: when the
+ * handler (or any middleware after this one) read or wrote the session
+ * (`get`, `has`, `id`, `set`, and the rest), or a `Set-Cookie` is sent,
+ * the response gets `Cache-Control: no-store`, so after logout the
+ * browser's Back button cannot show a signed-in page from its cache, and
+ * no shared cache hands one user's page to another. A response whose own
+ * `Cache-Control` already says `no-store` or `private` keeps it; any other
+ * (`public, max-age=...`) is replaced. Answers that never touch the session
+ * are left alone, so mount static files before `session()` or leave the
+ * session unread there.
+ *
+ * One `session()` per context key: a second `session()` on a key that
+ * already holds a session, or a handler that replaces the session in the
+ * context (`context.set(key, ...)`), is refused with an `Error` saying so
+ * (the router's 500), rather than silently dropping one side's changes.
  *
  * @example The seed's setup
  * ```ts
@@ -98,6 +114,12 @@ export function session<K extends SessionKey>(
     throw new TypeError("session() needs a session storage as second argument");
   }
   return async (context, next) => {
+    if (context.get(key) instanceof SessionObject) {
+      throw new Error(
+        "session(): a session is already loaded under this context key by another session() middleware; " +
+          "the second would replace it and one of them would lose its changes. Give each session() its own key",
+      );
+    }
     let current: Session;
     try {
       current = await storage.read(context.request.headers.get("cookie"));
@@ -106,6 +128,19 @@ export function session<K extends SessionKey>(
     }
     context.set(key, current as ContextValue<K>);
     const response = await next();
+    if (context.get(key) !== current) {
+      await response.body?.cancel();
+      throw new Error(
+        "session(): the session under this context key was replaced during the request (context.set); " +
+          "changes made through the replaced session would be lost, so nothing was saved. " +
+          "Change the session through its methods (set, unset, flash, regenerateId, destroy) instead",
+      );
+    }
+    // Read before saving: storages read the id while saving.
+    // A session of a storage's own making cannot tell: assume it was used.
+    const used = current instanceof SessionObject
+      ? stateOf(current).used
+      : true;
     let setCookie: string | null;
     try {
       setCookie = await storage.save(current);
@@ -125,7 +160,7 @@ export function session<K extends SessionKey>(
       await response.body?.cancel();
       return unavailable("save", error);
     }
-    return setCookie === null ? response : withCookie(response, setCookie);
+    return finish(response, setCookie, used || setCookie !== null);
   };
 }
 
@@ -152,15 +187,38 @@ function unavailable(operation: string, error: unknown): Response {
   );
 }
 
-/** Appends `Set-Cookie`, copying the response when its headers are immutable. */
-function withCookie(response: Response, setCookie: string): Response {
+/**
+ * Whether a `Cache-Control` value already keeps the answer out of shared
+ * caches (`no-store` or `private`): the application's choice then stands.
+ */
+function keepsPrivate(value: string | null): boolean {
+  return value !== null && /(?:^|,)\s*(?:no-store|private)\b/i.test(value);
+}
+
+function apply(headers: Headers, setCookie: string | null, noStore: boolean) {
+  if (setCookie !== null) headers.append("Set-Cookie", setCookie);
+  if (noStore && !keepsPrivate(headers.get("Cache-Control"))) {
+    headers.set("Cache-Control", "no-store");
+  }
+}
+
+/**
+ * Appends `Set-Cookie` and marks a session-dependent answer `no-store`,
+ * copying the response when its headers are immutable.
+ */
+function finish(
+  response: Response,
+  setCookie: string | null,
+  noStore: boolean,
+): Response {
+  if (setCookie === null && !noStore) return response;
   try {
-    response.headers.append("Set-Cookie", setCookie);
+    apply(response.headers, setCookie, noStore);
     return response;
   } catch {
     // Responses from fetch() and Response.redirect() have immutable headers.
     const copy = new NativeResponse(response.body, response);
-    copy.headers.append("Set-Cookie", setCookie);
+    apply(copy.headers, setCookie, noStore);
     return copy;
   }
 }
