@@ -43,9 +43,16 @@
  * forgotten).
  *
  * Stores: {@linkcode createMemoryRateLimitStore} (one process, the
- * default), {@linkcode createKvRateLimitStore} (Deno KV) and
- * {@linkcode createRedisRateLimitStore} (Redis). Servers sharing a KV
- * database or a Redis share each key's budget exactly.
+ * default, at most 100,000 keys), {@linkcode createKvRateLimitStore}
+ * (Deno KV) and {@linkcode createRedisRateLimitStore} (Redis). Servers
+ * sharing a KV database or a Redis share each key's budget exactly. A
+ * store that is down or slower than its `timeout` (5 s) answers `503` with
+ * `Retry-After`, or lets requests pass uncounted with `failOpen: true`.
+ *
+ * To count only some outcomes (failed logins, say), give `countResponse`:
+ * every request takes its unit before the handler runs, so concurrent
+ * requests cannot overshoot the limit, and those whose answer does not
+ * count give it back afterwards (see {@linkcode RateLimitOptions}).
  *
  * @example Per client address, and per email on the login form
  * ```ts
