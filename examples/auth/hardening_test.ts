@@ -20,12 +20,18 @@ Deno.test("every page gets the security headers and a CSP with a fresh nonce", a
     );
     const csp = headers.get("content-security-policy") ?? "";
     assert.match(csp, /default-src 'none'/, path);
-    assert.match(csp, /style-src 'self' 'nonce-[A-Za-z0-9+/=]+'/, path);
     assert.match(csp, /form-action 'self'/, path);
     assert.match(csp, /frame-ancestors 'none'/, path);
+    if (response.status === 302) {
+      // A redirect (to the login page) has no HTML to use a nonce.
+      assert.doesNotMatch(csp, /nonce/, path);
+      assert.match(csp, /style-src 'self'/, path);
+      continue;
+    }
+    assert.match(csp, /style-src 'self' 'nonce-[A-Za-z0-9+/=]+'/, path);
     nonces.add(csp.match(/'nonce-([^']+)'/)![1]);
   }
-  assert.equal(nonces.size, 4, "a new nonce per response");
+  assert.equal(nonces.size, 3, "a new nonce per page");
   // A refused login (429) and a refused form (422) get them too.
   for (let i = 0; i < 6; i++) {
     const response = await client.login("admin@example.com", "wrong");
