@@ -210,11 +210,25 @@ export function listenNode(
               (data, binary) =>
                 sinks.message(binary ? data : decoder.decode(data)),
             );
+            // ws ends a socket whose message is over its limit with 1009,
+            // then reports the closed connection as 1006: say 1009.
+            let tooBig = false;
             ws.on("close", (code, reason) => {
               sockets.delete(raw);
-              sinks.close(code, decoder.decode(reason));
+              sinks.close(
+                tooBig ? 1009 : code,
+                tooBig
+                  ? `Message over ${entry.maxMessageBytes} bytes`
+                  : decoder.decode(reason),
+              );
             });
-            ws.on("error", (error) => sinks.error(error));
+            ws.on("error", (error) => {
+              if (
+                (error as { code?: string })?.code ===
+                  "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
+              ) tooBig = true;
+              else sinks.error(error);
+            });
           },
         );
       })
