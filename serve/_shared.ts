@@ -4,10 +4,22 @@
 // `Symbol.for`, so a second copy of the package in one process (two
 // versions, a bundle) still meets the same map.
 
-/** The address a server listens on. */
+/**
+ * The address a server listens on.
+ *
+ * @example
+ * ```ts
+ * import type { NetAddr } from "@fetchkit/toolkit/serve";
+ *
+ * const addr: NetAddr = { hostname: "127.0.0.1", port: 8000, transport: "tcp" };
+ * ```
+ */
 export interface NetAddr {
+  /** The IP address, as `"127.0.0.1"` or `"::1"`. */
   readonly hostname: string;
+  /** The port. */
   readonly port: number;
+  /** Always `"tcp"`. */
   readonly transport: "tcp";
 }
 
@@ -98,13 +110,32 @@ export interface Listening {
   force(): void;
 }
 
-/** Thrown when the port is taken; the message names it. */
+/**
+ * Thrown by `serve()` when the port is taken; the message names it.
+ *
+ * @example
+ * ```ts
+ * import { PortInUseError, serve } from "@fetchkit/toolkit/serve";
+ *
+ * const first = serve(() => new Response("one"), { hostname: "127.0.0.1", port: 0 });
+ * try {
+ *   serve(() => new Response("two"), { hostname: "127.0.0.1", port: first.addr.port });
+ * } catch (error) {
+ *   if (!(error instanceof PortInUseError)) throw error;
+ *   console.error(`${error.message}: try PORT=${error.port + 1}`);
+ * }
+ * await first.shutdown();
+ * ```
+ */
 export class PortInUseError extends Error {
   /** The port asked for. */
   readonly port: number;
   /**
+   * Names the port and address in the message.
+   *
    * @param port The port that is taken.
    * @param hostname The address it was asked on.
+   * @param options The cause: the runtime's error.
    */
   constructor(port: number, hostname: string, options?: ErrorOptions) {
     super(`Port ${port} on ${hostname} is in use`, options);

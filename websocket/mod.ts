@@ -180,8 +180,18 @@ export interface UpgradeWebSocketOptions {
   onHandlerError?: (error: unknown) => void;
 }
 
-/** The request of a handler: a `RequestContext`, or the `Request` itself. */
-type RequestSource = { readonly request: Request } | Request;
+/**
+ * Where the upgrade request is read from: a `RequestContext` (anything
+ * with `request`), or the `Request` itself.
+ *
+ * @example
+ * ```ts
+ * import type { UpgradeSource } from "@fetchkit/toolkit/websocket";
+ *
+ * const source: UpgradeSource = new Request("http://localhost/ws");
+ * ```
+ */
+export type UpgradeSource = { readonly request: Request } | Request;
 
 const MiB = 1024 * 1024;
 const OPEN = 1;
@@ -433,7 +443,7 @@ class SwitchingProtocols extends Response {
  * @throws {Error} On Bun or Node when the app is not served by `serve()`.
  */
 export function upgradeWebSocket(
-  context: RequestSource,
+  context: UpgradeSource,
   handlers: WebSocketHandlers,
   options: UpgradeWebSocketOptions = {},
 ): Response {
