@@ -28,6 +28,21 @@ function rss(): Response {
 }
 
 const isWs = (request: Request) => request.url.endsWith("/ws");
+const isBlast = (request: Request) => request.url.endsWith("/blast");
+const CHUNK = new Uint8Array(64 * 1024);
+
+/**
+ * Sends 16 MiB in 64 KiB messages (new ones, not one buffer sent again) to a client that does not read, while
+ * the socket stays open: what a slow reader costs the server.
+ */
+async function blast(
+  socket: { send(data: Uint8Array): unknown; readonly readyState: number },
+): Promise<void> {
+  for (let i = 0; i < 256 && socket.readyState === 1; i++) {
+    socket.send(CHUNK.slice()); // a new message each time, as an app sends
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
 const isMem = (request: Request) => request.url.endsWith("/mem");
 
 interface BunLike {
@@ -48,6 +63,9 @@ const deno = (globalThis as {
 
 if (kind === "serve") {
   serve((request) => {
+    if (isBlast(request)) {
+      return upgradeWebSocket(request, { onOpen: (_event, ws) => blast(ws) });
+    }
     if (isWs(request)) {
       return upgradeWebSocket(request, {
         onMessage: (event, ws) => ws.send(event.data),
@@ -58,6 +76,11 @@ if (kind === "serve") {
   }, { hostname, port, handleSignals: false });
 } else if (deno !== undefined) {
   deno.serve({ hostname, port, onListen() {} }, (request) => {
+    if (isBlast(request)) {
+      const { socket, response } = deno.upgradeWebSocket(request);
+      socket.onopen = () => blast(socket);
+      return response;
+    }
     if (isWs(request)) {
       const { socket, response } = deno.upgradeWebSocket(request);
       socket.onmessage = (event) => socket.send(event.data);
@@ -70,9 +93,13 @@ if (kind === "serve") {
   bun.serve({
     hostname,
     port,
-    fetch(request: Request, server: { upgrade(request: Request): boolean }) {
-      if (isWs(request)) {
-        return server.upgrade(request)
+    fetch(
+      request: Request,
+      server: { upgrade(request: Request, options?: unknown): boolean },
+    ) {
+      if (isWs(request) || isBlast(request)) {
+        const data = { blast: isBlast(request) };
+        return server.upgrade(request, { data })
           ? undefined
           : new Response(null, { status: 400 });
       }
@@ -80,6 +107,15 @@ if (kind === "serve") {
       return new Response("Hello, World!");
     },
     websocket: {
+      open(
+        ws: {
+          data: { blast: boolean };
+          send(data: Uint8Array): unknown;
+          readyState: number;
+        },
+      ) {
+        if (ws.data.blast) blast(ws);
+      },
       message(ws: { send(data: unknown): void }, message: unknown) {
         ws.send(message);
       },
