@@ -11,7 +11,11 @@
  *   within `shutdownTimeoutMs` (10 s), ends open event streams
  *   (`createEventStreamResponse`) and closes WebSockets (`upgradeWebSocket`)
  *   with code 1001, then resolves `finished`. A second signal exits the
- *   process at once (code 130 for SIGINT, 143 for SIGTERM).
+ *   process at once (code 130 for SIGINT, 143 for SIGTERM). After a
+ *   signal, the process ends by itself when nothing is left to run; one
+ *   still running a second after `finished` (a timer, a client left open,
+ *   a request past the timeout) exits, with code 0, or 1 when requests
+ *   were cut.
  * - Slow clients (slowloris): on Node, a request's headers must arrive
  *   within 10 s and the whole request within 120 s, and an idle keep-alive
  *   connection closes after 5 s (`node` option). On Bun a connection idle
@@ -139,9 +143,10 @@ export interface ServeOptions {
   onListen?: (addr: NetAddr) => void;
   /**
    * How long in-flight requests may take to finish after a shutdown
-   * begins; then their connections are cut (on Node and Bun; on Deno,
-   * which cannot cut them, the process exits with code 1 when a signal
-   * started the shutdown).
+   * begins; then their connections are cut (on Node and Bun; Deno cannot
+   * cut them). After a signal, a process still running 1 s after
+   * `finished` exits: with code 0 when every request finished in time,
+   * else 1.
    *
    * @default {10000}
    */
@@ -206,6 +211,24 @@ const listeners = new Map<string, () => void>();
 function exit(code: number): never {
   if (runtime === "deno") return deno!.exit(code);
   return (globalThis as unknown as { process: ProcessLike }).process.exit(code);
+}
+
+/** After a signal: how long `finished` handlers get to clean up. */
+const EXIT_GRACE_MS = 1000;
+
+/**
+ * A signal asked the process to end. It ends by itself once nothing is
+ * left to run; if something still runs a second later (a handler's
+ * timer, a request Deno cannot cut, a client left open), it exits. The
+ * timer does not keep the process alive.
+ */
+function exitSoon(code: number): void {
+  const timer = setTimeout(() => exit(code), EXIT_GRACE_MS);
+  if (runtime === "deno") {
+    (deno as unknown as { unrefTimer(id: number): void }).unrefTimer(
+      timer as unknown as number,
+    );
+  } else (timer as unknown as { unref?(): void }).unref?.();
 }
 
 function watchSignals(): void {
@@ -403,16 +426,10 @@ export function serve(
       }),
     ]);
     clearTimeout(timer);
-    if (late) {
-      listening.force();
-      if (runtime === "deno" && fromSignal) {
-        // Deno cannot cut the requests still running; the process would
-        // wait for them. Let `finished` handlers run first.
-        setTimeout(() => exit(1), 0);
-      }
-    }
+    if (late) listening.force();
     unwatchSignals();
     resolveFinished();
+    if (fromSignal) exitSoon(late ? 1 : 0);
   }
   function stop(fromSignal: boolean): void {
     stopping ??= shutdown(fromSignal);

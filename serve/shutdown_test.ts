@@ -34,14 +34,17 @@ async function bundle(): Promise<string> {
   return output;
 }
 
-async function command(runtime: string): Promise<string[] | undefined> {
+async function command(
+  runtime: string,
+  ...args: string[]
+): Promise<string[] | undefined> {
   if (runtime === "deno") {
-    return [Deno.execPath(), "run", "--allow-net", "--allow-env", SCRIPT];
+    return [Deno.execPath(), "run", "--allow-net", SCRIPT, ...args];
   }
   const file = await (bundled ??= bundle());
-  if (runtime === "node") return ["node", file];
+  if (runtime === "node") return ["node", file, ...args];
   const bun = await bunBinary();
-  return bun === undefined ? undefined : [bun, file];
+  return bun === undefined ? undefined : [bun, file, ...args];
 }
 
 interface Started {
@@ -148,6 +151,35 @@ for (const runtime of ["deno", "node", "bun"]) {
         `exited ${at - second} ms after the second signal`,
       );
       await hanging;
+    } finally {
+      try {
+        server.child.kill("SIGKILL");
+      } catch { /* exited */ }
+      await server.exited;
+    }
+  });
+
+  Deno.test(`${runtime}: a request still running at shutdownTimeoutMs does not hold the process`, async () => {
+    const argv = await command(runtime, "500");
+    if (argv === undefined) return;
+    const server = await start(argv);
+    try {
+      const hanging = fetch(`http://127.0.0.1:${server.port}/hang`).then(
+        (response) => response.status,
+        () => "cut",
+      );
+      await delay(300);
+      const signalled = performance.now();
+      server.child.kill("SIGTERM");
+      const { code, at } = await server.exited;
+      assert.ok(
+        at - signalled < 2500,
+        `exited ${at - signalled} ms after SIGTERM`,
+      );
+      // The request was cut (Node, Bun) or abandoned (Deno): code 1.
+      assert.equal(code, 1, server.output());
+      assert.match(server.output(), /finished/);
+      assert.equal(await hanging, "cut");
     } finally {
       try {
         server.child.kill("SIGKILL");
