@@ -104,3 +104,14 @@ export function options(): Map<string, string> {
     ),
   );
 }
+
+/**
+ * CPU time (user and system, all threads) a process has used, in
+ * seconds, from `/proc/<pid>/stat` (Linux; 100 ticks a second).
+ */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  // Fields after the command name, which is in parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
