@@ -149,3 +149,30 @@ Deno.test({
     assert.match(await slow, /^cut: /);
   },
 });
+
+Deno.test({
+  name:
+    "serve() on Bun: a handler's fetchkit.serve.bunRoutes hook becomes Bun.serve's routes",
+  ignore: typeof (globalThis as { Bun?: unknown }).Bun === "undefined",
+  async fn() {
+    const handler = Object.assign(() => new Response("from the handler"), {
+      [Symbol.for("fetchkit.serve.bunRoutes")]: () => ({
+        "/native": new Response("from Bun's routes"),
+      }),
+    });
+    const server = serve(handler, local);
+    try {
+      const base = `http://127.0.0.1:${server.addr.port}`;
+      assert.equal(
+        await (await fetch(`${base}/native`)).text(),
+        "from Bun's routes",
+      );
+      assert.equal(
+        await (await fetch(`${base}/other`)).text(),
+        "from the handler",
+      );
+    } finally {
+      await server.shutdown();
+    }
+  },
+});
