@@ -96,15 +96,31 @@ function requestOf(incoming: IncomingMessage, hostname: string): Request {
 
 /** Answers an upgrade request the handler refused, on the raw socket. */
 async function refuse(socket: Duplex, response: Response): Promise<void> {
-  // Bounded: an error page, not a stream.
-  const body = new TextEncoder().encode(
-    (await response.text().catch(() => "")).slice(0, 65536),
-  );
+  // An error page, not a stream: at most 64 KiB of it.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  try {
+    while (reader !== undefined && size < 65536) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, 65536 - size));
+      size += chunks.at(-1)!.byteLength;
+    }
+  } catch {
+    // A failing body: send what came.
+  } finally {
+    reader?.cancel().catch(() => {});
+  }
+  const body = Buffer.concat(chunks);
   let head = `HTTP/1.1 ${response.status} ${
     STATUS_CODES[response.status] ?? ""
   }\r\n`;
   for (const [name, value] of response.headers) {
-    if (name === "content-length" || name === "connection") continue;
+    if (
+      name === "content-length" || name === "connection" ||
+      name === "transfer-encoding"
+    ) continue;
     head += `${name}: ${value}\r\n`;
   }
   head += `Content-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n`;
