@@ -54,3 +54,5 @@ export {
   type ValidationResult,
 } from "./validation/mod.ts";
 export * from "./body_limit/mod.ts";
+export * from "./serve/mod.ts";
+export * from "./websocket/mod.ts";
