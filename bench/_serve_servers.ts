@@ -126,8 +126,13 @@ if (kind === "serve") {
   const server = honoServe({
     hostname,
     port,
+    // The same checks as the other servers' handlers, which see /ws too.
     fetch: (request: Request) =>
-      isMem(request) ? rss() : new Response("Hello, World!"),
+      isBlast(request) || isWs(request)
+        ? new Response(null, { status: 426 })
+        : isMem(request)
+        ? rss()
+        : new Response("Hello, World!"),
   });
   const wss = new WebSocketServer({ server: server as never });
   interface Peer {

@@ -66,7 +66,8 @@ class BunInfo {
 
 function rawOf(socket: BunSocket, protocol: string): RawSocket {
   return {
-    send: (data) => void socket.send(data),
+    // -1: queued behind a slow reader (Bun calls drain when it empties).
+    send: (data) => socket.send(data) === -1,
     close: (code, reason) => socket.close(code, reason),
     get bufferedAmount() {
       return socket.getBufferedAmount?.() ?? 0;

@@ -209,7 +209,10 @@ export function listenNode(
           (ws) => {
             ws.binaryType = "arraybuffer";
             const raw: RawSocket = {
-              send: (data) => ws.send(data),
+              send: (data) => {
+                ws.send(data);
+                return true;
+              },
               close: (code, reason) => ws.close(code, reason),
               get bufferedAmount() {
                 return ws.bufferedAmount;
