@@ -140,9 +140,11 @@ if (kind === "serve") {
       event: "message",
       listener: (data: unknown, binary: boolean) => void,
     ): void;
-    send(data: unknown, options: { binary: boolean }): void;
+    send(data: unknown, options?: { binary: boolean }): void;
+    readonly readyState: number;
   }
-  wss.on("connection", (ws: Peer) => {
+  wss.on("connection", (ws: Peer, request: { url?: string }) => {
+    if (request.url?.endsWith("/blast")) blast(ws);
     ws.on("message", (data, binary) => ws.send(data, { binary }));
   });
 }
