@@ -145,7 +145,13 @@ if (kind === "serve") {
   }
   wss.on("connection", (ws: Peer, request: { url?: string }) => {
     if (request.url?.endsWith("/blast")) blast(ws);
-    ws.on("message", (data, binary) => ws.send(data, { binary }));
+    // Text as a string, as Deno's and Bun's APIs (and upgradeWebSocket())
+    // hand it to the app.
+    ws.on(
+      "message",
+      (data, binary) =>
+        ws.send(binary ? data : (data as { toString(): string }).toString()),
+    );
   });
 }
 // The listener is bound when serve()/Deno.serve/Bun.serve return; Node's

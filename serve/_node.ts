@@ -4,6 +4,7 @@
 // Loaded only on Node, by serve/mod.ts.
 import { createAdaptorServer } from "@hono/node-server";
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
+import { Buffer } from "node:buffer";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
@@ -29,7 +30,6 @@ export interface NodeTimeouts {
 }
 
 interface WsSocket {
-  binaryType: string;
   readonly protocol: string;
   readonly readyState: number;
   readonly bufferedAmount: number;
@@ -38,7 +38,7 @@ interface WsSocket {
   terminate(): void;
   on(
     event: "message",
-    listener: (data: ArrayBuffer, binary: boolean) => void,
+    listener: (data: Buffer, binary: boolean) => void,
   ): void;
   on(
     event: "close",
@@ -207,7 +207,6 @@ export function listenNode(
           socket,
           head,
           (ws) => {
-            ws.binaryType = "arraybuffer";
             const raw: RawSocket = {
               send: (data) => {
                 ws.send(data);
@@ -227,7 +226,15 @@ export function listenNode(
             ws.on(
               "message",
               (data, binary) =>
-                sinks.message(binary ? data : decoder.decode(data)),
+                // Node's own UTF-8 decoding is faster than TextDecoder's.
+                sinks.message(
+                  binary
+                    ? data.buffer.slice(
+                      data.byteOffset,
+                      data.byteOffset + data.byteLength,
+                    ) as ArrayBuffer
+                    : data.toString("utf8"),
+                ),
             );
             // ws ends a socket whose message is over its limit with 1009,
             // then reports the closed connection as 1006: say 1009.
