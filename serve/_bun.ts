@@ -112,6 +112,8 @@ export function listenBun(
         data.raw = raw;
         sockets.add(raw);
         data.sinks = data.upgrade.open(raw);
+        // Not needed once open: let its headers and options go.
+        data.upgrade = undefined as unknown as PendingUpgrade;
       },
       message(socket: BunSocket, message: string | Uint8Array) {
         socket.data.sinks?.message(toArrayBuffer(message));
