@@ -135,7 +135,9 @@ export function encode(
     case "deflate":
       return throughZlib(
         body,
-        z.createDeflate({ level: levels.deflate ?? 6 }) as unknown as ZlibEngine,
+        z.createDeflate({
+          level: levels.deflate ?? 6,
+        }) as unknown as ZlibEngine,
         c.Z_SYNC_FLUSH,
       );
   }

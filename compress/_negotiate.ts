@@ -29,9 +29,9 @@ export function negotiate(
   if (header === null || header === "") return undefined;
   // The common browser headers, answered without parsing.
   if (!header.includes(";") && !header.includes("*")) {
-    const names = (header.length > MAX_HEADER
-      ? header.slice(0, MAX_HEADER)
-      : header).toLowerCase();
+    const names =
+      (header.length > MAX_HEADER ? header.slice(0, MAX_HEADER) : header)
+        .toLowerCase();
     for (const coding of available) {
       if (listed(names, coding)) return coding;
     }

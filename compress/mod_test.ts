@@ -197,11 +197,13 @@ Deno.test("compress: leaves alone HEAD, 204, 206, 304, encoded, no-transform", a
         }),
     ],
     ["encoded", () => html(HTML, { "Content-Encoding": "identity" })],
-    ["no-transform", () => html(HTML, { "Cache-Control": "public, no-transform" })],
+    [
+      "no-transform",
+      () => html(HTML, { "Cache-Control": "public, no-transform" }),
+    ],
     [
       "image",
-      () =>
-        new Response(HTML, { headers: { "Content-Type": "image/png" } }),
+      () => new Response(HTML, { headers: { "Content-Type": "image/png" } }),
     ],
     ["no type", () => new Response(new TextEncoder().encode(HTML))],
   ];
@@ -283,8 +285,14 @@ Deno.test("compress: encodings, levels and filter options", async () => {
 
 Deno.test("compress: bad options throw when created, naming the limit", () => {
   assert.throws(() => compress({ threshold: -1 }), /threshold .*>= 0, got -1/);
-  assert.throws(() => compress({ level: { br: 12 } }), /level\.br .*0 to 11, got 12/);
-  assert.throws(() => compress({ level: { gzip: 0 } }), /level\.gzip .*1 to 9, got 0/);
+  assert.throws(
+    () => compress({ level: { br: 12 } }),
+    /level\.br .*0 to 11, got 12/,
+  );
+  assert.throws(
+    () => compress({ level: { gzip: 0 } }),
+    /level\.gzip .*1 to 9, got 0/,
+  );
   assert.throws(
     () => compress({ encodings: ["lzma" as "br"] }),
     /unknown coding "lzma"/,

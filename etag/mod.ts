@@ -96,7 +96,9 @@ function notModified(headers: Headers): Response {
     const value = headers.get(name);
     if (value !== null) kept.set(name, value);
   }
-  for (const cookie of headers.getSetCookie()) kept.append("Set-Cookie", cookie);
+  for (const cookie of headers.getSetCookie()) {
+    kept.append("Set-Cookie", cookie);
+  }
   return new NativeResponse(null, {
     status: 304,
     statusText: "Not Modified",

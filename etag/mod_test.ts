@@ -1,0 +1,264 @@
+// etag(): tags, If-None-Match (RFC 9110 §13.1.2 weak comparison, lists,
+// `*`), the 304's headers (§15.4.5), HEAD, and the bodies left untagged.
+// Portable: runs on Deno, Node and Bun.
+
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { createRouter, type Middleware } from "@fetchkit/toolkit/fetch-router";
+import { etag, type EtagOptions } from "@fetchkit/toolkit/etag-middleware";
+import { compress } from "@fetchkit/toolkit/compress-middleware";
+import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
+import { createJsonResponse } from "@fetchkit/toolkit/response/json";
+
+const BODY = "<h1>Hello</h1>".repeat(50);
+
+function sha1Tag(text: string | Uint8Array): string {
+  return `"${createHash("sha1").update(text).digest("base64url")}"`;
+}
+
+function app(
+  handler: () => Response | Promise<Response>,
+  options?: EtagOptions,
+  before: Middleware[] = [],
+) {
+  const router = createRouter({ middleware: [...before, etag(options)] });
+  router.get("/", handler);
+  router.post("/", handler);
+  return (headers: Record<string, string> = {}, method = "GET") =>
+    router.fetch(new Request("http://localhost/", { method, headers }));
+}
+
+const page = () =>
+  new Response(BODY, {
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-cache",
+      "Content-Location": "/index.html",
+      Expires: "Thu, 01 Jan 2037 00:00:00 GMT",
+      Vary: "Cookie",
+      "Last-Modified": "Tue, 01 Jan 2030 00:00:00 GMT",
+      "Content-Language": "en",
+      "X-Custom": "kept off the 304",
+      "Set-Cookie": "seen=1; Path=/; HttpOnly; SameSite=Lax",
+    },
+  });
+
+Deno.test("etag: a strong tag from the body's SHA-1, for every body kind", async () => {
+  const bytes = new TextEncoder().encode(BODY);
+  const makers: Array<[string, () => Response]> = [
+    ["string", () => new Response(BODY)],
+    ["bytes", () => new Response(bytes)],
+    ["helper", () => createHtmlResponse(BODY)],
+    [
+      "stream",
+      () =>
+        new Response(
+          ReadableStream.from([bytes.subarray(0, 100), bytes.subarray(100)]),
+        ),
+    ],
+  ];
+  for (const [name, make] of makers) {
+    const response = await app(make)();
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("ETag"), sha1Tag(BODY), name);
+    assert.equal(await response.text(), BODY, name);
+  }
+  const empty = await app(() => new Response(null))();
+  assert.equal(empty.headers.get("ETag"), sha1Tag(""));
+  // A different body, a different tag.
+  const other = await app(() => new Response(BODY + "!"))();
+  assert.notEqual(other.headers.get("ETag"), sha1Tag(BODY));
+  await other.body?.cancel();
+});
+
+Deno.test("etag: weak: true makes W/ tags; a tag the handler set is kept", async () => {
+  const weak = await app(() => new Response(BODY), { weak: true })();
+  assert.equal(weak.headers.get("ETag"), `W/${sha1Tag(BODY)}`);
+  await weak.text();
+
+  const own = app(() => new Response(BODY, { headers: { ETag: '"v42"' } }));
+  const response = await own();
+  assert.equal(response.headers.get("ETag"), '"v42"');
+  assert.equal(await response.text(), BODY);
+  const cached = await own({ "If-None-Match": '"v42"' });
+  assert.equal(cached.status, 304);
+});
+
+Deno.test("etag: If-None-Match uses the weak comparison, lists and *", async () => {
+  const tag = sha1Tag(BODY);
+  const fetch = app(page);
+  const cases: Array<[string, number]> = [
+    [tag, 304],
+    [`W/${tag}`, 304],
+    [`"other", ${tag}`, 304],
+    [`"a,b", W/"x" ,${tag}`, 304],
+    ["*", 304],
+    [" * ", 304],
+    ['"other"', 200],
+    [tag.slice(1, -1), 200], // unquoted: not an entity tag
+    ['W/"other", "more"', 200],
+    ["", 200],
+  ];
+  for (const [header, status] of cases) {
+    const response = await fetch({ "If-None-Match": header });
+    assert.equal(response.status, status, `If-None-Match: ${header}`);
+    if (status === 200) assert.equal(await response.text(), BODY);
+  }
+  // A weak tag of our own matches its strong form in the request.
+  const weak = app(page, { weak: true });
+  assert.equal((await weak({ "If-None-Match": tag })).status, 304);
+});
+
+Deno.test("etag: 304 keeps the headers RFC 9110 §15.4.5 lists, and Set-Cookie", async () => {
+  const response = await app(page)({ "If-None-Match": sha1Tag(BODY) });
+  assert.equal(response.status, 304);
+  assert.equal(response.body, null);
+  assert.equal(response.headers.get("ETag"), sha1Tag(BODY));
+  assert.equal(response.headers.get("Cache-Control"), "no-cache");
+  assert.equal(response.headers.get("Content-Location"), "/index.html");
+  assert.equal(
+    response.headers.get("Expires"),
+    "Thu, 01 Jan 2037 00:00:00 GMT",
+  );
+  assert.equal(response.headers.get("Vary"), "Cookie");
+  assert.deepEqual(response.headers.getSetCookie(), [
+    "seen=1; Path=/; HttpOnly; SameSite=Lax",
+  ]);
+  for (
+    const name of [
+      "Content-Type",
+      "Content-Length",
+      "Content-Language",
+      "Last-Modified",
+      "X-Custom",
+    ]
+  ) {
+    assert.equal(response.headers.get(name), null, name);
+  }
+});
+
+Deno.test("etag: HEAD gets the same tag and the same 304", async () => {
+  const fetch = app(page);
+  const head = await fetch({}, "HEAD");
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get("ETag"), sha1Tag(BODY));
+  assert.equal(head.headers.get("Content-Length"), String(BODY.length));
+  assert.equal(await head.text(), "");
+  const cached = await fetch({ "If-None-Match": sha1Tag(BODY) }, "HEAD");
+  assert.equal(cached.status, 304);
+});
+
+Deno.test("etag: other methods and statuses are left alone", async () => {
+  const post = await app(page)({ "If-None-Match": "*" }, "POST");
+  assert.equal(post.status, 200);
+  assert.equal(post.headers.get("ETag"), null);
+  await post.text();
+  for (const status of [201, 404, 500]) {
+    const response = await app(() => new Response(BODY, { status }))({
+      "If-None-Match": "*",
+    });
+    assert.equal(response.status, status);
+    assert.equal(response.headers.get("ETag"), null);
+    assert.equal(await response.text(), BODY);
+  }
+});
+
+Deno.test("etag: bodies over maxBytes pass through untagged and whole", async () => {
+  const big = "x".repeat(5000);
+  const bytes = new TextEncoder().encode(big);
+  const chunks = () =>
+    new Response(
+      ReadableStream.from([1000, 2000, 3000, 4000, 5000].map((end) =>
+        bytes.subarray(end - 1000, end)
+      )),
+    );
+  for (
+    const make of [
+      () => new Response(big),
+      chunks,
+      () => createJsonResponse(big),
+    ]
+  ) {
+    const response = await app(make, { maxBytes: 2500 })({
+      "If-None-Match": "*",
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("ETag"), null);
+    const text = await response.text();
+    assert.ok(text === big || text === JSON.stringify(big));
+  }
+  // At the limit: tagged.
+  const at = await app(chunks, { maxBytes: 5000 })();
+  assert.equal(at.headers.get("ETag"), sha1Tag(big));
+  assert.equal(await at.text(), big);
+  // Multi-byte text measured in bytes: 1000 × "é" is 2000 bytes.
+  const accents = await app(() => createHtmlResponse("é".repeat(1000)), {
+    maxBytes: 1500,
+  })();
+  assert.equal(accents.headers.get("ETag"), null);
+  await accents.text();
+});
+
+Deno.test("etag: a stream still being produced passes through untagged, first chunk at once", async () => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  const encoder = new TextEncoder();
+  const answer = app(() =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(encoder.encode("<head>"));
+          await released;
+          controller.enqueue(encoder.encode("<body>"));
+          controller.close();
+        },
+      }),
+      { headers: { "Content-Type": "text/html" } },
+    )
+  )();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const response = await Promise.race([
+    answer,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("no answer in 2 s")), 2000);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  // The response came before the stream ended.
+  assert.equal(response.headers.get("ETag"), null);
+  const reader = response.body!.getReader();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), "<head>");
+  release();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), "<body>");
+  assert.equal((await reader.read()).done, true);
+
+  // Server-sent events are never read ahead.
+  const events = await app(() =>
+    new Response(new ReadableStream({ start() {} }), {
+      headers: { "Content-Type": "text/event-stream" },
+    })
+  )();
+  assert.equal(events.headers.get("ETag"), null);
+  await events.body?.cancel();
+});
+
+Deno.test("etag: behind compress() the tag is the uncompressed body's, made weak", async () => {
+  const BIG = BODY.repeat(3);
+  const fetch = app(() => createHtmlResponse(BIG), {}, [compress()]);
+  const response = await fetch({ "Accept-Encoding": "gzip" });
+  assert.equal(response.headers.get("Content-Encoding"), "gzip");
+  assert.equal(response.headers.get("ETag"), `W/${sha1Tag(BIG)}`);
+  await response.body?.cancel();
+  // The browser sends the weak tag back: it matches.
+  const again = await fetch({
+    "Accept-Encoding": "gzip",
+    "If-None-Match": `W/${sha1Tag(BIG)}`,
+  });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers.get("Content-Encoding"), null);
+  assert.equal(again.headers.get("ETag"), sha1Tag(BIG));
+});
+
+Deno.test("etag: maxBytes must be a whole number >= 0", () => {
+  assert.throws(() => etag({ maxBytes: -1 }), /maxBytes .*>= 0, got -1/);
+  assert.throws(() => etag({ maxBytes: 1.5 }), /got 1.5/);
+});
