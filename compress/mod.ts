@@ -58,6 +58,33 @@ import { availableCodings, encode, type Levels } from "./_encode.ts";
 
 export type { Coding };
 
+/**
+ * The coding to send, from the request's `Accept-Encoding` and the codings
+ * on offer, by the rules of {@linkcode compress}: q-values, `*` for the
+ * codings not named, ties to the earlier coding in `available`, `identity`
+ * only when named with a higher q-value. `undefined` means the body as it
+ * is (no header, or nothing acceptable: never `406`).
+ *
+ * @example Choosing between precompressed files
+ * ```ts
+ * import { negotiateEncoding } from "@fetchkit/toolkit/compress-middleware";
+ *
+ * negotiateEncoding("gzip, br;q=0.9", ["br", "gzip"]); // "gzip"
+ * negotiateEncoding("gzip, br", ["br", "gzip"]); // "br"
+ * negotiateEncoding(null, ["br", "gzip"]); // undefined
+ * ```
+ *
+ * @param acceptEncoding The request's `Accept-Encoding`, or `null`.
+ * @param available The codings on offer, most preferred first.
+ * @returns The coding, or `undefined` for none.
+ */
+export function negotiateEncoding(
+  acceptEncoding: string | null,
+  available: readonly Coding[],
+): Coding | undefined {
+  return negotiate(acceptEncoding, available);
+}
+
 /** Compression levels, by coding. */
 export interface CompressLevels {
   /** Brotli quality, 0 to 11. @default {4} */
