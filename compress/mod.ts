@@ -185,6 +185,14 @@ function withVary(response: Response): Response {
   }
 }
 
+/** Set by `etag()` on its `304`s: the `200` each stands for. */
+const STANDS_FOR = Symbol.for("fetchkit.notModified.standsFor");
+
+interface StandsFor {
+  readonly headers: Headers;
+  readonly length: number | undefined;
+}
+
 const ALL_CODINGS: readonly Coding[] = ["br", "zstd", "gzip", "deflate"];
 
 /**
@@ -248,27 +256,50 @@ export function compress(options: CompressOptions = {}): Middleware {
   );
   const filter = options.filter ?? isCompressible;
 
+  /** Whether a body with these headers and length is to be compressed. */
+  function worthIt(headers: Headers, length: number | undefined): boolean {
+    if (headers.has("content-encoding")) return false;
+    const type = headers.get("content-type");
+    if (type === null || !filter(type)) return false;
+    const cacheControl = headers.get("cache-control");
+    if (cacheControl !== null && NO_TRANSFORM.test(cacheControl)) return false;
+    return length === undefined || length >= threshold;
+  }
+
+  /**
+   * A `304` from `etag()` gets what its `200` would have got: `Vary`, and
+   * the weak tag when that `200` would have been compressed (RFC 9110
+   * §15.4.5). Other `304`s are left alone.
+   */
+  function notModified(request: Request, response: Response): Response {
+    const of = (response as { [STANDS_FOR]?: StandsFor })[STANDS_FOR];
+    if (of === undefined || !worthIt(of.headers, of.length)) return response;
+    const headers = response.headers;
+    const vary = headers.get("vary");
+    if (vary === null || !VARY_ACCEPT_ENCODING.test(vary)) {
+      headers.append("Vary", "Accept-Encoding");
+    }
+    const coding = negotiate(request.headers.get("accept-encoding"), codings);
+    const etag = headers.get("etag");
+    if (coding !== undefined && etag !== null && etag.startsWith('"')) {
+      headers.set("ETag", `W/${etag}`);
+    }
+    return response;
+  }
+
   return async function compress(context, next) {
     const response = await next();
     // The request's method: HEAD answers carry no body to compress.
     if (context.request.method === "HEAD") return response;
     const { status } = response;
-    if (status < 200 || status === 204 || status === 206 || status === 304) {
-      return response;
-    }
+    if (status === 304) return notModified(context.request, response);
+    if (status < 200 || status === 204 || status === 206) return response;
     const headers = response.headers;
-    if (headers.has("content-encoding")) return response;
-    const type = headers.get("content-type");
-    if (type === null || !filter(type)) return response;
-    const cacheControl = headers.get("cache-control");
-    if (cacheControl !== null && NO_TRANSFORM.test(cacheControl)) {
-      return response;
-    }
     const declared = headers.get("content-length");
     const length = declared !== null
       ? Number(declared)
       : rememberedLength(response);
-    if (length !== undefined && length < threshold) return response;
+    if (!worthIt(headers, length)) return response;
 
     // From here the answer depends on Accept-Encoding.
     const coding = negotiate(

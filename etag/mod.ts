@@ -42,7 +42,11 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
-import { rememberedText, utf8Length } from "../response/body_size.ts";
+import {
+  rememberedLength,
+  rememberedText,
+  utf8Length,
+} from "../response/body_size.ts";
 import { type BodyHash, createBodyHash } from "./_hash.ts";
 
 /** Options of {@linkcode etag}. */
@@ -89,8 +93,22 @@ function ifNoneMatchMatches(header: string, tag: string): boolean {
   return false;
 }
 
-/** The `304` for a `200` with these headers. */
-function notModified(headers: Headers): Response {
+/**
+ * Marks a `304` with the `200` it stands for, so that `compress()` outside
+ * can give it the `Vary` and weak `ETag` it gives that `200` (RFC 9110
+ * §15.4.5: the headers the `200` would have had). A registered symbol:
+ * the two folders share no module.
+ */
+const STANDS_FOR = Symbol.for("fetchkit.notModified.standsFor");
+
+/** What `compress()` needs to know of the `200` behind a `304`. */
+interface StandsFor {
+  readonly headers: Headers;
+  readonly length: number | undefined;
+}
+
+/** The `304` for a `200` with these headers and body length. */
+function notModified(headers: Headers, length: number | undefined): Response {
   const kept = new Headers();
   for (const name of KEPT) {
     const value = headers.get(name);
@@ -99,11 +117,13 @@ function notModified(headers: Headers): Response {
   for (const cookie of headers.getSetCookie()) {
     kept.append("Set-Cookie", cookie);
   }
-  return new NativeResponse(null, {
+  const response = new NativeResponse(null, {
     status: 304,
     statusText: "Not Modified",
     headers: kept,
   });
+  (response as { [STANDS_FOR]?: StandsFor })[STANDS_FOR] = { headers, length };
+  return response;
 }
 
 /**
@@ -252,6 +272,7 @@ export function etag(options: EtagOptions = {}): Middleware {
       return response;
     }
     let tag = response.headers.get("etag");
+    let length: number | undefined;
     if (tag === null) {
       const type = response.headers.get("content-type");
       if (type !== null && /^\s*text\/event-stream/i.test(type)) {
@@ -275,6 +296,9 @@ export function etag(options: EtagOptions = {}): Middleware {
           const read = await readBody(body, hash, maxBytes);
           if (read.kind === "untagged") return rebuilt(response, read.body);
           response = rebuilt(response, read.bytes as Uint8Array<ArrayBuffer>);
+          length = read.bytes.byteLength;
+        } else {
+          length = 0;
         }
       }
       tag = `${prefix}${await hash.digest()}"`;
@@ -283,7 +307,13 @@ export function etag(options: EtagOptions = {}): Middleware {
     const ifNoneMatch = context.request.headers.get("if-none-match");
     if (ifNoneMatch !== null && ifNoneMatchMatches(ifNoneMatch, tag)) {
       response.body?.cancel().catch(() => {});
-      return notModified(response.headers);
+      const declared = response.headers.get("content-length");
+      return notModified(
+        response.headers,
+        declared !== null
+          ? Number(declared)
+          : length ?? rememberedLength(response),
+      );
     }
     return response;
   };

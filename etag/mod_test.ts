@@ -255,7 +255,23 @@ Deno.test("etag: behind compress() the tag is the uncompressed body's, made weak
   });
   assert.equal(again.status, 304);
   assert.equal(again.headers.get("Content-Encoding"), null);
-  assert.equal(again.headers.get("ETag"), sha1Tag(BIG));
+  // The 304 carries what the compressed 200 carried (RFC 9110 §15.4.5).
+  assert.equal(again.headers.get("ETag"), `W/${sha1Tag(BIG)}`);
+  assert.equal(again.headers.get("Vary"), "Accept-Encoding");
+  // Without Accept-Encoding the 200 is sent as it is: strong tag, Vary.
+  const plain = await fetch({ "If-None-Match": sha1Tag(BIG) });
+  assert.equal(plain.status, 304);
+  assert.equal(plain.headers.get("ETag"), sha1Tag(BIG));
+  assert.equal(plain.headers.get("Vary"), "Accept-Encoding");
+  // A body under compress()'s threshold never varies: neither does its 304.
+  const small = app(() => createHtmlResponse(BODY), {}, [compress()]);
+  const smallAgain = await small({
+    "Accept-Encoding": "gzip",
+    "If-None-Match": sha1Tag(BODY),
+  });
+  assert.equal(smallAgain.status, 304);
+  assert.equal(smallAgain.headers.get("ETag"), sha1Tag(BODY));
+  assert.equal(smallAgain.headers.get("Vary"), null);
 });
 
 Deno.test("etag: maxBytes must be a whole number >= 0", () => {
