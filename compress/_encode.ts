@@ -206,3 +206,131 @@ function throughZlib(
     },
   }, { highWaterMark: 0 });
 }
+
+/**
+ * Largest body compressed in one call when all of it is at hand: one call
+ * costs what `node:zlib` called directly costs (a stream of the same body
+ * costs up to twice as much CPU on Deno, BENCHMARKS.md "compress()"), and
+ * holds the event loop for about 15 ms per MiB.
+ */
+export const ONE_SHOT_LIMIT = 1024 * 1024;
+
+/**
+ * `input` compressed in one call, or `undefined` where there is no
+ * `node:zlib` (the caller streams instead).
+ */
+export function encodeWhole(
+  input: string | Uint8Array,
+  coding: Coding,
+  levels: Levels,
+): Uint8Array<ArrayBuffer> | undefined {
+  const zlib = nodeZlib();
+  if (zlib === null) return undefined;
+  const c = zlib.constants;
+  let output: Uint8Array;
+  switch (coding) {
+    case "br":
+      output = zlib.brotliCompressSync(input, {
+        params: {
+          [c.BROTLI_PARAM_QUALITY]: levels.br,
+          [c.BROTLI_PARAM_SIZE_HINT]: typeof input === "string"
+            ? input.length
+            : input.byteLength,
+        },
+      });
+      break;
+    case "zstd": {
+      const zstd = zlib as unknown as {
+        zstdCompressSync(
+          input: string | Uint8Array,
+          options: { params: Record<number, number> },
+        ): Uint8Array;
+        constants: Record<string, number>;
+      };
+      output = zstd.zstdCompressSync(input, {
+        params: { [zstd.constants.ZSTD_c_compressionLevel]: levels.zstd },
+      });
+      break;
+    }
+    case "gzip":
+      output = zlib.gzipSync(input, { level: levels.gzip ?? 6 });
+      break;
+    case "deflate":
+      output = zlib.deflateSync(input, { level: levels.deflate ?? 6 });
+      break;
+  }
+  return output as Uint8Array<ArrayBuffer>;
+}
+
+/** What {@linkcode collect} found: the whole body, or a stream of it. */
+export type Collected =
+  | { readonly whole: Uint8Array<ArrayBuffer> }
+  | { readonly stream: ReadableStream<Uint8Array> };
+
+/** Turns of the microtask queue a ready chunk takes to arrive (2-5 seen). */
+const READY_TICKS = 10;
+
+/**
+ * Reads `body` while its chunks are ready at once and it stays within
+ * `limit` bytes. A body that ends so is returned whole; any other (a live
+ * stream, a large file) as a stream that replays what was read, then the
+ * rest, so nothing waits for a chunk that is not there yet.
+ */
+export async function collect(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<Collected> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const read = reader.read();
+    let step: ReadableStreamReadResult<Uint8Array> | undefined;
+    read.then((result) => step = result, () => {});
+    for (let i = 0; i < READY_TICKS && step === undefined; i++) {
+      await undefined;
+    }
+    if (step === undefined) {
+      return { stream: replay(chunks, reader, read) };
+    }
+    if (step.done) break;
+    chunks.push(step.value);
+    total += step.value.byteLength;
+    if (total > limit) return { stream: replay(chunks, reader, undefined) };
+  }
+  if (chunks.length === 1) {
+    return { whole: chunks[0] as Uint8Array<ArrayBuffer> };
+  }
+  const whole = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { whole };
+}
+
+/** The chunks read so far, then the pending read (if any), then the rest. */
+function replay(
+  chunks: Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined,
+): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (index < chunks.length) {
+        controller.enqueue(chunks[index]);
+        chunks[index++] = undefined as unknown as Uint8Array;
+        return;
+      }
+      const step = await (pending ?? reader.read());
+      pending = undefined;
+      if (step.done) controller.close();
+      else controller.enqueue(step.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}

@@ -52,9 +52,16 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
-import { rememberedLength } from "../response/body_size.ts";
+import { rememberedLength, rememberedText } from "../response/body_size.ts";
 import { type Coding, negotiate } from "./_negotiate.ts";
-import { availableCodings, encode, type Levels } from "./_encode.ts";
+import {
+  availableCodings,
+  collect,
+  encode,
+  encodeWhole,
+  type Levels,
+  ONE_SHOT_LIMIT,
+} from "./_encode.ts";
 
 export type { Coding };
 
@@ -311,9 +318,6 @@ export function compress(options: CompressOptions = {}): Middleware {
     if (coding === undefined) {
       return addVary ? withVary(response) : response;
     }
-    // Reading .body turns a string body into a stream: only now.
-    const body = response.body;
-    if (body === null) return response;
     const copy = new Headers(headers);
     copy.delete("content-length");
     copy.delete("accept-ranges");
@@ -321,10 +325,33 @@ export function compress(options: CompressOptions = {}): Middleware {
     if (addVary) copy.append("Vary", "Accept-Encoding");
     const etag = copy.get("etag");
     if (etag !== null && etag.startsWith('"')) copy.set("ETag", `W/${etag}`);
-    return new NativeResponse(encode(body, coding, levels), {
-      status,
-      statusText: response.statusText,
-      headers: copy,
-    });
+    const init = { status, statusText: response.statusText, headers: copy };
+    // A body at hand is compressed in one call (cheaper than a stream).
+    const text = rememberedText(response);
+    if (text !== undefined && text.length <= ONE_SHOT_LIMIT) {
+      const whole = encodeWhole(text, coding, levels);
+      if (whole !== undefined) return new NativeResponse(whole, init);
+    }
+    // Reading .body turns a string body into a stream: only now.
+    const body = response.body;
+    if (body === null) return response;
+    const collected = await collect(body, ONE_SHOT_LIMIT);
+    if ("stream" in collected) {
+      return new NativeResponse(encode(collected.stream, coding, levels), init);
+    }
+    const bytes = collected.whole;
+    if (bytes.byteLength < threshold) {
+      // Small after all: as it is (it never varies).
+      return new NativeResponse(bytes, {
+        status,
+        statusText: response.statusText,
+        headers,
+      });
+    }
+    const whole = encodeWhole(bytes, coding, levels);
+    return new NativeResponse(
+      whole ?? encode(new Blob([bytes]).stream(), coding, levels),
+      init,
+    );
   };
 }

@@ -246,14 +246,42 @@ Deno.test("compress: the threshold applies when the length is known", async () =
   })(headers);
   assert.equal(big.headers.get("Content-Encoding"), null);
   await big.body?.cancel();
-  // Unknown length (a stream): compressed whatever its size.
-  const stream = await app(() =>
-    new Response(ReadableStream.from([new TextEncoder().encode(small)]), {
-      headers: { "Content-Type": "text/plain" },
-    })
+  // A plain Response (length unknown to the toolkit) complete at once is
+  // measured: under the threshold, sent as it is, with no Vary.
+  const plainSmall = await app(() =>
+    new Response(small, { headers: { "Content-Type": "text/html" } })
   )(headers);
-  assert.equal(stream.headers.get("Content-Encoding"), "gzip");
-  assert.equal(decode("gzip", await bytes(stream)), small);
+  assert.equal(plainSmall.headers.get("Content-Encoding"), null);
+  assert.equal(plainSmall.headers.get("Vary"), null);
+  assert.equal(await plainSmall.text(), small);
+  const chunked = await app(() =>
+    new Response(
+      ReadableStream.from(
+        ["<p>", "small", "</p>"].map((part) => new TextEncoder().encode(part)),
+      ),
+      { headers: { "Content-Type": "text/plain" } },
+    )
+  )(headers);
+  assert.equal(chunked.headers.get("Content-Encoding"), null);
+  assert.equal(await chunked.text(), "<p>small</p>");
+  // A live stream (its end not yet there): compressed whatever its size.
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => finish = resolve);
+  const live = await app(() =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode(small));
+          await finished;
+          controller.close();
+        },
+      }),
+      { headers: { "Content-Type": "text/plain" } },
+    )
+  )(headers);
+  assert.equal(live.headers.get("Content-Encoding"), "gzip");
+  finish();
+  assert.equal(decode("gzip", await bytes(live)), small);
 });
 
 Deno.test("compress: encodings, levels and filter options", async () => {
