@@ -13,7 +13,7 @@
  */
 
 import type * as NodeZlib from "node:zlib";
-import type { Coding } from "./_negotiate.ts";
+import type { ContentCoding } from "./_negotiate.ts";
 
 /** Compression levels by coding. */
 export interface Levels {
@@ -62,9 +62,9 @@ function nativeFlushes(): boolean {
 }
 
 /** The codings this runtime can produce, most preferred first. */
-export function availableCodings(): Coding[] {
+export function availableCodings(): ContentCoding[] {
   const zlib = nodeZlib();
-  const codings: Coding[] = [];
+  const codings: ContentCoding[] = [];
   if (typeof zlib?.createBrotliCompress === "function") codings.push("br");
   if (
     typeof (zlib as { createZstdCompress?: unknown } | null)
@@ -81,7 +81,7 @@ export function availableCodings(): Coding[] {
 /** `body` compressed with `coding`, flushed after each of its chunks. */
 export function encode(
   body: ReadableStream<Uint8Array>,
-  coding: Coding,
+  coding: ContentCoding,
   levels: Levels,
 ): ReadableStream<Uint8Array> {
   const zlib = nodeZlib();
@@ -221,7 +221,7 @@ export const ONE_SHOT_LIMIT = 1024 * 1024;
  */
 export function encodeWhole(
   input: string | Uint8Array,
-  coding: Coding,
+  coding: ContentCoding,
   levels: Levels,
 ): Uint8Array<ArrayBuffer> | undefined {
   const zlib = nodeZlib();

@@ -10,7 +10,7 @@
  */
 
 /** A content coding this middleware can produce. */
-export type Coding = "br" | "zstd" | "gzip" | "deflate";
+export type ContentCoding = "br" | "zstd" | "gzip" | "deflate";
 
 /** Longest `Accept-Encoding` read; the rest is ignored (real ones are < 100 bytes). */
 const MAX_HEADER = 1024;
@@ -23,8 +23,8 @@ const MAX_HEADER = 1024;
  */
 export function negotiate(
   header: string | null,
-  available: readonly Coding[],
-): Coding | undefined {
+  available: readonly ContentCoding[],
+): ContentCoding | undefined {
   // No header: the client said nothing, so send the body as it is.
   if (header === null || header === "") return undefined;
   // The common browser headers, answered without parsing.
@@ -39,7 +39,7 @@ export function negotiate(
   }
   const q = qualities(header);
   const star = q.get("*");
-  let best: Coding | undefined;
+  let best: ContentCoding | undefined;
   let bestQ = 0;
   for (const coding of available) {
     const value = q.get(coding) ?? star ?? 0;
@@ -77,7 +77,7 @@ function boundary(text: string, index: number): boolean {
   return char === 0x2c /* , */ || char === 0x20 || char === 0x09;
 }
 
-/** Coding name (lowercase) to q-value; the highest when a name repeats. */
+/** ContentCoding name (lowercase) to q-value; the highest when a name repeats. */
 function qualities(header: string): Map<string, number> {
   const result = new Map<string, number>();
   const text = header.length > MAX_HEADER

@@ -53,7 +53,7 @@
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedLength, rememberedText } from "../response/body_size.ts";
-import { type Coding, negotiate } from "./_negotiate.ts";
+import { type ContentCoding, negotiate } from "./_negotiate.ts";
 import {
   availableCodings,
   collect,
@@ -63,7 +63,7 @@ import {
   ONE_SHOT_LIMIT,
 } from "./_encode.ts";
 
-export type { Coding };
+export type { ContentCoding };
 
 /**
  * The coding to send, from the request's `Accept-Encoding` and the codings
@@ -87,8 +87,8 @@ export type { Coding };
  */
 export function negotiateEncoding(
   acceptEncoding: string | null,
-  available: readonly Coding[],
-): Coding | undefined {
+  available: readonly ContentCoding[],
+): ContentCoding | undefined {
   return negotiate(acceptEncoding, available);
 }
 
@@ -120,7 +120,7 @@ export interface CompressOptions {
    * The order of preference stays br, zstd, gzip, deflate. Codings the
    * runtime lacks (zstd on Node 20) are left out. Default: all of them.
    */
-  encodings?: readonly Coding[];
+  encodings?: readonly ContentCoding[];
   /** Compression levels. Defaults favour speed, for dynamic responses. */
   level?: CompressLevels;
   /**
@@ -200,7 +200,7 @@ interface StandsFor {
   readonly length: number | undefined;
 }
 
-const ALL_CODINGS: readonly Coding[] = ["br", "zstd", "gzip", "deflate"];
+const ALL_CODINGS: readonly ContentCoding[] = ["br", "zstd", "gzip", "deflate"];
 
 /**
  * Compresses responses with the best coding the client accepts. See the
