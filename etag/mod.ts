@@ -306,7 +306,10 @@ export function etag(options: EtagOptions = {}): Middleware {
     }
     const ifNoneMatch = context.request.headers.get("if-none-match");
     if (ifNoneMatch !== null && ifNoneMatchMatches(ifNoneMatch, tag)) {
-      response.body?.cancel().catch(() => {});
+      // A body left unread (the handler's own tag) may hold a file open.
+      if (length === undefined && rememberedText(response) === undefined) {
+        response.body?.cancel().catch(() => {});
+      }
       const declared = response.headers.get("content-length");
       return notModified(
         response.headers,

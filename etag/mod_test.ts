@@ -278,3 +278,24 @@ Deno.test("etag: maxBytes must be a whole number >= 0", () => {
   assert.throws(() => etag({ maxBytes: -1 }), /maxBytes .*>= 0, got -1/);
   assert.throws(() => etag({ maxBytes: 1.5 }), /got 1.5/);
 });
+
+Deno.test("etag: a 304 for the handler's own tag cancels its unread stream", async () => {
+  let cancelled = false;
+  const fetch = app(() =>
+    new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new TextEncoder().encode("chunk"));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      }),
+      { headers: { ETag: '"file-v1"' } },
+    )
+  );
+  const response = await fetch({ "If-None-Match": '"file-v1"' });
+  assert.equal(response.status, 304);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.ok(cancelled, "the handler's stream was cancelled");
+});

@@ -15,6 +15,7 @@
  */
 import * as zlib from "node:zlib";
 import process from "node:process";
+import { type Contender, measureCpu } from "../_cpu_interleaved.ts";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { Hono } from "hono";
@@ -89,8 +90,6 @@ const BODIES = [
   { name: "JSON 1 MB", text: jsonBody(1_000_000), type: "application/json" },
 ];
 
-type Contender = { name: string; run: () => Promise<number> };
-
 function routerApp(text: string, type: string, middleware = [compress()]) {
   const router = createRouter({ middleware });
   router.get(
@@ -111,28 +110,11 @@ async function size(response: Response): Promise<number> {
   return (await response.arrayBuffer()).byteLength;
 }
 
-function cpuMicros(): number {
-  const usage = process.cpuUsage();
-  return usage.user + usage.system;
-}
-
-/** Median and quartiles of CPU µs per call of each contender, interleaved. */
 async function measure(
   contenders: Contender[],
   batch: number,
 ): Promise<Map<string, number[]>> {
-  const samples = new Map(contenders.map((c) => [c.name, [] as number[]]));
-  for (const contender of contenders) {
-    for (let i = 0; i < 3; i++) await contender.run(); // warm-up
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const contender of contenders) {
-      const start = cpuMicros();
-      for (let i = 0; i < batch; i++) await contender.run();
-      samples.get(contender.name)!.push((cpuMicros() - start) / batch);
-    }
-  }
-  return samples;
+  return await measureCpu(contenders, { rounds: ROUNDS, batch, warm: 3 });
 }
 
 function fmt(n: number, digits = 0): string {
@@ -188,7 +170,7 @@ for (const body of BODIES) {
   ];
   const ratios = new Map<string, number>();
   for (const contender of contenders) {
-    ratios.set(contender.name, (await contender.run()) / bytes);
+    ratios.set(contender.name, (await contender.run() as number) / bytes);
   }
   const samples = await measure(contenders, batch);
   console.log(`${body.name} (${bytes} bytes)`);
