@@ -52,7 +52,7 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
-import { rememberedLength, rememberedText } from "../response/body_size.ts";
+import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { type ContentCoding, negotiate } from "./_negotiate.ts";
 import {
   availableCodings,
@@ -197,7 +197,10 @@ const STANDS_FOR = Symbol.for("fetchkit.notModified.standsFor");
 
 interface StandsFor {
   readonly headers: Headers;
+  /** The body's length in bytes, when known. */
   readonly length: number | undefined;
+  /** The string the body was made from, when the toolkit made it. */
+  readonly text: string | undefined;
 }
 
 const ALL_CODINGS: readonly ContentCoding[] = ["br", "zstd", "gzip", "deflate"];
@@ -263,6 +266,22 @@ export function compress(options: CompressOptions = {}): Middleware {
   );
   const filter = options.filter ?? isCompressible;
 
+  /**
+   * The body's length as far as the threshold needs it: `Content-Length`,
+   * else from the string the body was made from (counted in bytes only
+   * when it is short: a string is never fewer bytes than characters), else
+   * `undefined`.
+   */
+  function lengthOf(
+    headers: Headers,
+    text: string | undefined,
+  ): number | undefined {
+    const declared = headers.get("content-length");
+    if (declared !== null) return Number(declared);
+    if (text === undefined) return undefined;
+    return text.length >= threshold ? text.length : utf8Length(text);
+  }
+
   /** Whether a body with these headers and length is to be compressed. */
   function worthIt(headers: Headers, length: number | undefined): boolean {
     if (headers.has("content-encoding")) return false;
@@ -280,7 +299,12 @@ export function compress(options: CompressOptions = {}): Middleware {
    */
   function notModified(request: Request, response: Response): Response {
     const of = (response as { [STANDS_FOR]?: StandsFor })[STANDS_FOR];
-    if (of === undefined || !worthIt(of.headers, of.length)) return response;
+    if (
+      of === undefined ||
+      !worthIt(of.headers, of.length ?? lengthOf(of.headers, of.text))
+    ) {
+      return response;
+    }
     const headers = response.headers;
     const vary = headers.get("vary");
     if (vary === null || !VARY_ACCEPT_ENCODING.test(vary)) {
@@ -302,11 +326,8 @@ export function compress(options: CompressOptions = {}): Middleware {
     if (status === 304) return notModified(context.request, response);
     if (status < 200 || status === 204 || status === 206) return response;
     const headers = response.headers;
-    const declared = headers.get("content-length");
-    const length = declared !== null
-      ? Number(declared)
-      : rememberedLength(response);
-    if (!worthIt(headers, length)) return response;
+    const text = rememberedText(response);
+    if (!worthIt(headers, lengthOf(headers, text))) return response;
 
     // From here the answer depends on Accept-Encoding.
     const coding = negotiate(
@@ -327,7 +348,6 @@ export function compress(options: CompressOptions = {}): Middleware {
     if (etag !== null && etag.startsWith('"')) copy.set("ETag", `W/${etag}`);
     const init = { status, statusText: response.statusText, headers: copy };
     // A body at hand is compressed in one call (cheaper than a stream).
-    const text = rememberedText(response);
     if (text !== undefined && text.length <= ONE_SHOT_LIMIT) {
       const whole = encodeWhole(text, coding, levels);
       if (whole !== undefined) return new NativeResponse(whole, init);

@@ -42,11 +42,7 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
-import {
-  rememberedLength,
-  rememberedText,
-  utf8Length,
-} from "../response/body_size.ts";
+import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { type BodyHash, createBodyHash } from "./_hash.ts";
 
 /** Options of {@linkcode etag}. */
@@ -104,11 +100,18 @@ const STANDS_FOR = Symbol.for("fetchkit.notModified.standsFor");
 /** What `compress()` needs to know of the `200` behind a `304`. */
 interface StandsFor {
   readonly headers: Headers;
+  /** The body's length in bytes, when known. */
   readonly length: number | undefined;
+  /** The string the body was made from, when the toolkit made it. */
+  readonly text: string | undefined;
 }
 
-/** The `304` for a `200` with these headers and body length. */
-function notModified(headers: Headers, length: number | undefined): Response {
+/** The `304` for a `200` with these headers and body. */
+function notModified(
+  headers: Headers,
+  length: number | undefined,
+  text: string | undefined,
+): Response {
   const kept = new Headers();
   for (const name of KEPT) {
     const value = headers.get(name);
@@ -122,7 +125,11 @@ function notModified(headers: Headers, length: number | undefined): Response {
     statusText: "Not Modified",
     headers: kept,
   });
-  (response as { [STANDS_FOR]?: StandsFor })[STANDS_FOR] = { headers, length };
+  (response as { [STANDS_FOR]?: StandsFor })[STANDS_FOR] = {
+    headers,
+    length,
+    text,
+  };
   return response;
 }
 
@@ -307,16 +314,11 @@ export function etag(options: EtagOptions = {}): Middleware {
     const ifNoneMatch = context.request.headers.get("if-none-match");
     if (ifNoneMatch !== null && ifNoneMatchMatches(ifNoneMatch, tag)) {
       // A body left unread (the handler's own tag) may hold a file open.
-      if (length === undefined && rememberedText(response) === undefined) {
+      const text = rememberedText(response);
+      if (length === undefined && text === undefined) {
         response.body?.cancel().catch(() => {});
       }
-      const declared = response.headers.get("content-length");
-      return notModified(
-        response.headers,
-        declared !== null
-          ? Number(declared)
-          : length ?? rememberedLength(response),
-      );
+      return notModified(response.headers, length, text);
     }
     return response;
   };
