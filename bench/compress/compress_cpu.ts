@@ -18,6 +18,7 @@ import process from "node:process";
 import { type Contender, measureCpu } from "../_cpu_interleaved.ts";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
+import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { Hono } from "hono";
 import { compress as honoCompress } from "hono/compress";
 import { median, quantile } from "../_stats.ts";
@@ -124,17 +125,42 @@ function fmt(n: number, digits = 0): string {
 console.log(
   `Deno ${Deno.version.deno}, ${ROUNDS} rounds interleaved; CPU ms per MiB of input, median [quartiles]; ratio = compressed / original\n`,
 );
+const brParams = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 for (const body of BODIES) {
   const bytes = new TextEncoder().encode(body.text).byteLength;
   const mib = bytes / (1024 * 1024);
   const batch = bytes > 500_000 ? 4 : 30;
   const ours = routerApp(body.text, body.type);
+  const oursHelper = createRouter({ middleware: [compress()] });
+  // A response helper's string body (remembered, so compressed from the
+  // string): createHtmlResponse with the body's own Content-Type.
+  oursHelper.get(
+    "/",
+    () =>
+      createHtmlResponse(body.text, { headers: { "Content-Type": body.type } }),
+  );
+  // node:zlib called in the handler, with no middleware: the same router
+  // and Response costs as compress(), and zlib's.
+  const inHandler = (coding: "gzip" | "br") => {
+    const router = createRouter();
+    router.get("/", () =>
+      new Response(
+        (coding === "gzip"
+          ? zlib.gzipSync(body.text, { level: 6 })
+          : zlib.brotliCompressSync(body.text, brParams)) as Uint8Array<
+            ArrayBuffer
+          >,
+        { headers: { "Content-Type": body.type, "Content-Encoding": coding } },
+      ));
+    return router;
+  };
+  const gzipHandler = inHandler("gzip");
+  const brHandler = inHandler("br");
   const hono = honoApp(body.text, body.type);
   const request = (coding: string) =>
     new Request("http://localhost/", {
       headers: { "Accept-Encoding": coding },
     });
-  const brParams = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
   const contenders: Contender[] = [
     {
       name: "gzip: node:zlib gzipSync (level 6)",
@@ -152,8 +178,16 @@ for (const body of BODIES) {
         ),
     },
     {
-      name: "gzip: compress()",
+      name: "gzip: node:zlib gzipSync in the handler (router, no middleware)",
+      run: async () => size(await gzipHandler.fetch(request("gzip"))),
+    },
+    {
+      name: "gzip: compress(), new Response(text)",
       run: async () => size(await ours.fetch(request("gzip"))),
+    },
+    {
+      name: "gzip: compress(), response helper",
+      run: async () => size(await oursHelper.fetch(request("gzip"))),
     },
     {
       name: "gzip: Hono compress",
@@ -164,8 +198,16 @@ for (const body of BODIES) {
       run: async () => zlib.brotliCompressSync(body.text, brParams).byteLength,
     },
     {
-      name: "br: compress() (quality 4)",
+      name: "br: node:zlib in the handler (router, no middleware)",
+      run: async () => size(await brHandler.fetch(request("br"))),
+    },
+    {
+      name: "br: compress(), new Response(text)",
       run: async () => size(await ours.fetch(request("br"))),
+    },
+    {
+      name: "br: compress(), response helper",
+      run: async () => size(await oursHelper.fetch(request("br"))),
     },
   ];
   const ratios = new Map<string, number>();
