@@ -106,9 +106,10 @@ interface StandsFor {
   readonly text: string | undefined;
 }
 
-/** The `304` for a `200` with these headers and body. */
+/** The `304` for a `200` with these headers, tag and body. */
 function notModified(
   headers: Headers,
+  tag: string,
   length: number | undefined,
   text: string | undefined,
 ): Response {
@@ -117,6 +118,7 @@ function notModified(
     const value = headers.get(name);
     if (value !== null) kept.set(name, value);
   }
+  kept.set("ETag", tag);
   for (const cookie of headers.getSetCookie()) {
     kept.append("Set-Cookie", cookie);
   }
@@ -273,53 +275,56 @@ export function etag(options: EtagOptions = {}): Middleware {
   const prefix = weak ? 'W/"' : '"';
 
   return async function etag(context, next) {
-    let response = await next();
+    const response = await next();
     const method = context.request.method;
     if ((method !== "GET" && method !== "HEAD") || response.status !== 200) {
       return response;
     }
-    let tag = response.headers.get("etag");
-    let length: number | undefined;
-    if (tag === null) {
-      const type = response.headers.get("content-type");
-      if (type !== null && /^\s*text\/event-stream/i.test(type)) {
+    const ifNoneMatch = context.request.headers.get("if-none-match");
+    const own = response.headers.get("etag");
+    if (own !== null) {
+      if (ifNoneMatch === null || !ifNoneMatchMatches(ifNoneMatch, own)) {
         return response;
       }
-      const hash = createBodyHash();
+      // A body left unread may hold a file open.
       const text = rememberedText(response);
-      if (text !== undefined) {
-        // A body the toolkit made from a string: hash the string, keep
-        // the response (its string body is what Deno.serve sends fastest).
-        if (
-          text.length > maxBytes ||
-          (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)
-        ) {
-          return response;
-        }
-        hash.update(text);
+      if (text === undefined) response.body?.cancel().catch(() => {});
+      return notModified(response.headers, own, undefined, text);
+    }
+    const type = response.headers.get("content-type");
+    if (type !== null && /^\s*text\/event-stream/i.test(type)) {
+      return response;
+    }
+    const hash = createBodyHash();
+    const text = rememberedText(response);
+    let bytes: Uint8Array<ArrayBuffer> | undefined;
+    if (text !== undefined) {
+      // A body the toolkit made from a string: hash the string, keep the
+      // response (its string body is what Deno.serve sends fastest).
+      if (
+        text.length > maxBytes ||
+        (text.length * 3 > maxBytes && utf8Length(text) > maxBytes)
+      ) {
+        return response;
+      }
+      hash.update(text);
+    } else {
+      const body = response.body;
+      if (body !== null) {
+        const read = await readBody(body, hash, maxBytes);
+        if (read.kind === "untagged") return rebuilt(response, read.body);
+        bytes = read.bytes as Uint8Array<ArrayBuffer>;
       } else {
-        const body = response.body;
-        if (body !== null) {
-          const read = await readBody(body, hash, maxBytes);
-          if (read.kind === "untagged") return rebuilt(response, read.body);
-          response = rebuilt(response, read.bytes as Uint8Array<ArrayBuffer>);
-          length = read.bytes.byteLength;
-        } else {
-          length = 0;
-        }
+        bytes = new Uint8Array(0);
       }
-      tag = `${prefix}${await hash.digest()}"`;
-      response = withTag(response, tag);
     }
-    const ifNoneMatch = context.request.headers.get("if-none-match");
+    const tag = `${prefix}${await hash.digest()}"`;
     if (ifNoneMatch !== null && ifNoneMatchMatches(ifNoneMatch, tag)) {
-      // A body left unread (the handler's own tag) may hold a file open.
-      const text = rememberedText(response);
-      if (length === undefined && text === undefined) {
-        response.body?.cancel().catch(() => {});
-      }
-      return notModified(response.headers, length, text);
+      return notModified(response.headers, tag, bytes?.byteLength, text);
     }
-    return response;
+    if (bytes === undefined) return withTag(response, tag);
+    const tagged = rebuilt(response, bytes);
+    tagged.headers.set("ETag", tag);
+    return tagged;
   };
 }
