@@ -41,5 +41,20 @@ export * from "./rate_limit/mod.ts";
 export * from "./request_id/mod.ts";
 export * from "./secure_headers/mod.ts";
 export * from "./response/event_stream.ts";
+export * from "./http_error/mod.ts";
+export * from "./store/mod.ts";
+export {
+  parseHeaders,
+  parseJson,
+  type ParseJsonOptions,
+  parseParams,
+  parseQuery,
+  readBody,
+  type ReadBodyOptions,
+  type ValidationResult,
+} from "./validation/mod.ts";
+export * from "./body_limit/mod.ts";
+export * from "./serve/mod.ts";
+export * from "./websocket/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
