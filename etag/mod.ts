@@ -1,10 +1,10 @@
 /**
  * Entity tags and `304 Not Modified` for the fetch router: {@linkcode etag}.
  *
- * Rules (RFC 9110 §8.8.3, §13.1.2, §15.4.5):
+ * Rules (RFC 9110 §8.8.3, §13, §15.4.5):
  *
  * - Only `GET` and `HEAD` answered `200` are tagged; other statuses ignore
- *   `If-None-Match` (§13.2.1).
+ *   the preconditions (§13.2.1).
  * - The tag is the SHA-1 of the body, base64url, quoted: `"5Xw...Q"`
  *   (`W/"..."` with `weak: true`), hashed while the body is read. An
  *   `ETag` the handler set is kept and used as it is.
@@ -12,12 +12,18 @@
  *   `maxBytes`, a `text/event-stream`, or a stream whose next chunk is not
  *   ready yet (a page streamed while it is produced) passes through
  *   untagged, its bytes untouched, so time to first byte does not change.
- * - `If-None-Match` uses the weak comparison: `W/"x"` matches `"x"`; a
- *   list matches when any member does; `*` matches any tagged body. A
- *   match answers `304` with no body and, of the `200`'s headers, only
- *   `Cache-Control`, `Content-Location`, `Date`, `ETag`, `Expires`, `Vary`
- *   (§15.4.5) and `Set-Cookie` (a cookie the page sets must still reach
- *   the browser). `HEAD` is answered the same way.
+ *   Untagged answers are sent as they are, whatever the preconditions.
+ * - Preconditions in the order of §13.2.2: `If-Match` (strong comparison:
+ *   a weak tag never matches; `*` matches) else `If-Unmodified-Since`
+ *   (against `Last-Modified`), failing with `412 Precondition Failed`;
+ *   then `If-None-Match` (weak comparison: `W/"x"` matches `"x"`; a list
+ *   matches when any member does; `*` matches) else `If-Modified-Since`
+ *   (against `Last-Modified`), answered `304 Not Modified`. Dates count
+ *   only when the answer has `Last-Modified`; unparsable ones are ignored.
+ * - A `304` has no body and, of the `200`'s headers, only `Cache-Control`,
+ *   `Content-Location`, `Date`, `ETag`, `Expires`, `Vary` (§15.4.5) and
+ *   `Set-Cookie` (a cookie the page sets must still reach the browser).
+ *   `HEAD` is answered the same way.
  * - Put `etag()` after `compress()` in the middleware list: the tag is
  *   then that of the uncompressed body, which `compress()` marks weak.
  *
@@ -44,6 +50,7 @@ import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { type BodyHash, createBodyHash } from "./_hash.ts";
+import { evaluate } from "./_conditional.ts";
 
 /** Options of {@linkcode etag}. */
 export interface EtagOptions {
@@ -65,29 +72,6 @@ const KEPT = [
   "expires",
   "vary",
 ] as const;
-
-/**
- * Whether `If-None-Match` matches `tag` by the weak comparison: the
- * opaque parts are compared, `W/` ignored on both sides; `*` matches.
- */
-function ifNoneMatchMatches(header: string, tag: string): boolean {
-  const trimmed = header.trim();
-  if (trimmed === "*") return true;
-  const opaque = tag.startsWith("W/") ? tag.slice(2) : tag;
-  // Entity tags may hold commas, so the list is read tag by tag.
-  let at = header.indexOf('"');
-  while (at !== -1) {
-    const end = header.indexOf('"', at + 1);
-    if (end === -1) return false;
-    if (
-      end - at + 1 === opaque.length && header.startsWith(opaque, at)
-    ) {
-      return true;
-    }
-    at = header.indexOf('"', end + 1);
-  }
-  return false;
-}
 
 /**
  * Marks a `304` with the `200` it stands for, so that `compress()` outside
@@ -133,6 +117,20 @@ function notModified(
     text,
   };
   return response;
+}
+
+const PRECONDITION_FAILED = "Precondition Failed";
+
+/** The `412` for an `If-Match` or `If-Unmodified-Since` that fails. */
+function preconditionFailed(tag: string): Response {
+  return new NativeResponse(PRECONDITION_FAILED, {
+    status: 412,
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Content-Length": String(PRECONDITION_FAILED.length),
+      ETag: tag,
+    },
+  });
 }
 
 /**
@@ -243,8 +241,9 @@ function withTag(response: Response, tag: string): Response {
 
 /**
  * Tags `200` answers to `GET` and `HEAD` with an entity tag made from the
- * body, and answers `304 Not Modified` when the request's `If-None-Match`
- * names it. See the module docs for the rules.
+ * body, answers `304 Not Modified` when the request's `If-None-Match`
+ * names it, and `412 Precondition Failed` when its `If-Match` does not.
+ * See the module docs for the rules.
  *
  * @example Weak tags, bodies up to 256 KiB
  * ```ts
@@ -280,16 +279,18 @@ export function etag(options: EtagOptions = {}): Middleware {
     if ((method !== "GET" && method !== "HEAD") || response.status !== 200) {
       return response;
     }
-    const ifNoneMatch = context.request.headers.get("if-none-match");
+    const request = context.request.headers;
+    const lastModified = response.headers.get("last-modified");
     const own = response.headers.get("etag");
     if (own !== null) {
-      if (ifNoneMatch === null || !ifNoneMatchMatches(ifNoneMatch, own)) {
-        return response;
-      }
+      const outcome = evaluate(request, own, lastModified);
+      if (outcome === "send") return response;
       // A body left unread may hold a file open.
       const text = rememberedText(response);
       if (text === undefined) response.body?.cancel().catch(() => {});
-      return notModified(response.headers, own, undefined, text);
+      return outcome === "not-modified"
+        ? notModified(response.headers, own, undefined, text)
+        : preconditionFailed(own);
     }
     const type = response.headers.get("content-type");
     if (type !== null && /^\s*text\/event-stream/i.test(type)) {
@@ -319,9 +320,11 @@ export function etag(options: EtagOptions = {}): Middleware {
       }
     }
     const tag = `${prefix}${await hash.digest()}"`;
-    if (ifNoneMatch !== null && ifNoneMatchMatches(ifNoneMatch, tag)) {
+    const outcome = evaluate(request, tag, lastModified);
+    if (outcome === "not-modified") {
       return notModified(response.headers, tag, bytes?.byteLength, text);
     }
+    if (outcome === "precondition-failed") return preconditionFailed(tag);
     if (bytes === undefined) return withTag(response, tag);
     const tagged = rebuilt(response, bytes);
     tagged.headers.set("ETag", tag);

@@ -319,3 +319,68 @@ Deno.test("etag: hostile If-None-Match headers are compared, never an error", as
   });
   assert.equal(listed.status, 304);
 });
+
+Deno.test("etag: If-Match uses the strong comparison; a failure is 412", async () => {
+  const tag = sha1Tag(BODY);
+  const fetch = app(page);
+  const cases: Array<[string, number]> = [
+    [tag, 200],
+    ["*", 200],
+    [`"other", ${tag}`, 200],
+    [`W/${tag}`, 412], // a weak tag never matches strongly
+    ['"other"', 412],
+    ["", 200], // an empty list is ignored
+  ];
+  for (const [header, status] of cases) {
+    const response = await fetch({ "If-Match": header });
+    assert.equal(response.status, status, `If-Match: ${header}`);
+    if (status === 412) {
+      assert.equal(await response.text(), "Precondition Failed");
+      assert.equal(response.headers.get("ETag"), tag);
+    } else {
+      assert.equal(await response.text(), BODY);
+    }
+  }
+  // Our weak tags never pass If-Match.
+  const weak = await app(page, { weak: true })({ "If-Match": `W/${tag}` });
+  assert.equal(weak.status, 412);
+  await weak.body?.cancel();
+  // If-Match is evaluated before If-None-Match.
+  const both = await fetch({ "If-Match": '"other"', "If-None-Match": tag });
+  assert.equal(both.status, 412);
+  await both.body?.cancel();
+});
+
+Deno.test("etag: If-Modified-Since and If-Unmodified-Since use Last-Modified", async () => {
+  const fetch = app(page); // Last-Modified: Tue, 01 Jan 2030 00:00:00 GMT
+  const later = "Wed, 02 Jan 2030 00:00:00 GMT";
+  const same = "Tue, 01 Jan 2030 00:00:00 GMT";
+  const earlier = "Mon, 31 Dec 2029 00:00:00 GMT";
+  const status = async (headers: Record<string, string>) => {
+    const response = await fetch(headers);
+    await response.body?.cancel();
+    return response.status;
+  };
+  assert.equal(await status({ "If-Modified-Since": later }), 304);
+  assert.equal(await status({ "If-Modified-Since": same }), 304);
+  assert.equal(await status({ "If-Modified-Since": earlier }), 200);
+  assert.equal(await status({ "If-Modified-Since": "not a date" }), 200);
+  // If-None-Match wins over If-Modified-Since.
+  assert.equal(
+    await status({ "If-None-Match": '"other"', "If-Modified-Since": later }),
+    200,
+  );
+  assert.equal(await status({ "If-Unmodified-Since": earlier }), 412);
+  assert.equal(await status({ "If-Unmodified-Since": same }), 200);
+  assert.equal(await status({ "If-Unmodified-Since": "garbage" }), 200);
+  // If-Match present: If-Unmodified-Since is not looked at.
+  assert.equal(
+    await status({ "If-Match": "*", "If-Unmodified-Since": earlier }),
+    200,
+  );
+  // No Last-Modified: the dates say nothing.
+  const noDate = app(() => new Response(BODY));
+  const response = await noDate({ "If-Modified-Since": later });
+  assert.equal(response.status, 200);
+  await response.body?.cancel();
+});
