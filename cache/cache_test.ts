@@ -172,18 +172,20 @@ Deno.test("cache: lifetime from s-maxage, then max-age, then ttl", async () => {
 });
 
 Deno.test("cache: ttl 0 stores only responses that give their own lifetime", async () => {
-  let cacheControl: string | undefined;
+  const sent: { cacheControl?: string } = {};
   const { runs, fetch } = app(
     () =>
       new Response("x", {
-        headers: cacheControl ? { "Cache-Control": cacheControl } : {},
+        headers: sent.cacheControl
+          ? { "Cache-Control": sent.cacheControl }
+          : {},
       }),
     { ttl: 0 },
   );
   await fetch();
   await fetch();
   assert.equal(runs.count, 2);
-  cacheControl = "max-age=30";
+  sent.cacheControl = "max-age=30";
   await fetch();
   assert.equal((await fetch()).headers.get("X-Cache"), "HIT");
   assert.equal(runs.count, 3);
