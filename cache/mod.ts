@@ -430,8 +430,12 @@ export function cache(options: CacheOptions): Middleware {
       await sleep(Math.min(delay, deadline - Date.now()));
       const { entry } = await lookup(primary, headers);
       if (entry !== undefined && entry.f > Date.now()) return entry;
-      // The lock gone and no entry: the other gave up or could not store.
-      if ((await store.get(lock)) === undefined) return undefined;
+      if ((await store.get(lock)) === undefined) {
+        // The lock gone: the entry was stored just before (read it once
+        // more), or the other gave up or could not store.
+        const { entry } = await lookup(primary, headers);
+        return entry !== undefined && entry.f > Date.now() ? entry : undefined;
+      }
     }
     return undefined;
   }
