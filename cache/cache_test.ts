@@ -10,6 +10,7 @@ import {
   type CacheStore,
   createMemoryCacheStore,
 } from "@fetchkit/toolkit/cache-middleware";
+import { StoreUnavailableError } from "@fetchkit/toolkit/store";
 
 type Build = (request: Request) => Response | Promise<Response>;
 
@@ -334,14 +335,38 @@ Deno.test("cache: staleWhileRevalidate serves STALE while one request regenerate
   });
 });
 
-Deno.test("cache: a failing store lets the handler answer", async () => {
-  const broken: CacheStore = {
+function brokenStore(error: () => Error): CacheStore {
+  return {
     name: "broken",
     maxValueBytes: 1 << 20,
-    get: () => Promise.reject(new Error("connection refused")),
-    set: () => Promise.reject(new Error("connection refused")),
-    delete: () => Promise.reject(new Error("connection refused")),
+    get: () => Promise.reject(error()),
+    set: () => Promise.reject(error()),
+    delete: () => Promise.reject(error()),
   };
+}
+
+Deno.test("cache: a store error that is not an outage reaches the router (500)", async () => {
+  const router = createRouter();
+  router.get(
+    "/",
+    cache({ store: brokenStore(() => new TypeError("a bug")) }),
+    () => new Response("unreached"),
+  );
+  const original = console.error;
+  console.error = () => {};
+  try {
+    const response = await router.fetch(new Request("http://localhost/"));
+    assert.equal(response.status, 500);
+    await response.body?.cancel();
+  } finally {
+    console.error = original;
+  }
+});
+
+Deno.test("cache: a store outage lets the handler answer, uncached", async () => {
+  const broken = brokenStore(() =>
+    new StoreUnavailableError("broken", "connection refused")
+  );
   const router = createRouter();
   router.get("/", cache({ store: broken }), () => new Response("still here"));
   const errors: unknown[] = [];

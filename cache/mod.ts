@@ -59,6 +59,7 @@ import {
   readBodyUpTo,
 } from "../store/response_record.ts";
 import type { CacheStore } from "./stores.ts";
+import { StoreUnavailableError } from "../store/errors.ts";
 
 export {
   type CacheStore,
@@ -233,9 +234,12 @@ function positive(name: string, value: number, min = 0): number {
  * With `staleWhileRevalidate`, an expired entry is served at once while a
  * single request regenerates it in the background.
  *
- * **Store failures.** A cache is an optimisation: when the store fails
- * (Redis down, KV closed), the request is answered by the handler,
- * uncached, and the error goes to `console.error`.
+ * **Store outages.** A cache is an optimisation: when the store is down
+ * (a `StoreUnavailableError`: Redis unreachable, KV closed, no answer
+ * within the store's `timeout`), the request is answered by the handler,
+ * uncached, and the error goes to `console.error`, rather than a `503`.
+ * Other store errors reach the router. A failure to write an entry never
+ * fails the request.
  *
  * @example Per language, stale copies for 30 s
  * ```ts
@@ -464,6 +468,7 @@ export function cache(options: CacheOptions): Middleware {
         if (entry !== undefined) return { entry };
       }
     } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
       failed("take the regeneration lock", error);
       if (background) return {};
     }
@@ -506,6 +511,8 @@ export function cache(options: CacheOptions): Middleware {
     try {
       found = await lookup(primary, headers);
     } catch (error) {
+      // An outage: answer uncached. Anything else is a bug: the router's.
+      if (!(error instanceof StoreUnavailableError)) throw error;
       failed("read", error);
       return next();
     }

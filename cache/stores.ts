@@ -79,6 +79,12 @@ export interface KvCacheStoreOptions {
   client: VersionedKv;
   /** First part of every key. Default `"cache"`. */
   prefix?: string;
+  /**
+   * Milliseconds one store call may take before it fails as an outage.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 /**
@@ -108,6 +114,7 @@ export function createKvCacheStore(options: KvCacheStoreOptions): CacheStore {
   return createKvVersionedStore({
     client: options?.client,
     prefix: options?.prefix ?? "cache",
+    timeout: options?.timeout,
   });
 }
 
@@ -123,6 +130,13 @@ export interface RedisCacheStoreOptions {
    * @default {8388608} (8 MiB)
    */
   maxEntryBytes?: number;
+  /**
+   * Milliseconds one store call may take before it fails as an outage
+   * (node-redis queues commands while disconnected).
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 /**
@@ -151,5 +165,6 @@ export function createRedisCacheStore(
     client: options?.client,
     prefix: options?.prefix ?? "cache:",
     maxValueBytes: options?.maxEntryBytes,
+    timeout: options?.timeout,
   });
 }

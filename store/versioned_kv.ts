@@ -7,7 +7,8 @@
 
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/_base64.ts";
-import { whileLocked } from "../session/retry.ts";
+import { whileLocked } from "./retry.ts";
+import { checkTimeout, withTimeout } from "./timeout.ts";
 import {
   checkSet,
   type VersionedStore,
@@ -56,6 +57,13 @@ export interface KvVersionedStoreOptions {
   client: VersionedKv;
   /** First part of every key: entries live under `[prefix, key]`. */
   prefix: string;
+  /**
+   * Milliseconds one call may take (lock retries included) before it
+   * fails with a `StoreUnavailableError` (a `503`). `Infinity` waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 /**
@@ -85,12 +93,15 @@ function isStored(value: unknown): value is Stored {
  * A versioned store on Deno KV under `[prefix, key]`. Each entry keeps its
  * own expiry time, checked on read, since KV deletes expired keys only
  * within about a minute. `database is locked` (processes sharing a local
- * file) is retried with jittered backoff for up to 2 s.
+ * file) is retried with jittered backoff for up to 2 s. Every call is
+ * limited to `timeout` ms; an outage (closed database, full disk, lock
+ * held too long, no answer in time) is a `StoreUnavailableError`.
  */
 export function createKvVersionedStore(
   options: KvVersionedStoreOptions,
 ): VersionedStore {
   const { client, prefix } = options;
+  const timeout = checkTimeout(options.timeout, "createKvCacheStore()");
   if (
     client === null || typeof client !== "object" ||
     typeof client.atomic !== "function" || typeof client.get !== "function"
@@ -98,6 +109,14 @@ export function createKvVersionedStore(
     throw new TypeError(
       "a Deno KV store needs `client`: an open Deno KV database (await Deno.openKv())",
     );
+  }
+
+  /** One call: retried while locked, limited in time, outages mapped. */
+  function call<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return withTimeout(() => whileLocked(operation), timeout, {
+      store: "Deno KV",
+      what,
+    });
   }
 
   function keyOf(key: string): KvKeyPart[] {
@@ -113,7 +132,7 @@ export function createKvVersionedStore(
     name: "Deno KV",
     maxValueBytes: KV_MAX_VALUE_BYTES,
     async get(key): Promise<VersionedValue | undefined> {
-      const entry = await whileLocked(() => client.get(keyOf(key)));
+      const entry = await call("get", () => client.get(keyOf(key)));
       if (
         entry.versionstamp === null || !isStored(entry.value) ||
         entry.value.e <= Date.now()
@@ -132,14 +151,14 @@ export function createKvVersionedStore(
       }
       if (expected === null) {
         // "No entry" includes an expired one KV has not deleted yet.
-        const current = await whileLocked(() => client.get(kvKey));
+        const current = await call("get", () => client.get(kvKey));
         if (
           current.versionstamp !== null && isStored(current.value) &&
           current.value.e > Date.now()
         ) {
           return undefined;
         }
-        const result = await whileLocked(() =>
+        const result = await call("set", () =>
           client.atomic()
             .check({ key: kvKey, versionstamp: current.versionstamp })
             .set(kvKey, stored, { expireIn: ttl })
@@ -147,7 +166,7 @@ export function createKvVersionedStore(
         );
         return result.ok ? result.versionstamp : undefined;
       }
-      const result = await whileLocked(() => {
+      const result = await call("set", () => {
         // A fresh operation per attempt: each call adds to it.
         let atomic = client.atomic();
         if (expected !== undefined) {
@@ -160,11 +179,11 @@ export function createKvVersionedStore(
     async delete(key, options) {
       const kvKey = keyOf(key);
       if (options?.ifVersion === undefined) {
-        await whileLocked(() => client.delete(kvKey));
+        await call("delete", () => client.delete(kvKey));
         return true;
       }
       if (!VERSIONSTAMP.test(options.ifVersion)) return false;
-      const result = await whileLocked(() =>
+      const result = await call("delete", () =>
         client.atomic()
           .check({ key: kvKey, versionstamp: options.ifVersion! })
           .delete(kvKey)

@@ -7,6 +7,7 @@
  */
 
 import { Buffer } from "node:buffer";
+import { checkTimeout, withTimeout } from "./timeout.ts";
 import {
   checkSet,
   randomVersion,
@@ -58,6 +59,14 @@ export interface RedisVersionedStoreOptions {
    * @default {8388608} (8 MiB)
    */
   maxValueBytes?: number;
+  /**
+   * Milliseconds one call may take before it fails with a
+   * `StoreUnavailableError` (a `503`): node-redis queues commands while
+   * disconnected, which would otherwise hold requests. `Infinity` waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 const VERSION_LENGTH = 16;
@@ -98,13 +107,15 @@ function asBuffer(bytes: Uint8Array): Buffer {
 /**
  * A versioned store on Redis under `<prefix><key>`: one `GET` per read,
  * one `SET` or one script per write. Versions are random, made by the
- * writer.
+ * writer. Every call is limited to `timeout` ms; an outage (refused or
+ * closed connection, no answer in time) is a `StoreUnavailableError`.
  */
 export function createRedisVersionedStore(
   options: RedisVersionedStoreOptions,
 ): VersionedStore {
   const { prefix, maxValueBytes = 8 * 1024 * 1024 } = options;
   let client = options.client;
+  const timeout = checkTimeout(options.timeout, "createRedisCacheStore()");
   if (
     client === null || typeof client !== "object" ||
     typeof client.eval !== "function" || typeof client.get !== "function"
@@ -138,11 +149,16 @@ export function createRedisVersionedStore(
     }
   }
 
+  /** One call: limited in time, outages mapped. */
+  function call<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    return withTimeout(operation, timeout, { store: "Redis", what });
+  }
+
   const store: VersionedStore = {
     name: "Redis",
     maxValueBytes,
     async get(key): Promise<VersionedValue | undefined> {
-      const reply = await client.get(prefix + key);
+      const reply = await call("GET", () => client.get(prefix + key));
       if (reply === null || reply === undefined) return undefined;
       const bytes = reply instanceof Uint8Array
         ? reply
@@ -165,26 +181,30 @@ export function createRedisVersionedStore(
       stored.set(value, VERSION_LENGTH);
       const expected = options.ifVersion;
       if (expected === undefined) {
-        await client.set(prefix + key, asBuffer(stored), {
-          expiration: { type: "PX", value: ttl },
-        });
+        await call("SET", () =>
+          client.set(prefix + key, asBuffer(stored), {
+            expiration: { type: "PX", value: ttl },
+          })
+        );
         return version;
       }
-      const reply = await run(SET_SCRIPT, {
-        keys: [prefix + key],
-        arguments: [expected ?? "", asBuffer(stored), String(ttl)],
-      });
+      const reply = await call("compare-and-set", () =>
+        run(SET_SCRIPT, {
+          keys: [prefix + key],
+          arguments: [expected ?? "", asBuffer(stored), String(ttl)],
+        })
+      );
       return Number(reply) === 1 ? version : undefined;
     },
     async delete(key, options) {
       if (options?.ifVersion === undefined) {
-        await client.del(prefix + key);
+        await call("DEL", () => client.del(prefix + key));
         return true;
       }
-      const reply = await run(DELETE_SCRIPT, {
-        keys: [prefix + key],
-        arguments: [options.ifVersion],
-      });
+      const ifVersion = options.ifVersion;
+      const reply = await call("compare-and-delete", () =>
+        run(DELETE_SCRIPT, { keys: [prefix + key], arguments: [ifVersion] })
+      );
       return Number(reply) === 1;
     },
   };
