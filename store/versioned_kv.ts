@@ -9,6 +9,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/_base64.ts";
 import { whileLocked } from "./retry.ts";
 import { checkTimeout, withTimeout } from "./timeout.ts";
+import { StoreUnavailableError } from "./errors.ts";
 import {
   checkSet,
   type VersionedStore,
@@ -77,6 +78,21 @@ const MAX_KEY_LENGTH = 512;
 const VERSIONSTAMP = /^[0-9a-f]{20}$/;
 const encoder = new TextEncoder();
 
+/**
+ * A closed `Deno.Kv` says only "Bad resource ID" (a `BadResource`), which
+ * names no outage: say which it is.
+ */
+function closed(error: unknown): never {
+  if (error instanceof Error && error.name === "BadResource") {
+    throw new StoreUnavailableError(
+      "Deno KV",
+      `Deno KV failed: the database is closed (${error.message})`,
+      { cause: error },
+    );
+  }
+  throw error;
+}
+
 /** What is stored: the value and its own expiry time (KV expires lazily). */
 interface Stored {
   e: number;
@@ -113,7 +129,7 @@ export function createKvVersionedStore(
 
   /** One call: retried while locked, limited in time, outages mapped. */
   function call<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    return withTimeout(() => whileLocked(operation), timeout, {
+    return withTimeout(() => whileLocked(operation).catch(closed), timeout, {
       store: "Deno KV",
       what,
     });
@@ -162,8 +178,7 @@ export function createKvVersionedStore(
           client.atomic()
             .check({ key: kvKey, versionstamp: current.versionstamp })
             .set(kvKey, stored, { expireIn: ttl })
-            .commit()
-        );
+            .commit());
         return result.ok ? result.versionstamp : undefined;
       }
       const result = await call("set", () => {
@@ -187,8 +202,7 @@ export function createKvVersionedStore(
         client.atomic()
           .check({ key: kvKey, versionstamp: options.ifVersion! })
           .delete(kvKey)
-          .commit()
-      );
+          .commit());
       return result.ok;
     },
   };

@@ -184,16 +184,14 @@ export function createRedisVersionedStore(
         await call("SET", () =>
           client.set(prefix + key, asBuffer(stored), {
             expiration: { type: "PX", value: ttl },
-          })
-        );
+          }));
         return version;
       }
       const reply = await call("compare-and-set", () =>
         run(SET_SCRIPT, {
           keys: [prefix + key],
           arguments: [expected ?? "", asBuffer(stored), String(ttl)],
-        })
-      );
+        }));
       return Number(reply) === 1 ? version : undefined;
     },
     async delete(key, options) {
@@ -202,8 +200,10 @@ export function createRedisVersionedStore(
         return true;
       }
       const ifVersion = options.ifVersion;
-      const reply = await call("compare-and-delete", () =>
-        run(DELETE_SCRIPT, { keys: [prefix + key], arguments: [ifVersion] })
+      const reply = await call(
+        "compare-and-delete",
+        () =>
+          run(DELETE_SCRIPT, { keys: [prefix + key], arguments: [ifVersion] }),
       );
       return Number(reply) === 1;
     },
