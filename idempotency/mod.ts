@@ -413,8 +413,18 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     const key = "idempotency\n" +
       hex(sha256(encoder.encode(scope + "\n" + parsed.key)));
 
+    // The usual case, a new key, costs one write: claim it; only when
+    // that fails, read what holds it.
+    const running = encodeRecord(
+      { st: "running", fp: fingerprint } satisfies Kept,
+    );
     let version: string | undefined;
     for (let attempt = 0; version === undefined; attempt++) {
+      version = await store.set(key, running, {
+        ttlMs: lockTimeout,
+        ifVersion: null,
+      });
+      if (version !== undefined) break;
       const current = await store.get(key);
       if (current !== undefined) {
         const record = decodeRecord(current.value);
@@ -434,12 +444,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
         }
         return replay(kept, record!.body);
       }
-      version = await store.set(
-        key,
-        encodeRecord({ st: "running", fp: fingerprint } satisfies Kept),
-        { ttlMs: lockTimeout, ifVersion: null },
-      );
-      if (version === undefined && attempt === 2) {
+      if (attempt === 2) {
         // The key keeps appearing and vanishing: treat it as running.
         return problem(
           409,

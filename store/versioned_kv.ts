@@ -166,7 +166,14 @@ export function createKvVersionedStore(
         return undefined;
       }
       if (expected === null) {
-        // "No entry" includes an expired one KV has not deleted yet.
+        // Absent: one commit. Failing that, an expired entry KV has not
+        // deleted yet also counts as absent: replace that very version.
+        const first = await call("set", () =>
+          client.atomic()
+            .check({ key: kvKey, versionstamp: null })
+            .set(kvKey, stored, { expireIn: ttl })
+            .commit());
+        if (first.ok) return first.versionstamp;
         const current = await call("get", () => client.get(kvKey));
         if (
           current.versionstamp !== null && isStored(current.value) &&
