@@ -208,6 +208,16 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
 
 const LOCK_VALUE = new Uint8Array([1]);
 
+/**
+ * Deno's `Response` copies a `Uint8Array` body when constructed, so a hit
+ * can hand it the stored bytes. Elsewhere (Bun, Node's adapters' own
+ * `Response` classes) a stream could hand the stored bytes to a reader that
+ * changes or transfers them: give those a copy.
+ */
+const COPIES_BODY =
+  typeof (globalThis as { Deno?: { version?: { deno?: unknown } } }).Deno
+    ?.version?.deno === "string";
+
 function positive(name: string, value: number, min = 0): number {
   if (typeof value !== "number" || !(value >= min) || !Number.isFinite(value)) {
     throw new RangeError(
@@ -339,7 +349,8 @@ export function cache(options: CacheOptions): Middleware {
       Math.max(0, Math.floor((Date.now() - entry.t) / 1000));
     headers.set("Age", String(age));
     headers.set("X-Cache", state);
-    return new NativeResponse(head ? null : entry.body.slice() as BodyInit, {
+    const body = head ? null : COPIES_BODY ? entry.body : entry.body.slice();
+    return new NativeResponse(body as BodyInit | null, {
       status: entry.s,
       headers,
     });

@@ -292,3 +292,39 @@ Deno.test("idempotency: bad options are refused with what was wrong", () => {
     /ttl must be a finite number >= 1, got 0/,
   );
 });
+
+Deno.test("idempotency: the body limit holds with and without Content-Length", async () => {
+  const router = createRouter();
+  let runs = 0;
+  router.post(
+    "/",
+    idempotency({ store: createMemoryCacheStore(), maxRequestBytes: 8 }),
+    () => new Response(String(++runs), { status: 201 }),
+  );
+  const send = (body: BodyInit, headers: Record<string, string> = {}) =>
+    router.fetch(
+      new Request("http://localhost/", {
+        method: "POST",
+        headers: { "Idempotency-Key": crypto.randomUUID(), ...headers },
+        body,
+      }),
+      { remoteAddr: ADA },
+    );
+  const chunked = (text: string) =>
+    new ReadableStream({
+      start(controller) {
+        for (const char of text) {
+          controller.enqueue(new TextEncoder().encode(char));
+        }
+        controller.close();
+      },
+    });
+  assert.equal((await send("12345678", { "Content-Length": "8" })).status, 201);
+  assert.equal(
+    (await send("123456789", { "Content-Length": "9" })).status,
+    413,
+  );
+  assert.equal((await send(chunked("12345678"))).status, 201);
+  assert.equal((await send(chunked("123456789"))).status, 413);
+  assert.equal(runs, 2);
+});

@@ -265,20 +265,25 @@ async function bodyHash(
 ): Promise<string | undefined> {
   const length = Number(request.headers.get("content-length") ?? NaN);
   if (length > limit) return undefined;
+  if (request.body === null) return hex(sha256(new Uint8Array(0)));
+  if (length >= 0) {
+    // A known length (what servers give): one native read of a copy.
+    const bytes = new Uint8Array(await request.clone().arrayBuffer());
+    return bytes.byteLength > limit ? undefined : hex(sha256(bytes));
+  }
+  // Chunked: hash as it comes, stopping at the limit.
   const hash = sha256.create();
-  if (request.body !== null) {
-    const reader = request.clone().body!.getReader();
-    let total = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        await reader.cancel();
-        return undefined;
-      }
-      hash.update(value);
+  const reader = request.clone().body!.getReader();
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      return undefined;
     }
+    hash.update(value);
   }
   return hex(hash.digest());
 }
