@@ -280,7 +280,9 @@ async function bodyHash(
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel();
+      // Not awaited: a branch of a tee settles its cancel only once the
+      // other branch (the request's own body) is cancelled too.
+      reader.cancel().catch(() => {});
       return undefined;
     }
     hash.update(value);
