@@ -58,7 +58,7 @@ import {
   keptHeaders,
   readBodyUpTo,
 } from "../store/response_record.ts";
-import type { CacheStore } from "./stores.ts";
+import type { CacheStore, VersionedValue } from "./stores.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 
 export {
@@ -308,16 +308,35 @@ export function cache(options: CacheOptions): Middleware {
   // Regenerations running in this process, by key.
   const running = new Map<string, Promise<Entry | undefined>>();
 
-  function decode(bytes: Uint8Array | undefined): Stored | undefined {
-    if (bytes === undefined) return undefined;
+  // Descriptions decoded lately, by version: a KV or Redis read gives
+  // new bytes each time, but an unchanged entry keeps its version.
+  const byVersion = new Map<string, { meta: Stored; offset: number }>();
+
+  function decode(read: VersionedValue | undefined): Stored | undefined {
+    if (read === undefined) return undefined;
+    const bytes = read.value;
     let stored = decoded.get(bytes);
     if (stored !== undefined) return stored;
-    const record = decodeRecord(bytes);
-    if (record === undefined || typeof record.meta !== "object") {
-      return undefined;
+    const known = byVersion.get(read.version);
+    if (known !== undefined) {
+      stored = isEntry(known.meta)
+        ? { ...known.meta, body: bytes.subarray(known.offset) }
+        : known.meta;
+    } else {
+      const record = decodeRecord(bytes);
+      if (record === undefined || typeof record.meta !== "object") {
+        return undefined;
+      }
+      stored = record.meta as Stored;
+      if (isEntry(stored)) stored.body = record.body;
+      byVersion.set(read.version, {
+        meta: stored,
+        offset: bytes.byteLength - record.body.byteLength,
+      });
+      if (byVersion.size > 1000) {
+        byVersion.delete(byVersion.keys().next().value!);
+      }
     }
-    stored = record.meta as Stored;
-    if (isEntry(stored)) stored.body = record.body;
     decoded.set(bytes, stored);
     return stored;
   }
@@ -327,12 +346,12 @@ export function cache(options: CacheOptions): Middleware {
     primary: string,
     headers: Headers,
   ): Promise<{ key: string; entry: Entry | undefined }> {
-    const stored = decode((await store.get(primary))?.value);
+    const stored = decode(await store.get(primary));
     if (stored === undefined || isEntry(stored)) {
       return { key: primary, entry: stored };
     }
     const key = primary + variantOf(stored.v, headers);
-    const variant = decode((await store.get(key))?.value);
+    const variant = decode(await store.get(key));
     return {
       key,
       entry: variant !== undefined && isEntry(variant) ? variant : undefined,
