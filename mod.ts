@@ -43,5 +43,18 @@ export * from "./secure_headers/mod.ts";
 export * from "./response/event_stream.ts";
 export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
+export {
+  parseHeaders,
+  parseJson,
+  type ParseJsonOptions,
+  parseParams,
+  parseQuery,
+  readBody,
+  type ReadBodyOptions,
+  type ValidationResult,
+} from "./validation/mod.ts";
+export * from "./body_limit/mod.ts";
+export * from "./serve/mod.ts";
+export * from "./websocket/mod.ts";
 export * from "./cache/mod.ts";
 export { idempotency, type IdempotencyOptions } from "./idempotency/mod.ts";

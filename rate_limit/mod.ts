@@ -43,9 +43,16 @@
  * forgotten).
  *
  * Stores: {@linkcode createMemoryRateLimitStore} (one process, the
- * default), {@linkcode createKvRateLimitStore} (Deno KV) and
- * {@linkcode createRedisRateLimitStore} (Redis). Servers sharing a KV
- * database or a Redis share each key's budget exactly.
+ * default, at most 100,000 keys), {@linkcode createKvRateLimitStore}
+ * (Deno KV) and {@linkcode createRedisRateLimitStore} (Redis). Servers
+ * sharing a KV database or a Redis share each key's budget exactly. A
+ * store that is down or slower than its `timeout` (5 s) answers `503` with
+ * `Retry-After`, or lets requests pass uncounted with `failOpen: true`.
+ *
+ * To count only some outcomes (failed logins, say), give `countResponse`:
+ * every request takes its unit before the handler runs, so concurrent
+ * requests cannot overshoot the limit, and those whose answer does not
+ * count give it back afterwards (see {@linkcode RateLimitOptions}).
  *
  * @example Per client address, and per email on the login form
  * ```ts
@@ -85,6 +92,7 @@ import { NativeResponse } from "../response/native.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/_base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
+import { StoreUnavailableError, toStoreError } from "../store/errors.ts";
 import type {
   RateLimitAlgorithm,
   RateLimitPolicy,
@@ -101,6 +109,7 @@ export type {
 export {
   createMemoryRateLimitStore,
   type MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
 } from "./memory_store.ts";
 export {
   createKvRateLimitStore,
@@ -148,7 +157,10 @@ export interface RateLimitOptions {
   key?: (
     context: RequestContext,
   ) => string | undefined | Promise<string | undefined>;
-  /** Where counts live. Default: a memory store of this limiter's own. */
+  /**
+   * Where counts live. Default: a memory store of this limiter's own
+   * (at most 100,000 keys; see {@linkcode createMemoryRateLimitStore}).
+   */
   store?: RateLimitStore;
   /**
    * The policy's name, in the headers and in the store's keys: letters,
@@ -183,6 +195,46 @@ export interface RateLimitOptions {
     context: RequestContext,
     result: RateLimitResult,
   ) => Response | Promise<Response>;
+  /**
+   * Decides, after the handler ran, whether its request counts: `false`
+   * gives the request back to the budget (say, count failed logins only:
+   * `(response) => response.status !== 303`, or only errors:
+   * `(response) => response.status >= 400`). Default: every request
+   * counts.
+   *
+   * Under concurrency: every request is counted when it arrives, before
+   * the handler runs, and given back once its answer is known. So at most
+   * `limit` requests are ever in flight or counted at once, and concurrent
+   * guesses cannot overshoot the limit; the price is that while `limit`
+   * requests are in flight, one more is refused even if all of them turn
+   * out not to count. The give-back is atomic in every store and never
+   * lowers a count below nothing (an entry that expired or was `reset`
+   * meanwhile stays empty). A handler that throws counts. The `RateLimit`
+   * header of a given-back response shows one more request remaining.
+   * With a lockout, the window the given-back request restarted is not
+   * undone.
+   */
+  countResponse?: (
+    response: Response,
+    context: RequestContext,
+  ) => boolean | Promise<boolean>;
+  /**
+   * What happens when the store is down or does not answer in time (its
+   * `timeout`, 5 s by default): `false` refuses the request with `503
+   * Service Unavailable` and `Retry-After` (a thrown
+   * `StoreUnavailableError`, which the router answers), as a limiter that
+   * cannot count must not let guesses through unchecked; `true` lets it
+   * through uncounted, without RateLimit headers, and logs the outage
+   * once until the store answers again. Keep the default for logins and
+   * anything guarded against guessing; `true` suits limits that only
+   * protect capacity.
+   *
+   * A give-back (`countResponse`) that fails is logged and the response
+   * served: the request then stays counted.
+   *
+   * @default {false}
+   */
+  failOpen?: boolean;
 }
 
 /** The middleware of {@linkcode rateLimit}, with a way to forget a key. */
@@ -316,13 +368,45 @@ function addressKey(
  * await perEmail.reset("ada@example.com"); // after a successful login
  * ```
  *
- * @param options Limit, window, algorithm, key, store, name, headers and
- * the 429 hook.
+ * @example Count failed logins only, per client address
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * const failures = rateLimit({
+ *   name: "login-failures",
+ *   limit: 2,
+ *   windowMs: 60 * 60_000,
+ *   // A login answered 204 succeeded: it is given back.
+ *   countResponse: (response) => response.status !== 204,
+ * });
+ * const router = createRouter();
+ * router.post("/login", failures, ({ url }) =>
+ *   new Response(null, {
+ *     status: url.searchParams.get("password") === "right" ? 204 : 401,
+ *   }));
+ * const info = {
+ *   remoteAddr: { hostname: "192.0.2.1", port: 1234, transport: "tcp" },
+ * };
+ * const login = (password: string) =>
+ *   router.fetch(
+ *     new Request(`http://localhost/login?password=${password}`, { method: "POST" }),
+ *     info,
+ *   );
+ * for (let i = 0; i < 10; i++) await login("right"); // all 204: none counted
+ * await login("wrong");
+ * await login("wrong");
+ * (await login("wrong")).status; // 429
+ * ```
+ *
+ * @param options Limit, window, algorithm, key, store, name, headers, the
+ * 429 hook, which outcomes count, and what to do when the store is down.
  * @returns The middleware, with `reset(key)`.
  * @throws {TypeError} When `limit` is not a whole number ≥ 1, `windowMs`
  * not a positive number, `algorithm` not `"gcra"` or `"lockout"`, `name`
- * not of letters, digits, `_`, `.`, `-`, or the name is already used on
- * the store with another policy.
+ * not of letters, digits, `_`, `.`, `-`, the name is already used on the
+ * store with another policy, or `countResponse` is not a function or its
+ * store has no `giveBack`.
  */
 export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const {
@@ -333,6 +417,8 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     headers = true,
     ipv6Subnet = 64,
     onLimit,
+    countResponse,
+    failOpen = false,
   } = options ?? ({} as RateLimitOptions);
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new TypeError(
@@ -363,7 +449,17 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       `rateLimit(): ipv6Subnet must be a whole number from 1 to 128, got ${ipv6Subnet}`,
     );
   }
+  if (countResponse !== undefined && typeof countResponse !== "function") {
+    throw new TypeError(
+      `rateLimit(): countResponse must be a function (response, context) => boolean, got ${typeof countResponse}`,
+    );
+  }
   const store = options.store ?? createMemoryRateLimitStore();
+  if (countResponse !== undefined && typeof store.giveBack !== "function") {
+    throw new TypeError(
+      "rateLimit(): countResponse needs a store with giveBack(key, policy); this store has none",
+    );
+  }
   const policy: RateLimitPolicy = { limit, windowMs, algorithm };
   const policyText = `${limit}/${windowMs}` +
     (algorithm === "gcra" ? "" : ` (${algorithm})`);
@@ -382,6 +478,22 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const policyHeader = `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
   const itemStart = `"${name}";r=`;
   let warned = options.key !== undefined;
+  let outageLogged = false;
+
+  /** A store failure: rethrown, as a 503 for an outage, unless failing open. */
+  function storeFailed(error: unknown): void {
+    const failure = toStoreError(error, "rate limit store");
+    if (!failOpen || !(failure instanceof StoreUnavailableError)) {
+      throw failure;
+    }
+    if (!outageLogged) {
+      outageLogged = true;
+      console.error(
+        `rateLimit(): the store of "${name}" is unavailable; requests pass uncounted (failOpen) until it answers:`,
+        error,
+      );
+    }
+  }
 
   function apply(
     target: Headers,
@@ -439,17 +551,36 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       if (!warned) warnNoKey();
       return;
     }
-    let result = store.hit(prefix + storedKey(key), policy);
-    if (typeof (result as PromiseLike<unknown>).then === "function") {
-      result = await result;
+    const stored = prefix + storedKey(key);
+    let result: RateLimitResult | Promise<RateLimitResult>;
+    try {
+      result = store.hit(stored, policy);
+      if (typeof (result as PromiseLike<unknown>).then === "function") {
+        result = await result;
+      }
+    } catch (error) {
+      storeFailed(error);
+      return; // failing open: the request passes uncounted
     }
+    outageLogged = false;
     if (!(result as RateLimitResult).allowed) {
       const refused = onLimit === undefined
         ? tooManyRequests()
         : await onLimit(context, result as RateLimitResult);
       return decorate(refused, result as RateLimitResult, true);
     }
-    return decorate(await next(), result as RateLimitResult, false);
+    const response = await next();
+    if (
+      countResponse !== undefined && !await countResponse(response, context)
+    ) {
+      await store.giveBack!(stored, policy);
+      const counted = result as RateLimitResult;
+      result = {
+        ...counted,
+        remaining: Math.min(counted.limit, counted.remaining + 1),
+      };
+    }
+    return decorate(response, result as RateLimitResult, false);
   };
   return Object.assign(middleware, {
     reset: async (key: string): Promise<void> => {

@@ -29,13 +29,18 @@
  */
 
 import { NativeResponse } from "./native.ts";
+import { SafeHtml } from "../html/mod.ts";
 
 /** One event. */
 export interface ServerSentEvent {
   /**
-   * The payload. A string is sent as it is, each of its lines as a `data:`
-   * line (the browser joins them with `\n`); any other value is sent as
-   * JSON.
+   * The payload. A string, or an `html` value (its HTML text), is sent as
+   * it is, each of its lines as a `data:` line (the browser joins them with
+   * `\n`); any other value is sent as JSON, with `html` values inside it as
+   * their text. A Promise, a Map or a Set, anywhere in it, is refused with
+   * a `TypeError` (JSON would send `{}`): await promises in the source
+   * before yielding (`yield { data: await load() }`), and convert Maps and
+   * Sets (`Object.fromEntries(map)`, `[...set]`).
    */
   data: unknown;
   /** The event type (`addEventListener(type, ...)`); default `message`. */
@@ -83,6 +88,13 @@ export interface EventStreamOptions {
 }
 
 const encoder = new TextEncoder();
+// `serve()` (from ./serve) ends the streams in this map when it shuts
+// down; found through Symbol.for so that copies of the package share it.
+const SHUTDOWN = Symbol.for("fetchkit.serve.responses");
+type ShutdownRegistry = WeakMap<
+  Response,
+  { kind: "closeable"; close(): void; done: Promise<void> }
+>;
 const HEARTBEAT = encoder.encode(":\n\n");
 const NEWLINE = /\r\n|\r|\n/;
 const LINE_BREAK = /[\r\n]/;
@@ -107,6 +119,33 @@ function checkRetry(retry: unknown): number {
   return retry as number;
 }
 
+/** What JSON would send wrongly as `{}`, named for the error; or undefined. */
+function unsendable(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (typeof (value as { then?: unknown }).then === "function") {
+    return "a Promise (await it in the source before yielding)";
+  }
+  if (value instanceof Map) return "a Map (send Object.fromEntries(map))";
+  if (value instanceof Set) return "a Set (send [...set])";
+  return undefined;
+}
+
+/** `data` as JSON: `html` values as their text; promises, Maps, Sets refused. */
+function toJson(data: unknown): string | undefined {
+  return JSON.stringify(data, function (key, value) {
+    if (value instanceof SafeHtml) return value.value;
+    const problem = unsendable(value);
+    if (problem !== undefined) {
+      throw new TypeError(
+        `Server-sent event data${
+          key === "" ? "" : ` at ${JSON.stringify(key)}`
+        } is ${problem}; JSON would send it as {}`,
+      );
+    }
+    return value;
+  });
+}
+
 /** The wire form of one event. */
 function formatEvent(event: ServerSentEvent): string {
   if (typeof event !== "object" || event === null) {
@@ -126,10 +165,13 @@ function formatEvent(event: ServerSentEvent): string {
   if (event.retry !== undefined) text += `retry: ${checkRetry(event.retry)}\n`;
   const data = typeof event.data === "string"
     ? event.data
-    : JSON.stringify(event.data);
+    : event.data instanceof SafeHtml
+    ? event.data.value
+    : toJson(event.data);
   if (data === undefined) {
     throw new TypeError(
-      "A server-sent event needs data that is a string or JSON (got undefined)",
+      `A server-sent event needs data that is a string or JSON (got ${typeof event
+        .data})`,
     );
   }
   for (const line of data.split(NEWLINE)) text += `data: ${line}\n`;
@@ -148,14 +190,20 @@ function formatEvent(event: ServerSentEvent): string {
  * - Backpressure: the next event is asked for only when the client has
  *   taken the previous one.
  * - A heartbeat comment every `heartbeatMs` of silence (15 s).
- * - When the client goes away (the body is cancelled) or `signal`
- *   aborts, the source's `return()` is called, so a generator's `finally`
- *   runs. A generator runs it when it next reaches `yield`: if it waits for
- *   something in between (a timer, a message), pass a function as
+ * - When the client goes away (the body is cancelled), `signal`
+ *   aborts, or `serve()` (from `./serve`) shuts down, the source's
+ *   `return()` is called, so a generator's `finally` runs. A generator
+ *   runs it when it next reaches `yield`: if it waits for something in
+ *   between (a timer, a message), pass a function as
  *   `source`: it gets a signal that aborts when the stream ends, and the
  *   wait can end on it, as the example does.
  * - An error from the source ends the stream; it goes to `onError`
- *   (`console.error` by default), never to the client.
+ *   (`console.error` by default), never to the client. So does an event
+ *   that cannot be sent: `data` that is (or holds) a Promise, a Map or a
+ *   Set, which JSON would send as `{}` (await promises in the source), or
+ *   a line break in `event` or `id`.
+ * - `data` that is an `html` value is sent as its HTML text (for htmx's
+ *   SSE swaps, say), not as JSON.
  *
  * `Last-Event-ID`: give events an `id`; a browser that reconnects (after a
  * network error, or when the stream ends) sends the last one it saw in
@@ -243,9 +291,12 @@ export function createEventStreamResponse(
   let closed = false;
   let lastSent = 0;
   let stream!: ReadableStreamDefaultController<Uint8Array>;
+  let markDone!: () => void;
+  const done = new Promise<void>((resolve) => markDone = resolve);
 
   function finish(): void {
     closed = true;
+    markDone();
     ended.abort();
     if (timer !== undefined) clearInterval(timer);
     signal?.removeEventListener("abort", abort);
@@ -340,5 +391,12 @@ export function createEventStreamResponse(
       headers.set(name, value);
     }
   }
-  return new NativeResponse(body, { status: 200, headers });
+  const response = new NativeResponse(body, { status: 200, headers });
+  const global = globalThis as { [SHUTDOWN]?: ShutdownRegistry };
+  (global[SHUTDOWN] ??= new WeakMap()).set(response, {
+    kind: "closeable",
+    close: abort,
+    done,
+  });
+  return response;
 }
