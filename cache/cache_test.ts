@@ -396,3 +396,17 @@ Deno.test("cache: bad options are refused with what was wrong", () => {
     /lockTimeout must be a finite number >= 1, got 0/,
   );
 });
+
+Deno.test("cache: an answer with immutable headers is marked on a copy", async () => {
+  // Response.redirect() answers, like fetch() ones, have immutable headers.
+  const { fetch } = app(() =>
+    Response.redirect("http://localhost/elsewhere", 302)
+  );
+  const redirected = await fetch();
+  assert.equal(redirected.status, 302);
+  assert.equal(redirected.headers.get("X-Cache"), "MISS");
+  assert.equal(
+    redirected.headers.get("Location"),
+    "http://localhost/elsewhere",
+  );
+});

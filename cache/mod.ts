@@ -10,7 +10,7 @@
  *
  * - never stored: `no-store`, `private` or `no-cache` responses, responses
  *   with `Set-Cookie`, `Vary: *`, statuses other than `200`, answers to
- *   requests with `Authorization` or `Range`, `text/event-stream`, and
+ *   requests with `Authorization`, `Range` or `Upgrade`, `text/event-stream`, and
  *   bodies over `maxBodyBytes`;
  * - how long: `s-maxage`, else `max-age`, else the `ttl` option (`0` or
  *   less: not stored); then `stale-while-revalidate` (the directive, else
@@ -376,6 +376,16 @@ export function cache(options: CacheOptions): Middleware {
   }
 
   function marked(response: Response, body?: BodyInit | null): Response {
+    if (body === undefined) {
+      try {
+        response.headers.set("X-Cache", "MISS");
+        return response;
+      } catch {
+        // Immutable headers (a fetch() answer): copied below. A 1xx (a
+        // WebSocket upgrade) cannot be rebuilt: passed on as it is.
+        if (response.status < 200) return response;
+      }
+    }
     const copy = new NativeResponse(
       body === undefined ? response.body : body,
       response,
@@ -534,7 +544,12 @@ export function cache(options: CacheOptions): Middleware {
     const method = context.request.method;
     if (method !== "GET" && method !== "HEAD") return next();
     const headers = context.headers;
-    if (headers.has("authorization") || headers.has("range")) return next();
+    if (
+      headers.has("authorization") || headers.has("range") ||
+      headers.has("upgrade")
+    ) {
+      return next();
+    }
     const head = method === "HEAD";
     const primary = "GET " + keyOf(context) + variantOf(vary, headers);
     let found: { key: string; entry: Entry | undefined };
