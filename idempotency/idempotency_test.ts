@@ -328,3 +328,14 @@ Deno.test("idempotency: the body limit holds with and without Content-Length", a
   assert.equal((await send(chunked("123456789"))).status, 413);
   assert.equal(runs, 2);
 });
+
+Deno.test("idempotency: a 204 answer is kept and replayed without a body", async () => {
+  const { runs, send } = app(() => new Response(null, { status: 204 }));
+  const first = await send({ key: "empty" });
+  assert.equal(first.status, 204);
+  const again = await send({ key: "empty" });
+  assert.equal(again.status, 204);
+  assert.equal(again.headers.get("Idempotent-Replayed"), "true");
+  assert.equal(again.body, null);
+  assert.equal(runs.count, 1);
+});

@@ -497,8 +497,11 @@ export function idempotency(options: IdempotencyOptions): Middleware {
         error,
       );
     }
+    // An empty body as null: a 204 or 205 may have no body at all.
     return new NativeResponse(
-      body.complete ? body.bytes as BodyInit : body.body,
+      body.complete
+        ? body.bytes.byteLength === 0 ? null : body.bytes as BodyInit
+        : body.body,
       response,
     );
   };
