@@ -410,3 +410,19 @@ Deno.test("cache: an answer with immutable headers is marked on a copy", async (
     "http://localhost/elsewhere",
   );
 });
+
+Deno.test("cache: a response's stale-while-revalidate directive gives its stale window", async () => {
+  await withClock(async (clock) => {
+    const { fetch } = app(() =>
+      new Response("x", {
+        headers: { "Cache-Control": "max-age=10, stale-while-revalidate=30" },
+      })
+    );
+    await fetch();
+    clock.tick(20_000);
+    assert.equal((await fetch()).headers.get("X-Cache"), "STALE");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    clock.tick(60_000);
+    assert.equal((await fetch()).headers.get("X-Cache"), "MISS");
+  });
+});
