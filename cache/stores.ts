@@ -89,11 +89,13 @@ export interface KvCacheStoreOptions {
 
 /**
  * A store on Deno KV, shared by every process that opens the same
- * database. Deno KV refuses values over 64 KiB, so an entry (body,
- * headers and about 100 bytes) may take up to 65,280 bytes: `cache()`
- * passes larger responses through without storing them, and
- * `idempotency()` keeps the status and headers of a larger one but not
- * its body (see each). Each entry keeps its own expiry time, checked on
+ * database. Deno KV refuses values over 64 KiB, so an entry may take up
+ * to 65,280 bytes, of which `cache()` and `idempotency()` leave 8 KiB for
+ * the status, headers and times: bodies up to 57,088 bytes are kept.
+ * Larger bodies are not split over several entries: `cache()` passes
+ * such a response through unstored (`X-Cache: MISS`), and
+ * `idempotency()` keeps its status and headers but not its body. Use the
+ * Redis store (8 MiB entries by default) for larger responses. Each entry keeps its own expiry time, checked on
  * read, since KV deletes expired keys lazily.
  *
  * @example
