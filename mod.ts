@@ -58,3 +58,5 @@ export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
+export * from "./cache/mod.ts";
+export { idempotency, type IdempotencyOptions } from "./idempotency/mod.ts";

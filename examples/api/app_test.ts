@@ -166,3 +166,57 @@ Deno.test("api example: 400, 413 and 415 from the body reader; the server keeps 
   assert.equal(ok.status, 201);
   await ok.body?.cancel();
 });
+
+Deno.test("api example: a retried create with an Idempotency-Key makes one note; the list is cached until a write", async () => {
+  await using app = await serve();
+  const key = {
+    "content-type": "application/json",
+    "idempotency-key": `"${crypto.randomUUID()}"`,
+  };
+  const first = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(first.status, 201);
+  const note: Note = await first.json();
+  const retry = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(retry.status, 201);
+  assert.equal(retry.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await retry.json(), note);
+  const changed = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Twice" }),
+    key,
+  );
+  assert.equal(changed.status, 422);
+  await changed.body?.cancel();
+
+  const list = await app.call("GET", "/notes");
+  assert.equal(list.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await list.json()).notes.map((n: Note) => n.title), [
+    "Once",
+  ]);
+  const cached = await app.call("GET", "/notes");
+  assert.equal(cached.headers.get("x-cache"), "HIT");
+  await cached.body?.cancel();
+  const created = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Next" }),
+  );
+  await created.body?.cancel();
+  const fresh = await app.call("GET", "/notes");
+  assert.equal(fresh.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await fresh.json()).notes.map((n: Note) => n.title), [
+    "Once",
+    "Next",
+  ]);
+});
