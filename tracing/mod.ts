@@ -43,6 +43,41 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware, Next } from "../router/types.ts";
 
+/**
+ * The methods of an OpenTelemetry `Span` that the request's span is used
+ * through here; the value is a real `Span` of `@opentelemetry/api`.
+ */
+export interface RequestSpan {
+  /** The span's trace id, span id and flags. */
+  spanContext(): { traceId: string; spanId: string; traceFlags: number };
+  /** Sets an attribute (`app.user_id`, ...). */
+  setAttribute(key: string, value: string | number | boolean): unknown;
+  /** Adds an event at the current time. */
+  addEvent(
+    name: string,
+    attributes?: Record<string, string | number | boolean>,
+  ): unknown;
+  /** Records an exception as an event. */
+  recordException(exception: Error | string): unknown;
+  /** Renames the span. */
+  updateName(name: string): unknown;
+  /** Whether the span is recorded (an SDK samples it). */
+  isRecording(): boolean;
+}
+
+/**
+ * What {@linkcode tracing} needs of a tracer: an OpenTelemetry `Tracer`
+ * (`trace.getTracer(name, version)`) fits.
+ */
+export interface RequestTracer {
+  /** Starts a span; `context` is an OpenTelemetry `Context`. */
+  startSpan(
+    name: string,
+    options: { kind: number },
+    context: unknown,
+  ): RequestSpan;
+}
+
 /** Options of {@linkcode tracing}. */
 export interface TracingOptions {
   /**
@@ -50,7 +85,7 @@ export interface TracingOptions {
    *
    * @default {trace.getTracer("@fetchkit/toolkit")}
    */
-  tracer?: Tracer;
+  tracer?: RequestTracer;
   /**
    * On Deno with built-in telemetry (`OTEL_DENO=true`), name and annotate
    * the server span `Deno.serve` made instead of making a child span.
@@ -76,8 +111,8 @@ export interface TracingOptions {
  * };
  * ```
  */
-export const ServerSpan: ContextKey<Span | undefined> = createContextKey<
-  Span
+export const ServerSpan: ContextKey<RequestSpan | undefined> = createContextKey<
+  RequestSpan
 >();
 
 /** Methods the HTTP semantic conventions name; others are `_OTHER`. */
@@ -242,7 +277,8 @@ function requestAttributes(
  * @returns The middleware.
  */
 export function tracing(options: TracingOptions = {}): Middleware {
-  const tracer = options.tracer ?? trace.getTracer("@fetchkit/toolkit");
+  const tracer =
+    (options.tracer ?? trace.getTracer("@fetchkit/toolkit")) as Tracer;
   const useDeno = options.useDenoServerSpan ?? true;
   // Deno registers its telemetry before any user code runs; asked once,
   // at the first request (nothing runs at import or creation).
