@@ -31,6 +31,7 @@ import {
   context as otelContext,
   isSpanContextValid,
   propagation,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -133,6 +134,17 @@ const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
   get: (headers, key) => headers.get(key) ?? undefined,
 };
+
+// The API's no-op provider: what the global provider delegates to until
+// an SDK registers one.
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Whether no SDK is registered: then there is nothing to record. */
+function noSdk(): boolean {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider &&
+    provider.getDelegate() === NOOP_PROVIDER;
+}
 
 interface DenoTelemetry {
   telemetry?: { tracerProvider?: unknown };
@@ -277,14 +289,16 @@ function requestAttributes(
  * @returns The middleware.
  */
 export function tracing(options: TracingOptions = {}): Middleware {
-  const tracer =
-    (options.tracer ?? trace.getTracer("@fetchkit/toolkit")) as Tracer;
+  const own = options.tracer as Tracer | undefined;
+  const tracer = own ?? trace.getTracer("@fetchkit/toolkit");
   const useDeno = options.useDenoServerSpan ?? true;
   // Deno registers its telemetry before any user code runs; asked once,
   // at the first request (nothing runs at import or creation).
   let deno: boolean | undefined;
 
   return (context, next) => {
+    // Without an SDK, the whole cost: two property reads and a compare.
+    if (own === undefined && noSdk()) return next();
     const { request } = context;
     const method = KNOWN_METHODS.has(request.method)
       ? request.method
