@@ -43,6 +43,7 @@ import type { RequestContext } from "../router/context.ts";
 import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware, Next } from "../router/types.ts";
+import { setStoreCallHook, type StoreCallHook } from "../store/trace.ts";
 
 /**
  * The methods of an OpenTelemetry `Span` that the request's span is used
@@ -94,6 +95,17 @@ export interface TracingOptions {
    * @default {true}
    */
   useDenoServerSpan?: boolean;
+  /**
+   * A child span for each store call made inside a traced request
+   * (sessions, rate limits, caches: every store call that goes through
+   * `withTimeout` of `@fetchkit/toolkit/store`), named `<store> <what>`
+   * (`Redis read session`), with `db.system.name` and
+   * `db.operation.name`. It sets the process's one store-call hook
+   * (`setStoreCallHook`), so the last `tracing()` created with it wins.
+   *
+   * @default {false}
+   */
+  storeSpans?: boolean;
 }
 
 /**
@@ -251,6 +263,39 @@ function requestAttributes(
   return attributes;
 }
 
+/** The hook that makes a client span per store call, below the request's. */
+function storeSpanHook(tracer: Tracer): StoreCallHook {
+  return (operation, { store, what }) => {
+    const parent = trace.getActiveSpan();
+    if (parent === undefined || !parent.isRecording()) return operation();
+    const attributes: Attributes = {
+      "db.system.name": store.toLowerCase().replace(/\W+/g, "_"),
+    };
+    if (what !== undefined) attributes["db.operation.name"] = what;
+    return tracer.startActiveSpan(
+      what === undefined ? store : `${store} ${what}`,
+      { kind: SpanKind.CLIENT, attributes },
+      async (span) => {
+        try {
+          return await operation();
+        } catch (error) {
+          span.recordException(
+            error instanceof Error ? error : String(error),
+          );
+          span.setAttribute("error.type", errorType(error));
+          span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: error instanceof Error ? error.message : undefined,
+          });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  };
+}
+
 /**
  * Creates middleware that traces each request as one server span. Put it
  * first in the router's `middleware`, so the span covers everything
@@ -285,13 +330,15 @@ function requestAttributes(
  * });
  * ```
  *
- * @param options The tracer, and whether to use Deno's own server span.
+ * @param options The tracer, whether to use Deno's own server span, and
+ * whether to trace store calls.
  * @returns The middleware.
  */
 export function tracing(options: TracingOptions = {}): Middleware {
   const own = options.tracer as Tracer | undefined;
   const tracer = own ?? trace.getTracer("@fetchkit/toolkit");
   const useDeno = options.useDenoServerSpan ?? true;
+  if (options.storeSpans === true) setStoreCallHook(storeSpanHook(tracer));
   // Deno registers its telemetry before any user code runs; asked once,
   // at the first request (nothing runs at import or creation).
   let deno: boolean | undefined;

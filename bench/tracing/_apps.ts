@@ -9,6 +9,8 @@ import { contextStorage } from "@fetchkit/toolkit/context-storage";
 import { serverTiming } from "@fetchkit/toolkit/server-timing-middleware";
 import { Hono } from "hono";
 import { httpInstrumentationMiddleware } from "@hono/otel";
+import { contextStorage as honoContextStorage } from "hono/context-storage";
+import { timing } from "hono/timing";
 
 const handler = (): Response => new Response("ok");
 
@@ -25,6 +27,15 @@ export function makeApps() {
   const honoOtel = new Hono();
   honoOtel.use(httpInstrumentationMiddleware());
   honoOtel.get("/users/:id", handler);
+  const honoPassThrough = new Hono();
+  honoPassThrough.use((_c, next) => next());
+  honoPassThrough.get("/users/:id", handler);
+  const honoStorage = new Hono();
+  honoStorage.use(honoContextStorage());
+  honoStorage.get("/users/:id", handler);
+  const honoTiming = new Hono();
+  honoTiming.use(timing());
+  honoTiming.get("/users/:id", handler);
   return {
     plain: ours([]),
     // The cost of any one router middleware that awaits next().
@@ -33,7 +44,10 @@ export function makeApps() {
     contextStorage: ours([contextStorage()]),
     serverTiming: ours([serverTiming({ enabled: true })]),
     honoPlain,
+    honoPassThrough,
     honoOtel,
+    honoContextStorage: honoStorage,
+    honoTiming,
   };
 }
 

@@ -31,11 +31,19 @@ for (
     },
   });
 }
-for (const name of ["honoPlain", "honoOtel"] as const) {
+for (
+  const name of [
+    "honoPlain",
+    "honoPassThrough",
+    "honoOtel",
+    "honoContextStorage",
+    "honoTiming",
+  ] as const
+) {
   Deno.bench({
     name,
     group: "hono, no SDK",
-    baseline: name === "honoPlain",
+    baseline: name === "honoPassThrough",
     async fn() {
       await apps[name].fetch(request);
     },

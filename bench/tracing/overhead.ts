@@ -22,7 +22,14 @@ const perRound = Number(args.get("per-round") ?? 20000);
 const apps = makeApps();
 await check(apps);
 const names = sdk
-  ? ["plain", "passThrough", "tracing", "honoPlain", "honoOtel"] as const
+  ? [
+    "plain",
+    "passThrough",
+    "tracing",
+    "honoPlain",
+    "honoPassThrough",
+    "honoOtel",
+  ] as const
   : [
     "plain",
     "passThrough",
@@ -30,7 +37,10 @@ const names = sdk
     "contextStorage",
     "serverTiming",
     "honoPlain",
+    "honoPassThrough",
     "honoOtel",
+    "honoContextStorage",
+    "honoTiming",
   ] as const;
 console.log(
   `${
