@@ -1,7 +1,7 @@
 // Deno-only: Deno's built-in OpenTelemetry (OTEL_DENO=true) exporting to
 // an OTLP receiver on 127.0.0.1.
 import assert from "node:assert/strict";
-import { startOtlpReceiver } from "./_test_otlp_receiver.ts";
+import { startOtlpReceiver } from "../_tools/otlp_receiver.ts";
 
 Deno.test("OTEL_DENO=true: one span per request, Deno's, named by the route with http.route", async () => {
   const receiver = startOtlpReceiver();

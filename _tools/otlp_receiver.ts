@@ -1,8 +1,14 @@
 /**
  * A tiny OTLP/HTTP receiver for tests and the examples: it listens on
- * 127.0.0.1 (a free port), accepts `POST /v1/traces` (and logs, metrics)
- * as OTLP JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`), and records
- * every span it gets, flattened.
+ * 127.0.0.1, accepts `POST /v1/traces` (and ignores logs and metrics) as
+ * OTLP JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`), and records every
+ * span it gets, flattened.
+ *
+ * Run it to watch an app's spans, one JSON object per line:
+ *
+ *     deno run --allow-net=127.0.0.1 _tools/otlp_receiver.ts [port, default 4318]
+ *     OTEL_DENO=true OTEL_EXPORTER_OTLP_PROTOCOL=http/json \
+ *       OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 deno task dev
  */
 
 /** One received span, with its attributes as plain values. */
@@ -51,12 +57,17 @@ function attributesOf(
   return out;
 }
 
-/** Starts a receiver on 127.0.0.1 and a free port. */
-export function startOtlpReceiver(): OtlpReceiver {
+/**
+ * Starts a receiver on 127.0.0.1 and `port` (default: a free one);
+ * `onSpan` sees each span as it arrives.
+ */
+export function startOtlpReceiver(
+  options: { port?: number; onSpan?: (span: ReceivedSpan) => void } = {},
+): OtlpReceiver {
   const spans: ReceivedSpan[] = [];
   let wake = () => {};
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    { hostname: "127.0.0.1", port: options.port ?? 0, onListen() {} },
     async (request) => {
       const url = new URL(request.url);
       const body = await request.text();
@@ -69,7 +80,7 @@ export function startOtlpReceiver(): OtlpReceiver {
         for (const resource of data.resourceSpans ?? []) {
           for (const scope of resource.scopeSpans ?? []) {
             for (const span of scope.spans ?? []) {
-              spans.push({
+              const received: ReceivedSpan = {
                 name: span.name,
                 traceId: span.traceId,
                 spanId: span.spanId,
@@ -85,7 +96,9 @@ export function startOtlpReceiver(): OtlpReceiver {
                   attributes: attributesOf(event.attributes),
                 })),
                 scope: scope.scope?.name ?? "",
-              });
+              };
+              spans.push(received);
+              options.onSpan?.(received);
             }
           }
         }
@@ -117,4 +130,13 @@ export function startOtlpReceiver(): OtlpReceiver {
     },
     close: () => server.shutdown(),
   };
+}
+
+if (import.meta.main) {
+  const port = Number(Deno.args[0] ?? 4318);
+  const receiver = startOtlpReceiver({
+    port,
+    onSpan: (span) => console.log(JSON.stringify(span)),
+  });
+  console.error(`OTLP/JSON receiver on ${receiver.endpoint}`);
 }
