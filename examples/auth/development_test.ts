@@ -28,6 +28,18 @@ Deno.test("development: Server-Timing on every answer and a span per request", a
       "GET /dashboard",
       "GET",
     ]);
+    // The session's Deno KV calls are child spans of the request's span.
+    const spans = finished(exporter);
+    const dashboardSpan = spans.find((span) => span.name === "GET /dashboard")!;
+    const reads = spans.filter((span) =>
+      span.kind === SpanKind.CLIENT &&
+      span.parentSpanContext?.spanId === dashboardSpan.spanContext().spanId
+    );
+    assert.ok(
+      reads.some((span) => span.name === "Deno KV read session"),
+      reads.map((span) => span.name).join(", "),
+    );
+    assert.equal(reads[0].attributes["db.system.name"], "deno_kv");
   } finally {
     close();
     setStoreCallHook(undefined);
