@@ -43,6 +43,19 @@ export * from "./secure_headers/mod.ts";
 export * from "./response/event_stream.ts";
 export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
+export {
+  parseHeaders,
+  parseJson,
+  type ParseJsonOptions,
+  parseParams,
+  parseQuery,
+  readBody,
+  type ReadBodyOptions,
+  type ValidationResult,
+} from "./validation/mod.ts";
+export * from "./body_limit/mod.ts";
+export * from "./serve/mod.ts";
+export * from "./websocket/mod.ts";
 export * from "./jwt/mod.ts";
 export * from "./bearer_auth/mod.ts";
 export * from "./basic_auth/mod.ts";
