@@ -9,6 +9,12 @@
  *   a 400.
  * - the list is paginated with `parseQuery()`: `?limit=20&after=0`.
  *
+ * - `create`, `update` and `destroy` need `Authorization: Bearer <jwt>`
+ *   (HS256, issued by and for `notes-api`; see `auth.ts`, and `token.ts`
+ *   to print one): without a valid token, a 401 with a
+ *   `WWW-Authenticate: Bearer ... error="invalid_token"` challenge. Reads
+ *   are open.
+ *
  * Errors are `{ "error": message }` JSON for clients that accept JSON
  * (`Accept: application/json`), text otherwise.
  *
@@ -23,6 +29,7 @@ import {
 } from "@fetchkit/toolkit/validation";
 import * as z from "zod";
 import { routes } from "./routes.ts";
+import { requireToken } from "./auth.ts";
 
 /** What a client sends to create or replace a note. */
 export const NoteInput = z.object({
@@ -58,6 +65,8 @@ export interface AppOptions {
   kv: Deno.Kv;
   /** Largest JSON body, in bytes (a KV value holds at most 64 KiB). */
   maxBytes?: number;
+  /** Signs and verifies the write routes' bearer JWTs (HS256). */
+  jwtSecret: string;
 }
 
 const NEXT_ID = ["notes_next_id"];
@@ -67,6 +76,7 @@ export function createApp(options: AppOptions): Router {
   const { kv } = options;
   const maxBytes = options.maxBytes ?? 32 * 1024;
   const router = createRouter();
+  const auth = requireToken(options.jwtSecret);
 
   /** The `:id` of the request, or a 400. */
   async function idOf(params: Record<string, string>): Promise<number> {
@@ -116,68 +126,77 @@ export function createApp(options: AppOptions): Router {
             });
           },
 
-          async create({ request }) {
-            const input = await parseJson(request, NoteInput, { maxBytes });
-            if (!input.success) {
-              return invalid(input.fieldErrors, input.formErrors);
-            }
-            const now = new Date().toISOString();
-            // Takes the next id and stores the note in one atomic write;
-            // retried when another create took the id first.
-            for (;;) {
-              const counter = await kv.get<bigint>(NEXT_ID);
-              const id = Number((counter.value ?? 0n) + 1n);
-              const note: Note = {
-                id,
-                ...input.value,
-                createdAt: now,
-                updatedAt: now,
-              };
-              const { ok } = await kv.atomic()
-                .check(counter)
-                .set(NEXT_ID, BigInt(id))
-                .set(["notes", id], note)
-                .commit();
-              if (ok) {
-                return Response.json(note, {
-                  status: 201,
-                  headers: { Location: routes.notes.show.href({ id }) },
-                });
+          create: {
+            middleware: [auth],
+            async handler({ request }) {
+              const input = await parseJson(request, NoteInput, { maxBytes });
+              if (!input.success) {
+                return invalid(input.fieldErrors, input.formErrors);
               }
-            }
+              const now = new Date().toISOString();
+              // Takes the next id and stores the note in one atomic write;
+              // retried when another create took the id first.
+              for (;;) {
+                const counter = await kv.get<bigint>(NEXT_ID);
+                const id = Number((counter.value ?? 0n) + 1n);
+                const note: Note = {
+                  id,
+                  ...input.value,
+                  createdAt: now,
+                  updatedAt: now,
+                };
+                const { ok } = await kv.atomic()
+                  .check(counter)
+                  .set(NEXT_ID, BigInt(id))
+                  .set(["notes", id], note)
+                  .commit();
+                if (ok) {
+                  return Response.json(note, {
+                    status: 201,
+                    headers: { Location: routes.notes.show.href({ id }) },
+                  });
+                }
+              }
+            },
           },
 
           async show({ params }) {
             return Response.json((await find(await idOf(params))).value);
           },
 
-          async update({ params, request }) {
-            const id = await idOf(params);
-            const input = await parseJson(request, NoteInput, { maxBytes });
-            if (!input.success) {
-              return invalid(input.fieldErrors, input.formErrors);
-            }
-            const entry = await find(id);
-            const note: Note = {
-              ...entry.value,
-              ...input.value,
-              updatedAt: new Date().toISOString(),
-            };
-            const { ok } = await kv.atomic().check(entry).set(
-              ["notes", id],
-              note,
-            ).commit();
-            if (!ok) {
-              throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
-            }
-            return Response.json(note);
+          update: {
+            middleware: [auth],
+            async handler({ params, request }) {
+              const id = await idOf(params);
+              const input = await parseJson(request, NoteInput, { maxBytes });
+              if (!input.success) {
+                return invalid(input.fieldErrors, input.formErrors);
+              }
+              const entry = await find(id);
+              const note: Note = {
+                ...entry.value,
+                ...input.value,
+                updatedAt: new Date().toISOString(),
+              };
+              const { ok } = await kv.atomic().check(entry).set(
+                ["notes", id],
+                note,
+              ).commit();
+              if (!ok) {
+                throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
+              }
+              return Response.json(note);
+            },
           },
 
-          async destroy({ params }) {
-            const id = await idOf(params);
-            await find(id);
-            await kv.delete(["notes", id]);
-            return new Response(null, { status: 204 });
+          destroy: {
+            middleware: [auth],
+            async handler({ params }) {
+              const id = await idOf(params);
+              await find(id);
+              await kv.delete(["notes", id]);
+              return new Response(null, { status: 204 });
+            },
           },
         },
       },
