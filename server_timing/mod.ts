@@ -65,8 +65,21 @@ const MAX_ENTRIES = 100;
 
 /** The timings of one request. */
 class Timings {
-  readonly entries: { name: string; dur: number; desc?: string }[] = [];
-  readonly running = new Map<string, { start: number; desc?: string }>();
+  // Most requests record nothing: both are made on first use.
+  entries: { name: string; dur: number; desc?: string }[] | undefined =
+    undefined;
+  running: Map<string, { start: number; desc?: string }> | undefined =
+    undefined;
+}
+
+function record(
+  timings: Timings,
+  name: string,
+  dur: number,
+  desc: string | undefined,
+): void {
+  const entries = timings.entries ??= [];
+  if (entries.length < MAX_ENTRIES) entries.push({ name, dur, desc });
 }
 
 const TimingsKey: ContextKey<Timings | undefined> = createContextKey<
@@ -155,15 +168,16 @@ export function serverTiming(options: ServerTimingOptions = {}): Middleware {
     const timings = new Timings();
     context.set(TimingsKey, timings);
     const response = await next();
-    const parts: string[] = [];
-    for (const { name, dur, desc } of timings.entries) {
-      parts.push(
-        `${name};dur=${format(dur)}` + (desc ? `;desc=${quote(desc)}` : ""),
-      );
+    let value = "";
+    for (const { name, dur, desc } of timings.entries ?? []) {
+      value += (value === "" ? "" : ", ") + `${name};dur=${format(dur)}` +
+        (desc ? `;desc=${quote(desc)}` : "");
     }
-    if (total) parts.push(`total;dur=${format(performance.now() - start)}`);
-    if (parts.length === 0) return response;
-    const value = parts.join(", ");
+    if (total) {
+      value += (value === "" ? "" : ", ") +
+        `total;dur=${format(performance.now() - start)}`;
+    }
+    if (value === "") return response;
     try {
       response.headers.append("Server-Timing", value);
       return response;
@@ -206,7 +220,7 @@ export function startTime(
   checkName(name);
   const timings = context.get(TimingsKey);
   if (timings === undefined) return;
-  timings.running.set(name, {
+  (timings.running ??= new Map()).set(name, {
     start: performance.now(),
     desc: options.description,
   });
@@ -235,15 +249,10 @@ export function startTime(
 export function endTime(context: RequestContext, name: string): void {
   const timings = context.get(TimingsKey);
   if (timings === undefined) return;
-  const running = timings.running.get(name);
+  const running = timings.running?.get(name);
   if (running === undefined) return;
-  timings.running.delete(name);
-  if (timings.entries.length >= MAX_ENTRIES) return;
-  timings.entries.push({
-    name,
-    dur: performance.now() - running.start,
-    desc: running.desc,
-  });
+  timings.running!.delete(name);
+  record(timings, name, performance.now() - running.start, running.desc);
 }
 
 /**
@@ -283,12 +292,6 @@ export async function time<T>(
   try {
     return await fn();
   } finally {
-    if (timings.entries.length < MAX_ENTRIES) {
-      timings.entries.push({
-        name,
-        dur: performance.now() - start,
-        desc: options.description,
-      });
-    }
+    record(timings, name, performance.now() - start, options.description);
   }
 }
