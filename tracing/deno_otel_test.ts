@@ -8,7 +8,7 @@ Deno.test("OTEL_DENO=true: one span per request, Deno's, named by the route with
   try {
     const app = new URL("./testdata/otel_app.ts", import.meta.url);
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-net=127.0.0.1", app.pathname],
+      args: ["run", "--unstable-kv", "--allow-net=127.0.0.1", app.pathname],
       env: {
         OTEL_DENO: "true",
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
@@ -21,9 +21,9 @@ Deno.test("OTEL_DENO=true: one span per request, Deno's, named by the route with
     }).output();
     assert.equal(code, 0, new TextDecoder().decode(stderr));
     // Server spans (kind 2) only; the app's own fetch() calls make client spans.
-    const spans = await receiver.waitFor(10);
+    const spans = await receiver.waitFor(13);
     const server = spans.filter((span) => span.kind === 2);
-    assert.equal(server.length, 5, JSON.stringify(server.map((s) => s.name)));
+    assert.equal(server.length, 6, JSON.stringify(server.map((s) => s.name)));
     // None made by the toolkit itself: Deno's span is reused.
     assert.deepEqual(
       new Set(server.map((span) => span.scope)),
@@ -57,6 +57,16 @@ Deno.test("OTEL_DENO=true: one span per request, Deno's, named by the route with
       boom.events[0]?.attributes["exception.message"],
       "out of range",
     );
+
+    // A store call is a client span below Deno's server span.
+    const stored = byPath.get("/stored")!;
+    assert.equal(stored.name, "GET /stored");
+    const read = spans.find((span) => span.name === "Deno KV read k");
+    assert.ok(read, JSON.stringify(spans.map((s) => s.name)));
+    assert.equal(read.kind, 3);
+    assert.equal(read.parentSpanId, stored.spanId);
+    assert.equal(read.traceId, stored.traceId);
+    assert.equal(read.attributes["db.system.name"], "deno_kv");
 
     const nowhere = byPath.get("/nowhere")!;
     assert.equal(nowhere.name, "GET");

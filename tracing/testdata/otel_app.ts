@@ -3,9 +3,22 @@
 // then exports the spans to OTEL_EXPORTER_OTLP_ENDPOINT).
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { tracing } from "@fetchkit/toolkit/tracing-middleware";
+import { withTimeout } from "@fetchkit/toolkit/store";
 
-const router = createRouter({ middleware: [tracing()] });
+const router = createRouter({ middleware: [tracing({ storeSpans: true })] });
 router.get("/posts/:id", ({ params }) => new Response(`post ${params.id}`));
+router.get("/stored", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const entry = await withTimeout(() => kv.get(["k"]), 1000, {
+      store: "Deno KV",
+      what: "read k",
+    });
+    return new Response(String(entry.value));
+  } finally {
+    kv.close();
+  }
+});
 router.get("/boom", () => {
   throw new RangeError("out of range");
 });
@@ -23,5 +36,6 @@ await (await fetch(`${base}/posts/3`, {
   },
 })).text();
 await (await fetch(`${base}/boom`)).text();
+await (await fetch(`${base}/stored`)).text();
 await (await fetch(`${base}/nowhere`)).text();
 await server.shutdown();
