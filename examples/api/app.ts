@@ -12,6 +12,12 @@
  * Errors are `{ "error": message }` JSON for clients that accept JSON
  * (`Accept: application/json`), text otherwise.
  *
+ * - `create`, `update` and `destroy` need `Authorization: Bearer <jwt>`
+ *   (HS256, issued by and for `notes-api`; see `auth.ts`, and `token.ts`
+ *   to print one): without a valid token, a 401 with a
+ *   `WWW-Authenticate: Bearer ... error="invalid_token"` challenge. Reads
+ *   are open.
+ *
  * - `create` takes an `Idempotency-Key` header (`idempotency()`, keys kept
  *   in the same KV database for a day): a client that retries a POST after
  *   a lost answer gets the first note back, not a second one.
@@ -37,6 +43,7 @@ import {
 } from "@fetchkit/toolkit/validation";
 import * as z from "zod";
 import { routes } from "./routes.ts";
+import { requireToken } from "./auth.ts";
 
 /** What a client sends to create or replace a note. */
 export const NoteInput = z.object({
@@ -72,6 +79,8 @@ export interface AppOptions {
   kv: Deno.Kv;
   /** Largest JSON body, in bytes (a KV value holds at most 64 KiB). */
   maxBytes?: number;
+  /** Signs and verifies the write routes' bearer JWTs (HS256). */
+  jwtSecret: string;
 }
 
 const NEXT_ID = ["notes_next_id"];
@@ -91,6 +100,7 @@ export function createApp(options: AppOptions): Router {
   const createOnce = idempotency({
     store: createKvCacheStore({ client: kv, prefix: "idempotency" }),
   });
+  const auth = requireToken(options.jwtSecret);
 
   /** The `:id` of the request, or a 400. */
   async function idOf(params: Record<string, string>): Promise<number> {
@@ -144,7 +154,7 @@ export function createApp(options: AppOptions): Router {
           },
 
           create: {
-            middleware: [createOnce],
+            middleware: [auth, createOnce],
             handler: async ({ request }) => {
               const input = await parseJson(request, NoteInput, { maxBytes });
               if (!input.success) {
@@ -182,35 +192,41 @@ export function createApp(options: AppOptions): Router {
             return Response.json((await find(await idOf(params))).value);
           },
 
-          async update({ params, request }) {
-            const id = await idOf(params);
-            const input = await parseJson(request, NoteInput, { maxBytes });
-            if (!input.success) {
-              return invalid(input.fieldErrors, input.formErrors);
-            }
-            const entry = await find(id);
-            const note: Note = {
-              ...entry.value,
-              ...input.value,
-              updatedAt: new Date().toISOString(),
-            };
-            const { ok } = await kv.atomic().check(entry).set(
-              ["notes", id],
-              note,
-            ).commit();
-            if (!ok) {
-              throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
-            }
-            generation++;
-            return Response.json(note);
+          update: {
+            middleware: [auth],
+            async handler({ params, request }) {
+              const id = await idOf(params);
+              const input = await parseJson(request, NoteInput, { maxBytes });
+              if (!input.success) {
+                return invalid(input.fieldErrors, input.formErrors);
+              }
+              const entry = await find(id);
+              const note: Note = {
+                ...entry.value,
+                ...input.value,
+                updatedAt: new Date().toISOString(),
+              };
+              const { ok } = await kv.atomic().check(entry).set(
+                ["notes", id],
+                note,
+              ).commit();
+              if (!ok) {
+                throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
+              }
+              generation++;
+              return Response.json(note);
+            },
           },
 
-          async destroy({ params }) {
-            const id = await idOf(params);
-            await find(id);
-            await kv.delete(["notes", id]);
-            generation++;
-            return new Response(null, { status: 204 });
+          destroy: {
+            middleware: [auth],
+            async handler({ params }) {
+              const id = await idOf(params);
+              await find(id);
+              await kv.delete(["notes", id]);
+              generation++;
+              return new Response(null, { status: 204 });
+            },
           },
         },
       },

@@ -2,15 +2,22 @@
 import assert from "node:assert/strict";
 import { createApp, type Note } from "./app.ts";
 import { routes } from "./routes.ts";
+import { issueToken } from "./auth.ts";
+
+const SECRET = "test-secret-for-the-notes-api-0123456789";
 
 async function serve() {
   const dir = await Deno.makeTempDir({ prefix: "api_example_" });
   const kv = await Deno.openKv(`${dir}/api.sqlite`);
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    createApp({ kv }).fetch,
+    createApp({ kv, jwtSecret: SECRET }).fetch,
   );
   const base = `http://127.0.0.1:${server.addr.port}`;
+  // Every write carries a valid token unless it sets Authorization itself;
+  // reads go without one, as a shared cache keeps no answer to a request
+  // with credentials.
+  const token = await issueToken(SECRET, "tester");
   const call = (
     method: string,
     path: string,
@@ -20,7 +27,11 @@ async function serve() {
     fetch(base + path, {
       method,
       body,
-      headers: { accept: "application/json", ...headers },
+      headers: {
+        accept: "application/json",
+        ...(method === "GET" ? {} : { authorization: `Bearer ${token}` }),
+        ...headers,
+      },
     });
   return {
     call,
@@ -219,4 +230,67 @@ Deno.test("api example: a retried create with an Idempotency-Key makes one note;
     "Once",
     "Next",
   ]);
+});
+
+Deno.test("api example: write routes need a bearer JWT; reads are open", async () => {
+  await using app = await serve();
+  const body = JSON.stringify({ title: "Guarded" });
+  const json = { "content-type": "application/json" };
+  const challenge = (response: Response) =>
+    response.headers.get("www-authenticate") ?? "";
+
+  const anonymous = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: "",
+  });
+  assert.equal(anonymous.status, 401);
+  assert.match(
+    challenge(anonymous),
+    /^Bearer realm="api", error="invalid_token"/,
+  );
+  await anonymous.body?.cancel();
+
+  const forged = await issueToken(
+    "another-secret-of-32-characters-or-more",
+    "mallory",
+  );
+  const otherKey = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${forged}`,
+  });
+  assert.equal(otherKey.status, 401);
+  assert.match(challenge(otherKey), /signature does not verify/);
+  await otherKey.body?.cancel();
+
+  const expired = await issueToken(SECRET, "tester", -60);
+  const late = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${expired}`,
+  });
+  assert.equal(late.status, 401);
+  assert.match(challenge(late), /The token has expired/);
+  await late.body?.cancel();
+
+  const created = await app.call("POST", "/notes", body);
+  assert.equal(created.status, 201);
+  const { id } = await created.json();
+  for (
+    const [method, path, payload] of [
+      ["PUT", `/notes/${id}`, body],
+      ["DELETE", `/notes/${id}`, undefined],
+    ] as const
+  ) {
+    const refused = await app.call(method, path, payload, {
+      ...json,
+      authorization: "",
+    });
+    assert.equal(refused.status, 401, method);
+    await refused.body?.cancel();
+  }
+  // Reads need no token.
+  const read = await app.call("GET", `/notes/${id}`, undefined, {
+    authorization: "",
+  });
+  assert.equal(read.status, 200);
+  assert.equal((await read.json()).title, "Guarded");
 });
