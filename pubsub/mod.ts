@@ -72,3 +72,10 @@ export {
   type Subscription,
 } from "./_hub.ts";
 export { createMemoryPubSub } from "./memory.ts";
+export {
+  createRedisPubSub,
+  type RedisPubSubClient,
+  type RedisPubSubConnection,
+  type RedisPubSubOptions,
+  type RedisPubSubReader,
+} from "./redis.ts";
