@@ -173,7 +173,7 @@ export function pubSubSuite(target: SuiteTarget): void {
     try {
       const topic = topicName();
       const id = await a.publish(topic, "old");
-      const future = /-/.test(id) ? "99999999999999-0" : "999999999999999";
+      const future = /-/.test(id) ? "99999999999999-0" : "9000000000000000";
       const subscription = a.subscribe(topic, { since: future });
       await subscription.ready;
       await a.publish(topic, "new");

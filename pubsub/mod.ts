@@ -79,3 +79,9 @@ export {
   type RedisPubSubOptions,
   type RedisPubSubReader,
 } from "./redis.ts";
+export {
+  createKvPubSub,
+  type KvPubSubAtomic,
+  type KvPubSubClient,
+  type KvPubSubOptions,
+} from "./kv.ts";
