@@ -41,3 +41,5 @@ export * from "./rate_limit/mod.ts";
 export * from "./request_id/mod.ts";
 export * from "./secure_headers/mod.ts";
 export * from "./response/event_stream.ts";
+export * from "./http_error/mod.ts";
+export * from "./store/mod.ts";

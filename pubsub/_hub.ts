@@ -4,7 +4,12 @@
 // `Backend`: append, newest id, a range after an id, and a blocking read
 // of several topics.
 
-import { toStoreError, withTimeout } from "./_store.ts";
+import { HttpError } from "../http_error/mod.ts";
+import {
+  checkTimeout,
+  StoreUnavailableError,
+  withTimeout,
+} from "../store/mod.ts";
 
 /** One event as a subscriber receives it. */
 export interface PubSubEvent<T = unknown> {
@@ -186,12 +191,7 @@ export interface Settings {
 
 /** Checks the common options and fills in defaults. */
 export function settingsOf(options: PubSubOptions, label: string): Settings {
-  const timeout = options.timeout ?? 5000;
-  if (!(timeout > 0)) {
-    throw new TypeError(
-      `${label}: timeout must be a number of ms > 0, got ${timeout}`,
-    );
-  }
+  const timeout = checkTimeout(options.timeout, label);
   let lastLog = -Infinity;
   return {
     retainCount: positiveInteger(
@@ -226,7 +226,17 @@ export async function storeCall<T>(
   try {
     return await withTimeout(call, ms, { store, what });
   } catch (error) {
-    throw toStoreError(error, store);
+    // node-redis without its offline queue: an Error named "Error".
+    if (error instanceof Error && /client is offline/i.test(error.message)) {
+      throw new StoreUnavailableError(
+        store,
+        `${store} failed: ${error.message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
   }
 }
 
@@ -447,7 +457,9 @@ export class Hub implements PubSub {
     const { since, signal } = options;
     if (since !== undefined) {
       if (typeof since !== "string" || !this.backend.validId(since)) {
-        throw new TypeError(
+        // Usually a client's Last-Event-ID: the router answers 400.
+        throw new HttpError(
+          400,
           `${label}: since must be an event id of this store (such as ${
             this.backend.store === "Redis" ? '"1700000000000-0"' : '"42"'
           }), got ${JSON.stringify(String(since)).slice(0, 80)}`,

@@ -11,8 +11,8 @@ import {
   storeCall,
   type StoredEvent,
 } from "./_hub.ts";
-import { StoreUnavailableError } from "./_store.ts";
-import { backoff, budgetOf, elapsed, whileLocked } from "../session/retry.ts";
+import { StoreUnavailableError } from "../store/mod.ts";
+import { backoff, budgetOf, elapsed, whileLocked } from "../store/retry.ts";
 
 type Key = readonly (string | number)[];
 

@@ -32,6 +32,11 @@ export interface RedisPubSubReader extends RedisPubSubConnection {
   connect(): Promise<unknown>;
   /** Closes at once. */
   destroy(): void;
+  /**
+   * Adds an event listener: node-redis emits `"error"` when the
+   * connection drops, which ends the process when nobody listens.
+   */
+  on?(event: "error", listener: (error: unknown) => void): unknown;
 }
 
 /** Options of {@linkcode createRedisPubSub}. */
@@ -159,6 +164,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   > {
     reader ??= (async () => {
       const connection = client.duplicate();
+      // Reported like any failed read; the reader retries.
+      connection.on?.("error", (error) => {
+        if (!closed) settings.onError(error);
+      });
       try {
         await storeCall(store, "connect", timeout, () => connection.connect());
         const id = await storeCall(

@@ -15,7 +15,7 @@ import {
   type RateLimitStore,
   resultOf,
 } from "./store.ts";
-import { whileLocked } from "../session/retry.ts";
+import { whileLocked } from "../store/retry.ts";
 
 /** A part of a KV key. */
 export type RateLimitKvKeyPart =

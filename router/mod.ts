@@ -56,3 +56,4 @@ export type {
   ServeInfo,
   TrustProxyOptions,
 } from "./remote_addr.ts";
+export { HttpError, type HttpErrorOptions } from "../http_error/mod.ts";

@@ -22,6 +22,7 @@ import { routePathOf } from "./url_path.ts";
 import { rememberText } from "../response/body_size.ts";
 import type { Handler, Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";
+import { HttpError } from "../http_error/mod.ts";
 
 /** An action of a controller: a handler, or a handler with its own middleware. */
 export type Action<P extends string = string> =
@@ -99,8 +100,12 @@ export interface RouterOptions {
   defaultHandler?: Handler;
   /**
    * Turns an error thrown by middleware or a handler into a response.
-   * Default: log it with `console.error` and answer
-   * `500 Internal Server Error`, never with the error's text.
+   * Default: a thrown `HttpError` is answered with its status, headers
+   * and message (see `HttpError`; a hidden 5xx message is logged); any
+   * other error is logged with `console.error` and answered
+   * `500 Internal Server Error`, never with the error's text. `onError`
+   * receives every error, `HttpError`s included (`error.toResponse(request)`
+   * builds the default answer for one).
    */
   onError?: (
     error: unknown,
@@ -281,8 +286,9 @@ function text(body: string, status: number, allow?: string): Response {
  * No route gives `404 Not Found`; a path served only for other methods
  * gives `405` with an `Allow` header (`OPTIONS` gets `204` with it);
  * `GET` routes answer `HEAD` without a body (with the `Content-Length` the
- * body would have had, when it is at hand); a thrown error gives `500
- * Internal Server Error` (see `onError`).
+ * body would have had, when it is at hand); a thrown `HttpError` gives its
+ * status and message; any other thrown error gives `500 Internal Server
+ * Error` (see `onError`).
  *
  * Sections: `router.mount(prefix, (scope) => ...)` adds routes below a
  * prefix (which may hold parameters; a child parameter of the same name
@@ -572,6 +578,10 @@ export function createRouter(options: RouterOptions = {}): Router {
       } catch (failure) {
         console.error("onError threw while handling an error:", failure);
       }
+    } else if (error instanceof HttpError) {
+      // A hidden message is the server's to read, not the client's.
+      if (!error.expose) console.error(error);
+      return error.toResponse(context.request);
     } else {
       console.error(error);
     }

@@ -20,7 +20,7 @@ import {
   budgetOf,
   elapsed,
   RETRY_BUDGET_MS,
-} from "./retry.ts";
+} from "../store/retry.ts";
 import {
   createSessionId,
   loadSession,

@@ -12,7 +12,7 @@
  */
 
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
-import { whileLocked } from "./retry.ts";
+import { whileLocked } from "../store/retry.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";

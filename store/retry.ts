@@ -1,8 +1,14 @@
-// Retrying a store call that lost a race with another server, or found the
-// database locked: jittered exponential backoff inside a time budget, so
-// contending servers spread out instead of colliding in lockstep, and a
-// request never waits longer than the budget. Shared by the Deno KV session
-// storage and the Deno KV rate-limit store (not part of the package API).
+/**
+ * Retrying a store call that lost a race with another server, or found the
+ * database locked: jittered exponential backoff inside a time budget, so
+ * contending servers spread out instead of colliding in lockstep, and a
+ * request never waits longer than the budget. Shared by every store of the
+ * package (sessions, rate limits, caches, pub/sub); not part of its API.
+ *
+ * @module
+ */
+
+import { StoreUnavailableError } from "./errors.ts";
 
 /** How long one save may keep retrying, in milliseconds. */
 export const RETRY_BUDGET_MS = 2000;
@@ -80,7 +86,8 @@ export async function whileLocked<T>(
         throw error;
       }
       if (!await backoff(attempt, budget)) {
-        throw new Error(
+        throw new StoreUnavailableError(
+          "Deno KV",
           `Deno KV stayed locked by another process: ${attempt} attempts ` +
             `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
           { cause: error },

@@ -1,0 +1,169 @@
+/**
+ * What a store failure is: an outage (the store is down, slow, full or
+ * locked: answer `503` and try again later) or anything else (a bug, a
+ * value too large: the application's error).
+ *
+ * @module
+ */
+
+import { HttpError } from "../http_error/mod.ts";
+
+/** Options of {@linkcode StoreUnavailableError}. */
+export interface StoreUnavailableErrorOptions {
+  /** The error the store gave, kept for logs. */
+  cause?: unknown;
+  /** The `Retry-After` the client is sent, in seconds. Default `5`. */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * A store (Deno KV, Redis, or an application's own) could not answer: it
+ * is down, did not answer in time, is full, or stayed locked by other
+ * processes. An `HttpError` with status `503` and `Retry-After`, whose
+ * message (which names the store and what failed) is logged and hidden
+ * from the client; the next request tries the store again.
+ *
+ * @example
+ * ```ts
+ * import { StoreUnavailableError } from "@fetchkit/toolkit/store";
+ *
+ * const error = new StoreUnavailableError("Redis", "Redis did not answer within 5000 ms");
+ * const response = error.toResponse();
+ * response.status; // 503
+ * response.headers.get("Retry-After"); // "5"
+ * await response.text(); // "Service Unavailable"
+ * ```
+ */
+export class StoreUnavailableError extends HttpError {
+  /** The store that failed, such as `"Redis"` or `"Deno KV"`. */
+  readonly store: string;
+  /** The `Retry-After` sent to the client, in seconds. */
+  readonly retryAfterSeconds: number;
+
+  /**
+   * Creates the error for an outage of `store`.
+   *
+   * @param store The store that failed, such as `"Redis"`.
+   * @param message What failed, for the logs.
+   * @param options The cause and `Retry-After`.
+   */
+  constructor(
+    store: string,
+    message: string,
+    options?: StoreUnavailableErrorOptions,
+  ) {
+    const retryAfterSeconds = options?.retryAfterSeconds ?? 5;
+    super(503, message, {
+      cause: options?.cause,
+      expose: false,
+      headers: {
+        "Retry-After": String(retryAfterSeconds),
+        "Cache-Control": "no-store",
+      },
+    });
+    this.name = "StoreUnavailableError";
+    this.store = store;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+// Error codes (Node, Bun, Deno's node:net) of a peer that is gone or slow,
+// and of a disk that is full.
+const OUTAGE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ENOTCONN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EAI_AGAIN",
+  "ENOSPC",
+  "EDQUOT",
+]);
+
+// Deno's error classes for the same (Deno.errors.*), read by name so the
+// check runs on every runtime.
+const OUTAGE_NAMES = new Set([
+  "ConnectionRefused",
+  "ConnectionReset",
+  "ConnectionAborted",
+  "NotConnected",
+  "BrokenPipe",
+  "TimedOut",
+  // node-redis: the client is closed, its socket closed, a connect timed out.
+  "ClientClosedError",
+  "ClientOfflineError",
+  "SocketClosedUnexpectedlyError",
+  "ConnectionTimeoutError",
+  "SocketTimeoutError",
+  "ReconnectStrategyError",
+]);
+
+// Messages of outages that come without a code or a telling class: SQLite
+// under Deno KV ("database or disk is full" is a TypeError), a closed KV
+// handle, node-redis's offline queue.
+const OUTAGE_MESSAGE =
+  /database or disk is full|database is locked|database (?:is )?closed|disk I\/O error|the client is closed|socket closed unexpectedly|connection (?:is )?closed|connection timeout|ECONNREFUSED|ECONNRESET|did not answer within/i;
+
+/**
+ * Whether `error` (or an error in its `cause` chain) is a store outage:
+ * a refused, reset or closed connection, a timeout, a full disk, a
+ * database that stayed locked or was closed. Decided by what the error
+ * says (its code, its name, its message), not by its class: Deno KV
+ * reports a full disk as a `TypeError`.
+ *
+ * @example
+ * ```ts
+ * import { isStoreOutage } from "@fetchkit/toolkit/store";
+ *
+ * isStoreOutage(new TypeError("database or disk is full")); // true
+ * isStoreOutage(new RangeError("Session too large: 70000 bytes")); // false
+ * ```
+ *
+ * @param error Anything thrown by a store call.
+ * @returns `true` for an outage.
+ */
+export function isStoreOutage(error: unknown): boolean {
+  for (let depth = 0; depth < 8 && error instanceof Error; depth++) {
+    if (error instanceof StoreUnavailableError) return true;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && OUTAGE_CODES.has(code)) return true;
+    if (OUTAGE_NAMES.has(error.name)) return true;
+    if (error.name === "BadResource" && /closed/i.test(error.message)) {
+      return true;
+    }
+    if (OUTAGE_MESSAGE.test(error.message)) return true;
+    error = error.cause;
+  }
+  return false;
+}
+
+/**
+ * `error` as the router should see it: an outage becomes a
+ * {@linkcode StoreUnavailableError} (a `503` with `Retry-After`) naming
+ * `store`; anything else is returned unchanged, to be rethrown.
+ *
+ * @example
+ * ```ts
+ * import { StoreUnavailableError, toStoreError } from "@fetchkit/toolkit/store";
+ *
+ * const error = toStoreError(new TypeError("database or disk is full"), "Deno KV");
+ * error instanceof StoreUnavailableError; // true
+ * ```
+ *
+ * @param error Anything thrown by a store call.
+ * @param store The store's name, such as `"Deno KV"` or `"Redis"`.
+ * @returns A `StoreUnavailableError` for an outage, else `error`.
+ */
+export function toStoreError(error: unknown, store: string): unknown {
+  if (error instanceof StoreUnavailableError || !isStoreOutage(error)) {
+    return error;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new StoreUnavailableError(store, `${store} failed: ${message}`, {
+    cause: error,
+  });
+}

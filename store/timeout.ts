@@ -1,0 +1,106 @@
+/**
+ * A time limit on one store call.
+ *
+ * @module
+ */
+
+import { StoreUnavailableError, toStoreError } from "./errors.ts";
+
+/** Options of {@linkcode withTimeout}. */
+export interface WithTimeoutOptions {
+  /** The store's name, for the error: `"Redis"`, `"Deno KV"`. */
+  store: string;
+  /** What the call does, for the error: `"read session"`. */
+  what?: string;
+}
+
+/** The default time limit of a store call, in milliseconds. */
+export const DEFAULT_STORE_TIMEOUT_MS = 5000;
+
+/**
+ * Runs one store call with a time limit: when it has not settled within
+ * `ms`, the returned promise rejects with a
+ * {@linkcode StoreUnavailableError} naming the store, the call and the
+ * limit (the call itself goes on; its result is ignored). A failure of
+ * the call goes through {@linkcode toStoreError}, so an outage is a
+ * `StoreUnavailableError` too and any other error is rethrown as it was.
+ * `Infinity` turns the limit off.
+ *
+ * @example
+ * ```ts
+ * import { StoreUnavailableError, withTimeout } from "@fetchkit/toolkit/store";
+ *
+ * const never = () => new Promise<string>(() => {});
+ * try {
+ *   await withTimeout(never, 10, { store: "Redis", what: "read session" });
+ * } catch (error) {
+ *   error instanceof StoreUnavailableError; // true
+ *   (error as Error).message; // "Redis did not answer within 10 ms (read session)"
+ * }
+ * ```
+ *
+ * @param operation The store call.
+ * @param ms The time limit in milliseconds, above `0`.
+ * @param options The store's name and what the call does.
+ * @returns The call's result.
+ */
+export async function withTimeout<T>(
+  operation: () => Promise<T>,
+  ms: number,
+  options: WithTimeoutOptions,
+): Promise<T> {
+  const { store, what } = options;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const call = operation();
+    if (ms === Infinity) return await call;
+    return await Promise.race([
+      call,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new StoreUnavailableError(
+                store,
+                `${store} did not answer within ${ms} ms` +
+                  (what === undefined ? "" : ` (${what})`),
+              ),
+            ),
+          ms,
+        );
+      }),
+    ]);
+  } catch (error) {
+    throw toStoreError(error, store);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Checks a store's `timeout` option: a positive number of milliseconds
+ * (or `Infinity`).
+ *
+ * @example
+ * ```ts
+ * import { checkTimeout } from "@fetchkit/toolkit/store";
+ *
+ * checkTimeout(undefined, "createRedisCacheStore"); // 5000
+ * ```
+ *
+ * @param timeout The option's value; `undefined` gives the default.
+ * @param owner The function whose option it is, for the error.
+ * @returns The timeout in milliseconds.
+ * @throws {TypeError} When it is not a positive number.
+ */
+export function checkTimeout(timeout: unknown, owner: string): number {
+  if (timeout === undefined) return DEFAULT_STORE_TIMEOUT_MS;
+  if (typeof timeout !== "number" || !(timeout > 0)) {
+    throw new TypeError(
+      `${owner}: timeout must be a positive number of milliseconds, got ${
+        String(timeout)
+      }`,
+    );
+  }
+  return timeout;
+}
