@@ -14,7 +14,8 @@ import {
 import { StoreUnavailableError } from "../store/mod.ts";
 import { backoff, budgetOf, elapsed, whileLocked } from "../store/retry.ts";
 
-type Key = readonly (string | number)[];
+/** A key as the pub/sub writes it: strings and numbers. */
+export type KvPubSubKey = readonly (string | number)[];
 
 /**
  * The part of a Deno KV database the pub/sub uses: Deno's `Deno.Kv`
@@ -24,15 +25,15 @@ type Key = readonly (string | number)[];
 export interface KvPubSubClient {
   /** Reads one key. */
   get<T = unknown>(
-    key: Key,
+    key: KvPubSubKey,
   ): Promise<{ value: T | null; versionstamp: string | null }>;
   /** Reads up to 10 keys. */
   getMany<T extends readonly unknown[]>(
-    keys: readonly Key[],
+    keys: readonly KvPubSubKey[],
   ): Promise<{ value: unknown; versionstamp: string | null }[]>;
   /** Lists keys under a prefix, from `start`. */
   list<T = unknown>(
-    selector: { prefix: Key; start?: Key },
+    selector: { prefix: KvPubSubKey; start?: KvPubSubKey },
     options?: { limit?: number },
   ): AsyncIterable<{ key: readonly unknown[]; value: T }>;
   /** Starts an atomic operation. */
@@ -43,16 +44,16 @@ export interface KvPubSubClient {
 export interface KvPubSubAtomic {
   /** Fails the commit unless `key` is at `versionstamp` (`null`: absent). */
   check(
-    check: { key: Key; versionstamp: string | null },
+    check: { key: KvPubSubKey; versionstamp: string | null },
   ): KvPubSubAtomic;
   /** Writes `key`, to expire after `expireIn` milliseconds. */
   set(
-    key: Key,
+    key: KvPubSubKey,
     value: unknown,
     options?: { expireIn?: number },
   ): KvPubSubAtomic;
   /** Deletes `key`. */
-  delete(key: Key): KvPubSubAtomic;
+  delete(key: KvPubSubKey): KvPubSubAtomic;
   /** Applies the operation if every check holds. */
   commit(): Promise<{ ok: true } | { ok: false }>;
 }
@@ -142,8 +143,11 @@ export function createKvPubSub(options: KvPubSubOptions): PubSub {
   const settings = settingsOf(options, label);
   const store = "Deno KV";
   const { timeout, retainMs, retainCount } = settings;
-  const headKey = (topic: string): Key => [prefix, topic, "h"];
-  const eventKey = (topic: string, n: number): Key => [prefix, topic, "e", n];
+  const headKey = (topic: string): KvPubSubKey => [prefix, topic, "h"];
+  const eventKey = (
+    topic: string,
+    n: number,
+  ): KvPubSubKey => [prefix, topic, "e", n];
 
   function call<T>(what: string, run: () => Promise<T>): Promise<T> {
     return storeCall(store, what, timeout, () => whileLocked(run));

@@ -83,5 +83,6 @@ export {
   createKvPubSub,
   type KvPubSubAtomic,
   type KvPubSubClient,
+  type KvPubSubKey,
   type KvPubSubOptions,
 } from "./kv.ts";
