@@ -17,7 +17,6 @@
 
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
 import { HttpError } from "@fetchkit/toolkit/http-error";
-import { html } from "@fetchkit/toolkit/html-template";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
 import { logger } from "@fetchkit/toolkit/logger-middleware";

@@ -54,7 +54,7 @@ Deno.test({
     });
     try {
       const problems: string[] = [];
-      async function open(url: string, width: number): Promise<Page> {
+      const open = async (url: string, width: number): Promise<Page> => {
         const context = await browser.newContext({
           viewport: { width, height: width < 500 ? 844 : 720 },
         });
@@ -70,12 +70,12 @@ Deno.test({
         await page.goto(url);
         await page.locator("#status.live").waitFor({ timeout: 10_000 });
         return page;
-      }
-      async function post(page: Page, name: string, text: string) {
+      };
+      const post = async (page: Page, name: string, text: string) => {
         await page.fill("input[name=name]", name);
         await page.fill("input[name=text]", text);
         await page.click("button[type=submit]");
-      }
+      };
       const texts = (page: Page) =>
         page.locator("#messages li .text").allTextContents();
 
