@@ -49,6 +49,7 @@ export interface RedisServer {
 export async function startRedis(
   path: string,
   port: number = freePort(),
+  extraArgs: readonly string[] = [],
 ): Promise<RedisServer> {
   const dir = await Deno.makeTempDir({ prefix: "session-redis-" });
   const child = new Deno.Command(path, {
@@ -65,6 +66,7 @@ export async function startRedis(
       dir,
       "--daemonize",
       "no",
+      ...extraArgs,
     ],
     stdout: "null",
     stderr: "null",

@@ -21,6 +21,7 @@
  * | origin string with a path or trailing slash (`https://a.example/`) | `TypeError` when created (it could never match) | never matches |
  * | default methods | `GET, HEAD, PUT, PATCH, POST, DELETE` | the same plus `QUERY` |
  * | `allowHeaders` not given | echoes `Access-Control-Request-Headers` | same |
+ * | origin RegExp | must start with `^` and end with `$` (`TypeError` otherwise), tested as `^(?:pattern)$`; `g`/`y` flags dropped | no RegExp option (a function) |
  *
  * Not covered: a response made from an error thrown by a handler
  * (`500`, or `onError`) is built after all middleware has returned, so it
@@ -71,8 +72,19 @@ export interface CorsOptions {
   /**
    * The allowed origins: `"*"` (default), an origin such as
    * `"https://app.example"` (scheme, host and port; no path), a `RegExp`
-   * tested against the `Origin` header, a list of those, or a function of
-   * the origin and the request context that returns `true` to allow it.
+   * that must match the whole `Origin` header, a list of those, or a
+   * function of the origin and the request context that returns `true` to
+   * allow it.
+   *
+   * A RegExp must match the whole origin: one that does not start with
+   * `^` and end with `$` is refused when `cors()` is created (unanchored,
+   * `/https:\/\/app\.example/` also matches
+   * `https://app.example.evil.example`), and it is tested as
+   * `^(?:pattern)$`, so each branch of an alternation (`|`) matches whole
+   * origins too. For subdomains write the scheme out:
+   * `/^https:\/\/[a-z0-9-]+\.app\.example$/`. Its `g` and `y` flags are
+   * dropped (they make `test()` depend on the previous call); others
+   * (`i`) are kept.
    */
   origin?: CorsOrigin;
   /** `Access-Control-Allow-Methods`. Default `GET, HEAD, PUT, PATCH, POST, DELETE`. */
@@ -139,9 +151,12 @@ function originCheck(origin: CorsOrigin): OriginCheck {
   }
   const exact = new Set<string>();
   const patterns: RegExp[] = [];
+  let longest = 0;
   for (const item of list as readonly unknown[]) {
-    if (typeof item === "string") exact.add(checkOrigin(item));
-    else if (item instanceof RegExp) patterns.push(item);
+    if (typeof item === "string") {
+      exact.add(checkOrigin(item));
+      longest = Math.max(longest, item.length);
+    } else if (item instanceof RegExp) patterns.push(wholeOrigin(item));
     else {
       throw new TypeError(
         `cors(): an origin must be a string or a RegExp, got ${typeof item}`,
@@ -149,7 +164,34 @@ function originCheck(origin: CorsOrigin): OriginCheck {
     }
   }
   return (value) =>
-    exact.has(value) || patterns.some((pattern) => pattern.test(value));
+    // A longer origin than any listed is not hashed.
+    (value.length <= longest && exact.has(value)) ||
+    patterns.some((pattern) => pattern.test(value));
+}
+
+// An unescaped `$` at the end.
+const ENDS_WITH_DOLLAR = /(?:^|[^\\])(?:\\\\)*\$$/;
+
+/**
+ * A copy of `pattern` that must match the whole origin, without `g` or `y`:
+ * unanchored, `/https:\/\/app\.example/` also matches
+ * `https://app.example.evil.example`; with `g` or `y`, `test()` starts at
+ * the last match's end, so one origin would be allowed and refused in turn.
+ */
+function wholeOrigin(pattern: RegExp): RegExp {
+  // Refused rather than anchored silently: a suffix pattern such as
+  // /\.app\.example$/ would then never match, and nobody would know why.
+  if (
+    !pattern.source.startsWith("^") || !ENDS_WITH_DOLLAR.test(pattern.source)
+  ) {
+    throw new TypeError(
+      `cors(): the origin pattern ${pattern} must match the whole origin: start it with ^ and end it with $ (unanchored, it also matches origins that merely contain it, such as https://app.example.evil.example), e.g. /^https:\/\/[a-z0-9-]+\.app\.example$/`,
+    );
+  }
+  return new RegExp(
+    `^(?:${pattern.source})$`,
+    pattern.flags.replace(/[gy]/g, ""),
+  );
 }
 
 function tokenList(name: string, values: readonly string[]): string {

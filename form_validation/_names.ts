@@ -10,6 +10,19 @@
 export const MAX_INDEX = 1000;
 /** Most segments in one name (`a.b.c` has three). */
 export const MAX_DEPTH = 16;
+/**
+ * Most array slots left empty in one form, across all its arrays: skipped
+ * indexes (`a[5]` alone leaves 5). Without a bound, 1,000 fields
+ * `o[i].l[1000].x` leave a million holes that a schema reports one by one.
+ */
+export const MAX_HOLES = 1000;
+/**
+ * Longest field name. A name is hashed when it becomes a key, and V8 hashes
+ * a string longer than 16,383 characters by its length alone, so long
+ * equal-length names collide in every object and Map: longer names are
+ * refused before any lookup.
+ */
+export const MAX_NAME_LENGTH = 1000;
 /** Longest name quoted in full in a message. */
 const QUOTE_LIMIT = 100;
 
@@ -157,11 +170,20 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
   // Arrays made of repeated values (`tags`, `tags[]`), as opposed to arrays
   // made by indexes (`items[0]`); created on the first one.
   let lists: Set<unknown> | undefined;
+  // Empty array slots now in the form: skipped indexes, less those filled
+  // since (so the order of the fields does not matter).
+  let holes = 0;
 
   // forEach: twice as fast as the entries iterator in Deno.
   (input as FormData).forEach((value, name) => {
     // A file input left empty: as if absent.
     if (typeof value !== "string" && value.name === "" && value.size === 0) {
+      return;
+    }
+    if (name.length > MAX_NAME_LENGTH) {
+      (errors ??= []).push(
+        refused(name, `it is longer than ${MAX_NAME_LENGTH} characters`),
+      );
       return;
     }
     // Fast path: a flat name.
@@ -201,7 +223,10 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
       (errors ??= []).push("A field with an empty name is refused");
       return;
     }
-    let parsed = parsedNames.get(name);
+    // Only short names are cached: a longer one is never looked up there.
+    let parsed = name.length <= CACHE_NAME_LIMIT
+      ? parsedNames.get(name)
+      : undefined;
     if (parsed === undefined) {
       parsed = parseName(name);
       if (name.length <= CACHE_NAME_LIMIT) {
@@ -224,6 +249,14 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
         key
       ];
       if (existing === undefined || typeof existing === "function") {
+        if (typeof key === "number") {
+          const change = slotChange(container as unknown[], key);
+          if (holes + change > MAX_HOLES) {
+            failure = tooManyHoles();
+            break;
+          }
+          holes += change;
+        }
         const created: Container = wantsArray ? [] : {};
         (container as Record<string | number, unknown>)[key] = created;
         container = created;
@@ -246,6 +279,14 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
       const slot = container as Record<string | number, unknown>;
       const existing = slot[key];
       if (existing === undefined || typeof existing === "function") {
+        if (typeof key === "number") {
+          const change = slotChange(container as unknown[], key);
+          if (holes + change > MAX_HOLES) {
+            (errors ??= []).push(refused(name, tooManyHoles()));
+            return;
+          }
+          holes += change;
+        }
         if (append) {
           const list = [value];
           (lists ??= new Set()).add(list);
@@ -268,6 +309,18 @@ export function buildValues(input: FormData | URLSearchParams): BuiltValues {
     if (failure !== undefined) (errors ??= []).push(refused(name, failure));
   });
   return { values, errors };
+}
+
+/**
+ * How the count of empty slots changes when `array[index]`, now empty, is
+ * set: the indexes it skips past the end become holes, or a hole is filled.
+ */
+function slotChange(array: unknown[], index: number): number {
+  return index >= array.length ? index - array.length : -1;
+}
+
+function tooManyHoles(): string {
+  return `it would leave more than ${MAX_HOLES} array indexes empty in the form (skipped indexes count, across all arrays)`;
 }
 
 /** The first `length` segments of a path, written as a field name. */

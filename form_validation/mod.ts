@@ -35,7 +35,16 @@
  * - `name[]` always gives an array, even with one value.
  * - `a.b` gives `{ a: { b } }`; `a[0].b`, `a[1].b` give `{ a: [{ b }, { b }] }`.
  *   An index runs from 0 to 1000 and is written without leading zeros;
- *   indexes that are skipped leave holes in the array.
+ *   indexes that are skipped leave holes (`undefined`) in the array.
+ * - A form may leave at most 1000 holes, counted across all its arrays
+ *   (`a[5]` alone leaves 5; a later `a[2]` fills one). The field that would
+ *   leave more is refused, so a form's cost stays linear in its size: with
+ *   no bound, 1,000 fields `orders[i].lines[1000].sku` (38 KB) made a
+ *   million holes, which a schema reports one by one (seconds of CPU and
+ *   gigabytes of memory per request).
+ * - A name is at most 1000 characters long; a longer one is refused before
+ *   it is used as a key (V8 hashes strings over 16,383 characters by their
+ *   length alone, so long names of one length would all collide).
  * - A file input left empty (a `File` named `""` with no content, which is
  *   what browsers send) is left out, as if absent.
  * - Strings stay strings: coercion is the schema's job
@@ -43,7 +52,8 @@
  *
  * Names that cannot be placed never throw and never reach a prototype: a
  * `__proto__`, `constructor` or
- * `prototype` segment, an index above 1000, more than 16 segments, a
+ * `prototype` segment, an index above 1000, more than 16 segments, more
+ * than 1000 holes, a name over 1000 characters, a
  * malformed bracket (`a[`, `a]`, `a[x]`, `a[].b`), or a name used both as a
  * value and as an object (`a` and `a.b`). Each gives `success: false` with a
  * `formErrors` entry naming the field and why; the name is left out and the

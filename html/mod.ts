@@ -19,6 +19,24 @@
  * add an attribute. The tag finds these places once per template from its
  * static text. Quote your attributes anyway; it reads better.
  *
+ * A hole where an attribute goes (``html`<div ${x}>` ``) takes only
+ * {@linkcode HtmlTag.attrs | html.attrs}`({ name: value })`, one bare
+ * attribute name made of letters, digits, `-`, `_`, `.` and `:`
+ * (`${checked ? "checked" : ""}`), or `null`, `undefined`, `true` or `false`
+ * (nothing). Any other value there, an `html` result included, throws a
+ * `TypeError`, since it could add attributes (`x onmouseover=alert(1)`). A
+ * hole that continues a tag or
+ * attribute name (``html`<h${level}>` ``, `` `data-${key}="1"` ``) takes a
+ * number, or a string of letters, digits, `-`, `_`, `.` and `:` only; any
+ * other string throws. So no interpolated value can add an attribute.
+ *
+ * Inside `<script>` and `<style>` a hole is escaped as text, like anywhere:
+ * the value cannot end the element (`<` becomes `&lt;`), but the browser
+ * does not decode entities there, so the script sees `&quot;` and `&lt;`
+ * literally, not the value. Do not interpolate data into scripts or styles:
+ * put it in an attribute (`<div data-user="${name}">`, read with
+ * `element.dataset.user`) or fetch it as JSON.
+ *
  * Escaping makes text inert as markup; it cannot make a URL safe. A
  * `javascript:` (or `data:`) URL interpolated into `href` or `src` still runs
  * when clicked: check the scheme of user-supplied URLs yourself (allow only
@@ -64,6 +82,33 @@ export class SafeHtml {
     return this.value;
   }
 }
+
+/**
+ * Attributes made by {@linkcode HtmlTag.attrs | html.attrs}: the only value
+ * (besides nothing) a hole where an attribute goes accepts. Its text is
+ * each attribute with a space before it (` name="value"`).
+ *
+ * @example
+ * ```ts
+ * import { html, HtmlAttributes } from "@fetchkit/toolkit/html-template";
+ *
+ * const attributes = html.attrs({ id: "main", hidden: true });
+ * attributes instanceof HtmlAttributes; // true
+ * String(html`<div ${attributes}></div>`); // '<div id="main" hidden></div>'
+ * ```
+ */
+export class HtmlAttributes extends SafeHtml {}
+
+/** What an attribute may be given in {@linkcode HtmlTag.attrs | html.attrs}. */
+export type AttributeValue =
+  | string
+  | number
+  | bigint
+  | boolean
+  | null
+  | undefined
+  | SafeHtml
+  | readonly (string | number)[];
 
 const NEEDS_ESCAPE = /[&<>"']/;
 const ESCAPABLE = /[&<>"']/g;
@@ -147,16 +192,22 @@ function renderUnquoted(value: unknown): string {
   return render(value).replace(UNQUOTED_BREAKERS, unquotedEntity);
 }
 
+// Where a hole sits, when not in text or a quoted value.
+const UNQUOTED = 1; // an unquoted attribute value: `<a href=${x}>`
+const NAME = 2; // continuing a tag or attribute name: `<h${n}>`, `data-${k}=`
+const ATTRIBUTE = 3; // where an attribute goes: `<div ${x}>`
+
 /**
- * For each hole of a template, whether it sits in an unquoted attribute
- * value; `null` when none does (the common case). Computed once per
- * call site: a tagged template's strings array is the same object each time.
+ * For each hole of a template, where it sits (0 for text and quoted
+ * values, else one of the constants above); `null` when every hole is
+ * in text or a quoted value (the common case). Computed once per call
+ * site: a tagged template's strings array is the same object each time.
  */
-const unquotedHoles = new WeakMap<TemplateStringsArray, boolean[] | null>();
+const holeKinds = new WeakMap<TemplateStringsArray, number[] | null>();
 // The last template seen: a list renders one row template many times over,
 // and comparing one reference is cheaper than a WeakMap lookup.
 let lastStrings: TemplateStringsArray | undefined;
-let lastMarks: boolean[] | null = null;
+let lastMarks: number[] | null = null;
 
 // Tokenizer states (plain numbers: a `const enum` does not survive
 // isolated-module transpilation everywhere).
@@ -182,14 +233,27 @@ function isSpace(char: string): boolean {
  * A small HTML tokenizer over the static text, just precise enough to know
  * where a hole lands: in text, in a quoted value, or in an unquoted value.
  */
-function scanHoles(strings: TemplateStringsArray): boolean[] | null {
+function scanHoles(strings: TemplateStringsArray): number[] | null {
   let state: number = State.Data;
-  let marks: boolean[] | null = null;
+  let marks: number[] | null = null;
   for (let part = 0; part < strings.length; part++) {
     if (part > 0) {
       // A hole right after `=` starts an unquoted value.
       if (state === State.BeforeValue) state = State.Unquoted;
-      if (state === State.Unquoted) (marks ??= [])[part - 1] = true;
+      const kind = state === State.Unquoted
+        ? UNQUOTED
+        : state === State.TagOpen || state === State.Tag ||
+            state === State.AttrName
+        ? NAME
+        : state === State.AfterAttrName
+        ? ATTRIBUTE
+        : 0;
+      if (kind !== 0) {
+        marks ??= new Array(strings.length - 1).fill(0);
+        marks[part - 1] = kind;
+      }
+      // `<${tag}`: the name goes on after the hole.
+      if (state === State.TagOpen) state = State.Tag;
     }
     const text = strings[part];
     for (let i = 0; i < text.length; i++) {
@@ -245,18 +309,79 @@ function scanHoles(strings: TemplateStringsArray): boolean[] | null {
   return marks;
 }
 
+const NAME_CHARS = /^[A-Za-z0-9_.:-]*$/;
+
+function preview(value: unknown): string {
+  const text = typeof value === "string"
+    ? value
+    : value instanceof SafeHtml
+    ? value.value
+    : String(value);
+  return JSON.stringify(text.length > 40 ? text.slice(0, 40) + "…" : text);
+}
+
+/** A value in a hole that continues a tag or attribute name. */
+function renderName(value: unknown, hole: number): string {
+  if (value === null || value === undefined || typeof value === "boolean") {
+    return "";
+  }
+  if (value instanceof HtmlAttributes) return value.value;
+  if (typeof value === "number" || typeof value === "bigint") {
+    return String(value);
+  }
+  if (typeof value === "string" && NAME_CHARS.test(value)) return value;
+  throw new TypeError(
+    `html: hole ${hole} continues a tag or attribute name (<h\${n}>, data-\${key}=), where only letters, digits, "-", "_", "." and ":" may go; got ${
+      preview(value)
+    }. For attributes, use html.attrs({ name: value }).`,
+  );
+}
+
+/** A value in a hole where an attribute goes: `html.attrs()` or nothing. */
+function renderAttributes(
+  value: unknown,
+  hole: number,
+  afterSpace: boolean,
+): string {
+  if (value === null || value === undefined || typeof value === "boolean") {
+    return "";
+  }
+  if (value instanceof HtmlAttributes) {
+    // Its text starts with a space; the template has one already.
+    return afterSpace ? value.value.slice(1) : value.value;
+  }
+  // One bare attribute name (`${checked ? "checked" : ""}`) cannot add
+  // another attribute or a value.
+  if (typeof value === "string" && NAME_CHARS.test(value)) return value;
+  if (Array.isArray(value)) {
+    let out = "";
+    for (const item of value) out += renderAttributes(item, hole, false);
+    return afterSpace ? out.slice(1) : out;
+  }
+  throw new TypeError(
+    `html: hole ${hole} stands where an attribute goes (<div \${attributes}>), so text there could add attributes (such as onmouseover); give html.attrs({ name: value }), one bare attribute name ("selected") or nothing (null, undefined, false); got ${
+      value instanceof SafeHtml ? "html " : typeof value + " "
+    }${preview(value)}`,
+  );
+}
+
+function isSpaceCode(code: number): boolean {
+  return code === 32 || code === 10 || code === 9 || code === 12 ||
+    code === 13;
+}
+
 function htmlTag(
   strings: TemplateStringsArray,
   ...values: unknown[]
 ): SafeHtml {
-  let marks: boolean[] | null | undefined;
+  let marks: number[] | null | undefined;
   if (strings === lastStrings) {
     marks = lastMarks;
   } else {
-    marks = unquotedHoles.get(strings);
+    marks = holeKinds.get(strings);
     if (marks === undefined) {
       marks = scanHoles(strings);
-      unquotedHoles.set(strings, marks);
+      holeKinds.set(strings, marks);
     }
     lastStrings = strings;
     lastMarks = marks;
@@ -274,8 +399,18 @@ function htmlTag(
     }
   } else {
     for (let i = 0; i < values.length; i++) {
-      out += (marks[i] ? renderUnquoted(values[i]) : render(values[i])) +
-        strings[i + 1];
+      const kind = marks[i];
+      out += (kind === 0
+        ? render(values[i])
+        : kind === UNQUOTED
+        ? renderUnquoted(values[i])
+        : kind === NAME
+        ? renderName(values[i], i + 1)
+        : renderAttributes(
+          values[i],
+          i + 1,
+          isSpaceCode(strings[i].charCodeAt(strings[i].length - 1)),
+        )) + strings[i + 1];
     }
   }
   return new SafeHtml(out);
@@ -283,6 +418,43 @@ function htmlTag(
 
 function raw(value: string): SafeHtml {
   return new SafeHtml(value);
+}
+
+// Characters that end or break an attribute name (HTML's tokenizer).
+// deno-lint-ignore no-control-regex -- refusing control characters is the point
+const BAD_ATTRIBUTE_NAME = /[\s"'<>\/=\x00-\x1f\x7f]/;
+const ATTRIBUTE_VALUE_QUOTE = /"/g;
+
+function attributeValue(value: AttributeValue): string {
+  if (typeof value === "string") return escapeHtml(value);
+  if (value instanceof SafeHtml) {
+    // Trusted HTML keeps its entities; a quote would end the value.
+    return value.value.replace(ATTRIBUTE_VALUE_QUOTE, "&quot;");
+  }
+  if (Array.isArray(value)) return escapeHtml(value.join(" "));
+  return escapeHtml(String(value));
+}
+
+function attrs(attributes: Record<string, AttributeValue>): HtmlAttributes {
+  if (typeof attributes !== "object" || attributes === null) {
+    throw new TypeError(
+      "html.attrs(): give an object of attribute names to values",
+    );
+  }
+  let out = "";
+  for (const name of Object.keys(attributes)) {
+    if (name === "" || BAD_ATTRIBUTE_NAME.test(name)) {
+      throw new TypeError(
+        `html.attrs(): ${
+          JSON.stringify(name)
+        } is not an attribute name (no spaces, quotes, "<", ">", "/", "=" or control characters)`,
+      );
+    }
+    const value = attributes[name];
+    if (value === false || value === null || value === undefined) continue;
+    out += value === true ? " " + name : ` ${name}="${attributeValue(value)}"`;
+  }
+  return new HtmlAttributes(out);
 }
 
 /** The type of {@linkcode html}: a template tag with a `raw` helper. */
@@ -300,6 +472,15 @@ export interface HtmlTag {
    * user input to it.
    */
   raw(value: string): SafeHtml;
+  /**
+   * Attributes for a hole where an attribute goes (``html`<input ${...}>` ``),
+   * the one place a string may not go. Values are escaped and quoted; `true`
+   * gives the bare name (`required`); `false`, `null` and `undefined` leave
+   * the attribute out; a list is joined with spaces (`class`). A name with
+   * a space, quote, `<`, `>`, `/`, `=` or control character throws a
+   * `TypeError`.
+   */
+  attrs(attributes: Record<string, AttributeValue>): HtmlAttributes;
 }
 
 /**
@@ -320,5 +501,17 @@ export interface HtmlTag {
  * `;
  * String(page).includes("<li>&lt;a&gt;</li><li>b</li>"); // true
  * ```
+ *
+ * @example Attributes: html.attrs() where an attribute goes
+ * ```ts
+ * import { html } from "@fetchkit/toolkit/html-template";
+ *
+ * const invalid = true;
+ * const input = html`<input name="email" required ${
+ *   invalid && html.attrs({ "aria-invalid": "true", "aria-describedby": "email-error" })
+ * }>`;
+ * String(input);
+ * // '<input name="email" required aria-invalid="true" aria-describedby="email-error">'
+ * ```
  */
-export const html: HtmlTag = Object.assign(htmlTag, { raw });
+export const html: HtmlTag = Object.assign(htmlTag, { raw, attrs });

@@ -9,13 +9,16 @@ import {
   algorithmOf,
   asLockoutState,
   gcra,
+  gcraGiveBack,
   lockout,
+  lockoutGiveBack,
   type RateLimitPolicy,
   type RateLimitResult,
   type RateLimitStore,
   resultOf,
 } from "./store.ts";
 import { whileLocked } from "../store/retry.ts";
+import { checkTimeout, withTimeout } from "../store/timeout.ts";
 
 /** A part of a KV key. */
 export type RateLimitKvKeyPart =
@@ -65,6 +68,15 @@ export interface KvRateLimitStoreOptions {
   client: RateLimitKv;
   /** First part of every key: state lives under `[prefix, key]`. Default `"rate_limit"`. */
   prefix?: string;
+  /**
+   * Milliseconds one store call may take (retries of a locked database
+   * included) before it fails as an outage, a `StoreUnavailableError`
+   * (503 with `Retry-After`, or a pass with `rateLimit({ failOpen: true
+   * })`). `Infinity` waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 interface Known {
@@ -139,6 +151,12 @@ export function createKvRateLimitStore(
       "createKvRateLimitStore() needs `client`: an open Deno KV database (await Deno.openKv())",
     );
   }
+  const timeout = checkTimeout(options.timeout, "createKvRateLimitStore");
+  const bounded = <T>(call: () => Promise<T>): Promise<T> =>
+    withTimeout(() => whileLocked(call), timeout, {
+      store: "Deno KV",
+      what: "rate limit",
+    });
   const known = new Map<string, Known>();
   const turns = new Map<string, Promise<unknown>>();
 
@@ -149,7 +167,7 @@ export function createKvRateLimitStore(
   }
 
   async function read(key: string): Promise<Known> {
-    const entry = await whileLocked(() => client.get([prefix, key]));
+    const entry = await bounded(() => client.get([prefix, key]));
     return {
       value: entry.value,
       versionstamp: entry.versionstamp,
@@ -198,7 +216,7 @@ export function createKvRateLimitStore(
         remember(key, { ...current, fresh: false });
         return next.result;
       }
-      const result = await whileLocked(() =>
+      const result = await bounded(() =>
         client.atomic()
           .check({ key: [prefix, key], versionstamp: current.versionstamp })
           .set([prefix, key], next.value, { expireIn: next.expireIn })
@@ -221,23 +239,83 @@ export function createKvRateLimitStore(
     }
   }
 
+  /**
+   * Gives one request back: a compare-and-set on what is stored now, so a
+   * write from another server in between is never lost, and nothing
+   * stored (or expired) stays nothing.
+   */
+  async function giveBackNow(
+    key: string,
+    policy: RateLimitPolicy,
+  ): Promise<void> {
+    for (let attempt = 1;; attempt++) {
+      const current = await read(key);
+      const now = Date.now();
+      let value: unknown;
+      let expireIn: number;
+      if (algorithmOf(policy) === "lockout") {
+        const state = asLockoutState(current.value);
+        if (
+          state === undefined || state.count <= 0 ||
+          state.last + policy.windowMs <= now
+        ) return;
+        const next = lockoutGiveBack(state, now, policy);
+        // Nothing live left: a count of 0 is stored briefly rather than
+        // the key deleted, which reads the same (count 0 is no count).
+        value = next ?? { count: 0, last: state.last };
+        expireIn = next === undefined
+          ? 1
+          : Math.max(1, Math.ceil(state.last + policy.windowMs - now));
+      } else {
+        if (typeof current.value !== "number" || current.value <= now) return;
+        value = gcraGiveBack(current.value, now, policy);
+        expireIn = Math.max(1, Math.ceil((value as number) - now));
+      }
+      const result = await bounded(() =>
+        client.atomic()
+          .check({ key: [prefix, key], versionstamp: current.versionstamp })
+          .set([prefix, key], value, { expireIn })
+          .commit()
+      );
+      if (result.ok) {
+        remember(key, {
+          value,
+          versionstamp: result.versionstamp ?? null,
+          fresh: false,
+        });
+        return;
+      }
+      if (attempt === 100) {
+        throw new Error(
+          `Rate limit store: the entry for "${key}" kept changing under 100 attempts to give a request back`,
+        );
+      }
+    }
+  }
+
+  /** Runs `operation` when the calls before it for `key` are done. */
+  function inTurn<T>(key: string, operation: () => Promise<T>): Promise<T> {
+    // Requests for one key take turns within this process.
+    const previous = turns.get(key);
+    const run = previous === undefined ? operation() : previous.then(operation);
+    const done = run.then(() => {}, () => {});
+    turns.set(key, done);
+    done.then(() => {
+      if (turns.get(key) === done) turns.delete(key);
+    });
+    return run;
+  }
+
   return {
     hit(key, policy) {
-      // Requests for one key take turns within this process.
-      const previous = turns.get(key);
-      const run = previous === undefined
-        ? hitNow(key, policy)
-        : previous.then(() => hitNow(key, policy));
-      const done = run.then(() => {}, () => {});
-      turns.set(key, done);
-      done.then(() => {
-        if (turns.get(key) === done) turns.delete(key);
-      });
-      return run;
+      return inTurn(key, () => hitNow(key, policy));
+    },
+    giveBack(key, policy) {
+      return inTurn(key, () => giveBackNow(key, policy));
     },
     async reset(key) {
       known.delete(key);
-      await whileLocked(() => client.delete([prefix, key]));
+      await bounded(() => client.delete([prefix, key]));
     },
   };
 }

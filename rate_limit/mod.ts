@@ -85,6 +85,7 @@ import { NativeResponse } from "../response/native.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/_base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
+import { StoreUnavailableError, toStoreError } from "../store/errors.ts";
 import type {
   RateLimitAlgorithm,
   RateLimitPolicy,
@@ -101,6 +102,7 @@ export type {
 export {
   createMemoryRateLimitStore,
   type MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
 } from "./memory_store.ts";
 export {
   createKvRateLimitStore,
@@ -148,7 +150,10 @@ export interface RateLimitOptions {
   key?: (
     context: RequestContext,
   ) => string | undefined | Promise<string | undefined>;
-  /** Where counts live. Default: a memory store of this limiter's own. */
+  /**
+   * Where counts live. Default: a memory store of this limiter's own
+   * (at most 100,000 keys; see {@linkcode createMemoryRateLimitStore}).
+   */
   store?: RateLimitStore;
   /**
    * The policy's name, in the headers and in the store's keys: letters,
@@ -183,6 +188,46 @@ export interface RateLimitOptions {
     context: RequestContext,
     result: RateLimitResult,
   ) => Response | Promise<Response>;
+  /**
+   * Decides, after the handler ran, whether its request counts: `false`
+   * gives the request back to the budget (say, count failed logins only:
+   * `(response) => response.status !== 303`, or only errors:
+   * `(response) => response.status >= 400`). Default: every request
+   * counts.
+   *
+   * Under concurrency: every request is counted when it arrives, before
+   * the handler runs, and given back once its answer is known. So at most
+   * `limit` requests are ever in flight or counted at once, and concurrent
+   * guesses cannot overshoot the limit; the price is that while `limit`
+   * requests are in flight, one more is refused even if all of them turn
+   * out not to count. The give-back is atomic in every store and never
+   * lowers a count below nothing (an entry that expired or was `reset`
+   * meanwhile stays empty). A handler that throws counts. The `RateLimit`
+   * header of a given-back response shows one more request remaining.
+   * With a lockout, the window the given-back request restarted is not
+   * undone.
+   */
+  countResponse?: (
+    response: Response,
+    context: RequestContext,
+  ) => boolean | Promise<boolean>;
+  /**
+   * What happens when the store is down or does not answer in time (its
+   * `timeout`, 5 s by default): `false` refuses the request with `503
+   * Service Unavailable` and `Retry-After` (a thrown
+   * `StoreUnavailableError`, which the router answers), as a limiter that
+   * cannot count must not let guesses through unchecked; `true` lets it
+   * through uncounted, without RateLimit headers, and logs the outage
+   * once until the store answers again. Keep the default for logins and
+   * anything guarded against guessing; `true` suits limits that only
+   * protect capacity.
+   *
+   * A give-back (`countResponse`) that fails is logged and the response
+   * served: the request then stays counted.
+   *
+   * @default {false}
+   */
+  failOpen?: boolean;
 }
 
 /** The middleware of {@linkcode rateLimit}, with a way to forget a key. */
@@ -333,6 +378,8 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     headers = true,
     ipv6Subnet = 64,
     onLimit,
+    countResponse,
+    failOpen = false,
   } = options ?? ({} as RateLimitOptions);
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new TypeError(
@@ -363,7 +410,17 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       `rateLimit(): ipv6Subnet must be a whole number from 1 to 128, got ${ipv6Subnet}`,
     );
   }
+  if (countResponse !== undefined && typeof countResponse !== "function") {
+    throw new TypeError(
+      `rateLimit(): countResponse must be a function (response, context) => boolean, got ${typeof countResponse}`,
+    );
+  }
   const store = options.store ?? createMemoryRateLimitStore();
+  if (countResponse !== undefined && typeof store.giveBack !== "function") {
+    throw new TypeError(
+      "rateLimit(): countResponse needs a store with giveBack(key, policy); this store has none",
+    );
+  }
   const policy: RateLimitPolicy = { limit, windowMs, algorithm };
   const policyText = `${limit}/${windowMs}` +
     (algorithm === "gcra" ? "" : ` (${algorithm})`);
@@ -382,6 +439,22 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const policyHeader = `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
   const itemStart = `"${name}";r=`;
   let warned = options.key !== undefined;
+  let outageLogged = false;
+
+  /** A store failure: rethrown, as a 503 for an outage, unless failing open. */
+  function storeFailed(error: unknown): void {
+    const failure = toStoreError(error, "rate limit store");
+    if (!failOpen || !(failure instanceof StoreUnavailableError)) {
+      throw failure;
+    }
+    if (!outageLogged) {
+      outageLogged = true;
+      console.error(
+        `rateLimit(): the store of "${name}" is unavailable; requests pass uncounted (failOpen) until it answers:`,
+        error,
+      );
+    }
+  }
 
   function apply(
     target: Headers,
@@ -439,17 +512,36 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       if (!warned) warnNoKey();
       return;
     }
-    let result = store.hit(prefix + storedKey(key), policy);
-    if (typeof (result as PromiseLike<unknown>).then === "function") {
-      result = await result;
+    const stored = prefix + storedKey(key);
+    let result: RateLimitResult | Promise<RateLimitResult>;
+    try {
+      result = store.hit(stored, policy);
+      if (typeof (result as PromiseLike<unknown>).then === "function") {
+        result = await result;
+      }
+    } catch (error) {
+      storeFailed(error);
+      return; // failing open: the request passes uncounted
     }
+    outageLogged = false;
     if (!(result as RateLimitResult).allowed) {
       const refused = onLimit === undefined
         ? tooManyRequests()
         : await onLimit(context, result as RateLimitResult);
       return decorate(refused, result as RateLimitResult, true);
     }
-    return decorate(await next(), result as RateLimitResult, false);
+    const response = await next();
+    if (
+      countResponse !== undefined && !await countResponse(response, context)
+    ) {
+      await store.giveBack!(stored, policy);
+      const counted = result as RateLimitResult;
+      result = {
+        ...counted,
+        remaining: Math.min(counted.limit, counted.remaining + 1),
+      };
+    }
+    return decorate(response, result as RateLimitResult, false);
   };
   return Object.assign(middleware, {
     reset: async (key: string): Promise<void> => {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkTimeout, withTimeout } from "../store/timeout.ts";
 import {
   algorithmOf,
   lockoutResult,
@@ -44,6 +45,17 @@ export interface RedisRateLimitStoreOptions {
   client: RedisRateLimitClient;
   /** Prefix of every key: state lives under `<prefix><key>`. Default `"rate_limit:"`. */
   prefix?: string;
+  /**
+   * Milliseconds to wait for Redis before a call fails as an outage, a
+   * `StoreUnavailableError` (503 with `Retry-After`, or a pass with
+   * `rateLimit({ failOpen: true })`). A client that queues commands while
+   * disconnected (node-redis' default offline queue), or a Redis busy
+   * with a slow command, would otherwise hold every request. `Infinity`
+   * waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 // GCRA in one step, on Redis' own clock (so servers' clocks need not
@@ -95,6 +107,43 @@ redis.call("SET", KEYS[1], count + 1, "PX", window)
 return { 1, count + 1, window }
 `;
 
+// Giving one request back, GCRA: the arrival time moved back by one
+// interval, on Redis' clock; deleted when that is not after now, so a
+// give-back never banks more than the full limit. ARGV: limit, window.
+/** The GCRA give-back script (not part of the package API). */
+export const GIVE_BACK_SCRIPT = `
+local time = redis.call("TIME")
+local now = time[1] * 1000 + time[2] / 1000
+local interval = tonumber(ARGV[2]) / tonumber(ARGV[1])
+local tat = tonumber(redis.call("GET", KEYS[1]))
+if tat == nil or tat <= now then
+  return 0
+end
+local back = tat - interval
+if back <= now + 0.000001 then
+  redis.call("DEL", KEYS[1])
+  return 1
+end
+redis.call("SET", KEYS[1], back, "PX", math.max(1, math.ceil(back - now)))
+return 1
+`;
+
+// Giving one request back, lockout: the count lowered by one (DECR keeps
+// the key's expiry), deleted at one; nothing to give back stays nothing.
+/** The lockout give-back script (not part of the package API). */
+export const LOCKOUT_GIVE_BACK_SCRIPT = `
+local count = tonumber(redis.call("GET", KEYS[1]) or "0")
+if count == nil or count <= 0 or count ~= math.floor(count) then
+  return 0
+end
+if count <= 1 then
+  redis.call("DEL", KEYS[1])
+else
+  redis.call("DECR", KEYS[1])
+end
+return 1
+`;
+
 async function sha1Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-1",
@@ -141,8 +190,11 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  *
  * With a client that has `evalSha` (node-redis does), the script is sent
  * by its SHA-1 digest, and by its text only when Redis does not know it
- * yet. Errors from Redis reach the router (a `500`): a limiter that cannot
- * count does not let requests through unchecked.
+ * yet. When Redis is down or does not answer within `timeout` (5 s by
+ * default), the call fails with a `StoreUnavailableError`: the router
+ * answers `503` with `Retry-After` (a limiter that cannot count does not
+ * let requests through unchecked), unless the limiter was made with
+ * `failOpen: true`. Other errors from Redis reach the router as they are.
  *
  * @example
  * ```ts ignore
@@ -177,11 +229,19 @@ export function createRedisRateLimitStore(
       "createRedisRateLimitStore() needs `client`: a connected Redis client with eval() (npm:redis)",
     );
   }
+  const timeout = checkTimeout(options.timeout, "createRedisRateLimitStore");
   const shas = new Map<string, string>();
   // The script's arguments per policy, made once.
   const argumentsOf = new WeakMap<RateLimitPolicy, string[]>();
 
-  async function run(
+  function run(script: string, options: RedisEvalOptions): Promise<unknown> {
+    return withTimeout(() => runNow(script, options), timeout, {
+      store: "Redis",
+      what: "rate limit",
+    });
+  }
+
+  async function runNow(
     script: string,
     options: RedisEvalOptions,
   ): Promise<unknown> {
@@ -233,8 +293,18 @@ export function createRedisRateLimitStore(
       }
       return gcraResult(await run(SCRIPT, options), policy);
     },
+    async giveBack(key: string, policy: RateLimitPolicy): Promise<void> {
+      const lockout = algorithmOf(policy) === "lockout";
+      await run(lockout ? LOCKOUT_GIVE_BACK_SCRIPT : GIVE_BACK_SCRIPT, {
+        keys: [prefix + key],
+        arguments: [String(policy.limit), String(policy.windowMs)],
+      });
+    },
     async reset(key) {
-      await client.del(prefix + key);
+      await withTimeout(() => client.del(prefix + key), timeout, {
+        store: "Redis",
+        what: "rate limit reset",
+      });
     },
   };
 }

@@ -81,6 +81,15 @@ export interface RateLimitStore {
   ): RateLimitResult | Promise<RateLimitResult>;
   /** Forgets `key`: its full limit is available again. */
   reset(key: string): void | Promise<void>;
+  /**
+   * Gives back one request that `hit` counted for `key` under `policy`
+   * (its outcome turned out not to count): GCRA moves the arrival time
+   * back by one interval, a lockout lowers its count by one. Atomic, and
+   * never below nothing: a key with nothing counted stays as it is (its
+   * state may have expired or been reset meanwhile). Optional:
+   * `rateLimit()` needs it only for `countResponse`.
+   */
+  giveBack?(key: string, policy: RateLimitPolicy): void | Promise<void>;
 }
 
 // Sub-millisecond slack for floating-point sums of windowMs / limit.
@@ -101,6 +110,40 @@ export function gcra(
   return next - now > policy.windowMs + EPSILON
     ? { allowed: false, tat }
     : { allowed: true, tat: next };
+}
+
+/**
+ * GCRA, giving one request back: the arrival time `tat` moved back by one
+ * interval, or `0` (delete the key) when that is not after `now`, so a
+ * give-back can never bank credit beyond the full limit.
+ */
+export function gcraGiveBack(
+  tat: number,
+  now: number,
+  policy: RateLimitPolicy,
+): number {
+  const back = tat - policy.windowMs / policy.limit;
+  return back > now + EPSILON ? back : 0;
+}
+
+/**
+ * A lockout, giving one request back: the count lowered by one, or
+ * `undefined` (delete the key) when nothing live is left. The time of the
+ * last counted request stays: the window the given-back request started
+ * is not undone, which can only keep earlier counts longer, never drop
+ * them.
+ */
+export function lockoutGiveBack(
+  state: LockoutState | undefined,
+  now: number,
+  policy: RateLimitPolicy,
+): LockoutState | undefined {
+  if (state === undefined || state.last + policy.windowMs - now <= 0) {
+    return undefined;
+  }
+  return state.count > 1
+    ? { count: state.count - 1, last: state.last }
+    : undefined;
 }
 
 /**

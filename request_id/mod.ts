@@ -2,7 +2,9 @@
  * Request ids as middleware: each request gets an id, reused from the
  * incoming `X-Request-Id` when that is short and safe, else generated; it
  * is sent back on the response and readable as `context.get(RequestId)`
- * (and by the logger's `%requestId`).
+ * (and by the logger's `%requestId`). Reuse the incoming id only behind
+ * a proxy of your own that sets it; an app that clients reach directly
+ * uses `trustIncoming: false` (see {@linkcode RequestIdOptions}).
  *
  * @example
  * ```ts
@@ -60,9 +62,13 @@ export interface RequestIdOptions {
    */
   generator?: (context: RequestContext) => string;
   /**
-   * Reuse an acceptable incoming id (say, one set by your load balancer).
-   * `false` always generates, for apps where clients reach the server
-   * directly and ids must be the server's own.
+   * Reuse an acceptable incoming id. Trust it only when every request
+   * reaches the app through a proxy or load balancer you run that sets
+   * the header itself, overwriting what the client sent: then one id
+   * follows the request across services. Without such a proxy, set
+   * `false` (always generate): a client reaching the server directly can
+   * send any id, reuse another request's id, and so blur whose lines in
+   * the log are whose.
    *
    * @default {true}
    */

@@ -29,13 +29,18 @@
  */
 
 import { NativeResponse } from "./native.ts";
+import { SafeHtml } from "../html/mod.ts";
 
 /** One event. */
 export interface ServerSentEvent {
   /**
-   * The payload. A string is sent as it is, each of its lines as a `data:`
-   * line (the browser joins them with `\n`); any other value is sent as
-   * JSON.
+   * The payload. A string, or an `html` value (its HTML text), is sent as
+   * it is, each of its lines as a `data:` line (the browser joins them with
+   * `\n`); any other value is sent as JSON, with `html` values inside it as
+   * their text. A Promise, a Map or a Set, anywhere in it, is refused with
+   * a `TypeError` (JSON would send `{}`): await promises in the source
+   * before yielding (`yield { data: await load() }`), and convert Maps and
+   * Sets (`Object.fromEntries(map)`, `[...set]`).
    */
   data: unknown;
   /** The event type (`addEventListener(type, ...)`); default `message`. */
@@ -107,6 +112,33 @@ function checkRetry(retry: unknown): number {
   return retry as number;
 }
 
+/** What JSON would send wrongly as `{}`, named for the error; or undefined. */
+function unsendable(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (typeof (value as { then?: unknown }).then === "function") {
+    return "a Promise (await it in the source before yielding)";
+  }
+  if (value instanceof Map) return "a Map (send Object.fromEntries(map))";
+  if (value instanceof Set) return "a Set (send [...set])";
+  return undefined;
+}
+
+/** `data` as JSON: `html` values as their text; promises, Maps, Sets refused. */
+function toJson(data: unknown): string | undefined {
+  return JSON.stringify(data, function (key, value) {
+    if (value instanceof SafeHtml) return value.value;
+    const problem = unsendable(value);
+    if (problem !== undefined) {
+      throw new TypeError(
+        `Server-sent event data${
+          key === "" ? "" : ` at ${JSON.stringify(key)}`
+        } is ${problem}; JSON would send it as {}`,
+      );
+    }
+    return value;
+  });
+}
+
 /** The wire form of one event. */
 function formatEvent(event: ServerSentEvent): string {
   if (typeof event !== "object" || event === null) {
@@ -126,10 +158,13 @@ function formatEvent(event: ServerSentEvent): string {
   if (event.retry !== undefined) text += `retry: ${checkRetry(event.retry)}\n`;
   const data = typeof event.data === "string"
     ? event.data
-    : JSON.stringify(event.data);
+    : event.data instanceof SafeHtml
+    ? event.data.value
+    : toJson(event.data);
   if (data === undefined) {
     throw new TypeError(
-      "A server-sent event needs data that is a string or JSON (got undefined)",
+      `A server-sent event needs data that is a string or JSON (got ${typeof event
+        .data})`,
     );
   }
   for (const line of data.split(NEWLINE)) text += `data: ${line}\n`;
@@ -155,7 +190,12 @@ function formatEvent(event: ServerSentEvent): string {
  *   `source`: it gets a signal that aborts when the stream ends, and the
  *   wait can end on it, as the example does.
  * - An error from the source ends the stream; it goes to `onError`
- *   (`console.error` by default), never to the client.
+ *   (`console.error` by default), never to the client. So does an event
+ *   that cannot be sent: `data` that is (or holds) a Promise, a Map or a
+ *   Set, which JSON would send as `{}` (await promises in the source), or
+ *   a line break in `event` or `id`.
+ * - `data` that is an `html` value is sent as its HTML text (for htmx's
+ *   SSE swaps, say), not as JSON.
  *
  * `Last-Event-ID`: give events an `id`; a browser that reconnects (after a
  * network error, or when the stream ends) sends the last one it saw in

@@ -174,8 +174,14 @@ export function compileTable<T>(
   try {
     // Static paths first: one hash lookup, then the trie for the rest.
     const trie = root === undefined ? "" : node(root, 0, []);
-    const body = `return function match(path) {\nconst s = S.get(path);\n` +
-      `if (s !== undefined) return s.hit;\n` +
+    // Only a path no longer than the longest static one is looked up.
+    let longest = 0;
+    for (const key of statics.keys()) longest = Math.max(longest, key.length);
+    const lookup = statics.size === 0
+      ? ""
+      : `if (path.length <= ${longest}) {\n` +
+        `const s = S.get(path);\nif (s !== undefined) return s.hit;\n}\n`;
+    const body = `return function match(path) {\n${lookup}` +
       `const L = path.length;\n${trie}return undefined;\n};`;
     if (body.length > MAX_SOURCE) return undefined;
     return new Function("S", "V", "X", "D", "C", body)(

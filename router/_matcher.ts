@@ -125,9 +125,12 @@ export let compilations = 0;
 function prepare<T>(table: Table<T>): (path: string) => Match<T> | undefined {
   const { statics, root, dynamic } = table;
   index(root);
+  const longest = longestKey(statics);
   const interpret = (path: string): Match<T> | undefined => {
-    const entry = statics.get(path);
-    if (entry !== undefined) return entry.hit;
+    if (path.length <= longest) {
+      const entry = statics.get(path);
+      if (entry !== undefined) return entry.hit;
+    }
     return dynamic ? search(root, path, 0, 0) : undefined;
   };
   table.compiled = false;
@@ -148,6 +151,17 @@ function prepare<T>(table: Table<T>): (path: string) => Match<T> | undefined {
     }
     return interpret(path);
   };
+}
+
+/**
+ * The longest static path: a longer one cannot match, and is not looked up.
+ * V8 hashes strings over 16,383 characters by their length alone, so long
+ * paths of one length would all collide in the Map (and slow every lookup).
+ */
+function longestKey(statics: ReadonlyMap<string, unknown>): number {
+  let longest = 0;
+  for (const key of statics.keys()) longest = Math.max(longest, key.length);
+  return longest;
 }
 
 let useCodegen = true;

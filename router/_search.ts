@@ -43,7 +43,11 @@ export function search<T>(
   if (staticMap !== undefined) {
     let end = path.indexOf("/", pos + 1);
     if (end === -1) end = length;
-    const child = staticMap.get(path.slice(pos + 1, end));
+    // A segment longer than every key is not hashed (V8 hashes strings over
+    // 16,383 characters by length alone: long ones all collide).
+    const child = end - pos - 1 > node.staticLongest
+      ? undefined
+      : staticMap.get(path.slice(pos + 1, end));
     if (child !== undefined) {
       const found = search(child.node, path, end, depth);
       if (found !== undefined) return found;

@@ -92,6 +92,8 @@ export class Node<T> {
    * a lookup tries only the siblings whose prefix the path has.
    */
   staticMap: Map<string, StaticChild<T>> | undefined;
+  /** The longest key of `staticMap`: a longer segment is not looked up. */
+  staticLongest = 0;
   /** Children by kind and text or source, so an insert finds its own at once. */
   readonly children = new Map<string, StaticChild<T> | Segment<T> | Tail<T>>();
   segmentIndex: PrefixIndex | undefined;
@@ -175,6 +177,7 @@ class Affix {
 /** Builds the dispatch indexes of wide nodes, once per compile. */
 export function index<T>(node: Node<T>): void {
   node.staticMap = undefined;
+  node.staticLongest = 0;
   if (node.statics !== undefined) {
     let widest = 0;
     for (const bucket of node.statics) {
@@ -183,7 +186,10 @@ export function index<T>(node: Node<T>): void {
     if (widest > STATIC_WIDE) {
       node.staticMap = new Map();
       for (const bucket of node.statics) {
-        for (const child of bucket ?? []) node.staticMap.set(child.text, child);
+        for (const child of bucket ?? []) {
+          node.staticMap.set(child.text, child);
+          node.staticLongest = Math.max(node.staticLongest, child.text.length);
+        }
       }
     }
     for (const bucket of node.statics) {

@@ -22,6 +22,17 @@
  * own policy), unless `overwrite: true`. `Cross-Origin-Embedder-Policy`, `Content-Security-Policy`
  * and `Permissions-Policy` are sent only when given.
  *
+ * The nonce goes only where it can be used: on HTML responses
+ * (`text/html`, `application/xhtml+xml`) that no shared cache may keep
+ * (no `public` or `s-maxage` in `Cache-Control`). A cached page would give
+ * every visitor the same nonce, and a static file cannot hold a fresh one
+ * (`secureHeaders()` before `serveStatic()` would otherwise put one on
+ * every `public, max-age=3600` file). Other responses get the same policy
+ * without its nonce sources; a directive whose only source was the nonce
+ * becomes `'none'` (`script-src 'none'`). `CspNonce` is still set for
+ * every request: a handler that renders HTML reads it before its
+ * response exists.
+ *
  * HSTS is sent only when the request URL is `https:`: over plain HTTP
  * browsers ignore it. Behind a proxy that ends TLS, the app sees `http:`;
  * let the proxy send HSTS.
@@ -206,11 +217,20 @@ const DIRECTIVE = /^[a-z][a-z-]*$/;
 // deno-lint-ignore no-control-regex -- refusing control characters is the point
 const BAD_SOURCE = /[;,\s\x00-\x1f\x7f]/;
 
-/** A policy compiled to text pieces, with a nonce between each pair. */
+/**
+ * A policy compiled to text pieces, with a nonce between each pair, and
+ * the policy without its nonce sources, for responses that cannot use one.
+ */
+interface CompiledPolicy {
+  pieces: string[];
+  withoutNonce: string;
+}
+
+/** Compiles a policy; see {@linkcode CompiledPolicy}. */
 function compilePolicy(
   option: string,
   policy: ContentSecurityPolicy,
-): string[] {
+): CompiledPolicy {
   if (typeof policy !== "object" || policy === null) {
     throw new TypeError(
       `secureHeaders(): ${option} must be an object of directive: sources[]`,
@@ -218,6 +238,7 @@ function compilePolicy(
   }
   const pieces: string[] = [];
   let text = "";
+  let plain = "";
   for (const [key, sources] of Object.entries(policy)) {
     const directive = key.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
     if (!DIRECTIVE.test(directive)) {
@@ -233,6 +254,8 @@ function compilePolicy(
       );
     }
     text += (text === "" && pieces.length === 0 ? "" : "; ") + directive;
+    plain += (plain === "" ? "" : "; ") + directive;
+    let kept = 0;
     for (const source of sources) {
       if (
         typeof source !== "string" || source === "" || BAD_SOURCE.test(source)
@@ -248,16 +271,41 @@ function compilePolicy(
         text = "'";
       } else {
         text += " " + source;
+        plain += " " + source;
+        kept++;
       }
     }
+    // A directive whose only source was the nonce allows nothing without it.
+    if (kept === 0 && sources.length > 0) plain += " 'none'";
   }
   pieces.push(text);
-  return pieces;
+  return { pieces, withoutNonce: plain };
 }
 
-/** The header text for one request: `pieces` joined by `nonce`. */
-function fillPolicy(pieces: string[], nonce: string | undefined): string {
+const SHARED_CACHE = /(?:^|[\s,])(?:public|s-maxage)\b/i;
+
+/**
+ * Whether a response can carry a fresh nonce: an HTML page (the only kind
+ * that holds `<script nonce>`) that no shared cache may keep, since a
+ * cached copy would hand every visitor the same nonce (and a static file
+ * cannot hold a fresh one anyway).
+ */
+function takesNonce(headers: Headers): boolean {
+  const type = headers.get("content-type");
+  if (type === null) return false;
+  const start = type.trimStart().slice(0, 21).toLowerCase();
+  if (
+    !start.startsWith("text/html") && !start.startsWith("application/xhtml+xml")
+  ) return false;
+  const cacheControl = headers.get("cache-control");
+  return cacheControl === null || !SHARED_CACHE.test(cacheControl);
+}
+
+/** The header text for one response: `pieces` joined by `nonce`. */
+function fillPolicy(policy: CompiledPolicy, nonce: string | undefined): string {
+  const pieces = policy.pieces;
   if (pieces.length === 1) return pieces[0];
+  if (nonce === undefined) return policy.withoutNonce;
   let text = pieces[0];
   for (let i = 1; i < pieces.length; i++) text += nonce + pieces[i];
   return text;
@@ -328,7 +376,8 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
       "contentSecurityPolicyReportOnly",
       options.contentSecurityPolicyReportOnly,
     );
-  const usesNonce = (csp?.length ?? 0) > 1 || (cspReport?.length ?? 0) > 1;
+  const usesNonce = (csp?.pieces.length ?? 0) > 1 ||
+    (cspReport?.pieces.length ?? 0) > 1;
   const removePoweredBy = options.removePoweredBy ?? true;
   const overwrite = options.overwrite ?? false;
   const count = fixed.length;
@@ -366,6 +415,11 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     if (removePoweredBy) headers.delete("X-Powered-By");
   }
 
+  /** The nonce for this response's policy: only where it can be used. */
+  function nonceFor(headers: Headers, nonce: string | undefined) {
+    return nonce !== undefined && takesNonce(headers) ? nonce : undefined;
+  }
+
   return async function secureHeaders(context, next) {
     let nonce: string | undefined;
     if (usesNonce) {
@@ -374,14 +428,15 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     }
     const https = context.request.url.startsWith("https:");
     const response = await next();
+    const used = nonceFor(response.headers, nonce);
     try {
-      apply(response.headers, https, nonce);
+      apply(response.headers, https, used);
       return response;
     } catch (error) {
       if (!(error instanceof TypeError)) throw error;
       // Response.redirect() and fetch() responses have immutable headers.
       const copy = new NativeResponse(response.body, response);
-      apply(copy.headers, https, nonce);
+      apply(copy.headers, https, used);
       return copy;
     }
   };

@@ -10,7 +10,11 @@ function app(options?: SecureHeadersOptions) {
   const router = createRouter({ middleware: [secureHeaders(options)] });
   router.get("/", ({ get }) =>
     new Response(String(get(CspNonce)), {
-      headers: { "X-Powered-By": "PHP/4.0" },
+      // HTML: the kind of response a nonce goes on.
+      headers: {
+        "X-Powered-By": "PHP/4.0",
+        "Content-Type": "text/html; charset=utf-8",
+      },
     }));
   router.get(
     "/framed",

@@ -37,6 +37,9 @@ export interface SessionCookie {
   expire(): string;
 }
 
+/** A signed session id: 24 characters, `.`, a 43-character signature. */
+export const SIGNED_ID_LENGTH = 24 + 1 + 43;
+
 /** Shortest secret accepted without `allowShortSecrets`. */
 const MIN_SECRET_LENGTH = 32;
 
@@ -88,9 +91,17 @@ function describe(value: unknown): string {
   return typeof value === "string" ? "a string" : `a ${typeof value}`;
 }
 
-/** Checks `options` and creates the cookie; throws `TypeError` when invalid. */
+/**
+ * Checks `options` and creates the cookie; throws `TypeError` when invalid.
+ * `maxValueLength` is the longest signed value the storage can have
+ * written: a longer one is refused before it is looked up or hashed (V8
+ * hashes strings over 16,383 characters by their length alone, so long
+ * values of one length all collide in the signer's cache, and an HMAC
+ * over them is wasted work).
+ */
 export function createSessionCookie(
   options: SessionCookieOptions,
+  maxValueLength: number,
 ): SessionCookie {
   if (options === null || typeof options !== "object") {
     throw new TypeError("Session storage needs a `cookie` options object");
@@ -137,6 +148,7 @@ export function createSessionCookie(
       return getCookieValues(header, name);
     },
     verify(raw) {
+      if (raw.length > maxValueLength) return null;
       const unsigned = signer.unsign(raw);
       return unsigned === null
         ? null

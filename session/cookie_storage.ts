@@ -71,7 +71,8 @@ export interface CookieSessionStorageOptions {
 export function createCookieSessionStorage(
   options: CookieSessionStorageOptions,
 ): SessionStorage {
-  const cookie = createSessionCookie(options?.cookie);
+  // No value longer than the largest cookie save() lets out is genuine.
+  const cookie = createSessionCookie(options?.cookie, MAX_COOKIE_BYTES);
 
   return {
     // deno-lint-ignore require-await -- all synchronous, kept a Promise

@@ -13,6 +13,7 @@
 
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
 import { whileLocked } from "../store/retry.ts";
+import { checkTimeout, withTimeout } from "../store/timeout.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
@@ -71,6 +72,15 @@ export interface KvSessionStorageOptions {
   cookie: SessionCookieOptions;
   /** First part of every key: data lives under `[prefix, id]`. Default `"sessions"`. */
   prefix?: string;
+  /**
+   * Milliseconds one read, write or delete may take (retries of a locked
+   * database included) before it fails as an outage: `session()` then
+   * answers 503 with `Retry-After`. A remote KV Connect database that
+   * stops answering would otherwise hold every request. `Infinity` waits.
+   *
+   * @default {5000}
+   */
+  timeout?: number;
 }
 
 /**
@@ -134,11 +144,15 @@ export function createKvSessionStorage(
     );
   }
 
+  const timeout = checkTimeout(options.timeout, "createKvSessionStorage");
+  const bounded = <T>(what: string, call: () => Promise<T>): Promise<T> =>
+    withTimeout(call, timeout, { store: "Deno KV", what });
+
   const store: SessionStore = {
     async get(id, budget) {
-      const entry = await whileLocked(
-        () => client.get<Uint8Array>([prefix, id]),
-        budget,
+      const entry = await bounded(
+        "read session",
+        () => whileLocked(() => client.get<Uint8Array>([prefix, id]), budget),
       );
       if (!(entry.value instanceof Uint8Array)) return null;
       let json: string;
@@ -177,12 +191,18 @@ export function createKvSessionStorage(
         bytes,
         Number.isFinite(expireIn) ? { expireIn } : undefined,
       );
-      const result = await whileLocked(() => operation.commit(), budget);
+      const result = await bounded(
+        "save session",
+        () => whileLocked(() => operation.commit(), budget),
+      );
       return result.ok ? { version: result.versionstamp } : null;
     },
 
     async delete(id, budget) {
-      await whileLocked(() => client.delete([prefix, id]), budget);
+      await bounded(
+        "delete session",
+        () => whileLocked(() => client.delete([prefix, id]), budget),
+      );
     },
   };
 

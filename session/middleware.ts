@@ -7,9 +7,10 @@
 
 import type { AnyContextKey, ContextValue } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
-import type { Session } from "./session.ts";
+import { type Session, SessionObject, stateOf } from "./session.ts";
 import type { SessionStorage } from "./storage.ts";
 import { NativeResponse } from "../response/native.ts";
+import { isStoreOutage, StoreUnavailableError } from "../store/errors.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
@@ -38,6 +39,22 @@ export type SessionKey =
  * again with the first secret. Other `Set-Cookie` headers are kept. A
  * request that only reads its session gets no `Set-Cookie`. When the handler
  * throws, nothing is saved.
+ *
+ * An answer that depends on the session is kept out of caches: when the
+ * handler (or any middleware after this one) read or wrote the session
+ * (`get`, `has`, `id`, `set`, and the rest), or a `Set-Cookie` is sent,
+ * the response gets `Cache-Control: no-store`, so after logout the
+ * browser's Back button cannot show a signed-in page from its cache, and
+ * no shared cache hands one user's page to another. A response whose own
+ * `Cache-Control` already says `no-store` or `private` keeps it; any other
+ * (`public, max-age=...`) is replaced. Answers that never touch the session
+ * are left alone, so mount static files before `session()` or leave the
+ * session unread there.
+ *
+ * One `session()` per context key: a second `session()` on a key that
+ * already holds a session, or a handler that replaces the session in the
+ * context (`context.set(key, ...)`), is refused with an `Error` saying so
+ * (the router's 500), rather than silently dropping one side's changes.
  *
  * @example The seed's setup
  * ```ts
@@ -74,9 +91,13 @@ export type SessionKey =
  * other servers kept changing the session for the whole 2 s retry budget),
  * the request gets a `503 Service Unavailable` with a short text and
  * `Retry-After: 5`, the error goes to `console.error`, and the next request
- * tries again: no restart is needed once the store is back. An error thrown by the handler
- * itself, and a session too large to save (`RangeError`, `TypeError`), are
- * not caught here; the router's `onError` sees them (a 500).
+ * tries again: no restart is needed once the store is back. Store errors
+ * are told apart by what they say, not their class (see `isStoreOutage()`
+ * in `@fetchkit/toolkit/store`): Deno KV's `database or disk is full`, a
+ * `TypeError`, is an outage and answers 503. An error thrown by the
+ * handler itself, and a session too large to save (any other `RangeError`
+ * or `TypeError`), are not caught here; the router's `onError` sees them
+ * (a 500).
  *
  * @param key The context key the session is stored under.
  * @param storage Where sessions live: cookie, memory, Deno KV or Redis.
@@ -93,6 +114,12 @@ export function session<K extends SessionKey>(
     throw new TypeError("session() needs a session storage as second argument");
   }
   return async (context, next) => {
+    if (context.get(key) instanceof SessionObject) {
+      throw new Error(
+        "session(): a session is already loaded under this context key by another session() middleware; " +
+          "the second would replace it and one of them would lose its changes. Give each session() its own key",
+      );
+    }
     let current: Session;
     try {
       current = await storage.read(context.request.headers.get("cookie"));
@@ -101,13 +128,31 @@ export function session<K extends SessionKey>(
     }
     context.set(key, current as ContextValue<K>);
     const response = await next();
+    if (context.get(key) !== current) {
+      await response.body?.cancel();
+      throw new Error(
+        "session(): the session under this context key was replaced during the request (context.set); " +
+          "changes made through the replaced session would be lost, so nothing was saved. " +
+          "Change the session through its methods (set, unset, flash, regenerateId, destroy) instead",
+      );
+    }
+    // Read before saving: storages read the id while saving.
+    // A session of a storage's own making cannot tell: assume it was used.
+    const used = current instanceof SessionObject
+      ? stateOf(current).used
+      : true;
     let setCookie: string | null;
     try {
       setCookie = await storage.save(current);
     } catch (error) {
       // A session too large for its cookie or store (RangeError,
       // TypeError) is the application's bug: the router's 500, not a 503.
-      if (error instanceof RangeError || error instanceof TypeError) {
+      // Classified by what it says, not its class: Deno KV reports a full
+      // disk as a TypeError ("database or disk is full"), an outage.
+      if (
+        (error instanceof RangeError || error instanceof TypeError) &&
+        !isStoreOutage(error)
+      ) {
         throw error;
       }
       // The response is dropped: a page that says "saved" while its
@@ -115,7 +160,7 @@ export function session<K extends SessionKey>(
       await response.body?.cancel();
       return unavailable("save", error);
     }
-    return setCookie === null ? response : withCookie(response, setCookie);
+    return finish(response, setCookie, used || setCookie !== null);
   };
 }
 
@@ -126,28 +171,54 @@ export function session<K extends SessionKey>(
  */
 function unavailable(operation: string, error: unknown): Response {
   console.error(`session(): the session store failed to ${operation}:`, error);
+  const retryAfter = error instanceof StoreUnavailableError
+    ? error.retryAfterSeconds
+    : 5;
   return new NativeResponse(
     "Service Unavailable: the session store is not responding; try again shortly.",
     {
       status: 503,
       headers: {
         "Content-Type": "text/plain; charset=utf-8",
-        "Retry-After": "5",
+        "Retry-After": String(retryAfter),
         "Cache-Control": "no-store",
       },
     },
   );
 }
 
-/** Appends `Set-Cookie`, copying the response when its headers are immutable. */
-function withCookie(response: Response, setCookie: string): Response {
+/**
+ * Whether a `Cache-Control` value already keeps the answer out of shared
+ * caches (`no-store` or `private`): the application's choice then stands.
+ */
+function keepsPrivate(value: string | null): boolean {
+  return value !== null && /(?:^|,)\s*(?:no-store|private)\b/i.test(value);
+}
+
+function apply(headers: Headers, setCookie: string | null, noStore: boolean) {
+  if (setCookie !== null) headers.append("Set-Cookie", setCookie);
+  if (noStore && !keepsPrivate(headers.get("Cache-Control"))) {
+    headers.set("Cache-Control", "no-store");
+  }
+}
+
+/**
+ * Appends `Set-Cookie` and marks a session-dependent answer `no-store`,
+ * copying the response when its headers are immutable.
+ */
+function finish(
+  response: Response,
+  setCookie: string | null,
+  noStore: boolean,
+): Response {
+  if (setCookie === null && !noStore) return response;
   try {
-    response.headers.append("Set-Cookie", setCookie);
+    apply(response.headers, setCookie, noStore);
     return response;
   } catch {
     // Responses from fetch() and Response.redirect() have immutable headers.
     const copy = new NativeResponse(response.body, response);
-    copy.headers.append("Set-Cookie", setCookie);
+    apply(copy.headers, setCookie, noStore);
     return copy;
   }
 }

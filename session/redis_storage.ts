@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkTimeout, withTimeout } from "../store/timeout.ts";
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
@@ -130,40 +131,25 @@ export function createRedisSessionStorage(
     );
   }
 
-  if (typeof timeout !== "number" || !(timeout > 0)) {
-    throw new TypeError(
-      `createRedisSessionStorage: timeout must be a positive number of milliseconds, got ${timeout}`,
-    );
-  }
-  /** `operation`, or a rejection once Redis has not answered in time. */
-  function bounded<T>(operation: () => Promise<T>): Promise<T> {
-    if (timeout === Infinity) return operation();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    return Promise.race([
-      operation(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`Redis did not answer within ${timeout} ms`)),
-          timeout,
-        );
-      }),
-    ]).finally(() => clearTimeout(timer));
-  }
+  checkTimeout(timeout, "createRedisSessionStorage");
+  /** `operation`, or a 503 error once Redis has not answered in time. */
+  const bounded = <T>(what: string, operation: () => Promise<T>) =>
+    withTimeout(operation, timeout, { store: "Redis", what });
 
   const store: SessionStore = {
     async get(id) {
-      const json = await bounded(() => client.get(prefix + id));
+      const json = await bounded("read session", () => client.get(prefix + id));
       if (typeof json !== "string") return null;
       // The text itself is the version: compared again before a write.
       return { json, version: json };
     },
 
     write(change) {
-      return bounded(() => write(change));
+      return bounded("save session", () => write(change));
     },
 
     async delete(id) {
-      await bounded(() => client.del(prefix + id));
+      await bounded("delete session", () => client.del(prefix + id));
     },
   };
 

@@ -31,6 +31,11 @@ export interface SessionState {
   resign: boolean;
   /** The storage's version of the loaded record, to detect concurrent writes. */
   version: unknown;
+  /**
+   * Read or written in this request (any method, or `id`): the answer
+   * depends on the session, so `session()` sends it `no-store`.
+   */
+  used: boolean;
 }
 
 /** What storages persist, as JSON: values, next flash values, expiry time. */
@@ -173,10 +178,12 @@ export class SessionObject<Data extends SessionData = SessionData>
       deleteId: undefined,
       resign: false,
       version: undefined,
+      used: false,
     };
   }
 
   get id(): string {
+    this.#s.used = true;
     return this.#s.id ??= createSessionId();
   }
 
@@ -190,6 +197,7 @@ export class SessionObject<Data extends SessionData = SessionData>
 
   get<K extends keyof Data & string>(name: K): Data[K] | undefined {
     const s = this.#s;
+    s.used = true;
     if (s.destroyed) return undefined;
     if (s.flash.size !== 0 && s.flash.has(name)) {
       return s.flash.get(name) as Data[K];
@@ -199,6 +207,7 @@ export class SessionObject<Data extends SessionData = SessionData>
 
   has(name: keyof Data & string): boolean {
     const s = this.#s;
+    s.used = true;
     return !s.destroyed && (s.values.has(name) || s.flash.has(name));
   }
 
@@ -239,11 +248,13 @@ export class SessionObject<Data extends SessionData = SessionData>
 
   destroy(): void {
     const s = this.#s;
+    s.used = true;
     s.destroyed = true;
     s.dirty = true;
   }
 
   #writable(): SessionState {
+    this.#s.used = true;
     if (this.#s.destroyed) {
       throw new Error("The session was destroyed; it can no longer change");
     }

@@ -85,7 +85,7 @@ export interface AppOptions {
    * when sessions are in Redis, so every server shares the counts.
    */
   rateLimitStore?: RateLimitStore;
-  /** Login attempts per client address per 15 minutes. Default 20. */
+  /** Failed logins per client address per hour. Default 100. */
   loginAddressLimit?: number;
   /** Where sessions live. */
   sessions: SessionStorage;
@@ -122,7 +122,10 @@ export async function createApp(options: AppOptions): Promise<Router> {
 
   const router = createRouter({
     middleware: [
-      requestId(),
+      // Clients reach this app directly (no proxy sets the header), so
+      // the id is always the server's own: a client cannot reuse
+      // another request's id in the log.
+      requestId({ trustIncoming: false }),
       ...(options.log === null
         ? []
         : [logger({ format: LOG_FORMAT, log: options.log })]),

@@ -490,3 +490,25 @@ Deno.test('settings: an admin is "an admin"', async () => {
   assert.match(page.body, /You are an <span class="role">admin<\/span>\./);
   close();
 });
+
+Deno.test("signed-in pages are no-store: after logout, Back cannot show the profile or dashboard from the cache", async () => {
+  const { app, close } = await testApp();
+  const client = new Client(app);
+  await client.register("ada@example.com");
+  const pages: Record<string, Response> = {};
+  for (const path of ["/profile", "/dashboard", "/"]) {
+    pages[path] = await client.get(path);
+  }
+  await client.post("/auth/logout");
+  // What the browser kept of the pages it saw while signed in.
+  for (const [path, response] of Object.entries(pages)) {
+    assert.equal(response.status, 200, path);
+    assert.match(await response.text(), /ada@example\.com|Ada/, path);
+    assert.equal(response.headers.get("cache-control"), "no-store", path);
+  }
+  // Pages that do not depend on the session stay cacheable.
+  const css = await client.get("/assets/style.css");
+  assert.match(css.headers.get("cache-control") ?? "", /max-age=3600/);
+  await css.body?.cancel();
+  close();
+});

@@ -13,7 +13,7 @@
  * | `ADMIN_EMAIL`     |                            | with `ADMIN_PASSWORD`: an admin made at start  |
  * | `ADMIN_PASSWORD`  |                            | 8 characters to 72 bytes, as registration asks |
  * | `DENO_ENV`        |                            | `production`: secret needed, `__Host-` cookie  |
- * | `LOGIN_ADDRESS_LIMIT` | `20`                   | logins per client address per 15 minutes       |
+ * | `LOGIN_ADDRESS_LIMIT` | `100`                  | failed logins per client address per hour      |
  *
  * @module
  */

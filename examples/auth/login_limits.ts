@@ -4,18 +4,13 @@
  * | limiter   | key                       | limit                   | against                               |
  * | --------- | ------------------------- | ----------------------- | ------------------------------------- |
  * | `login-email`   | the email, lowercased | 5 attempts, then none until 15 minutes after the last (a lockout) | guessing one account's password       |
- * | `login-address` | the client address (an IPv6 one by its `/64`) | 20 attempts per 15 minutes (GCRA) | one client trying a password on many accounts (spraying) |
+ * | `login-address` | the client address (an IPv6 one by its `/64`) | 100 failed logins per hour (GCRA) | one client trying a password on many accounts (spraying) |
  *
- * Both count every login that reaches the password check (a form refused
- * with `422` is not counted: it costs no bcrypt and guesses nothing). A
- * limiter does not count the attempts it refuses itself. The address
- * limiter runs first, so an attempt that the email lockout then refuses
- * still counts toward its address: a client that keeps hammering a locked
- * account spends its own address budget. A successful login clears its
- * email's count, not its address's (an attacker holding one account must
- * not reset the address budget with it). The counts live in the app's
- * KV database, or in Redis with `SESSION_STORAGE=redis`, so every server
- * sharing them shares the budgets exactly.
+ * Neither counts a form refused with `422` (it costs no bcrypt and
+ * guesses nothing). A limiter does not count the attempts it refuses
+ * itself. The counts live in the app's KV database, or in Redis with
+ * `SESSION_STORAGE=redis`, so every server sharing them shares the
+ * budgets exactly.
  *
  * The per-email limit is the seed's: `rateLimit()` with `algorithm:
  * "lockout"` counts attempts per email and forgets the count 15 minutes
@@ -28,20 +23,37 @@
  * sign in once it is over, and a success clears the count. A guesser gets
  * at most 5 attempts in any 15 minutes.
  *
- * The per-address limit is a token bucket (GCRA, the `rateLimit()`
- * default): 20 back to back, then one every 45 seconds, so the people
- * behind one address are slowed, never shut out for 15 minutes by one
- * of them.
+ * The per-address limit counts failed logins only (`countResponse`): each
+ * attempt takes one unit of the address's budget before the password is
+ * checked, so concurrent guesses cannot overshoot it, and a successful
+ * login gives its unit back. People signing in correctly never use it up:
+ * an office, campus or mobile carrier with hundreds of people behind one
+ * address signs in as freely as one person. A success gives back only its
+ * own attempt; it does not clear the address's failures (an attacker
+ * holding one account must not reset the address budget with it). An
+ * attempt the email lockout refuses counts as a failure: a client that
+ * keeps hammering a locked account spends its own address budget.
  *
- * 20 per address leaves room for a household or an office behind one
- * address (four people each mistyping five times); spraying from one
- * address is slowed to 80 attempts an hour. Where more users share one
- * address, raise it (`LOGIN_ADDRESS_LIMIT`). Behind a reverse proxy, set
- * the router's `trustProxy`, or every client counts as the proxy.
+ * It is a token bucket (GCRA, the `rateLimit()` default): 100 failures
+ * back to back, then one every 36 seconds. Why 100 per hour: people
+ * mistype a password on roughly one login in ten, so 200 people behind
+ * one address each signing in twice in one hour make about 40 failures,
+ * and even all 200 mistyping once in the same hour stay within the burst
+ * plus the hour's refill (100 + 100); nobody is shut out, only slowed to
+ * one failure every 36 seconds past the burst. A sprayer gets 100 guesses
+ * in the first hour and 100 per hour after (2,400 a day, spread over many
+ * accounts, each of which locks after 5): too slow to matter against any
+ * password outside the few most common ones. Where more users share one
+ * address, raise it (`LOGIN_ADDRESS_LIMIT`, failed logins per address per
+ * hour). Behind a reverse proxy, set the router's `trustProxy`, or every
+ * client counts as the proxy.
  *
  * @module
  */
-import type { RequestContext } from "@fetchkit/toolkit/fetch-router";
+import {
+  createContextKey,
+  type RequestContext,
+} from "@fetchkit/toolkit/fetch-router";
 import {
   rateLimit,
   type RateLimitMiddleware,
@@ -53,10 +65,16 @@ import {
 export const LOGIN_LIMIT = 5;
 /** ...forgotten 15 minutes after the last counted one. */
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;
-/** Login attempts per client address, against password spraying... */
-export const ADDRESS_LIMIT = 20;
-/** ...per 15 minutes. */
-export const ADDRESS_WINDOW_MS = 15 * 60 * 1000;
+/** Failed logins per client address, against password spraying... */
+export const ADDRESS_LIMIT = 100;
+/** ...per hour. */
+export const ADDRESS_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * Set to `true` by the login handler when the password matched: the
+ * per-address limiter then gives the attempt back.
+ */
+export const LoginSucceeded = createContextKey<boolean>();
 
 /** The two login limiters; run `perAddress` first. */
 export interface LoginLimits {
@@ -72,7 +90,7 @@ export interface LoginLimitsOptions {
   emailOf: (context: RequestContext) => string | undefined;
   /** The 429 page. */
   onLimit: (context: RequestContext, result: RateLimitResult) => Response;
-  /** Attempts per address per 15 minutes. Default {@linkcode ADDRESS_LIMIT}. */
+  /** Failed logins per address per hour. Default {@linkcode ADDRESS_LIMIT}. */
   addressLimit?: number;
 }
 
@@ -86,6 +104,8 @@ export function createLoginLimits(options: LoginLimitsOptions): LoginLimits {
       windowMs: ADDRESS_WINDOW_MS,
       store,
       onLimit,
+      countResponse: (_response, context) =>
+        context.get(LoginSucceeded) !== true,
     }),
     perEmail: rateLimit({
       name: "login-email",

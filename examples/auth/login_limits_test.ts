@@ -1,6 +1,6 @@
 // The login limits on rateLimit(): 5 per email (a lockout, forgotten 15
-// minutes after the last counted attempt) and 20 per client address per 15
-// minutes, on the app's KV (shared by apps on one KV file).
+// minutes after the last counted attempt) and 100 failed logins per client
+// address per hour, on the app's KV (shared by apps on one KV file).
 import { tooManyAttempts } from "./controllers/auth.ts";
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
@@ -132,13 +132,58 @@ Deno.test("login limit per email: a successful login clears the count", async ()
   close();
 });
 
-Deno.test("login limit per address: 20 attempts on 20 emails, the 21st refused; other addresses go on", async () => {
+Deno.test("login limit per address: 200 users signing in correctly from one address within a minute all get in", async () => {
+  const { app, close } = await testApp();
+  try {
+    const emails = Array.from({ length: 200 }, (_, i) => `u${i}@office.test`);
+    for (const email of emails) {
+      const registered = await new Client(app).register(email);
+      assert.equal(registered.headers.get("location"), "/dashboard");
+    }
+    const started = Date.now();
+    for (const [i, email] of emails.entries()) {
+      const office = new Client(app, "198.51.100.200");
+      const response = await office.login(email, "correct horse");
+      assert.equal(response.status, 303, `user ${i + 1}`);
+      assert.equal(response.headers.get("location"), "/dashboard");
+      // Nothing of the address's budget is used.
+      assert.match(
+        response.headers.get("ratelimit") ?? "",
+        new RegExp(`"login-address";r=${ADDRESS_LIMIT};`),
+      );
+    }
+    assert.ok(Date.now() - started < 60_000, "within a minute");
+    // A few mistypes among them count, and only those.
+    const office = new Client(app, "198.51.100.200");
+    await office.login("u1@office.test", "typo");
+    const next = await office.login("u2@office.test", "correct horse");
+    assert.match(
+      next.headers.get("ratelimit") ?? "",
+      new RegExp(`"login-address";r=${ADDRESS_LIMIT - 1};`),
+    );
+  } finally {
+    close();
+  }
+});
+
+Deno.test("login limit per address: failures over many emails are stopped after the limit, and a success in between resets nothing", async () => {
   const { app, close } = await testApp();
   await new Client(app).register("ada@example.com");
+  await new Client(app).register("eve@example.com", "eve's password");
   const sprayer = new Client(app, "203.0.113.7");
   for (let i = 0; i < ADDRESS_LIMIT; i++) {
     const response = await sprayer.login(`user${i}@example.com`, "Summer2026!");
     assert.equal(response.status, 303, `attempt ${i + 1}`);
+    assert.equal(response.headers.get("location"), "/auth/login");
+    if (i === ADDRESS_LIMIT - 2) {
+      // The sprayer holds one real account: signing in to it gives back
+      // that attempt only.
+      const own = await new Client(app, "203.0.113.7").login(
+        "eve@example.com",
+        "eve's password",
+      );
+      assert.equal(own.headers.get("location"), "/dashboard");
+    }
   }
   const refused = await read(
     await sprayer.login("ada@example.com", "correct horse"),

@@ -9,6 +9,7 @@ import type {
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { StoreUnavailableError } from "@fetchkit/toolkit/store";
 import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
@@ -99,7 +100,10 @@ export function errorPages(): Middleware {
 
 /**
  * The router's `onError`: logs the error and answers `500` with a page
- * (for browsers) or the plain text, never the error's text.
+ * (for browsers) or the plain text, never the error's text. A store that
+ * is down (a `StoreUnavailableError`: KV full or closed, Redis down or
+ * slow, wherever it was met, the session or the login limiter) is a
+ * `503` with `Retry-After` instead.
  */
 export function serverError(
   error: unknown,
@@ -107,6 +111,13 @@ export function serverError(
 ): Response {
   // The request id ties this to the log line and to what the user saw.
   console.error(`Request ${context.get(RequestId) ?? "-"} failed:`, error);
+  if (error instanceof StoreUnavailableError) {
+    if (!wantsPage(context.request)) return error.toResponse(context.request);
+    return serverErrorPage(context.get(CurrentUser), {
+      status: 503,
+      headers: { "Retry-After": String(error.retryAfterSeconds) },
+    });
+  }
   if (wantsPage(context.request)) {
     return serverErrorPage(context.get(CurrentUser));
   }

@@ -96,9 +96,10 @@ function errorsOf(state: FormState | undefined, name: string): SafeHtml | null {
 
 function invalid(state: FormState | undefined, name: string): SafeHtml | null {
   return state?.fieldErrors[name]?.length
-    ? html`
-      aria-invalid="true" aria-describedby="${name}-error"
-    `
+    ? html.attrs({
+      "aria-invalid": "true",
+      "aria-describedby": `${name}-error`,
+    })
     : null;
 }
 

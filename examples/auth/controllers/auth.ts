@@ -16,8 +16,9 @@
  * even in a flash, and a login refused so is not counted by the limiters.
  * A body over the forms' small limits gets `413` with the form. Flashes
  * echo only bounded values, and a guest's session holding only flashes
- * lives minutes (see `sessions.ts`). The login limits (5 per email, 20
- * per client address, per 15 minutes) are in `login_limits.ts`.
+ * lives minutes (see `sessions.ts`). The login limits (5 attempts per
+ * email per 15 minutes, 100 failed logins per client address per hour)
+ * are in `login_limits.ts`.
  *
  * @module
  */
@@ -36,7 +37,7 @@ import { parseForm } from "@fetchkit/toolkit/form-validation";
 import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { Session } from "../context.ts";
-import { createLoginLimits } from "../login_limits.ts";
+import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
@@ -57,7 +58,7 @@ export interface AuthDeps {
   passwords: Passwords;
   /** Where the login limiters count (see `login_limits.ts`). */
   limits: RateLimitStore;
-  /** Login attempts per client address per 15 minutes. Default 20. */
+  /** Failed logins per client address per hour. Default 100. */
   addressLimit?: number;
 }
 
@@ -166,6 +167,7 @@ export function authController(
                 session.flash("email", email);
                 return redirect(loginHref(returnTo), 303);
               }
+              context.set(LoginSucceeded, true);
               const key = emailKey(context);
               if (key !== undefined) await limits.perEmail.reset(key);
               // A new id after a privilege change defeats session fixation.

@@ -44,9 +44,10 @@ function invalid(
   name: string,
 ): SafeHtml | null {
   return errors?.[name]?.length
-    ? html`
-      aria-invalid="true" aria-describedby="${errorId(name)}"
-    `
+    ? html.attrs({
+      "aria-invalid": "true",
+      "aria-describedby": errorId(name),
+    })
     : null;
 }
 

@@ -44,7 +44,7 @@ function nav(user: User | undefined, path: string | undefined): SafeHtml {
   // Screen readers announce the link of the page you are on as "current".
   const link = (href: string, label: string) =>
     html`<a href="${href}" ${
-      href === path ? html`aria-current="page"` : null
+      html.attrs({ "aria-current": href === path ? "page" : null })
     }>${label}</a>`;
   if (!user) {
     return html`
