@@ -49,9 +49,10 @@ async function openPubSub(kind: string): Promise<PubSub> {
     return createRedisPubSub({ client });
   }
   if (kind === "kv") {
-    const kv = await Deno.openKv(
-      Deno.env.get("DENO_KV_PATH") ?? ".data/live.kv",
-    );
+    const path = Deno.env.get("DENO_KV_PATH") ?? ".data/live.kv";
+    const slash = path.lastIndexOf("/");
+    if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
+    const kv = await Deno.openKv(path);
     return createKvPubSub({ client: kv });
   }
   if (kind !== "memory") {
