@@ -79,6 +79,7 @@ function bundle(): Promise<string> {
     join(HERE, "serve_checks.ts"),
     join(HERE, "kv_checks.ts"),
     join(HERE, "redis_checks.ts"),
+    join(HERE, "pubsub_checks.ts"),
   ]);
 }
 
