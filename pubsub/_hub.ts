@@ -262,6 +262,7 @@ class Sub implements Subscription<unknown> {
   #catchingUp = false;
   #overflowed = false;
   #done = false;
+  #started = false;
   #error: unknown = undefined;
   #wake: (() => void) | undefined;
   #signal: AbortSignal | undefined;
@@ -329,7 +330,10 @@ class Sub implements Subscription<unknown> {
   }
 
   async next(): Promise<IteratorResult<PubSubEvent>> {
-    await this.ready.catch((error) => this.fail(error));
+    if (!this.#started) {
+      await this.ready.catch((error) => this.fail(error));
+      this.#started = true;
+    }
     const { backend } = this.#hub;
     while (true) {
       if (this.#error !== undefined) {

@@ -211,7 +211,17 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
           yield { id, event: "message", data };
         }
       })();
-    }, { retry: 2000 });
+    }, {
+      retry: 2000,
+      // A subscriber too far behind (SlowSubscriberError) or a store
+      // outage ends the stream; the browser reconnects with Last-Event-ID.
+      onError: (error) =>
+        log(
+          `event stream ended: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        ),
+    });
   });
 
   return { fetch: router.fetch, streams };
