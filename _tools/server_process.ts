@@ -6,6 +6,8 @@
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>`. */
   origin: string;
+  /** The process id (for /proc figures in benchmarks). */
+  pid: number;
   /** Ends the process (SIGTERM) and waits for it. */
   stop(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export async function startServerProcess(
   })();
   return {
     origin: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await child.status;

@@ -54,6 +54,8 @@ export interface Subscription<T = unknown>
   readonly lastId: string | undefined;
   /** Ends the subscription and frees its queue. */
   close(): void;
+  /** Ends the subscription (what `break` in `for await` calls). */
+  return(): Promise<IteratorResult<PubSubEvent<T>>>;
 }
 
 /** A pub/sub channel API on one store. */
