@@ -45,3 +45,16 @@ export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
 export * from "./pubsub/mod.ts";
 export * from "./stream_limit/mod.ts";
+export {
+  parseHeaders,
+  parseJson,
+  type ParseJsonOptions,
+  parseParams,
+  parseQuery,
+  readBody,
+  type ReadBodyOptions,
+  type ValidationResult,
+} from "./validation/mod.ts";
+export * from "./body_limit/mod.ts";
+export * from "./serve/mod.ts";
+export * from "./websocket/mod.ts";

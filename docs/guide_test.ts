@@ -63,6 +63,32 @@ const checks: Record<string, Check> = {
     });
     assert.equal(await allowed.text(), "done");
   },
+  "bodyLimit({ maxBytes: 100 * 1024 })": async (origin) => {
+    const put = (id: string, body: string, type = "application/json") =>
+      fetch(`${origin}/notes/${id}`, {
+        method: "PUT",
+        headers: { "content-type": type, accept: "application/json" },
+        body,
+      });
+    const saved = await put("1", '{"title": " Hi "}');
+    assert.deepEqual(await saved.json(), { title: "Hi", tags: [] });
+    const invalid = await put("1", '{"title": ""}');
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(Object.keys((await invalid.json()).fieldErrors), [
+      "title",
+    ]);
+    const text = await put("1", "{}", "text/plain");
+    assert.equal(text.status, 415);
+    await text.body?.cancel();
+    const badId = await put("x", "{}");
+    assert.equal(badId.status, 400);
+    await badId.body?.cancel();
+    const big = await put("1", JSON.stringify({ title: "x".repeat(200_000) }));
+    assert.equal(big.status, 413);
+    await big.body?.cancel();
+    const list = await fetch(`${origin}/notes?limit=1`);
+    assert.deepEqual(await list.json(), [{ title: "Hi", tags: [] }]);
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {

@@ -88,6 +88,13 @@ export interface EventStreamOptions {
 }
 
 const encoder = new TextEncoder();
+// `serve()` (from ./serve) ends the streams in this map when it shuts
+// down; found through Symbol.for so that copies of the package share it.
+const SHUTDOWN = Symbol.for("fetchkit.serve.responses");
+type ShutdownRegistry = WeakMap<
+  Response,
+  { kind: "closeable"; close(): void; done: Promise<void> }
+>;
 const HEARTBEAT = encoder.encode(":\n\n");
 const NEWLINE = /\r\n|\r|\n/;
 const LINE_BREAK = /[\r\n]/;
@@ -183,10 +190,11 @@ function formatEvent(event: ServerSentEvent): string {
  * - Backpressure: the next event is asked for only when the client has
  *   taken the previous one.
  * - A heartbeat comment every `heartbeatMs` of silence (15 s).
- * - When the client goes away (the body is cancelled) or `signal`
- *   aborts, the source's `return()` is called, so a generator's `finally`
- *   runs. A generator runs it when it next reaches `yield`: if it waits for
- *   something in between (a timer, a message), pass a function as
+ * - When the client goes away (the body is cancelled), `signal`
+ *   aborts, or `serve()` (from `./serve`) shuts down, the source's
+ *   `return()` is called, so a generator's `finally` runs. A generator
+ *   runs it when it next reaches `yield`: if it waits for something in
+ *   between (a timer, a message), pass a function as
  *   `source`: it gets a signal that aborts when the stream ends, and the
  *   wait can end on it, as the example does.
  * - An error from the source ends the stream; it goes to `onError`
@@ -283,9 +291,12 @@ export function createEventStreamResponse(
   let closed = false;
   let lastSent = 0;
   let stream!: ReadableStreamDefaultController<Uint8Array>;
+  let markDone!: () => void;
+  const done = new Promise<void>((resolve) => markDone = resolve);
 
   function finish(): void {
     closed = true;
+    markDone();
     ended.abort();
     if (timer !== undefined) clearInterval(timer);
     signal?.removeEventListener("abort", abort);
@@ -380,5 +391,12 @@ export function createEventStreamResponse(
       headers.set(name, value);
     }
   }
-  return new NativeResponse(body, { status: 200, headers });
+  const response = new NativeResponse(body, { status: 200, headers });
+  const global = globalThis as { [SHUTDOWN]?: ShutdownRegistry };
+  (global[SHUTDOWN] ??= new WeakMap()).set(response, {
+    kind: "closeable",
+    close: abort,
+    done,
+  });
+  return response;
 }

@@ -112,7 +112,10 @@ if (CASES.includes(Deno.args[0] as Case)) {
   await child(Deno.args[0] as Case);
 } else {
   const rounds = Number(Deno.args[0] ?? 3);
-  const results = new Map<Case, { cpu: number[]; peak: number[]; ok: boolean }>();
+  const results = new Map<
+    Case,
+    { cpu: number[]; peak: number[]; ok: boolean }
+  >();
   for (let round = 0; round < rounds; round++) {
     for (const name of CASES) {
       const r = await measure(name);
@@ -122,7 +125,9 @@ if (CASES.includes(Deno.args[0] as Case)) {
       results.set(name, entry);
     }
   }
-  console.log(`| form | CPU ms per parse (median of ${rounds}) | spread | peak RSS MiB | success |`);
+  console.log(
+    `| form | CPU ms per parse (median of ${rounds}) | spread | peak RSS MiB | success |`,
+  );
   console.log("|---|---:|---:|---:|---|");
   for (const [name, { cpu, peak, ok }] of results) {
     console.log(

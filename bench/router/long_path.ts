@@ -61,7 +61,9 @@ for (let round = 0; round < rounds; round++) {
     times.set(name, list);
   }
 }
-console.log(`| path | µs per request (median of ${rounds} × ${count}) | spread |`);
+console.log(
+  `| path | µs per request (median of ${rounds} × ${count}) | spread |`,
+);
 console.log("|---|---:|---:|");
 for (const [name, list] of times) {
   list.sort((a, b) => a - b);

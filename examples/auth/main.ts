@@ -1,7 +1,8 @@
 /**
  * Serves the example: `deno task dev`, then open http://127.0.0.1:8000.
- * Settings come from the environment (see `config.ts`). The server keeps
- * serving through descriptor exhaustion (see `serve.ts`).
+ * Settings come from the environment (see `config.ts`). `serve()` keeps
+ * serving through descriptor exhaustion, and on `SIGTERM`/`SIGINT` lets
+ * in-flight requests finish before the KV file and Redis are closed.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import {
   createKvRateLimitStore,
   createRedisRateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
+import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
 import { createApp } from "./app.ts";
 import {
   type Config,
@@ -17,7 +19,6 @@ import {
   loadConfig,
   resolveSecrets,
 } from "./config.ts";
-import { PortInUseError, serveApp } from "./serve.ts";
 import { createSessionStorage } from "./sessions.ts";
 
 async function openKv(path: string): Promise<Deno.Kv> {
@@ -84,21 +85,26 @@ if (!config.admin) {
   );
 }
 
+let server: Server;
 try {
   // The connection info gives the router the client address (`%ip` in
   // the log, the per-address login limit).
-  serveApp((request, info) => app.fetch(request, info), {
+  server = serve(app.fetch, {
     hostname: config.hostname,
     port: config.port,
-    portHint: `PORT=${config.port + 1} deno task dev`,
-    onListen(addr, restarted) {
-      if (!restarted) {
-        console.log(`Listening on http://${addr.hostname}:${addr.port}/`);
-      }
+    onListen({ hostname, port }) {
+      console.log(`Listening on http://${hostname}:${port}/`);
     },
   });
 } catch (error) {
   if (!(error instanceof PortInUseError)) throw error;
-  console.error(error.message);
+  console.error(
+    `Port ${config.port} is in use. Choose another: PORT=${
+      config.port + 1
+    } deno task dev`,
+  );
   Deno.exit(1);
 }
+await server.finished;
+kv.close();
+await redis?.quit();

@@ -1,8 +1,8 @@
-// The server outlives descriptor exhaustion and says plainly when its
-// port is taken: main.ts in a child process with a low `ulimit -n`.
+// The server (serve() from @fetchkit/toolkit/serve) outlives descriptor
+// exhaustion and main.ts says plainly when its port is taken: main.ts in
+// a child process with a low `ulimit -n`.
 import assert from "node:assert/strict";
 import { runMain, startMain } from "./_test_server.ts";
-import { PortInUseError, serveApp } from "./serve.ts";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -115,35 +115,4 @@ Deno.test("main.ts on a taken port prints one line naming it and how to choose a
     listener.close();
     await Deno.remove(dir, { recursive: true });
   }
-});
-
-Deno.test("serveApp(): serves, names a taken port with the hint, and shuts down", async () => {
-  const lines: string[] = [];
-  const served = serveApp(() => new Response("ok"), {
-    hostname: "127.0.0.1",
-    port: 0,
-    log: (line) => lines.push(line),
-    onListen: () => {},
-  });
-  try {
-    const { port } = served.addr;
-    const response = await fetch(`http://127.0.0.1:${port}/`);
-    assert.equal(await response.text(), "ok");
-    assert.throws(
-      () =>
-        serveApp(() => new Response(), {
-          hostname: "127.0.0.1",
-          port,
-          portHint: "PORT=1234 deno task dev",
-          onListen: () => {},
-        }),
-      (error: Error) =>
-        error instanceof PortInUseError &&
-        error.message ===
-          `Port ${port} is in use. Choose another: PORT=1234 deno task dev`,
-    );
-  } finally {
-    await served.shutdown();
-  }
-  assert.deepEqual(lines, [], "a shutdown is not a failure");
 });

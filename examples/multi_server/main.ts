@@ -20,6 +20,7 @@ import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
+import { serve } from "@fetchkit/toolkit/serve";
 
 const port = Number(Deno.env.get("PORT") ?? 8000);
 const secrets = Deno.env.get("SESSION_SECRET")?.split(",");
@@ -75,9 +76,12 @@ router.post("/logout", (context) => {
   return redirect("/", 303);
 });
 
-const server = Deno.serve({ hostname: "127.0.0.1", port }, router.fetch);
-Deno.addSignalListener("SIGTERM", async () => {
-  await server.shutdown();
-  await client.quit();
-  Deno.exit(0);
+const server = serve(router.fetch, {
+  hostname: "127.0.0.1",
+  port,
+  onListen: ({ hostname, port }) =>
+    console.log(`Listening on http://${hostname}:${port}/`),
 });
+// SIGTERM (a deploy) or Ctrl-C: serve() lets in-flight requests finish.
+await server.finished;
+await client.quit();

@@ -1,10 +1,17 @@
 /**
  * Serves the resources example on http://127.0.0.1:8000 (`PORT` to change):
  * `deno run --allow-net=127.0.0.1 --allow-env=PORT examples/resources/main.ts`.
+ * `SIGTERM` or Ctrl-C lets in-flight requests finish, then the process ends.
  *
  * @module
  */
+import { serve } from "@fetchkit/toolkit/serve";
 import { createApp } from "./app.ts";
 
 const port = Number(Deno.env.get("PORT") ?? 8000);
-Deno.serve({ hostname: "127.0.0.1", port }, createApp().fetch);
+serve(createApp().fetch, {
+  hostname: "127.0.0.1",
+  port,
+  onListen: ({ hostname, port }) =>
+    console.log(`Listening on http://${hostname}:${port}/`),
+});

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
 import { createUploadsApp } from "./app.ts";
 
 const port = Number(Deno.env.get("PORT") ?? 8001);
@@ -19,28 +20,23 @@ function removeUploads(): void {
   }
 }
 
-let server: Deno.HttpServer<Deno.NetAddr>;
+let server: Server;
 try {
-  server = Deno.serve({
+  server = serve(createUploadsApp({ directory }).fetch, {
     hostname: "127.0.0.1",
     port,
     onListen({ hostname, port }) {
       console.log(`Listening on http://${hostname}:${port}/`);
       console.log(`Uploads are saved in ${directory}`);
     },
-  }, createUploadsApp({ directory }).fetch);
+  });
 } catch (error) {
   removeUploads();
-  if (!(error instanceof Deno.errors.AddrInUse)) throw error;
+  if (!(error instanceof PortInUseError)) throw error;
   console.error(`Port ${port} is in use. Choose another: PORT=${port + 1}`);
   Deno.exit(1);
 }
 
-async function stop(): Promise<void> {
-  await server.shutdown();
-  removeUploads();
-  Deno.exit(0);
-}
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, stop);
-}
+// SIGINT or SIGTERM: serve() lets uploads in flight finish, then this runs.
+await server.finished;
+removeUploads();

@@ -1,0 +1,50 @@
+// main.ts as users run it: listens on 127.0.0.1, keeps notes in the KV file.
+import assert from "node:assert/strict";
+
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
+
+Deno.test("api main.ts: serves the notes API on a KV file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "api_main_" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--unstable-kv",
+      "--allow-net=127.0.0.1",
+      "--allow-env=PORT,DENO_KV_PATH",
+      `--allow-read=${dir}`,
+      `--allow-write=${dir}`,
+      MAIN,
+    ],
+    env: { PORT: "0", DENO_KV_PATH: `${dir}/notes.sqlite`, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const pumps = [child.stdout, child.stderr].map(async (stream) => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      text += chunk;
+    }
+  });
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!/Listening on http:\/\/127\.0\.0\.1:(\d+)\//.test(text)) {
+      assert.ok(Date.now() < deadline, `did not start: ${text}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const port = /127\.0\.0\.1:(\d+)/.exec(text)![1];
+    const created = await fetch(`http://127.0.0.1:${port}/notes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "Hello" }),
+    });
+    assert.equal(created.status, 201);
+    assert.equal((await created.json()).title, "Hello");
+    assert.match(text, /notes in .*notes\.sqlite/);
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await Promise.all(pumps);
+    await Deno.remove(dir, { recursive: true });
+  }
+});

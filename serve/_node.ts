@@ -1,0 +1,348 @@
+// serve() on Node: @hono/node-server for requests (measured the fastest
+// well-kept adapter here; see _tools/runtimes/README.md), `ws` for
+// WebSockets, and timeouts against clients that send slowly (slowloris).
+// Loaded only on Node, by serve/mod.ts.
+import { createAdaptorServer } from "@hono/node-server";
+import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
+import { isIP } from "node:net";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import {
+  type AdapterHooks,
+  describe,
+  type Listening,
+  type NetAddr,
+  type PendingUpgrade,
+  PortInUseError,
+  type RawSocket,
+  registry,
+} from "./_shared.ts";
+
+/** Timeouts of the `node:http` server, in ms. */
+export interface NodeTimeouts {
+  /** Time to receive a request's headers. */
+  headersTimeout: number;
+  /** Time to receive a whole request (headers and body). */
+  requestTimeout: number;
+  /** Time an idle keep-alive connection stays open. */
+  keepAliveTimeout: number;
+}
+
+interface WsSocket {
+  binaryType: string;
+  readonly protocol: string;
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  send(data: unknown): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(
+    event: "message",
+    listener: (data: ArrayBuffer, binary: boolean) => void,
+  ): void;
+  on(
+    event: "close",
+    listener: (code: number, reason: Uint8Array) => void,
+  ): void;
+  on(event: "error", listener: (error: unknown) => void): void;
+}
+
+interface WsServer {
+  handleUpgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Uint8Array,
+    callback: (socket: WsSocket) => void,
+  ): void;
+  on(
+    event: "headers",
+    listener: (headers: string[], request: IncomingMessage) => void,
+  ): void;
+}
+
+/** The second argument on Node: the `node:http` request, and the client. */
+class NodeInfo {
+  readonly incoming: IncomingMessage;
+  constructor(incoming: IncomingMessage) {
+    this.incoming = incoming;
+  }
+  get remoteAddr(): NetAddr | undefined {
+    let hostname = this.incoming.socket?.remoteAddress;
+    if (hostname === undefined) return undefined;
+    // A dual-stack socket names IPv4 clients as ::ffff:a.b.c.d.
+    if (hostname.startsWith("::ffff:") && hostname.includes(".")) {
+      hostname = hostname.slice(7);
+    }
+    return {
+      hostname,
+      port: this.incoming.socket.remotePort ?? 0,
+      transport: "tcp",
+    };
+  }
+}
+
+const QUIET_MS = 60_000;
+const decoder = new TextDecoder();
+
+/** The request of an upgrade, as a Fetch `Request`. */
+function requestOf(incoming: IncomingMessage, hostname: string): Request {
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  const host = incoming.headers.host ?? hostname;
+  const url = new URL(incoming.url ?? "/", `http://${host}`);
+  return new Request(url, { method: incoming.method, headers });
+}
+
+/** Answers an upgrade request the handler refused, on the raw socket. */
+async function refuse(socket: Duplex, response: Response): Promise<void> {
+  // An error page, not a stream: at most 64 KiB of it.
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body?.getReader();
+  try {
+    while (reader !== undefined && size < 65536) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, 65536 - size));
+      size += chunks.at(-1)!.byteLength;
+    }
+  } catch {
+    // A failing body: send what came.
+  } finally {
+    reader?.cancel().catch(() => {});
+  }
+  const body = Buffer.concat(chunks);
+  let head = `HTTP/1.1 ${response.status} ${
+    STATUS_CODES[response.status] ?? ""
+  }\r\n`;
+  for (const [name, value] of response.headers) {
+    if (
+      name === "content-length" || name === "connection" ||
+      name === "transfer-encoding"
+    ) continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  head += `Content-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
+}
+
+export function listenNode(
+  hostname: string | undefined,
+  port: number | undefined,
+  hooks: AdapterHooks,
+  timeouts: NodeTimeouts,
+): Listening {
+  const { handler, sockets } = hooks;
+  const server = createAdaptorServer({
+    fetch: (request: Request, env: { incoming: unknown }) =>
+      handler(request, new NodeInfo(env.incoming as IncomingMessage)),
+    hostname,
+    serverOptions: {
+      ...timeouts,
+      // How often headersTimeout and requestTimeout are checked.
+      connectionsCheckingInterval: 1000,
+    },
+  }) as Server;
+
+  // One `ws` server per message limit: `ws` stops reading a message at
+  // its limit (close 1009) instead of buffering it.
+  const pending = new WeakMap<IncomingMessage, PendingUpgrade>();
+  const wsServers = new Map<number, WsServer>();
+  function wsServer(maxPayload: number): WsServer {
+    let wss = wsServers.get(maxPayload);
+    if (wss === undefined) {
+      wss = new WebSocketServer({
+        noServer: true,
+        maxPayload,
+        clientTracking: false,
+        perMessageDeflate: false,
+        handleProtocols: (_offered: Set<string>, request: IncomingMessage) =>
+          pending.get(request)?.protocol || false,
+      }) as unknown as WsServer;
+      wss.on("headers", (lines, request) => {
+        for (const [name, value] of pending.get(request)?.headers ?? []) {
+          lines.push(`${name}: ${value}`);
+        }
+      });
+      wsServers.set(maxPayload, wss);
+    }
+    return wss;
+  }
+
+  let closing = false;
+  server.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head) => {
+    socket.on("error", () => {});
+    if (closing) {
+      socket.end(
+        "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+      );
+      return;
+    }
+    let request: Request;
+    try {
+      request = requestOf(incoming, hostname ?? "localhost");
+    } catch {
+      socket.end(
+        "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+      );
+      return;
+    }
+    Promise.resolve()
+      .then(() => handler(request, new NodeInfo(incoming)))
+      .then((response) => {
+        const entry = response === undefined
+          ? undefined
+          : registry().get(response);
+        if (entry?.kind !== "upgrade") {
+          return refuse(
+            socket,
+            response ?? new Response(null, { status: 500 }),
+          );
+        }
+        if (socket.destroyed) return;
+        pending.set(incoming, entry);
+        wsServer(entry.maxMessageBytes).handleUpgrade(
+          incoming,
+          socket,
+          head,
+          (ws) => {
+            ws.binaryType = "arraybuffer";
+            const raw: RawSocket = {
+              send: (data) => ws.send(data),
+              close: (code, reason) => ws.close(code, reason),
+              get bufferedAmount() {
+                return ws.bufferedAmount;
+              },
+              get readyState() {
+                return ws.readyState;
+              },
+              protocol: ws.protocol,
+            };
+            sockets.add(raw);
+            const sinks = entry.open(raw);
+            ws.on(
+              "message",
+              (data, binary) =>
+                sinks.message(binary ? data : decoder.decode(data)),
+            );
+            // ws ends a socket whose message is over its limit with 1009,
+            // then reports the closed connection as 1006: say 1009.
+            let tooBig = false;
+            ws.on("close", (code, reason) => {
+              sockets.delete(raw);
+              sinks.close(
+                tooBig ? 1009 : code,
+                tooBig
+                  ? `Message over ${entry.maxMessageBytes} bytes`
+                  : decoder.decode(reason),
+              );
+            });
+            ws.on("error", (error) => {
+              if (
+                (error as { code?: string })?.code ===
+                  "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
+              ) tooBig = true;
+              else sinks.error(error);
+            });
+          },
+        );
+      })
+      .catch(() => {
+        if (!socket.destroyed) {
+          socket.end(
+            "HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+          );
+        }
+      });
+  });
+
+  // Descriptor exhaustion fails an accept; the listener stays, so the
+  // server answers again once descriptors are free. Log it, do not crash.
+  let lastLog = -Infinity;
+  let thrown = false;
+  server.on("error", (error: Error & { code?: string }) => {
+    if (thrown) return;
+    if (!server.listening) {
+      hooks.fatal(
+        error.code === "EADDRINUSE"
+          ? new PortInUseError(port ?? 3000, hostname ?? "::", { cause: error })
+          : error,
+      );
+      return;
+    }
+    const now = Date.now();
+    if (now - lastLog > QUIET_MS) {
+      lastLog = now;
+      hooks.log(
+        `Server failed to accept a connection on port ${
+          (server.address() as { port?: number } | null)?.port ?? port
+        } (${describe(error)}); still listening.`,
+      );
+    }
+  });
+
+  const internal = server as unknown as {
+    _listen2?: (
+      host: string,
+      port: number,
+      family: number,
+      backlog: number,
+    ) => void;
+  };
+  if (
+    hostname !== undefined && isIP(hostname) &&
+    typeof internal._listen2 === "function"
+  ) {
+    // listen(port, host) binds a tick later, after a DNS lookup that an
+    // address does not need; binding now gives `addr` at once.
+    internal._listen2(hostname, port ?? 3000, isIP(hostname), 511);
+  } else if (hostname === undefined) {
+    server.listen(port ?? 3000);
+  } else {
+    server.listen(port ?? 3000, hostname);
+  }
+  const bound = server.address();
+  if (bound === null && (hostname === undefined || isIP(hostname))) {
+    // The error event follows on the next tick; this says it now.
+    thrown = true;
+    throw new PortInUseError(port ?? 3000, hostname ?? "::");
+  }
+
+  return {
+    ready: bound === null
+      ? new Promise<void>((resolve) => server.once("listening", resolve))
+      : undefined,
+    get addr(): NetAddr {
+      const address = server.address();
+      if (address === null || typeof address === "string") {
+        return {
+          hostname: hostname ?? "",
+          port: port ?? 3000,
+          transport: "tcp",
+        };
+      }
+      return {
+        hostname: address.address,
+        port: address.port,
+        transport: "tcp",
+      };
+    },
+    drain() {
+      closing = true;
+      return new Promise<void>((resolve) => {
+        server.close(() => {
+          clearInterval(idle);
+          resolve();
+        });
+        // Connections that finish their request go idle: close them as
+        // they do, so keep-alive clients do not hold the shutdown.
+        server.closeIdleConnections();
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+      });
+    },
+    force() {
+      server.closeAllConnections();
+    },
+  };
+}

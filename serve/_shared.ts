@@ -1,0 +1,150 @@
+// What serve()'s runtime adapters share, and the contract with the
+// modules whose responses outlive a request (event streams, WebSockets):
+// those register the Response in a process-wide map found through
+// `Symbol.for`, so a second copy of the package in one process (two
+// versions, a bundle) still meets the same map.
+
+/**
+ * The address a server listens on.
+ *
+ * @example
+ * ```ts
+ * import type { NetAddr } from "@fetchkit/toolkit/serve";
+ *
+ * const addr: NetAddr = { hostname: "127.0.0.1", port: 8000, transport: "tcp" };
+ * ```
+ */
+export interface NetAddr {
+  /** The IP address, as `"127.0.0.1"` or `"::1"`. */
+  readonly hostname: string;
+  /** The port. */
+  readonly port: number;
+  /** Always `"tcp"`. */
+  readonly transport: "tcp";
+}
+
+/** A request handler, as `Deno.serve` takes it. */
+export type Handler = (
+  request: Request,
+  info: never,
+) => Response | Promise<Response>;
+
+/** A response that stays open; `close()` ends it for a shutdown. */
+export interface Closeable {
+  readonly kind: "closeable";
+  close(): void;
+  readonly done: Promise<unknown>;
+}
+
+/** What a server does with a socket it opened for a WebSocket. */
+export interface RawSocket {
+  send(data: string | ArrayBuffer | ArrayBufferView): void;
+  close(code?: number, reason?: string): void;
+  readonly bufferedAmount: number;
+  readonly readyState: number;
+  readonly protocol: string;
+}
+
+/** Where a server adapter delivers a WebSocket's events. */
+export interface SocketSinks {
+  message(data: string | ArrayBuffer): void;
+  close(code: number, reason: string): void;
+  error(error: unknown): void;
+  drain(): void;
+}
+
+/** A `101` answered by `upgradeWebSocket()` on Bun or Node. */
+export interface PendingUpgrade {
+  readonly kind: "upgrade";
+  /** The subprotocol chosen, or `""`. */
+  readonly protocol: string;
+  /** Longest message accepted, in bytes. */
+  readonly maxMessageBytes: number;
+  /** More response headers for the handshake. */
+  readonly headers: Headers;
+  /** Called when the handshake is done. */
+  open(socket: RawSocket): SocketSinks;
+}
+
+/** Entries of the registry. */
+export type Registered = Closeable | PendingUpgrade;
+
+const RESPONSES = Symbol.for("fetchkit.serve.responses");
+const BUN_SERVERS = Symbol.for("fetchkit.serve.bunServers");
+
+type Global = typeof globalThis & {
+  [RESPONSES]?: WeakMap<Response, Registered>;
+  [BUN_SERVERS]?: Set<unknown>;
+};
+
+/** Responses that stay open, or that switch protocols. */
+export function registry(): WeakMap<Response, Registered> {
+  return (globalThis as Global)[RESPONSES] ??= new WeakMap();
+}
+
+/** The Bun servers `serve()` runs, for `server.upgrade()`. */
+export function bunServers(): Set<unknown> {
+  return (globalThis as Global)[BUN_SERVERS] ??= new Set();
+}
+
+/** The hooks every adapter calls back. */
+export interface AdapterHooks {
+  /** The handler, wrapped to track long-lived responses. */
+  handler(request: Request, info: unknown): Response | Promise<Response>;
+  /** Socket bookkeeping for a shutdown. */
+  sockets: Set<RawSocket>;
+  /** Told when a listener fails (descriptor exhaustion). */
+  log(line: string): void;
+  /** Told when listening failed after `serve()` returned (Node, a name to look up). */
+  fatal(error: unknown): void;
+}
+
+/** A running listener, as an adapter gives it. */
+export interface Listening {
+  readonly addr: NetAddr;
+  /** Set when the address is known only later (Node, a name to look up). */
+  readonly ready?: Promise<void>;
+  /** Stops accepting; resolves when in-flight requests are done. */
+  drain(): Promise<void>;
+  /** Cuts whatever is left. */
+  force(): void;
+}
+
+/**
+ * Thrown by `serve()` when the port is taken; the message names it.
+ *
+ * @example
+ * ```ts
+ * import { PortInUseError, serve } from "@fetchkit/toolkit/serve";
+ *
+ * const first = serve(() => new Response("one"), { hostname: "127.0.0.1", port: 0 });
+ * try {
+ *   serve(() => new Response("two"), { hostname: "127.0.0.1", port: first.addr.port });
+ * } catch (error) {
+ *   if (!(error instanceof PortInUseError)) throw error;
+ *   console.error(`${error.message}: try PORT=${error.port + 1}`);
+ * }
+ * await first.shutdown();
+ * ```
+ */
+export class PortInUseError extends Error {
+  /** The port asked for. */
+  readonly port: number;
+  /**
+   * Names the port and address in the message.
+   *
+   * @param port The port that is taken.
+   * @param hostname The address it was asked on.
+   * @param options The cause: the runtime's error.
+   */
+  constructor(port: number, hostname: string, options?: ErrorOptions) {
+    super(`Port ${port} on ${hostname} is in use`, options);
+    this.name = "PortInUseError";
+    this.port = port;
+  }
+}
+
+export function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^Error: /, "");
+}
