@@ -54,13 +54,18 @@ export interface StreamLimitOptions {
   /**
    * Longest life of one stream, in ms; `0` for none. Default 300,000
    * (5 minutes), varied by ±10% so that streams opened together do not
-   * end together. At the end an event stream gets `retry: <retryMs>` and
-   * closes, and the browser's `EventSource` reconnects (sending
-   * `Last-Event-ID`), so a client that holds a stream forever still
-   * passes the limits again from time to time.
+   * end together. Then the stream closes and the browser's `EventSource`
+   * reconnects (sending `Last-Event-ID`), so a client that holds a stream
+   * forever still passes the limits again from time to time. It waits
+   * the `retry` a stream sent, or about 3 s: give
+   * `createEventStreamResponse()` a `retry` option. Other event streams
+   * get `retry: <retryMs>` before they close.
    */
   maxLifetimeMs?: number;
-  /** The reconnection delay sent at the end of a stream's life, in ms. Default 1,000. */
+  /**
+   * The reconnection delay sent at the end of the life of an event stream
+   * not made by `createEventStreamResponse()`, in ms. Default 1,000.
+   */
   retryMs?: number;
   /** `Retry-After` of a refused stream, in seconds. Default 5. */
   retryAfterSeconds?: number;
@@ -84,6 +89,12 @@ export interface StreamLimit extends Middleware {
 // `serve()` (./serve) ends the streams it finds in this registry when it
 // shuts down; a wrapped stream is registered under its new response too.
 const SERVE_REGISTRY = Symbol.for("fetchkit.serve.responses");
+/** How createEventStreamResponse() registers its responses there. */
+interface Closeable {
+  kind: "closeable";
+  close(): void;
+  done: Promise<unknown>;
+}
 const encoder = new TextEncoder();
 
 function checkCount(
@@ -202,8 +213,38 @@ export function streamLimit(options: StreamLimitOptions = {}): StreamLimit {
     return track(response, release);
   };
 
-  /** The response with a body that releases its count when it ends. */
+  /** The response, counted until its body ends. */
   function track(response: Response, release: () => void): Response {
+    const registry = (globalThis as {
+      [SERVE_REGISTRY]?: WeakMap<Response, unknown>;
+    })[SERVE_REGISTRY];
+    const entry = registry?.get(response) as Closeable | undefined;
+    if (entry?.kind === "closeable" && entry.done instanceof Promise) {
+      // createEventStreamResponse() says when it ends and can be ended:
+      // no second stream around its body (half this middleware's cost per
+      // event, bench/pubsub/fanout_cpu.ts).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      if (maxLifetimeMs > 0) {
+        timer = setTimeout(
+          () => entry.close(),
+          maxLifetimeMs * (0.9 + 0.2 * Math.random()),
+        );
+      }
+      entry.done.then(() => {
+        clearTimeout(timer);
+        release();
+      });
+      return response;
+    }
+    return wrap(response, release, registry);
+  }
+
+  /** A body of our own around the response's, released when it ends. */
+  function wrap(
+    response: Response,
+    release: () => void,
+    registry: WeakMap<Response, unknown> | undefined,
+  ): Response {
     const reader = response.body!.getReader();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let done = false;
@@ -258,9 +299,6 @@ export function streamLimit(options: StreamLimitOptions = {}): StreamLimit {
       statusText: response.statusText,
       headers: response.headers,
     });
-    const registry = (globalThis as {
-      [SERVE_REGISTRY]?: WeakMap<Response, unknown>;
-    })[SERVE_REGISTRY];
     const entry = registry?.get(response);
     if (entry !== undefined) registry!.set(wrapped, entry);
     return wrapped;
