@@ -12,6 +12,10 @@
  *   `STREAM_LIFETIME_MS` (300000), `POSTS_PER_MINUTE` (30).
  *
  * It prints `listening <port>` first, then one log line per request.
+ * `SIGTERM` or Ctrl-C: in-flight requests finish, event streams end (the
+ * browsers reconnect, to another server behind a load balancer), then it
+ * exits. It keeps serving when it runs out of file descriptors
+ * (`serve()` listens again).
  *
  * @module
  */
@@ -23,7 +27,7 @@ import {
   type PubSub,
 } from "@fetchkit/toolkit/pubsub";
 import { createLiveApp } from "./app.ts";
-import { serveApp } from "../auth/serve.ts";
+import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
 
 function number(name: string): number | undefined {
   const text = Deno.env.get(name);
@@ -36,7 +40,10 @@ function number(name: string): number | undefined {
   return value;
 }
 
-async function openPubSub(kind: string): Promise<PubSub> {
+/** The pub/sub, and how to close what it runs on. */
+async function openPubSub(
+  kind: string,
+): Promise<{ pubsub: PubSub; close(): Promise<void> }> {
   if (kind === "redis") {
     const client = createClient({
       url: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
@@ -46,14 +53,20 @@ async function openPubSub(kind: string): Promise<PubSub> {
       (error: Error) => console.error(`Redis: ${error.message}`),
     );
     await client.connect();
-    return createRedisPubSub({ client });
+    return {
+      pubsub: createRedisPubSub({ client }),
+      close: () => client.close(),
+    };
   }
   if (kind === "kv") {
     const path = Deno.env.get("DENO_KV_PATH") ?? ".data/live.kv";
     const slash = path.lastIndexOf("/");
     if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
     const kv = await Deno.openKv(path);
-    return createKvPubSub({ client: kv });
+    return {
+      pubsub: createKvPubSub({ client: kv }),
+      close: () => Promise.resolve(kv.close()),
+    };
   }
   if (kind !== "memory") {
     console.error(
@@ -61,12 +74,14 @@ async function openPubSub(kind: string): Promise<PubSub> {
     );
     Deno.exit(1);
   }
-  return createMemoryPubSub();
+  return { pubsub: createMemoryPubSub(), close: () => Promise.resolve() };
 }
 
 const hostname = Deno.env.get("HOSTNAME") ?? "127.0.0.1";
 const port = number("PORT") ?? 8002;
-const pubsub = await openPubSub(Deno.env.get("PUBSUB") ?? "memory");
+const { pubsub, close } = await openPubSub(
+  Deno.env.get("PUBSUB") ?? "memory",
+);
 let serverName = Deno.env.get("SERVER_NAME");
 const app = createLiveApp({
   pubsub,
@@ -78,15 +93,25 @@ const app = createLiveApp({
   },
   postsPerMinute: number("POSTS_PER_MINUTE"),
 });
-serveApp(app.fetch, {
-  hostname,
-  port,
-  onListen(addr, restarted) {
-    serverName ??= `${addr.hostname}:${addr.port}`;
-    if (!restarted) {
+let server: Server;
+try {
+  server = serve(app.fetch, {
+    hostname,
+    port,
+    onListen(addr) {
+      serverName ??= `${addr.hostname}:${addr.port}`;
       console.log(
         `listening ${addr.port}: http://${addr.hostname}:${addr.port}/`,
       );
-    }
-  },
-});
+    },
+  });
+} catch (error) {
+  if (!(error instanceof PortInUseError)) throw error;
+  console.error(`Port ${port} is in use. Choose another: PORT=${port + 1}`);
+  Deno.exit(1);
+}
+// SIGTERM or Ctrl-C: serve() lets requests finish and ends the event
+// streams (browsers reconnect to another server); then the store closes.
+await server.finished;
+await pubsub.close();
+await close();

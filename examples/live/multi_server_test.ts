@@ -2,7 +2,8 @@
 // redis-server, and two on one Deno KV file: 1,000 messages posted to A
 // reach an SSE client of B, none lost, in order; a client of B that is
 // away for 2 s reconnects with Last-Event-ID and gets exactly the
-// messages it missed.
+// messages it missed; when B shuts down (SIGTERM) its streams end and a
+// client that moves to A with Last-Event-ID loses nothing.
 
 import assert from "node:assert/strict";
 import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";
@@ -48,6 +49,8 @@ async function listen(
   events: Received[];
   waitFor(count: number, ms?: number): Promise<void>;
   close(): Promise<void>;
+  /** Resolves when the server ends the stream. */
+  ended: Promise<void>;
 }> {
   const controller = new AbortController();
   const response = await fetch(`${origin}/events`, {
@@ -102,6 +105,7 @@ async function listen(
       controller.abort();
       await reading;
     },
+    ended: reading,
   };
 }
 
@@ -130,6 +134,7 @@ function compareIds(a: string, b: string): number {
 
 async function scenario(env: Record<string, string>): Promise<void> {
   const [a, b] = await twoServers(env);
+  let bStopped = false;
   try {
     // 1,000 messages posted to A reach a client of B, in order.
     const client = await listen(b.origin);
@@ -164,15 +169,31 @@ async function scenario(env: Record<string, string>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(back.events.map((e) => e.text), [...missed, "after"]);
     await back.close();
+
+    // B is deployed (SIGTERM): its stream ends, the client moves to A with
+    // Last-Event-ID and gets what was posted meanwhile.
+    const onB = await listen(b.origin);
+    await postAll(a.origin, ["before the move"]);
+    await onB.waitFor(1);
+    const stopping = b.stop();
+    bStopped = true;
+    await onB.ended;
+    await stopping;
+    await postAll(a.origin, ["while moving"]);
+    const onA = await listen(a.origin, onB.events[0].id);
+    await onA.waitFor(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(onA.events.map((e) => e.text), ["while moving"]);
+    await onA.close();
   } finally {
     await a.stop();
-    await b.stop();
+    if (!bStopped) await b.stop();
   }
 }
 
 Deno.test({
   name:
-    "live on two servers and one redis-server: 1,000 messages A → B in order; 2 s away, then exactly the missed ones",
+    "live on two servers and one redis-server: 1,000 messages A → B in order; 2 s away, then exactly the missed ones; B shut down, the client moves to A",
   ignore: redisServer === undefined,
   async fn() {
     const redis = await startRedis(redisServer!);
@@ -184,7 +205,7 @@ Deno.test({
   },
 });
 
-Deno.test("live on two servers and one Deno KV file: 1,000 messages A → B in order; 2 s away, then exactly the missed ones", async () => {
+Deno.test("live on two servers and one Deno KV file: 1,000 messages A → B in order; 2 s away, then exactly the missed ones; B shut down, the client moves to A", async () => {
   const dir = await Deno.makeTempDir({ prefix: "live-kv-" });
   try {
     await scenario({ PUBSUB: "kv", DENO_KV_PATH: `${dir}/live.kv` });
