@@ -80,6 +80,13 @@ export interface StreamLimitOptions {
 
 /** The middleware, and what it counts. */
 export interface StreamLimit extends Middleware {
+  /**
+   * Counts one long-lived connection that is not an event stream (a
+   * WebSocket, say) under the same bounds: throws the `503` `HttpError`
+   * when they are reached, else returns the function that releases it
+   * (call it once, when the connection closes). No lifetime applies.
+   */
+  hold(context: RequestContext): () => void;
   /** Streams open now. */
   open(): number;
   /** Streams open now under `key`. */
@@ -169,10 +176,8 @@ export function streamLimit(options: StreamLimitOptions = {}): StreamLimit {
     });
   }
 
-  const middleware = async (
-    context: RequestContext,
-    next: () => Promise<Response>,
-  ): Promise<Response> => {
+  /** Counts one connection under `context`'s key, or refuses it. */
+  function hold(context: RequestContext): () => void {
     const key = keyOf(context);
     if (open >= total) {
       refuse(
@@ -185,11 +190,10 @@ export function streamLimit(options: StreamLimitOptions = {}): StreamLimit {
         `Too many open event streams from your address (limit ${perAddress}); close some or try again later.`,
       );
     }
-    // Counted before the handler runs, so concurrent opens cannot overshoot.
     open++;
     if (key !== undefined) byKey.set(key, mine + 1);
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       open--;
@@ -198,6 +202,14 @@ export function streamLimit(options: StreamLimitOptions = {}): StreamLimit {
       if (left === 0) byKey.delete(key);
       else byKey.set(key, left);
     };
+  }
+
+  const middleware = async (
+    context: RequestContext,
+    next: () => Promise<Response>,
+  ): Promise<Response> => {
+    // Counted before the handler runs, so concurrent opens cannot overshoot.
+    const release = hold(context);
     let response: Response;
     try {
       response = await next();
@@ -305,6 +317,7 @@ export function streamLimit(options: StreamLimitOptions = {}): StreamLimit {
   }
 
   return Object.assign(middleware, {
+    hold,
     open: () => open,
     openFor: (key: string) => byKey.get(key) ?? 0,
   });

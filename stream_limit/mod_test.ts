@@ -165,3 +165,27 @@ Deno.test("streamLimit: malformed options are refused by name", () => {
     /maxLifetimeMs must be a whole number >= 0/,
   );
 });
+
+Deno.test("streamLimit: hold() counts other connections under the same bounds", async () => {
+  const { router, limit } = app({ perAddress: 2, total: 3 });
+  const context = { remoteAddr: from("192.0.2.1").remoteAddr } as Parameters<
+    typeof limit.hold
+  >[0];
+  const release = limit.hold(context);
+  const stream = await router.fetch(
+    new Request("http://x/events"),
+    from("192.0.2.1"),
+  );
+  assert.equal(stream.status, 200);
+  assert.throws(
+    () => limit.hold(context),
+    (error: Error & { status?: number }) =>
+      error.status === 503 &&
+      /from your address \(limit 2\)/.test(error.message),
+  );
+  release();
+  release(); // once only
+  assert.equal(limit.openFor("192.0.2.1"), 1);
+  await stream.body!.cancel();
+  assert.equal(limit.open(), 0);
+});

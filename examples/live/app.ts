@@ -33,6 +33,7 @@ import {
   streamLimit,
   type StreamLimitOptions,
 } from "@fetchkit/toolkit/stream-limit-middleware";
+import { upgradeWebSocket } from "@fetchkit/toolkit/websocket";
 import { renderPage } from "./page.ts";
 
 /** The topic every message goes to. */
@@ -222,6 +223,97 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
           }`,
         ),
     });
+  });
+
+  // The same board over a WebSocket: messages come as
+  // {"type":"message","id","message"}, posts go as {"name","text"} and are
+  // answered {"type":"posted","id"} or {"type":"error","error"}. A client
+  // resumes with ?since=<last id>. Sockets count in the stream bounds.
+  router.get("/ws", async (context) => {
+    const release = streams.hold(context);
+    let subscription;
+    try {
+      subscription = pubsub.subscribe<Message>(TOPIC, {
+        since: context.url.searchParams.get("since") || undefined,
+      });
+      await subscription.ready;
+    } catch (error) {
+      subscription?.close();
+      release();
+      throw error;
+    }
+    const live = subscription;
+    const posts: number[] = [];
+    const response = upgradeWebSocket(context, {
+      onOpen(_event, ws) {
+        (async () => {
+          try {
+            for await (const { id, data } of live) {
+              if (ws.readyState !== 1) break;
+              ws.send(JSON.stringify({ type: "message", id, message: data }));
+            }
+          } catch (error) {
+            // Too far behind, or the store failed: the client reconnects.
+            log(`websocket ended: ${(error as Error).message}`);
+            ws.close(1013, "Try again later");
+          }
+        })();
+      },
+      async onMessage(event, ws) {
+        const reply = (body: unknown) => {
+          if (ws.readyState === 1) ws.send(JSON.stringify(body));
+        };
+        try {
+          const now = Date.now();
+          while (posts.length > 0 && posts[0] <= now - 60_000) posts.shift();
+          if (posts.length >= postsPerMinute) {
+            throw new HttpError(
+              429,
+              `At most ${postsPerMinute} posts a minute; try again later.`,
+            );
+          }
+          let post: unknown;
+          try {
+            post = JSON.parse(String(event.data));
+          } catch {
+            throw new HttpError(400, "Send a JSON object with name and text.");
+          }
+          if (
+            post === null || typeof post !== "object" || Array.isArray(post)
+          ) {
+            throw new HttpError(400, "Send a JSON object with name and text.");
+          }
+          const fields = post as Record<string, unknown>;
+          const message: Message = {
+            name: field(fields, "name", MAX_NAME),
+            text: field(fields, "text", MAX_TEXT),
+            server: nameOf(),
+            at: now,
+          };
+          posts.push(now);
+          reply({ type: "posted", id: await pubsub.publish(TOPIC, message) });
+        } catch (error) {
+          reply({
+            type: "error",
+            error: error instanceof HttpError && error.expose
+              ? error.message
+              : "Could not post; try again later.",
+          });
+          if (!(error instanceof HttpError)) {
+            log(`websocket post failed: ${error}`);
+          }
+        }
+      },
+      onClose() {
+        live.close();
+        release();
+      },
+    }, { maxMessageBytes: MAX_BODY });
+    if (response.status !== 101) {
+      live.close();
+      release();
+    }
+    return response;
   });
 
   return { fetch: router.fetch, streams };

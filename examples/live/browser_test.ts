@@ -1,7 +1,7 @@
 // The board in a real browser: Debian's chromium, driven by playwright-core,
 // against two real servers (main.ts, two processes) on one redis-server.
-// A page on A and a page on B each see what the other posts; a page on a
-// phone (390 px) fits its screen; no CSP violation or script error; a page
+// A page on A (server-sent events) and a page on B (a WebSocket) each see
+// what the other posts; a page on a phone (390 px) fits its screen; no CSP violation or script error; a page
 // whose server dropped its stream resumes without losing a message.
 // Screenshots go to $SCREENSHOT_DIR (default: a temp folder, printed).
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ const MAIN = new URL("./main.ts", import.meta.url).pathname;
 
 Deno.test({
   name:
-    "browser: pages on two servers see each other's messages, at 1280 and 390 px, without CSP violations",
+    "browser: pages on two servers (SSE on A, WebSocket on B) see each other's messages, at 1280 and 390 px, without CSP violations",
   // playwright keeps a few internal timers and sockets past close().
   sanitizeOps: false,
   sanitizeResources: false,
@@ -80,7 +80,12 @@ Deno.test({
         page.locator("#messages li .text").allTextContents();
 
       const pageA = await open(a.origin, 1280);
-      const pageB = await open(b.origin, 390);
+      // B's page receives and posts over a WebSocket.
+      const pageB = await open(`${b.origin}/?transport=ws`, 390);
+      assert.equal(
+        await pageB.locator("#status").textContent(),
+        "live (WebSocket)",
+      );
       assert.equal(await pageA.locator("#server").textContent(), "server A");
       assert.equal(await pageB.locator("#server").textContent(), "server B");
 

@@ -1,7 +1,8 @@
 // Two board servers (examples/live/main.ts, each its own process) on one
 // redis-server, and two on one Deno KV file: 1,000 messages posted to A
-// reach an SSE client of B, none lost, in order; a client of B that is
-// away for 2 s reconnects with Last-Event-ID and gets exactly the
+// reach an SSE client and a WebSocket client of B, none lost, in order;
+// clients of B that are away for 2 s reconnect (Last-Event-ID, ?since=)
+// and get exactly the
 // messages it missed; when B shuts down (SIGTERM) its streams end and a
 // client that moves to A with Last-Event-ID loses nothing.
 
@@ -109,6 +110,53 @@ async function listen(
   };
 }
 
+/** A WebSocket client of /ws: collects messages until closed. */
+async function listenSocket(
+  origin: string,
+  since?: string,
+): Promise<{
+  events: Received[];
+  waitFor(count: number, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const url = new URL("/ws", origin.replace("http:", "ws:"));
+  if (since !== undefined) url.searchParams.set("since", since);
+  const socket = new WebSocket(url);
+  const events: Received[] = [];
+  socket.onmessage = (event) => {
+    const body = JSON.parse(event.data);
+    if (body.type !== "message") return;
+    events.push({
+      id: body.id,
+      text: body.message.text,
+      server: body.message.server,
+    });
+  };
+  const closed = new Promise((resolve) => socket.onclose = resolve);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = () => reject(new Error(`WebSocket to ${url} failed`));
+  });
+  return {
+    events,
+    async waitFor(count, ms = 30_000) {
+      const deadline = Date.now() + ms;
+      while (events.length < count) {
+        if (Date.now() > deadline) {
+          throw new Error(
+            `${events.length} of ${count} messages within ${ms} ms`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async close() {
+      socket.close();
+      await closed;
+    },
+  };
+}
+
 async function postAll(origin: string, texts: string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const text of texts) {
@@ -136,14 +184,20 @@ async function scenario(env: Record<string, string>): Promise<void> {
   const [a, b] = await twoServers(env);
   let bStopped = false;
   try {
-    // 1,000 messages posted to A reach a client of B, in order.
+    // 1,000 messages posted to A reach an SSE and a WebSocket client of
+    // B, in order.
     const client = await listen(b.origin);
+    const socket = await listenSocket(b.origin);
     const texts = Array.from({ length: 1000 }, (_, i) => `m${i}`);
     const ids = await postAll(a.origin, texts);
     await client.waitFor(1000);
+    await socket.waitFor(1000);
     assert.deepEqual(client.events.map((e) => e.text), texts);
     assert.deepEqual(client.events.map((e) => e.id), ids);
     assert.ok(client.events.every((e) => e.server === "A"));
+    assert.deepEqual(socket.events.map((e) => e.text), texts);
+    assert.deepEqual(socket.events.map((e) => e.id), ids);
+    await socket.close();
     for (let i = 1; i < ids.length; i++) {
       assert.ok(
         compareIds(ids[i - 1], ids[i]) < 0,
@@ -164,11 +218,18 @@ async function scenario(env: Record<string, string>): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     await posting;
     const back = await listen(b.origin, last);
+    const socketBack = await listenSocket(b.origin, last);
     await postAll(a.origin, ["after"]);
     await back.waitFor(41);
+    await socketBack.waitFor(41);
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.deepEqual(back.events.map((e) => e.text), [...missed, "after"]);
+    assert.deepEqual(socketBack.events.map((e) => e.text), [
+      ...missed,
+      "after",
+    ]);
     await back.close();
+    await socketBack.close();
 
     // B is deployed (SIGTERM): its stream ends, the client moves to A with
     // Last-Event-ID and gets what was posted meanwhile.
@@ -193,7 +254,7 @@ async function scenario(env: Record<string, string>): Promise<void> {
 
 Deno.test({
   name:
-    "live on two servers and one redis-server: 1,000 messages A → B in order; 2 s away, then exactly the missed ones; B shut down, the client moves to A",
+    "live on two servers and one redis-server: 1,000 messages A → B (SSE and WebSocket) in order; 2 s away, then exactly the missed ones; B shut down, the client moves to A",
   ignore: redisServer === undefined,
   async fn() {
     const redis = await startRedis(redisServer!);
@@ -205,7 +266,7 @@ Deno.test({
   },
 });
 
-Deno.test("live on two servers and one Deno KV file: 1,000 messages A → B in order; 2 s away, then exactly the missed ones; B shut down, the client moves to A", async () => {
+Deno.test("live on two servers and one Deno KV file: 1,000 messages A → B (SSE and WebSocket) in order; 2 s away, then exactly the missed ones; B shut down, the client moves to A", async () => {
   const dir = await Deno.makeTempDir({ prefix: "live-kv-" });
   try {
     await scenario({ PUBSUB: "kv", DENO_KV_PATH: `${dir}/live.kv` });

@@ -44,6 +44,8 @@ const STYLE = `
   .meta { font-size: .8rem; color: #5a6273; }
   .meta b { color: #1d2330; }
   #empty { color: #5a6273; text-align: center; padding: 1rem; }
+  .transport { text-align: center; font-size: .85rem; }
+  .transport a { color: #2456c7; }
   @media (max-width: 32rem) {
     form { grid-template-columns: 1fr; }
     button { width: 100%; }
@@ -109,10 +111,56 @@ const SCRIPT = `
       }
     });
   }
-  connect();
+  // ?transport=ws: messages come and posts go over one WebSocket.
+  const overSocket = new URLSearchParams(location.search).get("transport") === "ws";
+  let socket;
+
+  function connectSocket() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.host + "/ws" +
+      (lastId ? "?since=" + encodeURIComponent(lastId) : ""));
+    socket.addEventListener("open", () => {
+      status.textContent = "live (WebSocket)";
+      status.className = "live";
+    });
+    socket.addEventListener("message", (event) => {
+      const body = JSON.parse(event.data);
+      if (body.type === "message") {
+        lastId = body.id;
+        show(body.id, body.message);
+      } else if (body.type === "error") {
+        error.textContent = body.error;
+      } else if (body.type === "posted") {
+        form.elements.text.value = "";
+      }
+    });
+    socket.addEventListener("close", () => {
+      status.className = "";
+      status.textContent = "reconnecting...";
+      setTimeout(connectSocket, 1000 + Math.random() * 2000);
+    });
+  }
+
+  if (overSocket) connectSocket();
+  else connect();
+  document.getElementById("switch").href = overSocket ? "/" : "/?transport=ws";
+  document.getElementById("switch").textContent = overSocket
+    ? "use server-sent events"
+    : "use a WebSocket";
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (overSocket) {
+      error.textContent = "";
+      if (socket.readyState !== WebSocket.OPEN) {
+        error.textContent = "Not connected; try again in a moment.";
+        return;
+      }
+      const data = new FormData(form);
+      socket.send(JSON.stringify({ name: data.get("name"), text: data.get("text") }));
+      form.elements.text.focus();
+      return;
+    }
     const button = form.querySelector("button");
     button.disabled = true;
     error.textContent = "";
@@ -167,8 +215,12 @@ export function renderPage(options: PageOptions): SafeHtml {
           </form>
           <p id="error" role="alert"></p>
           <ol id="messages" aria-live="polite"></ol>
-          <p
-            id="empty">No messages yet. Post one, or open this page on another server.</p>
+          <p id="empty">
+            No messages yet. Post one, or open this page on another server.
+          </p>
+          <p class="transport">
+            <a id="switch" href="/?transport=ws">use a WebSocket</a>
+          </p>
         </main>
         <script nonce="${nonce}">${html.raw(SCRIPT)}</script>
       </body>
