@@ -12,7 +12,6 @@
  * with a one-line notice.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { bundleTests, portableTestFiles, ROOT } from "./bundle.ts";
 import { bunBinary, dependencies, which } from "./binaries.ts";
