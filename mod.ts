@@ -43,6 +43,8 @@ export * from "./secure_headers/mod.ts";
 export * from "./response/event_stream.ts";
 export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
+export * from "./pubsub/mod.ts";
+export * from "./stream_limit/mod.ts";
 export {
   parseHeaders,
   parseJson,
