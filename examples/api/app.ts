@@ -9,19 +9,33 @@
  *   a 400.
  * - the list is paginated with `parseQuery()`: `?limit=20&after=0`.
  *
+ * Errors are `{ "error": message }` JSON for clients that accept JSON
+ * (`Accept: application/json`), text otherwise.
+ *
  * - `create`, `update` and `destroy` need `Authorization: Bearer <jwt>`
  *   (HS256, issued by and for `notes-api`; see `auth.ts`, and `token.ts`
  *   to print one): without a valid token, a 401 with a
  *   `WWW-Authenticate: Bearer ... error="invalid_token"` challenge. Reads
  *   are open.
  *
- * Errors are `{ "error": message }` JSON for clients that accept JSON
- * (`Accept: application/json`), text otherwise.
+ * - `create` takes an `Idempotency-Key` header (`idempotency()`, keys kept
+ *   in the same KV database for a day): a client that retries a POST after
+ *   a lost answer gets the first note back, not a second one.
+ * - the list is cached for 5 seconds (`cache()` on a memory store); a
+ *   create, update or delete in this process starts a new generation of
+ *   list entries, so this process never lists older than its own writes
+ *   (another process's writes show within 5 seconds).
  *
  * @module
  */
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
 import { HttpError } from "@fetchkit/toolkit/http-error";
+import {
+  cache,
+  createKvCacheStore,
+  createMemoryCacheStore,
+} from "@fetchkit/toolkit/cache-middleware";
+import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
 import {
   parseJson,
   parseParams,
@@ -76,6 +90,16 @@ export function createApp(options: AppOptions): Router {
   const { kv } = options;
   const maxBytes = options.maxBytes ?? 32 * 1024;
   const router = createRouter();
+  // Bumped by every write: the list's cache key holds it.
+  let generation = 0;
+  const listCache = cache({
+    store: createMemoryCacheStore({ maxBytes: 8 * 1024 * 1024 }),
+    ttl: 5,
+    key: ({ url }) => `notes ${generation} ${url.search}`,
+  });
+  const createOnce = idempotency({
+    store: createKvCacheStore({ client: kv, prefix: "idempotency" }),
+  });
   const auth = requireToken(options.jwtSecret);
 
   /** The `:id` of the request, or a 400. */
@@ -102,33 +126,36 @@ export function createApp(options: AppOptions): Router {
     actions: {
       notes: {
         actions: {
-          async index({ url }) {
-            const query = await parseQuery(url, ListQuery);
-            if (!query.success) {
-              return Response.json({ fieldErrors: query.fieldErrors }, {
-                status: 400,
+          index: {
+            middleware: [listCache],
+            handler: async ({ url }) => {
+              const query = await parseQuery(url, ListQuery);
+              if (!query.success) {
+                return Response.json({ fieldErrors: query.fieldErrors }, {
+                  status: 400,
+                });
+              }
+              const { limit, after } = query.value;
+              const notes: Note[] = [];
+              for await (
+                const entry of kv.list<Note>({
+                  prefix: ["notes"],
+                  start: ["notes", after + 1],
+                }, { limit })
+              ) notes.push(entry.value);
+              const last = notes.at(-1);
+              return Response.json({
+                notes,
+                next: notes.length === limit && last !== undefined
+                  ? `${routes.notes.index.href()}?limit=${limit}&after=${last.id}`
+                  : null,
               });
-            }
-            const { limit, after } = query.value;
-            const notes: Note[] = [];
-            for await (
-              const entry of kv.list<Note>({
-                prefix: ["notes"],
-                start: ["notes", after + 1],
-              }, { limit })
-            ) notes.push(entry.value);
-            const last = notes.at(-1);
-            return Response.json({
-              notes,
-              next: notes.length === limit && last !== undefined
-                ? `${routes.notes.index.href()}?limit=${limit}&after=${last.id}`
-                : null,
-            });
+            },
           },
 
           create: {
-            middleware: [auth],
-            async handler({ request }) {
+            middleware: [auth, createOnce],
+            handler: async ({ request }) => {
               const input = await parseJson(request, NoteInput, { maxBytes });
               if (!input.success) {
                 return invalid(input.fieldErrors, input.formErrors);
@@ -151,6 +178,7 @@ export function createApp(options: AppOptions): Router {
                   .set(["notes", id], note)
                   .commit();
                 if (ok) {
+                  generation++;
                   return Response.json(note, {
                     status: 201,
                     headers: { Location: routes.notes.show.href({ id }) },
@@ -185,6 +213,7 @@ export function createApp(options: AppOptions): Router {
               if (!ok) {
                 throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
               }
+              generation++;
               return Response.json(note);
             },
           },
@@ -195,6 +224,7 @@ export function createApp(options: AppOptions): Router {
               const id = await idOf(params);
               await find(id);
               await kv.delete(["notes", id]);
+              generation++;
               return new Response(null, { status: 204 });
             },
           },

@@ -14,7 +14,9 @@ async function serve() {
     createApp({ kv, jwtSecret: SECRET }).fetch,
   );
   const base = `http://127.0.0.1:${server.addr.port}`;
-  // Every call carries a valid token unless it sets Authorization itself.
+  // Every write carries a valid token unless it sets Authorization itself;
+  // reads go without one, as a shared cache keeps no answer to a request
+  // with credentials.
   const token = await issueToken(SECRET, "tester");
   const call = (
     method: string,
@@ -27,7 +29,7 @@ async function serve() {
       body,
       headers: {
         accept: "application/json",
-        authorization: `Bearer ${token}`,
+        ...(method === "GET" ? {} : { authorization: `Bearer ${token}` }),
         ...headers,
       },
     });
@@ -174,6 +176,60 @@ Deno.test("api example: 400, 413 and 415 from the body reader; the server keeps 
   const ok = await app.call("POST", "/notes", JSON.stringify({ title: "ok" }));
   assert.equal(ok.status, 201);
   await ok.body?.cancel();
+});
+
+Deno.test("api example: a retried create with an Idempotency-Key makes one note; the list is cached until a write", async () => {
+  await using app = await serve();
+  const key = {
+    "content-type": "application/json",
+    "idempotency-key": `"${crypto.randomUUID()}"`,
+  };
+  const first = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(first.status, 201);
+  const note: Note = await first.json();
+  const retry = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(retry.status, 201);
+  assert.equal(retry.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await retry.json(), note);
+  const changed = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Twice" }),
+    key,
+  );
+  assert.equal(changed.status, 422);
+  await changed.body?.cancel();
+
+  const list = await app.call("GET", "/notes");
+  assert.equal(list.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await list.json()).notes.map((n: Note) => n.title), [
+    "Once",
+  ]);
+  const cached = await app.call("GET", "/notes");
+  assert.equal(cached.headers.get("x-cache"), "HIT");
+  await cached.body?.cancel();
+  const created = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Next" }),
+  );
+  await created.body?.cancel();
+  const fresh = await app.call("GET", "/notes");
+  assert.equal(fresh.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await fresh.json()).notes.map((n: Note) => n.title), [
+    "Once",
+    "Next",
+  ]);
 });
 
 Deno.test("api example: write routes need a bearer JWT; reads are open", async () => {

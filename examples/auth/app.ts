@@ -5,8 +5,9 @@
  *
  * Router middleware, in order: the request id (`X-Request-Id`), the
  * logger (one line per request, with the client address and the request
- * id), the security headers with a Content-Security-Policy, the 405 page
- * for browsers, static files under `/assets`, CSRF protection, method
+ * id), the security headers with a Content-Security-Policy, compression
+ * (`compress()`) and entity tags with `304 Not Modified` (`etag()`), the
+ * 405 page for browsers, static files under `/assets`, CSRF protection, method
  * override (for the admin's `PUT` forms), the session, and `loadUser()`.
  * Errors become a 500 page (`serverError`), with a way back, as 404 and
  * 403 are. The admin pages are one section, mounted at `/admin` with
@@ -21,7 +22,9 @@
  * @module
  */
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
+import { etag } from "@fetchkit/toolkit/etag-middleware";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
 import {
@@ -142,6 +145,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
         ? []
         : [logger({ format: LOG_FORMAT, log: options.log })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
+      compress(),
+      etag(),
       errorPages(),
       serveStatic({
         root: new URL("./public", import.meta.url),
