@@ -32,6 +32,7 @@ import type { RequestContext } from "../router/context.ts";
 import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
+import { HttpError } from "../http_error/mod.ts";
 import { digestOf, digestsEqual, quoteParam } from "../bearer_auth/_compare.ts";
 
 /** Options of {@linkcode basicAuth}: `users` or `verify`, and `realm`. */
@@ -191,23 +192,23 @@ export function basicAuth(options: BasicAuthOptions): Middleware {
     return match === 1;
   }
 
-  function unauthorized(): Response {
-    return new Response("Authentication required", {
-      status: 401,
-      headers: {
-        "WWW-Authenticate": challenge,
-        "Content-Type": "text/plain; charset=utf-8",
-      },
-    });
+  // Answered as the router answers an HttpError (JSON when preferred).
+  function unauthorized(request: Request): Response {
+    return new HttpError(401, "Authentication required", {
+      headers: { "WWW-Authenticate": challenge },
+    }).toResponse(request);
   }
 
   return async (context, next) => {
     const header = context.request.headers.get("Authorization");
-    if (header === null) return unauthorized();
+    const { request } = context;
+    if (header === null) return unauthorized(request);
     const credentials = credentialsOf(header, maxLength);
-    if (credentials === undefined) return unauthorized();
+    if (credentials === undefined) return unauthorized(request);
     const [username, password] = credentials;
-    if (!(await accepted(username, password, context))) return unauthorized();
+    if (!(await accepted(username, password, context))) {
+      return unauthorized(request);
+    }
     context.set(BasicAuthUser, username);
     return next();
   };

@@ -112,3 +112,18 @@ Deno.test("basicAuth refuses bad options", () => {
     /control characters/,
   );
 });
+
+Deno.test("basicAuth: JSON clients get { error }", async () => {
+  const router = createRouter();
+  router.get(
+    "/",
+    basicAuth({ users, realm: "Admin area" }),
+    () => new Response("ok"),
+  );
+  const response = await router.fetch(
+    new Request("http://x/", { headers: { Accept: "application/json" } }),
+  );
+  assert.equal(response.status, 401);
+  assert.deepEqual(await response.json(), { error: "Authentication required" });
+  assert.equal(response.headers.get("WWW-Authenticate"), CHALLENGE);
+});

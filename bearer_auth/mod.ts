@@ -27,6 +27,7 @@ import type { RequestContext } from "../router/context.ts";
 import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
+import { HttpError } from "../http_error/mod.ts";
 import { digestOf, digestsEqual, quoteParam } from "./_compare.ts";
 
 /** Options of {@linkcode bearerAuth}: `token` or `verify`. */
@@ -108,14 +109,15 @@ export function bearerTokenOf(
   return token;
 }
 
-function unauthorized(challenge: string, message: string): Response {
-  return new Response(message, {
-    status: 401,
-    headers: {
-      "WWW-Authenticate": challenge,
-      "Content-Type": "text/plain; charset=utf-8",
-    },
-  });
+/** A 401 answered as the router answers an HttpError (JSON when preferred). */
+function unauthorized(
+  challenge: string,
+  message: string,
+  request: Request,
+): Response {
+  return new HttpError(401, message, {
+    headers: { "WWW-Authenticate": challenge },
+  }).toResponse(request);
 }
 
 /**
@@ -199,10 +201,15 @@ export function bearerAuth(options: BearerAuthOptions): Middleware {
       return unauthorized(
         base,
         "Authentication required: send Authorization: Bearer <token>",
+        context.request,
       );
     }
     if (given === "" || !(await accepted(given, context))) {
-      return unauthorized(invalid, "The bearer token is not valid");
+      return unauthorized(
+        invalid,
+        "The bearer token is not valid",
+        context.request,
+      );
     }
     context.set(BearerToken, given);
     return next();

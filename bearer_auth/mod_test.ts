@@ -111,3 +111,19 @@ Deno.test("bearerTokenOf", () => {
   assert.equal(bearerTokenOf("", 100), undefined);
   assert.equal(bearerTokenOf(null, 100), undefined);
 });
+
+Deno.test("bearerAuth: JSON clients get { error }", async () => {
+  const send = app(bearerAuth({ token: TOKEN }));
+  const response = await send("Bearer wrong");
+  assert.equal(response.status, 401);
+  assert.equal(await response.text(), "The bearer token is not valid");
+  const router = createRouter();
+  router.get("/", bearerAuth({ token: TOKEN }), () => new Response("ok"));
+  const json = await router.fetch(
+    new Request("http://x/", { headers: { Accept: "application/json" } }),
+  );
+  assert.deepEqual(await json.json(), {
+    error: "Authentication required: send Authorization: Bearer <token>",
+  });
+  assert.equal(json.headers.get("WWW-Authenticate"), 'Bearer realm="api"');
+});

@@ -1,5 +1,8 @@
-// Deno-only: a JWKS server on 127.0.0.1 (Deno.serve).
+// A JWKS server on 127.0.0.1 (node:http, so the file runs on Deno, Node
+// and Bun).
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { jwt, JwtPayload, signJwt } from "@fetchkit/toolkit/jwt-middleware";
 
@@ -20,23 +23,33 @@ async function keyPair(kid: string): Promise<KeyPair> {
 }
 
 /** A JWKS server that counts its fetches; `keys` may change over time. */
-function jwksServer(keys: KeyPair[]) {
+async function jwksServer(keys: KeyPair[]) {
   const state = { fetches: 0, keys, down: false };
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request) => {
-      if (new URL(request.url).pathname !== "/.well-known/jwks.json") {
-        return new Response("Not Found", { status: 404 });
-      }
-      state.fetches++;
-      if (state.down) return new Response("down", { status: 500 });
-      return Response.json({ keys: state.keys.map((key) => key.jwk) });
-    },
+  const server = createServer((request, response) => {
+    if (request.url !== "/.well-known/jwks.json") {
+      response.writeHead(404).end("Not Found");
+      return;
+    }
+    state.fetches++;
+    if (state.down) {
+      response.writeHead(500).end("down");
+      return;
+    }
+    response.writeHead(200, { "Content-Type": "application/json" })
+      .end(JSON.stringify({ keys: state.keys.map((key) => key.jwk) }));
+  });
+  await new Promise<void>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve())
   );
+  const { port } = server.address() as AddressInfo;
   return {
     state,
-    url: `http://127.0.0.1:${server.addr.port}/.well-known/jwks.json`,
-    close: () => server.shutdown(),
+    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -66,7 +79,7 @@ function sign(key: KeyPair, sub: string, kid = key.kid): Promise<string> {
 Deno.test("jwks: fetched once, cached, refreshed on an unknown kid at most once per interval", async () => {
   const first = await keyPair("2026-10");
   const second = await keyPair("2026-11");
-  const jwks = jwksServer([first]);
+  const jwks = await jwksServer([first]);
   try {
     const send = app(jwks.url, 300);
     // First use fetches the set; later tokens with a known kid do not.
@@ -124,7 +137,7 @@ Deno.test("jwks: fetched once, cached, refreshed on an unknown kid at most once 
 Deno.test("jwks: a kid pointing at a known key, signed by another key, fails the signature", async () => {
   const genuine = await keyPair("k1");
   const attacker = await keyPair("k1");
-  const jwks = jwksServer([genuine]);
+  const jwks = await jwksServer([genuine]);
   try {
     const send = app(jwks.url, 30_000);
     const response = await send(await sign(attacker, "admin", "k1"));
@@ -141,8 +154,8 @@ Deno.test("jwks: a kid pointing at a known key, signed by another key, fails the
 Deno.test("jwks: jku, x5u and jwk headers in a token are never followed", async () => {
   const genuine = await keyPair("k1");
   const attacker = await keyPair("evil");
-  const jwks = jwksServer([genuine]);
-  const attackerSet = jwksServer([attacker]);
+  const jwks = await jwksServer([genuine]);
+  const attackerSet = await jwksServer([attacker]);
   try {
     const send = app(jwks.url, 30_000);
     const header = {
@@ -167,7 +180,7 @@ Deno.test("jwks: jku, x5u and jwk headers in a token are never followed", async 
 
 Deno.test("jwks: a key set that cannot be fetched answers 503 with Retry-After", async () => {
   const key = await keyPair("k1");
-  const jwks = jwksServer([key]);
+  const jwks = await jwksServer([key]);
   jwks.state.down = true;
   const errors: unknown[] = [];
   const original = console.error;

@@ -8,7 +8,9 @@
  *
  * Refused tokens get `401` with an RFC 6750 challenge,
  * `WWW-Authenticate: Bearer realm="api", error="invalid_token",
- * error_description="The token has expired"`.
+ * error_description="The token has expired"`, and the description as the
+ * body: text, or `{ "error": "..." }` for clients that prefer JSON (as the
+ * router answers an `HttpError`).
  *
  * @example
  * ```ts
@@ -52,6 +54,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { bearerTokenOf } from "../bearer_auth/mod.ts";
+import { HttpError } from "../http_error/mod.ts";
 
 /** The claims of a verified token (RFC 7519 §4), and any others. */
 export interface JwtClaims {
@@ -494,14 +497,12 @@ export function jwt(options: JwtOptions): Middleware {
     ? "send Authorization: Bearer <token>"
     : `send the ${cookie} cookie`;
 
-  function refuse(description: string): Response {
-    return new Response(description, {
-      status: 401,
-      headers: {
-        "WWW-Authenticate": challenge(realm, description),
-        "Content-Type": "text/plain; charset=utf-8",
-      },
-    });
+  // Answered here, as the router answers an HttpError (JSON for clients
+  // that prefer it), without passing through the app's onError.
+  function refuse(description: string, request: Request): Response {
+    return new HttpError(401, description, {
+      headers: { "WWW-Authenticate": challenge(realm, description) },
+    }).toResponse(request);
   }
 
   /** The token; `null` when it is too long to look at; "" when malformed. */
@@ -519,17 +520,21 @@ export function jwt(options: JwtOptions): Middleware {
   }
 
   return async (context, next) => {
+    const { request } = context;
     const token = tokenOf(context);
-    if (token === null) {
-      return refuse(`The token is longer than ${maxTokenLength} characters`);
+    if (
+      token === null || (token !== undefined && token.length > maxTokenLength)
+    ) {
+      return refuse(
+        `The token is longer than ${maxTokenLength} characters`,
+        request,
+      );
     }
     if (token === undefined || token === "") {
       return refuse(
         token === undefined ? `No token: ${where}` : "The token is malformed",
+        request,
       );
-    }
-    if (token.length > maxTokenLength) {
-      return refuse(`The token is longer than ${maxTokenLength} characters`);
     }
     let payload: JwtClaims;
     try {
@@ -537,15 +542,12 @@ export function jwt(options: JwtOptions): Middleware {
     } catch (error) {
       if (error instanceof KeySetUnavailable) {
         console.error(error.message);
-        return new Response("Service Unavailable", {
-          status: 503,
-          headers: {
-            "Retry-After": "30",
-            "Content-Type": "text/plain; charset=utf-8",
-          },
-        });
+        return new HttpError(503, error.message, {
+          headers: { "Retry-After": "30" },
+          cause: error.cause,
+        }).toResponse(request);
       }
-      return refuse(describe(error));
+      return refuse(describe(error), request);
     }
     context.set(JwtPayload, payload);
     return next();

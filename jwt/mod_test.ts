@@ -481,3 +481,30 @@ Deno.test("signJwt refuses keys that do not suit the algorithm", async () => {
     /unknown algorithm "none"/,
   );
 });
+
+Deno.test("jwt: a client that prefers JSON gets the description as { error }, untouched by onError", async () => {
+  const router = createRouter({
+    // An app whose error handler would turn anything into a 500.
+    onError: () => new Response("oops", { status: 500 }),
+  });
+  router.get(
+    "/",
+    jwt({ secret: SECRET, algorithms: ["HS256"] }),
+    () => new Response("ok"),
+  );
+  const response = await router.fetch(
+    new Request("http://x/", { headers: { Accept: "application/json" } }),
+  );
+  assert.equal(response.status, 401);
+  assert.match(
+    response.headers.get("Content-Type") ?? "",
+    /^application\/json/,
+  );
+  assert.deepEqual(await response.json(), {
+    error: "No token: send Authorization: Bearer <token>",
+  });
+  assert.match(
+    response.headers.get("WWW-Authenticate") ?? "",
+    /error="invalid_token"/,
+  );
+});
