@@ -270,7 +270,10 @@ function resourcesSteps(): Step[] {
         await submit(page, "button:has-text('Save')");
       },
     },
-    { name: "404", go: async (page) => void await page.goto("/posts/999/edit") },
+    {
+      name: "404",
+      go: async (page) => void await page.goto("/posts/999/edit"),
+    },
     {
       name: "404-unknown-path",
       go: async (page) => void await page.goto("/no-such-page"),
@@ -469,10 +472,18 @@ Deno.test({
         String(f.width).padStart(4)
       } px: ${
         f.violations.length === 0 ? "0 violations" : f.violations.join("; ")
-      }${f.width < 500 && f.scrollWidth > f.width ? ` (${f.scrollWidth} px wide)` : ""}`
+      }${
+        f.width < 500 && f.scrollWidth > f.width
+          ? ` (${f.scrollWidth} px wide)`
+          : ""
+      }`
     );
     console.log(lines.join("\n"));
-    console.log(`screenshots: ${Deno.env.get("SAVE_SCREENSHOTS") ? "examples/*/screenshots" : temp}`);
+    console.log(
+      `screenshots: ${
+        Deno.env.get("SAVE_SCREENSHOTS") ? "examples/*/screenshots" : temp
+      }`,
+    );
     const bad = findings.filter((f) =>
       f.violations.length > 0 || f.scrollWidth > f.width
     );
