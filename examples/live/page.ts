@@ -227,3 +227,38 @@ export function renderPage(options: PageOptions): SafeHtml {
     </html>
   `;
 }
+
+/** What an error page shows. */
+export interface ErrorPageOptions {
+  nonce: string;
+  /** The heading, such as "Page not found". */
+  title: string;
+  /** What went wrong, in a sentence. */
+  message: string;
+}
+
+/**
+ * A page for a browser's request that went wrong (an unknown address, a
+ * form posted without script that was refused), styled like the board.
+ */
+export function renderErrorPage(options: ErrorPageOptions): SafeHtml {
+  const { nonce, title, message } = options;
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${title} · Live board</title>
+        <style nonce="${nonce}">${html.raw(STYLE)}</style>
+      </head>
+      <body>
+        <main>
+          <h1>${title}</h1>
+          <p>${message}</p>
+          <p><a href="/">Back to the board</a></p>
+        </main>
+      </body>
+    </html>
+  `;
+}

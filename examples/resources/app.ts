@@ -60,24 +60,26 @@ const STYLE = `
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1d2330;
     background: #f5f6f8; }
   header { background: #fff; border-bottom: 1px solid #d8dce3;
-    padding: .75rem 1.5rem; }
+    padding: .75rem 0; }
+  /* The links line up with the page's content below. */
   nav { display: flex; gap: 1.25rem; flex-wrap: wrap; max-width: 42rem;
-    margin: 0 auto; }
+    margin: 0 auto; padding: 0 1.5rem; }
   nav a[aria-current="page"] { color: inherit; font-weight: 600;
     text-decoration: none; }
   main { max-width: 42rem; margin: 1.5rem auto; padding: 0 1.5rem;
     overflow-wrap: anywhere; }
   h1 { font-size: 1.6rem; margin: 0 0 1rem; }
   a { color: #1f4fb8; }
-  form.post { display: grid; gap: .25rem; background: #fff; padding: 1rem 1.25rem;
+  main > form { display: grid; gap: .25rem; background: #fff; padding: 1rem 1.25rem;
     border: 1px solid #d8dce3; border-radius: 8px; }
   label { display: block; margin: .5rem 0 0; font-weight: 600; }
-  input, textarea { display: block; width: 100%; font: inherit; margin-top: .25rem;
+  input, textarea { display: block; width: 100%; font: inherit;
+    font-weight: 400; margin-top: .25rem;
     padding: .45rem .6rem; border: 1px solid #aab2c0; border-radius: 6px; }
   textarea { min-height: 8rem; }
   button { font: inherit; padding: .45rem 1rem; border: 0; border-radius: 6px;
     background: #1f4fb8; color: #fff; cursor: pointer; }
-  form.post button { justify-self: start; margin-top: .75rem; }
+  main > form button { justify-self: start; margin-top: .75rem; }
   ul.posts { list-style: none; padding: 0; margin: 0; display: grid; gap: .5rem; }
   ul.posts li { display: flex; align-items: center; gap: 1rem; background: #fff;
     padding: .6rem .9rem; border: 1px solid #d8dce3; border-radius: 8px; }
@@ -90,8 +92,7 @@ const STYLE = `
   .visually-hidden { position: absolute; width: 1px; height: 1px;
     overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @media (max-width: 30rem) {
-    header { padding: .75rem 1rem; }
-    main { padding: 0 1rem; }
+    nav, main { padding: 0 1rem; }
   }
 `;
 
@@ -159,7 +160,7 @@ function invalid(state: FormState | undefined, name: string): SafeHtml | null {
 function postForm(action: string, post?: Post, state?: FormState): SafeHtml {
   const title = state ? text(state.values.title) : post?.title;
   const body = state ? text(state.values.body) : post?.body;
-  return html`<form class="post" method="post" action="${action}">
+  return html`<form method="post" action="${action}">
   ${post ? html`<input type="hidden" name="_method" value="PUT">` : null}
   ${
     state?.formErrors.length
