@@ -16,7 +16,7 @@ import {
   type FormDataParseError,
   FormDataTimeoutError,
 } from "@fetchkit/toolkit/form-data-middleware";
-import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
+import { html } from "@fetchkit/toolkit/html-template";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 
