@@ -408,6 +408,10 @@ Deno.test({
     const redisServer = await redisServerOrSkip();
     const temp = await Deno.makeTempDir({ prefix: "examples-axe-" });
     const cleanups: (() => Promise<unknown>)[] = [];
+    // Last: the folder, once empty (screenshots saved in the repo).
+    if (Deno.env.get("SAVE_SCREENSHOTS")) {
+      cleanups.push(() => Deno.remove(temp, { recursive: true }));
+    }
     const browser = await chromium.launch({
       executablePath,
       args: [
@@ -439,6 +443,8 @@ Deno.test({
           ADMIN_EMAIL: "admin@example.com",
           ADMIN_PASSWORD: "admin-password",
         });
+        // Reversed at the end: the server stops before its KV file goes.
+        cleanups.push(() => Deno.remove(`${temp}/auth`, { recursive: true }));
         cleanups.push(() => auth.stop());
         findings.push(
           ...await audit(browser, "auth", auth.url, authSteps(), temp),
@@ -460,6 +466,7 @@ Deno.test({
 
       if (wanted("uploads")) {
         const directory = await Deno.makeTempDir({ dir: temp });
+        cleanups.push(() => Deno.remove(directory, { recursive: true }));
         const uploads = inProcess(createUploadsApp({ directory }).fetch);
         findings.push(
           ...await audit(browser, "uploads", uploads, uploadsSteps(), temp),

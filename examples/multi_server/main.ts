@@ -3,9 +3,9 @@
  * balancer: the sessions live in one redis-server, so a user logged in
  * through one process is known to every other. See README "Deploying".
  *
- *     PORT=8001 deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts
+ *     PORT=8005 deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts
  *
- * Configuration: `PORT` (default 8000), `REDIS_URL` (default
+ * Configuration: `PORT` (default 8005), `REDIS_URL` (default
  * `redis://127.0.0.1:6379`), `SESSION_SECRET` (required; comma-separated to
  * rotate), `DENO_ENV=production` (the cookie is `__Host-session`, marked
  * `Secure`).
@@ -22,7 +22,7 @@ import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import { serve } from "@fetchkit/toolkit/serve";
 
-const port = Number(Deno.env.get("PORT") ?? 8000);
+const port = Number(Deno.env.get("PORT") ?? 8005);
 const secrets = Deno.env.get("SESSION_SECRET")?.split(",");
 if (!secrets) {
   console.error("Set SESSION_SECRET (see README: Sessions)");
