@@ -45,7 +45,7 @@ const STYLE = `
   .meta b { color: #1d2330; }
   #empty { color: #5a6273; text-align: center; padding: 1rem; }
   .transport { text-align: center; font-size: .85rem; }
-  .transport a { color: #2456c7; }
+  a { color: #2456c7; }
   @media (max-width: 32rem) {
     form { grid-template-columns: 1fr; }
     button { width: 100%; }
