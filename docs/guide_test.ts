@@ -105,6 +105,16 @@ const checks: Record<string, Check> = {
     const list = await fetch(`${origin}/notes?limit=1`);
     assert.deepEqual(await list.json(), [{ title: "Hi", tags: [] }]);
   },
+  "tracing({ storeSpans: true })": async (origin) => {
+    const response = await fetch(`${origin}/orders`, { method: "POST" });
+    await response.body?.cancel();
+    assert.equal(response.status, 401);
+    assert.match(
+      response.headers.get("www-authenticate") ?? "",
+      /^Bearer realm="api", error="invalid_token"/,
+    );
+    assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {
