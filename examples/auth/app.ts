@@ -37,6 +37,8 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { requestId } from "@fetchkit/toolkit/request-id-middleware";
+import { tracing } from "@fetchkit/toolkit/tracing-middleware";
+import { serverTiming } from "@fetchkit/toolkit/server-timing-middleware";
 import {
   type ContentSecurityPolicy,
   secureHeaders,
@@ -100,6 +102,13 @@ export interface AppOptions {
   admin?: { email: string; password: string };
   /** Told one line about the admin at start (created, there, or not). */
   announce?: (line: string) => void;
+  /**
+   * Development aids: `tracing()` first (a span per request, with store
+   * calls as child spans, when an OpenTelemetry SDK or `OTEL_DENO=true`
+   * is on) and `serverTiming()` (the `Server-Timing` header). Default
+   * `false`; `main.ts` turns it on unless `DENO_ENV=production`.
+   */
+  development?: boolean;
 }
 
 /**
@@ -125,6 +134,9 @@ export async function createApp(options: AppOptions): Promise<Router> {
 
   const router = createRouter({
     middleware: [
+      ...(options.development
+        ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
+        : []),
       // Clients reach this app directly (no proxy sets the header), so
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
