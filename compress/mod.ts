@@ -32,6 +32,9 @@
  *   gzip and deflate streams use Deno's `CompressionStream`, which flushes
  *   each chunk; Node's and Bun's do not, so there `node:zlib` streams them
  *   (`CompressionStream` where `node:zlib` is missing, as in workerd).
+ * - A body that fails while it is read ahead (before any byte is sent)
+ *   throws its error to the router, which answers `500`; one that fails
+ *   later ends the compressed stream with that error.
  * - Runs on Deno, Node and Bun; br and zstd need `node:zlib` (zstd: Node
  *   22.15 or later, Deno 2.3 or later) and are not offered without it.
  * - Put `compress()` before `etag()` in the middleware list, so that the
@@ -64,9 +67,9 @@ import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { type ContentCoding, negotiate } from "./_negotiate.ts";
+import { readReady } from "../response/_read_ready.ts";
 import {
   availableCodings,
-  collect,
   encode,
   encodeWhole,
   type Levels,
@@ -365,7 +368,7 @@ export function compress(options: CompressOptions = {}): Middleware {
     // Reading .body turns a string body into a stream: only now.
     const body = response.body;
     if (body === null) return response;
-    const collected = await collect(body, ONE_SHOT_LIMIT);
+    const collected = await readReady(body, ONE_SHOT_LIMIT);
     if ("stream" in collected) {
       return new NativeResponse(encode(collected.stream, coding, levels), init);
     }

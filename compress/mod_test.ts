@@ -10,6 +10,7 @@ import {
   isCompressible,
 } from "@fetchkit/toolkit/compress-middleware";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
+import { quietErrors } from "../_tools/console.ts";
 
 const HTML = "<p>Hello, compressed world. ".repeat(200) + "é ✓ 😀</p>";
 const hasZstd = typeof (zlib as { zstdDecompressSync?: unknown })
@@ -440,9 +441,10 @@ Deno.test("compress: cancelling the compressed body cancels the handler's stream
   }
 });
 
-Deno.test("compress: a failing handler stream errors the compressed body", async () => {
+Deno.test("compress: a handler stream that fails is a 500 before the answer, an error after", async () => {
   for (const coding of ["gzip", "br"]) {
-    const fetch = app(() =>
+    // Failing while read ahead (before any byte is sent): the router's 500.
+    const early = app(() =>
       new Response(
         new ReadableStream<Uint8Array>({
           start(controller) {
@@ -453,7 +455,30 @@ Deno.test("compress: a failing handler stream errors the compressed body", async
         { headers: { "Content-Type": "text/plain" } },
       )
     );
-    const response = await fetch({ "Accept-Encoding": coding });
+    const quiet = quietErrors();
+    try {
+      const response = await early({ "Accept-Encoding": coding });
+      assert.equal(response.status, 500);
+      assert.equal(await response.text(), "Internal Server Error");
+      assert.match(String(quiet.errors.flat()), /database went away/);
+    } finally {
+      quiet[Symbol.dispose]();
+    }
+    // Failing once the answer is under way: the compressed body errors.
+    const late = app(() =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(new TextEncoder().encode("x".repeat(2000)));
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            controller.error(new Error("database went away"));
+          },
+        }),
+        { headers: { "Content-Type": "text/plain" } },
+      )
+    );
+    const response = await late({ "Accept-Encoding": coding });
+    assert.equal(response.status, 200);
     await assert.rejects(response.arrayBuffer(), /database went away/);
   }
 });
