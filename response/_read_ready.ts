@@ -13,30 +13,27 @@ export type ReadReady =
   | { readonly whole: Uint8Array<ArrayBuffer> }
   | { readonly stream: ReadableStream<Uint8Array> };
 
-/** Turns of the microtask queue a queued chunk takes to arrive (2-5 seen). */
-const READY_TICKS = 10;
+/**
+ * Turns of the microtask queue a queued chunk takes to arrive (2-5 seen on
+ * Deno and Node). No timer beyond that: waiting even one turn of the event
+ * loop for a chunk that is not there cost a streamed page 3-5 ms of time
+ * to first byte on a loaded machine (BENCHMARKS.md, "Compression").
+ */
+const READY_TICKS = 20;
 
 /**
- * The read's result if it is ready at once (within a few microtasks, or
- * else one turn of the event loop), else `undefined`, the read left
- * pending.
+ * The read's result if it is ready at once (within a few microtasks), else
+ * `undefined`, the read left pending. A read that fails at once throws.
  */
 async function readyNow<T>(read: Promise<T>): Promise<T | undefined> {
-  let result: { value: T } | undefined;
-  read.then((value) => result = { value }, () => {});
+  let result: { value: T } | { error: unknown } | undefined;
+  read.then((value) => result = { value }, (error) => result = { error });
   for (let i = 0; i < READY_TICKS && result === undefined; i++) {
     await undefined;
   }
-  if (result !== undefined) return result.value;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const later = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, 0, undefined);
-  });
-  try {
-    return await Promise.race([read, later]);
-  } finally {
-    clearTimeout(timer);
-  }
+  if (result === undefined) return undefined;
+  if ("error" in result) throw result.error;
+  return result.value;
 }
 
 /**
