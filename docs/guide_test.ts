@@ -63,6 +63,58 @@ const checks: Record<string, Check> = {
     });
     assert.equal(await allowed.text(), "done");
   },
+  "parseForm(context.get(FormData), Post)": async (origin) => {
+    const post = (body: string) =>
+      fetch(`${origin}/posts`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body,
+        redirect: "manual",
+      });
+    const invalid = await post("title=");
+    assert.equal(invalid.status, 422);
+    assert.match(await invalid.text(), /Title is required/);
+    const valid = await post("title=Hello&tags=a&tags=b");
+    await valid.body?.cancel();
+    assert.equal(valid.status, 303);
+    assert.equal(valid.headers.get("location"), "/posts");
+  },
+  "bodyLimit({ maxBytes: 100 * 1024 })": async (origin) => {
+    const put = (id: string, body: string, type = "application/json") =>
+      fetch(`${origin}/notes/${id}`, {
+        method: "PUT",
+        headers: { "content-type": type, accept: "application/json" },
+        body,
+      });
+    const saved = await put("1", '{"title": " Hi "}');
+    assert.deepEqual(await saved.json(), { title: "Hi", tags: [] });
+    const invalid = await put("1", '{"title": ""}');
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(Object.keys((await invalid.json()).fieldErrors), [
+      "title",
+    ]);
+    const text = await put("1", "{}", "text/plain");
+    assert.equal(text.status, 415);
+    await text.body?.cancel();
+    const badId = await put("x", "{}");
+    assert.equal(badId.status, 400);
+    await badId.body?.cancel();
+    const big = await put("1", JSON.stringify({ title: "x".repeat(200_000) }));
+    assert.equal(big.status, 413);
+    await big.body?.cancel();
+    const list = await fetch(`${origin}/notes?limit=1`);
+    assert.deepEqual(await list.json(), [{ title: "Hi", tags: [] }]);
+  },
+  "tracing({ storeSpans: true })": async (origin) => {
+    const response = await fetch(`${origin}/orders`, { method: "POST" });
+    await response.body?.cancel();
+    assert.equal(response.status, 401);
+    assert.match(
+      response.headers.get("www-authenticate") ?? "",
+      /^Bearer realm="api", error="invalid_token"/,
+    );
+    assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {

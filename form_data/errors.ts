@@ -1,11 +1,14 @@
 /**
  * Error classes thrown while parsing a form body. Every one extends
- * {@linkcode FormDataParseError} and carries the HTTP `status` that the
- * `formData()` middleware answers with: 400 for a malformed body, 413 for a
- * limit exceeded and 408 for a client that stopped sending.
+ * {@linkcode FormDataParseError}, an `HttpError`, and carries the HTTP
+ * `status` that the `formData()` middleware (or, when thrown, the router's
+ * error boundary) answers with: 400 for a malformed body, 413 for a limit
+ * exceeded and 408 for a client that stopped sending.
  *
  * @module
  */
+
+import { HttpError } from "../http_error/mod.ts";
 
 /** Which part of the body an error is about, when it is known. */
 export interface FormDataErrorPart {
@@ -18,7 +21,8 @@ export interface FormDataErrorPart {
 /**
  * The body is not a well-formed form body: no boundary, bad part headers, a
  * missing final boundary or a stream that ended early. Status 400.
- * Subclasses report limits (413) and timeouts (408).
+ * Subclasses report limits (413) and timeouts (408). An `HttpError`, so a
+ * thrown one is answered with its status and message by the router.
  *
  * @example Tell parse errors from bugs
  * ```ts
@@ -40,7 +44,7 @@ export interface FormDataErrorPart {
  * }
  * ```
  */
-export class FormDataParseError extends Error {
+export class FormDataParseError extends HttpError {
   /** The form field name, when the error is about one part. */
   readonly fieldName: string | undefined;
   /** The client's file name, when the error is about a file part. */
@@ -56,15 +60,10 @@ export class FormDataParseError extends Error {
     message: string,
     options?: ErrorOptions & FormDataErrorPart,
   ) {
-    super(message, options);
+    super(statusOf(new.target), message, { cause: options?.cause });
     this.name = new.target.name;
     this.fieldName = options?.fieldName;
     this.fileName = options?.fileName;
-  }
-
-  /** The HTTP status for this error: 400. */
-  get status(): number {
-    return 400;
   }
 }
 
@@ -112,11 +111,6 @@ export class FormDataTimeoutError extends FormDataParseError {
     );
     this.timeout = timeout;
     this.limit = limit;
-  }
-
-  /** The HTTP status for this error: 408. */
-  override get status(): number {
-    return 408;
   }
 }
 
@@ -175,11 +169,6 @@ export class FormDataLimitError extends FormDataParseError {
     super(message, part);
     this.limit = limit;
     this.max = max;
-  }
-
-  /** The HTTP status for this error: 413. */
-  override get status(): number {
-    return 413;
   }
 }
 
@@ -349,6 +338,19 @@ export class MaxTotalSizeExceededError extends FormDataLimitError {
       part,
     );
   }
+}
+
+/** 408 for timeouts, 413 for limits, 400 for the rest. */
+function statusOf(target: abstract new (...args: never[]) => unknown): number {
+  if (
+    target === FormDataTimeoutError ||
+    target.prototype instanceof FormDataTimeoutError
+  ) return 408;
+  if (
+    target === FormDataLimitError ||
+    target.prototype instanceof FormDataLimitError
+  ) return 413;
+  return 400;
 }
 
 /** `File "a.txt" (field "f")`, `Field "f"`, or "" when nothing is known. */

@@ -104,7 +104,15 @@ const REMEMBERED = 10_000;
  * process, requests for one key take turns, so they do not fail each
  * other's commits. `database is locked` (two processes on one local
  * file) is retried with jittered backoff for up to 2 s, as the KV session
- * storage does, then the error names the attempts.
+ * storage does. A database that stays locked, is closed, is full
+ * (`database or disk is full`), or does not answer within `timeout` is an
+ * outage: a `StoreUnavailableError`, which `rateLimit()` answers with
+ * `503` and `Retry-After` (or lets the request pass with `failOpen`).
+ *
+ * With `rateLimit({ countResponse })`, a request given back is a second
+ * compare-and-set on the entry as it is then (read fresh), so a write from
+ * another server in between is kept, and nothing below an empty entry is
+ * ever written.
  *
  * Entries get `expireIn` for when the key's full limit is back; KV deletes
  * them lazily, so each value carries its own time, checked on read: a

@@ -43,9 +43,16 @@
  * forgotten).
  *
  * Stores: {@linkcode createMemoryRateLimitStore} (one process, the
- * default), {@linkcode createKvRateLimitStore} (Deno KV) and
- * {@linkcode createRedisRateLimitStore} (Redis). Servers sharing a KV
- * database or a Redis share each key's budget exactly.
+ * default, at most 100,000 keys), {@linkcode createKvRateLimitStore}
+ * (Deno KV) and {@linkcode createRedisRateLimitStore} (Redis). Servers
+ * sharing a KV database or a Redis share each key's budget exactly. A
+ * store that is down or slower than its `timeout` (5 s) answers `503` with
+ * `Retry-After`, or lets requests pass uncounted with `failOpen: true`.
+ *
+ * To count only some outcomes (failed logins, say), give `countResponse`:
+ * every request takes its unit before the handler runs, so concurrent
+ * requests cannot overshoot the limit, and those whose answer does not
+ * count give it back afterwards (see {@linkcode RateLimitOptions}).
  *
  * @example Per client address, and per email on the login form
  * ```ts
@@ -361,13 +368,45 @@ function addressKey(
  * await perEmail.reset("ada@example.com"); // after a successful login
  * ```
  *
- * @param options Limit, window, algorithm, key, store, name, headers and
- * the 429 hook.
+ * @example Count failed logins only, per client address
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+ *
+ * const failures = rateLimit({
+ *   name: "login-failures",
+ *   limit: 2,
+ *   windowMs: 60 * 60_000,
+ *   // A login answered 204 succeeded: it is given back.
+ *   countResponse: (response) => response.status !== 204,
+ * });
+ * const router = createRouter();
+ * router.post("/login", failures, ({ url }) =>
+ *   new Response(null, {
+ *     status: url.searchParams.get("password") === "right" ? 204 : 401,
+ *   }));
+ * const info = {
+ *   remoteAddr: { hostname: "192.0.2.1", port: 1234, transport: "tcp" },
+ * };
+ * const login = (password: string) =>
+ *   router.fetch(
+ *     new Request(`http://localhost/login?password=${password}`, { method: "POST" }),
+ *     info,
+ *   );
+ * for (let i = 0; i < 10; i++) await login("right"); // all 204: none counted
+ * await login("wrong");
+ * await login("wrong");
+ * (await login("wrong")).status; // 429
+ * ```
+ *
+ * @param options Limit, window, algorithm, key, store, name, headers, the
+ * 429 hook, which outcomes count, and what to do when the store is down.
  * @returns The middleware, with `reset(key)`.
  * @throws {TypeError} When `limit` is not a whole number ≥ 1, `windowMs`
  * not a positive number, `algorithm` not `"gcra"` or `"lockout"`, `name`
- * not of letters, digits, `_`, `.`, `-`, or the name is already used on
- * the store with another policy.
+ * not of letters, digits, `_`, `.`, `-`, the name is already used on the
+ * store with another policy, or `countResponse` is not a function or its
+ * store has no `giveBack`.
  */
 export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
   const {

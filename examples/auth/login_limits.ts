@@ -10,7 +10,9 @@
  * guesses nothing). A limiter does not count the attempts it refuses
  * itself. The counts live in the app's KV database, or in Redis with
  * `SESSION_STORAGE=redis`, so every server sharing them shares the
- * budgets exactly.
+ * budgets exactly. When that store is down or slow (5 s), both limiters
+ * fail closed (`rateLimit()`'s default): the login gets a `503` page with
+ * `Retry-After`, never an unchecked password guess.
  *
  * The per-email limit is the seed's: `rateLimit()` with `algorithm:
  * "lockout"` counts attempts per email and forgets the count 15 minutes

@@ -1,0 +1,296 @@
+// The notes API over real HTTP, on a Deno KV file in a temp dir.
+import assert from "node:assert/strict";
+import { createApp, type Note } from "./app.ts";
+import { routes } from "./routes.ts";
+import { issueToken } from "./auth.ts";
+
+const SECRET = "test-secret-for-the-notes-api-0123456789";
+
+async function serve() {
+  const dir = await Deno.makeTempDir({ prefix: "api_example_" });
+  const kv = await Deno.openKv(`${dir}/api.sqlite`);
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    createApp({ kv, jwtSecret: SECRET }).fetch,
+  );
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  // Every write carries a valid token unless it sets Authorization itself;
+  // reads go without one, as a shared cache keeps no answer to a request
+  // with credentials.
+  const token = await issueToken(SECRET, "tester");
+  const call = (
+    method: string,
+    path: string,
+    body?: BodyInit,
+    headers: Record<string, string> = { "content-type": "application/json" },
+  ) =>
+    fetch(base + path, {
+      method,
+      body,
+      headers: {
+        accept: "application/json",
+        ...(method === "GET" ? {} : { authorization: `Bearer ${token}` }),
+        ...headers,
+      },
+    });
+  return {
+    call,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      kv.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("api example: create, show, list with pagination, update, delete", async () => {
+  await using app = await serve();
+  const created = await app.call(
+    "POST",
+    routes.notes.create.href(),
+    JSON.stringify({ title: " First ", tags: ["a"] }),
+  );
+  assert.equal(created.status, 201);
+  const first: Note = await created.json();
+  assert.equal(first.id, 1);
+  assert.equal(first.title, "First");
+  assert.equal(first.body, "");
+  assert.deepEqual(first.tags, ["a"]);
+  assert.equal(created.headers.get("location"), "/notes/1");
+
+  for (const title of ["Second", "Third"]) {
+    const response = await app.call(
+      "POST",
+      "/notes",
+      JSON.stringify({ title }),
+    );
+    assert.equal(response.status, 201);
+    await response.body?.cancel();
+  }
+  const shown = await app.call("GET", "/notes/2");
+  assert.equal((await shown.json()).title, "Second");
+
+  const page1 = await (await app.call("GET", "/notes?limit=2")).json();
+  assert.deepEqual(page1.notes.map((n: Note) => n.id), [1, 2]);
+  assert.equal(page1.next, "/notes?limit=2&after=2");
+  const page2 = await (await app.call("GET", page1.next)).json();
+  assert.deepEqual(page2.notes.map((n: Note) => n.id), [3]);
+  assert.equal(page2.next, null);
+
+  const updated = await app.call(
+    "PUT",
+    "/notes/1",
+    JSON.stringify({ title: "New", body: "text" }),
+  );
+  assert.equal(updated.status, 200);
+  const note: Note = await updated.json();
+  assert.equal(note.title, "New");
+  assert.equal(note.body, "text");
+  assert.equal(note.createdAt, first.createdAt);
+
+  const deleted = await app.call("DELETE", "/notes/1");
+  assert.equal(deleted.status, 204);
+  await deleted.body?.cancel();
+  const gone = await app.call("GET", "/notes/1");
+  assert.equal(gone.status, 404);
+  assert.deepEqual(await gone.json(), { error: "Note 1 not found" });
+});
+
+Deno.test("api example: 422 with fieldErrors, 400 for a bad id or page", async () => {
+  await using app = await serve();
+  const invalid = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "", tags: ["ok", "x".repeat(31)] }),
+  );
+  assert.equal(invalid.status, 422);
+  const errors = await invalid.json();
+  assert.deepEqual(Object.keys(errors.fieldErrors).sort(), [
+    "tags[1]",
+    "title",
+  ]);
+  assert.deepEqual(errors.fieldErrors.title, ["Title is required"]);
+
+  const notAnObject = await app.call("POST", "/notes", "[1, 2]");
+  assert.equal(notAnObject.status, 422);
+  assert.equal((await notAnObject.json()).formErrors.length, 1);
+
+  for (const id of ["abc", "0", "1.5"]) {
+    const response = await app.call("GET", `/notes/${id}`);
+    assert.equal(response.status, 400, id);
+    assert.deepEqual(await response.json(), {
+      error: "Note id must be a positive whole number",
+    });
+  }
+  const page = await app.call("GET", "/notes?limit=0");
+  assert.equal(page.status, 400);
+  assert.deepEqual(Object.keys((await page.json()).fieldErrors), ["limit"]);
+});
+
+Deno.test("api example: 400, 413 and 415 from the body reader; the server keeps serving", async () => {
+  await using app = await serve();
+  const malformed = await app.call("POST", "/notes", '{"title": "a",\n "x": }');
+  assert.equal(malformed.status, 400);
+  assert.match(
+    (await malformed.json()).error,
+    /^Malformed JSON at line 2, column 7/,
+  );
+
+  const wrongType = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "a" }),
+    { "content-type": "text/plain" },
+  );
+  assert.equal(wrongType.status, 415);
+  assert.match((await wrongType.json()).error, /is not JSON/);
+
+  const big = JSON.stringify({ title: "a", body: "x".repeat(40_000) });
+  const tooLarge = await app.call("POST", "/notes", big);
+  assert.equal(tooLarge.status, 413);
+  assert.match(
+    (await tooLarge.json()).error,
+    /larger than maxBytes \(32768 bytes\): Content-Length declares 40\d\d\d bytes/,
+  );
+
+  // Chunked: no Content-Length, so the limit is counted while reading.
+  const chunks = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let i = 0; i < 10; i++) {
+        controller.enqueue(new TextEncoder().encode(" ".repeat(8192)));
+      }
+      controller.close();
+    },
+  });
+  const chunked = await app.call("PUT", "/notes/1", chunks);
+  assert.equal(chunked.status, 413);
+  assert.equal(
+    (await chunked.json()).error,
+    "Request body is larger than maxBytes (32768 bytes)",
+  );
+
+  const empty = await app.call("POST", "/notes", "");
+  assert.equal(empty.status, 400);
+  assert.match((await empty.json()).error, /empty/);
+
+  const ok = await app.call("POST", "/notes", JSON.stringify({ title: "ok" }));
+  assert.equal(ok.status, 201);
+  await ok.body?.cancel();
+});
+
+Deno.test("api example: a retried create with an Idempotency-Key makes one note; the list is cached until a write", async () => {
+  await using app = await serve();
+  const key = {
+    "content-type": "application/json",
+    "idempotency-key": `"${crypto.randomUUID()}"`,
+  };
+  const first = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(first.status, 201);
+  const note: Note = await first.json();
+  const retry = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(retry.status, 201);
+  assert.equal(retry.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await retry.json(), note);
+  const changed = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Twice" }),
+    key,
+  );
+  assert.equal(changed.status, 422);
+  await changed.body?.cancel();
+
+  const list = await app.call("GET", "/notes");
+  assert.equal(list.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await list.json()).notes.map((n: Note) => n.title), [
+    "Once",
+  ]);
+  const cached = await app.call("GET", "/notes");
+  assert.equal(cached.headers.get("x-cache"), "HIT");
+  await cached.body?.cancel();
+  const created = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Next" }),
+  );
+  await created.body?.cancel();
+  const fresh = await app.call("GET", "/notes");
+  assert.equal(fresh.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await fresh.json()).notes.map((n: Note) => n.title), [
+    "Once",
+    "Next",
+  ]);
+});
+
+Deno.test("api example: write routes need a bearer JWT; reads are open", async () => {
+  await using app = await serve();
+  const body = JSON.stringify({ title: "Guarded" });
+  const json = { "content-type": "application/json" };
+  const challenge = (response: Response) =>
+    response.headers.get("www-authenticate") ?? "";
+
+  const anonymous = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: "",
+  });
+  assert.equal(anonymous.status, 401);
+  assert.match(
+    challenge(anonymous),
+    /^Bearer realm="api", error="invalid_token"/,
+  );
+  await anonymous.body?.cancel();
+
+  const forged = await issueToken(
+    "another-secret-of-32-characters-or-more",
+    "mallory",
+  );
+  const otherKey = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${forged}`,
+  });
+  assert.equal(otherKey.status, 401);
+  assert.match(challenge(otherKey), /signature does not verify/);
+  await otherKey.body?.cancel();
+
+  const expired = await issueToken(SECRET, "tester", -60);
+  const late = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${expired}`,
+  });
+  assert.equal(late.status, 401);
+  assert.match(challenge(late), /The token has expired/);
+  await late.body?.cancel();
+
+  const created = await app.call("POST", "/notes", body);
+  assert.equal(created.status, 201);
+  const { id } = await created.json();
+  for (
+    const [method, path, payload] of [
+      ["PUT", `/notes/${id}`, body],
+      ["DELETE", `/notes/${id}`, undefined],
+    ] as const
+  ) {
+    const refused = await app.call(method, path, payload, {
+      ...json,
+      authorization: "",
+    });
+    assert.equal(refused.status, 401, method);
+    await refused.body?.cancel();
+  }
+  // Reads need no token.
+  const read = await app.call("GET", `/notes/${id}`, undefined, {
+    authorization: "",
+  });
+  assert.equal(read.status, 200);
+  assert.equal((await read.json()).title, "Guarded");
+});

@@ -1,0 +1,385 @@
+/**
+ * Validates every input of a request with any
+ * [Standard Schema](https://standardschema.dev) v1 library (zod, valibot,
+ * arktype, ...), behind one bounded body reader:
+ *
+ * - {@linkcode parseJson}: the JSON body;
+ * - {@linkcode parseQuery}: the query string;
+ * - {@linkcode parseParams}: route parameters (`context.params`);
+ * - {@linkcode parseHeaders}: request headers, by lowercase name;
+ * - {@linkcode parseForm}: a parsed form (re-exported from
+ *   `@fetchkit/toolkit/form-validation`);
+ * - {@linkcode readBody}: the body as bytes or text, with the same limits.
+ *
+ * Each `parse*` resolves to `{ success: true, value }`, `value` being the
+ * schema's output type, or `{ success: false, issues, fieldErrors,
+ * formErrors }`, with `fieldErrors` keyed by the issue's path written as
+ * `items[1].qty`. What the client sent never makes them throw, except the
+ * body itself: a body that cannot be read as JSON is an `HttpError`, which
+ * the router answers with its status and message:
+ *
+ * | status | when |
+ * |---|---|
+ * | 415 | `Content-Type` missing, not `application/json` or `application/*+json`, or a charset other than UTF-8 |
+ * | 413 | the body is past `maxBytes` (default 1 MiB): refused on `Content-Length`, and counted while reading whatever `Content-Length` says (absent, wrong, non-numeric, chunked), holding at most the limit plus one network chunk |
+ * | 400 | malformed JSON (the message gives line, column and character offset), an empty body, invalid UTF-8 (byte offset), nesting deeper than `maxDepth` (default 64), a `"__proto__"` key, a number out of range (`1e999999`), a lone surrogate escape (`"\ud800"`), or a `Content-Length` that does not match the body |
+ * | 408 | the client stopped sending: no data for `idleTimeout` (30 s), or the body took longer than `bodyTimeout` (5 min), as for `formData()` |
+ *
+ * JSON decisions: a `"__proto__"` key anywhere is refused (400), since code
+ * that copies the value with `Object.assign` or a deep merge would set a
+ * prototype with it; duplicate keys are accepted and the last one wins, as in
+ * `JSON.parse` and every peer; a leading UTF-8 byte order mark is ignored, as
+ * RFC 8259 allows.
+ *
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { parseJson, parseParams } from "@fetchkit/toolkit/validation";
+ * import * as z from "zod";
+ *
+ * const Note = z.object({ title: z.string().min(1), body: z.string() });
+ *
+ * const router = createRouter();
+ * router.put("/notes/:id", async (context) => {
+ *   const params = await parseParams(context.params, z.object({ id: z.coerce.number().int() }));
+ *   if (!params.success) return Response.json(params.fieldErrors, { status: 400 });
+ *   const note = await parseJson(context.request, Note); // 400/408/413/415 thrown
+ *   if (!note.success) return Response.json({ fieldErrors: note.fieldErrors }, { status: 422 });
+ *   return Response.json({ id: params.value.id, ...note.value });
+ * });
+ * ```
+ *
+ * @module
+ */
+import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
+import { groupIssues } from "../form_validation/_issues.ts";
+import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
+import { decodeUtf8, readBytes, resolveBodyLimits } from "./_read.ts";
+import {
+  checkJsonContentType,
+  DEFAULT_MAX_DEPTH,
+  parseJsonText,
+} from "./_json.ts";
+
+export { parseForm, type ParseFormResult };
+export type { StandardSchemaV1 };
+
+/**
+ * What the `parse*` functions give: the schema's output, or the errors by
+ * field. Narrow it on `success`.
+ *
+ * @example
+ * ```ts
+ * import { parseQuery, type ValidationResult } from "@fetchkit/toolkit/validation";
+ * import * as z from "zod";
+ *
+ * const result: ValidationResult<{ page: number }> = await parseQuery(
+ *   new URLSearchParams("page=x"),
+ *   z.object({ page: z.coerce.number() }),
+ * );
+ * if (!result.success) console.log(Object.keys(result.fieldErrors)); // ["page"]
+ * ```
+ */
+export type ValidationResult<T> =
+  | {
+    /** The schema accepted the input. */
+    success: true;
+    /** The schema's output: coerced, transformed, typed. */
+    value: T;
+  }
+  | {
+    /** The schema refused the input. */
+    success: false;
+    /** The schema's issues, as it gave them. */
+    issues: readonly StandardSchemaV1.Issue[];
+    /** Messages by the issue's path written as `items[1].qty`. */
+    fieldErrors: Record<string, string[]>;
+    /** Messages that belong to no one field. */
+    formErrors: string[];
+  };
+
+/** Limits of {@linkcode readBody} and {@linkcode parseJson}. */
+export interface ReadBodyOptions {
+  /**
+   * Largest body, in bytes: a larger `Content-Length` is refused before
+   * reading, and the body is counted while it is read (413).
+   *
+   * @default {1048576} (1 MiB)
+   */
+  maxBytes?: number;
+  /**
+   * Milliseconds to wait for the next chunk before a 408. `0` or `Infinity`
+   * waits forever.
+   *
+   * @default {30000}
+   */
+  idleTimeout?: number;
+  /**
+   * Milliseconds the whole body may take before a 408, however steadily it
+   * trickles in. `0` or `Infinity` waits forever.
+   *
+   * @default {300000} (5 minutes)
+   */
+  bodyTimeout?: number;
+}
+
+/** Options of {@linkcode parseJson}. */
+export interface ParseJsonOptions extends ReadBodyOptions {
+  /**
+   * Deepest nesting of arrays and objects (`[[1]]` is 2 levels): deeper is
+   * a 400, found without recursion.
+   *
+   * @default {64}
+   */
+  maxDepth?: number;
+}
+
+/**
+ * Reads the body of `request` whole, bounded: see the module docs for the
+ * limits and the `HttpError`s (400, 408, 413). `as: "text"` decodes UTF-8
+ * (400 for invalid UTF-8, a leading byte order mark dropped); the default
+ * gives the bytes. No `Content-Type` is required. A body already read is a
+ * `TypeError`.
+ *
+ * @example Read a webhook's raw bytes to check its signature
+ * ```ts
+ * import { readBody } from "@fetchkit/toolkit/validation";
+ *
+ * const request = new Request("http://localhost/hook", { method: "POST", body: "payload" });
+ * const bytes = await readBody(request, { maxBytes: 64 * 1024 });
+ * console.log(bytes.length); // 7
+ * ```
+ *
+ * @example Text
+ * ```ts
+ * import { readBody } from "@fetchkit/toolkit/validation";
+ *
+ * const request = new Request("http://localhost/", { method: "POST", body: "héllo" });
+ * console.log(await readBody(request, { as: "text" })); // "héllo"
+ * ```
+ *
+ * @param request The request whose body to read.
+ * @param options `as`, `maxBytes`, `idleTimeout`, `bodyTimeout`.
+ * @returns The body as text or bytes; empty for a request without one.
+ */
+export function readBody(
+  request: Request,
+  options: ReadBodyOptions & { as: "text" },
+): Promise<string>;
+/**
+ * Reads the body of `request` whole, bounded, as bytes.
+ *
+ * @example
+ * ```ts
+ * import { readBody } from "@fetchkit/toolkit/validation";
+ *
+ * const request = new Request("http://localhost/", { method: "POST", body: "abc" });
+ * (await readBody(request)).length; // 3
+ * ```
+ *
+ * @param request The request whose body to read.
+ * @param options `maxBytes`, `idleTimeout`, `bodyTimeout`.
+ * @returns The body's bytes.
+ */
+export function readBody(
+  request: Request,
+  options?: ReadBodyOptions & { as?: "bytes" },
+): Promise<Uint8Array>;
+export async function readBody(
+  request: Request,
+  options?: ReadBodyOptions & { as?: "bytes" | "text" },
+): Promise<Uint8Array | string> {
+  const as = options?.as ?? "bytes";
+  if (as !== "bytes" && as !== "text") {
+    throw new TypeError(
+      `readBody option as must be "bytes" or "text", got ${String(as)}`,
+    );
+  }
+  const bytes = await readBytes(
+    request,
+    resolveBodyLimits(options, "readBody"),
+  );
+  return as === "text" ? decodeUtf8(bytes) : bytes;
+}
+
+/**
+ * Reads the body of `request` as JSON, bounded, and validates it with a
+ * Standard Schema. A body that cannot be read as JSON throws an `HttpError`
+ * (415, 413, 400 or 408; see the module docs); a value the schema refuses
+ * resolves to `success: false` with the errors by field, for a 422.
+ *
+ * @example
+ * ```ts
+ * import { parseJson } from "@fetchkit/toolkit/validation";
+ * import * as z from "zod";
+ *
+ * const Order = z.object({
+ *   items: z.array(z.object({ sku: z.string(), qty: z.number().int().min(1) })),
+ * });
+ * const request = new Request("http://localhost/orders", {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json" },
+ *   body: JSON.stringify({ items: [{ sku: "A", qty: 1 }, { sku: "B", qty: 0 }] }),
+ * });
+ * const result = await parseJson(request, Order);
+ * if (!result.success) {
+ *   console.log(result.fieldErrors["items[1].qty"]); // ["Too small: expected number to be >=1"]
+ * }
+ * ```
+ *
+ * @param request The request whose body to read.
+ * @param schema Any Standard Schema v1.
+ * @param options `maxBytes`, `maxDepth`, `idleTimeout`, `bodyTimeout`.
+ * @returns The schema's output, or the errors by field.
+ */
+export async function parseJson<S extends StandardSchemaV1>(
+  request: Request,
+  schema: S,
+  options?: ParseJsonOptions,
+): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
+  const limits = resolveBodyLimits(options, "parseJson");
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (typeof maxDepth !== "number" || !(maxDepth >= 1)) {
+    throw new RangeError(
+      `parseJson option maxDepth must be a number >= 1, got ${
+        String(maxDepth)
+      }`,
+    );
+  }
+  const contentType = request.headers.get("content-type");
+  try {
+    checkJsonContentType(contentType);
+  } catch (error) {
+    // Nothing of the body is wanted: let the connection drop it.
+    await request.body?.cancel().catch(() => {});
+    throw error;
+  }
+  const text = decodeUtf8(await readBytes(request, limits));
+  return validate(schema, parseJsonText(text, maxDepth));
+}
+
+/**
+ * Validates a query string with a Standard Schema, with the same name →
+ * object rules as `parseForm` (repeated names give arrays, `a.b` nests,
+ * hostile names refused with a form error). Values are strings: coerce them
+ * in the schema (`z.coerce.number()`).
+ *
+ * @example
+ * ```ts
+ * import { parseQuery } from "@fetchkit/toolkit/validation";
+ * import * as z from "zod";
+ *
+ * const Page = z.object({
+ *   limit: z.coerce.number().int().min(1).max(100).default(20),
+ *   tag: z.array(z.string()).default([]),
+ * });
+ * const result = await parseQuery(new URL("http://localhost/notes?limit=5&tag=a&tag=b"), Page);
+ * if (result.success) console.log(result.value.limit + 1); // 6
+ * ```
+ *
+ * @param input A URL (`context.url`), its `searchParams`, or a URL string
+ *   (`request.url`).
+ * @param schema Any Standard Schema v1.
+ * @returns The schema's output, or the errors by field (with the `values`
+ *   the schema saw, as `parseForm` gives).
+ */
+export function parseQuery<S extends StandardSchemaV1>(
+  input: URL | URLSearchParams | string,
+  schema: S,
+): Promise<ParseFormResult<StandardSchemaV1.InferOutput<S>>> {
+  const params = input instanceof URLSearchParams
+    ? input
+    : typeof input === "string"
+    ? new URL(input).searchParams
+    : input.searchParams;
+  return parseForm(params, schema);
+}
+
+/**
+ * Validates route parameters with a Standard Schema: `z.coerce.number()`
+ * turns `:id` into a number, and a value that is not one gives
+ * `success: false` (answer it with 400 or 404).
+ *
+ * @example
+ * ```ts
+ * import { parseParams } from "@fetchkit/toolkit/validation";
+ * import * as z from "zod";
+ *
+ * const result = await parseParams({ id: "42" }, z.object({ id: z.coerce.number().int() }));
+ * if (result.success) console.log(result.value.id + 1); // 43
+ * ```
+ *
+ * @param params The parameters, as `context.params` gives them.
+ * @param schema Any Standard Schema v1.
+ * @returns The schema's output, or the errors by parameter name.
+ */
+export async function parseParams<S extends StandardSchemaV1>(
+  params: Readonly<Record<string, string | undefined>>,
+  schema: S,
+): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
+  return await validate(schema, params);
+}
+
+/**
+ * Validates request headers with a Standard Schema: the schema sees an
+ * object of lowercase header names to values (repeated headers joined with
+ * `, `, as `Headers` does).
+ *
+ * @example
+ * ```ts
+ * import { parseHeaders } from "@fetchkit/toolkit/validation";
+ * import * as z from "zod";
+ *
+ * const headers = new Headers({ "X-Api-Version": "2" });
+ * const result = await parseHeaders(headers, z.object({ "x-api-version": z.coerce.number() }));
+ * if (result.success) console.log(result.value["x-api-version"]); // 2
+ * ```
+ *
+ * @param headers The request headers (`context.headers`).
+ * @param schema Any Standard Schema v1.
+ * @returns The schema's output, or the errors by header name.
+ */
+export async function parseHeaders<S extends StandardSchemaV1>(
+  headers: Headers,
+  schema: S,
+): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
+  const values: Record<string, string> = {};
+  for (const [name, value] of headers) {
+    // A `__proto__` header (a valid token) stays an own property.
+    if (name === "__proto__") {
+      Object.defineProperty(values, name, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      values[name] = value;
+    }
+  }
+  return await validate(schema, values);
+}
+
+/**
+ * Runs `schema` on `input`: the result at once for a synchronous schema (no
+ * promise to settle), a promise for an async one.
+ */
+function validate<S extends StandardSchemaV1>(
+  schema: S,
+  input: unknown,
+):
+  | ValidationResult<StandardSchemaV1.InferOutput<S>>
+  | Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
+  const result = schema["~standard"].validate(input);
+  return result instanceof Promise ? result.then(toResult) : toResult(result);
+}
+
+function toResult<T>(
+  result: StandardSchemaV1.Result<T>,
+): ValidationResult<T> {
+  if (result.issues === undefined) {
+    return { success: true, value: result.value };
+  }
+  const issues = result.issues;
+  const { fieldErrors, formErrors } = groupIssues(issues, undefined);
+  return { success: false, issues, fieldErrors, formErrors };
+}
