@@ -218,3 +218,29 @@ Deno.test({
     }
   },
 });
+
+Deno.test("serve(): on a name to look up (localhost), a taken port still comes out as PortInUseError", async () => {
+  const named = { ...local, hostname: "localhost" };
+  let listened!: (port: number) => void;
+  const bound = new Promise<number>((resolve) => listened = resolve);
+  const first = serve(() => new Response("one"), {
+    ...named,
+    onListen: ({ port }) => listened(port),
+  });
+  try {
+    const port = await bound;
+    // Node binds after a DNS look-up, so the error comes through
+    // `finished`; Deno and Bun throw at once.
+    let error: unknown;
+    try {
+      const second = serve(() => new Response("two"), { ...named, port });
+      await second.finished.catch((rejected) => error = rejected);
+    } catch (thrown) {
+      error = thrown;
+    }
+    assert.ok(error instanceof PortInUseError, String(error));
+    assert.equal((error as PortInUseError).port, port);
+  } finally {
+    await first.shutdown();
+  }
+});
