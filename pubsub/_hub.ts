@@ -50,7 +50,14 @@ export interface Subscription<T = unknown>
    * `StoreUnavailableError`, which the router answers with 503).
    */
   readonly ready: Promise<void>;
-  /** The id of the last event handed out (or `since`), if any. */
+  /**
+   * Where the subscription stands: the id of the last event handed out;
+   * before the first, once `ready`, the position it started from (the
+   * topic's newest id, or the store's start, such as `"0-0"`, for an
+   * empty topic). Send it to a client before any event (as an SSE `id:`)
+   * so that a client that reconnects before its first event resumes with
+   * `since` instead of missing what was published meanwhile.
+   */
   readonly lastId: string | undefined;
   /** Ends the subscription and frees its queue. */
   close(): void;
@@ -117,6 +124,8 @@ export interface Backend {
   readonly polls?: boolean;
   /** Whether `id` has this store's id form. */
   validId(id: string): boolean;
+  /** The id before every event: `"0-0"` on Redis, `"0"` elsewhere. */
+  readonly start: string;
   /** Negative, zero or positive as `a` is before, at or after `b`. */
   compare(a: string, b: string): number;
   /** Appends one event; its id. */
@@ -507,7 +516,7 @@ export class Hub implements PubSub {
       if (
         since === undefined || joined.cursor === undefined ||
         this.backend.compare(since, joined.cursor) > 0
-      ) sub.lastId = joined.cursor;
+      ) sub.lastId = joined.cursor ?? this.backend.start;
     };
     if (joined.ready) start();
     else {

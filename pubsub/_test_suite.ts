@@ -186,6 +186,29 @@ export function pubSubSuite(target: SuiteTarget): void {
     }
   });
 
+  test("before its first event, lastId is where to resume from, even on an empty topic", async () => {
+    const { a, b, done } = await target.open();
+    try {
+      for (const before of [false, true]) {
+        const topic = topicName();
+        if (before) await a.publish(topic, "old");
+        const first = b.subscribe<string>(topic);
+        await first.ready;
+        assert.ok(first.lastId !== undefined, "a position once ready");
+        first.close();
+        // A client that left before any event resumes from there.
+        await a.publish(topic, "missed");
+        const again = b.subscribe<string>(topic, { since: first.lastId });
+        assert.deepEqual((await take(again, 1)).map((e) => e.data), [
+          "missed",
+        ]);
+        again.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+
   test("a slow subscriber is dropped with an error it can see", async () => {
     const { a, done } = await target.open({ maxQueued: 10 });
     try {

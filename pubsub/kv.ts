@@ -180,6 +180,7 @@ export function createKvPubSub(options: KvPubSubOptions): PubSub {
   const backend: Backend = {
     store,
     polls: true,
+    start: "0",
     validId: (id) => DECIMAL.test(id),
     compare: (a, b) => Number(a) - Number(b),
     async append(topic, json) {

@@ -192,6 +192,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
 
   const backend: Backend = {
     store,
+    start: "0-0",
     validId: (id) => STREAM_ID.test(id),
     compare,
     async append(topic, json) {

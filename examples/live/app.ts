@@ -208,6 +208,10 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     return createEventStreamResponse((signal) => {
       signal.addEventListener("abort", () => subscription.close());
       return (async function* () {
+        // Where the stream starts, as its first id: a browser that
+        // reconnects before any message resumes from there.
+        const start = subscription.lastId!;
+        yield { id: start, event: "position", data: start };
         for await (const { id, data } of subscription) {
           yield { id, event: "message", data };
         }
@@ -225,8 +229,9 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     });
   });
 
-  // The same board over a WebSocket: messages come as
-  // {"type":"message","id","message"}, posts go as {"name","text"} and are
+  // The same board over a WebSocket: {"type":"position","id"} first, then
+  // messages as {"type":"message","id","message"}; posts go as
+  // {"name","text"} and are
   // answered {"type":"posted","id"} or {"type":"error","error"}. A client
   // resumes with ?since=<last id>. Sockets count in the stream bounds.
   router.get("/ws", async (context) => {
@@ -246,6 +251,7 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     const posts: number[] = [];
     const response = upgradeWebSocket(context, {
       onOpen(_event, ws) {
+        ws.send(JSON.stringify({ type: "position", id: live.lastId }));
         (async () => {
           try {
             for await (const { id, data } of live) {
