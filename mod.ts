@@ -58,3 +58,13 @@ export {
 export * from "./body_limit/mod.ts";
 export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
+export * from "./compress/mod.ts";
+export * from "./etag/mod.ts";
+export * from "./cache/mod.ts";
+export { idempotency, type IdempotencyOptions } from "./idempotency/mod.ts";
+export * from "./jwt/mod.ts";
+export * from "./bearer_auth/mod.ts";
+export * from "./basic_auth/mod.ts";
+export * from "./context_storage/mod.ts";
+export * from "./server_timing/mod.ts";
+export * from "./tracing/mod.ts";

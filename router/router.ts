@@ -350,7 +350,8 @@ function text(body: string, status: number, allow?: string): Response {
 export function createRouter(options: RouterOptions = {}): Router {
   const { defaultHandler, onError } = options;
   const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
-  const matcher = new Matcher<Terminal>();
+  // Each route keeps its full pattern, given to the context on a match.
+  const matcher = new Matcher<{ run: Terminal; pattern: string }>();
 
   function add(
     method: string,
@@ -359,11 +360,10 @@ export function createRouter(options: RouterOptions = {}): Router {
     handler: Handler,
   ): void {
     // The chain is composed here, once, not per request.
-    matcher.add(
-      method,
+    matcher.add(method, pattern, {
+      run: compose(middleware, handler as Terminal, handleError),
       pattern,
-      compose(middleware, handler as Terminal, handleError),
-    );
+    });
   }
 
   function toTarget(
@@ -544,7 +544,8 @@ export function createRouter(options: RouterOptions = {}): Router {
     if (match === undefined) return miss(context, path);
     // A static route keeps the context's own empty params object.
     if (match.params !== undefined) context.params = match.params;
-    return match.value(context);
+    context.routePattern = match.value.pattern;
+    return match.value.run(context);
   }
 
   /** No route for the method and path: 405 with `Allow`, or 404. */

@@ -12,10 +12,30 @@
  * Errors are `{ "error": message }` JSON for clients that accept JSON
  * (`Accept: application/json`), text otherwise.
  *
+ * - `create`, `update` and `destroy` need `Authorization: Bearer <jwt>`
+ *   (HS256, issued by and for `notes-api`; see `auth.ts`, and `token.ts`
+ *   to print one): without a valid token, a 401 with a
+ *   `WWW-Authenticate: Bearer ... error="invalid_token"` challenge. Reads
+ *   are open.
+ *
+ * - `create` takes an `Idempotency-Key` header (`idempotency()`, keys kept
+ *   in the same KV database for a day): a client that retries a POST after
+ *   a lost answer gets the first note back, not a second one.
+ * - the list is cached for 5 seconds (`cache()` on a memory store); a
+ *   create, update or delete in this process starts a new generation of
+ *   list entries, so this process never lists older than its own writes
+ *   (another process's writes show within 5 seconds).
+ *
  * @module
  */
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
 import { HttpError } from "@fetchkit/toolkit/http-error";
+import {
+  cache,
+  createKvCacheStore,
+  createMemoryCacheStore,
+} from "@fetchkit/toolkit/cache-middleware";
+import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
 import {
   parseJson,
   parseParams,
@@ -23,6 +43,7 @@ import {
 } from "@fetchkit/toolkit/validation";
 import * as z from "zod";
 import { routes } from "./routes.ts";
+import { requireToken } from "./auth.ts";
 
 /** What a client sends to create or replace a note. */
 export const NoteInput = z.object({
@@ -58,6 +79,8 @@ export interface AppOptions {
   kv: Deno.Kv;
   /** Largest JSON body, in bytes (a KV value holds at most 64 KiB). */
   maxBytes?: number;
+  /** Signs and verifies the write routes' bearer JWTs (HS256). */
+  jwtSecret: string;
 }
 
 const NEXT_ID = ["notes_next_id"];
@@ -67,6 +90,17 @@ export function createApp(options: AppOptions): Router {
   const { kv } = options;
   const maxBytes = options.maxBytes ?? 32 * 1024;
   const router = createRouter();
+  // Bumped by every write: the list's cache key holds it.
+  let generation = 0;
+  const listCache = cache({
+    store: createMemoryCacheStore({ maxBytes: 8 * 1024 * 1024 }),
+    ttl: 5,
+    key: ({ url }) => `notes ${generation} ${url.search}`,
+  });
+  const createOnce = idempotency({
+    store: createKvCacheStore({ client: kv, prefix: "idempotency" }),
+  });
+  const auth = requireToken(options.jwtSecret);
 
   /** The `:id` of the request, or a 400. */
   async function idOf(params: Record<string, string>): Promise<number> {
@@ -92,92 +126,107 @@ export function createApp(options: AppOptions): Router {
     actions: {
       notes: {
         actions: {
-          async index({ url }) {
-            const query = await parseQuery(url, ListQuery);
-            if (!query.success) {
-              return Response.json({ fieldErrors: query.fieldErrors }, {
-                status: 400,
-              });
-            }
-            const { limit, after } = query.value;
-            const notes: Note[] = [];
-            for await (
-              const entry of kv.list<Note>({
-                prefix: ["notes"],
-                start: ["notes", after + 1],
-              }, { limit })
-            ) notes.push(entry.value);
-            const last = notes.at(-1);
-            return Response.json({
-              notes,
-              next: notes.length === limit && last !== undefined
-                ? `${routes.notes.index.href()}?limit=${limit}&after=${last.id}`
-                : null,
-            });
-          },
-
-          async create({ request }) {
-            const input = await parseJson(request, NoteInput, { maxBytes });
-            if (!input.success) {
-              return invalid(input.fieldErrors, input.formErrors);
-            }
-            const now = new Date().toISOString();
-            // Takes the next id and stores the note in one atomic write;
-            // retried when another create took the id first.
-            for (;;) {
-              const counter = await kv.get<bigint>(NEXT_ID);
-              const id = Number((counter.value ?? 0n) + 1n);
-              const note: Note = {
-                id,
-                ...input.value,
-                createdAt: now,
-                updatedAt: now,
-              };
-              const { ok } = await kv.atomic()
-                .check(counter)
-                .set(NEXT_ID, BigInt(id))
-                .set(["notes", id], note)
-                .commit();
-              if (ok) {
-                return Response.json(note, {
-                  status: 201,
-                  headers: { Location: routes.notes.show.href({ id }) },
+          index: {
+            middleware: [listCache],
+            handler: async ({ url }) => {
+              const query = await parseQuery(url, ListQuery);
+              if (!query.success) {
+                return Response.json({ fieldErrors: query.fieldErrors }, {
+                  status: 400,
                 });
               }
-            }
+              const { limit, after } = query.value;
+              const notes: Note[] = [];
+              for await (
+                const entry of kv.list<Note>({
+                  prefix: ["notes"],
+                  start: ["notes", after + 1],
+                }, { limit })
+              ) notes.push(entry.value);
+              const last = notes.at(-1);
+              return Response.json({
+                notes,
+                next: notes.length === limit && last !== undefined
+                  ? `${routes.notes.index.href()}?limit=${limit}&after=${last.id}`
+                  : null,
+              });
+            },
+          },
+
+          create: {
+            middleware: [auth, createOnce],
+            handler: async ({ request }) => {
+              const input = await parseJson(request, NoteInput, { maxBytes });
+              if (!input.success) {
+                return invalid(input.fieldErrors, input.formErrors);
+              }
+              const now = new Date().toISOString();
+              // Takes the next id and stores the note in one atomic write;
+              // retried when another create took the id first.
+              for (;;) {
+                const counter = await kv.get<bigint>(NEXT_ID);
+                const id = Number((counter.value ?? 0n) + 1n);
+                const note: Note = {
+                  id,
+                  ...input.value,
+                  createdAt: now,
+                  updatedAt: now,
+                };
+                const { ok } = await kv.atomic()
+                  .check(counter)
+                  .set(NEXT_ID, BigInt(id))
+                  .set(["notes", id], note)
+                  .commit();
+                if (ok) {
+                  generation++;
+                  return Response.json(note, {
+                    status: 201,
+                    headers: { Location: routes.notes.show.href({ id }) },
+                  });
+                }
+              }
+            },
           },
 
           async show({ params }) {
             return Response.json((await find(await idOf(params))).value);
           },
 
-          async update({ params, request }) {
-            const id = await idOf(params);
-            const input = await parseJson(request, NoteInput, { maxBytes });
-            if (!input.success) {
-              return invalid(input.fieldErrors, input.formErrors);
-            }
-            const entry = await find(id);
-            const note: Note = {
-              ...entry.value,
-              ...input.value,
-              updatedAt: new Date().toISOString(),
-            };
-            const { ok } = await kv.atomic().check(entry).set(
-              ["notes", id],
-              note,
-            ).commit();
-            if (!ok) {
-              throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
-            }
-            return Response.json(note);
+          update: {
+            middleware: [auth],
+            async handler({ params, request }) {
+              const id = await idOf(params);
+              const input = await parseJson(request, NoteInput, { maxBytes });
+              if (!input.success) {
+                return invalid(input.fieldErrors, input.formErrors);
+              }
+              const entry = await find(id);
+              const note: Note = {
+                ...entry.value,
+                ...input.value,
+                updatedAt: new Date().toISOString(),
+              };
+              const { ok } = await kv.atomic().check(entry).set(
+                ["notes", id],
+                note,
+              ).commit();
+              if (!ok) {
+                throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
+              }
+              generation++;
+              return Response.json(note);
+            },
           },
 
-          async destroy({ params }) {
-            const id = await idOf(params);
-            await find(id);
-            await kv.delete(["notes", id]);
-            return new Response(null, { status: 204 });
+          destroy: {
+            middleware: [auth],
+            async handler({ params }) {
+              const id = await idOf(params);
+              await find(id);
+              await kv.delete(["notes", id]);
+              generation++;
+              return new Response(null, { status: 204 });
+            },
           },
         },
       },
