@@ -275,6 +275,9 @@ class Sub implements Subscription<unknown> {
   #done = false;
   #started = false;
   #error: unknown = undefined;
+  // One promise for every next() waiting, so that calls made without
+  // awaiting the previous one all wake.
+  #waiting: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #signal: AbortSignal | undefined;
   #onAbort = () => this.close();
@@ -317,7 +320,14 @@ class Sub implements Subscription<unknown> {
         return;
       }
     }
-    this.#wake?.();
+    this.#notify();
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#waiting = undefined;
+    this.#wake = undefined;
+    wake?.();
   }
 
   fail(error: unknown): void {
@@ -337,7 +347,7 @@ class Sub implements Subscription<unknown> {
     this.#backlog = [];
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#hub.unsubscribe(this);
-    this.#wake?.();
+    this.#notify();
   }
 
   async next(): Promise<IteratorResult<PubSubEvent>> {
@@ -395,8 +405,9 @@ class Sub implements Subscription<unknown> {
         this.lastId = event.id;
         return { done: false, value: event };
       }
-      await new Promise<void>((resolve) => this.#wake = resolve);
-      this.#wake = undefined;
+      await (this.#waiting ??= new Promise<void>((resolve) =>
+        this.#wake = resolve
+      ));
     }
   }
 

@@ -248,6 +248,23 @@ export function pubSubSuite(target: SuiteTarget): void {
     }
   });
 
+  test("next() called again before the last one settled: each gets the next event", async () => {
+    const { a, done } = await target.open();
+    try {
+      const topic = topicName();
+      const subscription = a.subscribe<number>(topic);
+      await subscription.ready;
+      const pending = [subscription.next(), subscription.next()];
+      await a.publish(topic, 1);
+      await a.publish(topic, 2);
+      const steps = await Promise.all(pending);
+      assert.deepEqual(steps.map((step) => step.value?.data), [1, 2]);
+      subscription.close();
+    } finally {
+      await done();
+    }
+  });
+
   test("bad input: topic, since, data and size are refused with a reason", async () => {
     const { a, done } = await target.open();
     try {
