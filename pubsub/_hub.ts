@@ -59,6 +59,15 @@ export interface Subscription<T = unknown>
    * `since` instead of missing what was published meanwhile.
    */
   readonly lastId: string | undefined;
+  /**
+   * Aborts when the subscription ends, however it ends; its `reason` is
+   * the error when it failed (a {@linkcode SlowSubscriberError}, a store
+   * error). Give it to what serves the events, such as
+   * `createEventStreamResponse(source, { signal })`, so that a client that
+   * stopped reading is let go even though it never asks for the next
+   * event, which is where the error would show.
+   */
+  readonly signal: AbortSignal;
   /** Ends the subscription and frees its queue. */
   close(): void;
   /** Ends the subscription (what `break` in `for await` calls). */
@@ -282,6 +291,9 @@ class Sub implements Subscription<unknown> {
   #signal: AbortSignal | undefined;
   #onAbort = () => this.close();
 
+  #ended = new AbortController();
+  readonly signal: AbortSignal = this.#ended.signal;
+
   constructor(
     hub: Hub,
     topic: string,
@@ -348,6 +360,7 @@ class Sub implements Subscription<unknown> {
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#hub.unsubscribe(this);
     this.#notify();
+    this.#ended.abort(this.#error);
   }
 
   async next(): Promise<IteratorResult<PubSubEvent>> {

@@ -233,6 +233,8 @@ export function pubSubSuite(target: SuiteTarget): void {
           return true;
         },
       );
+      assert.ok(slow.signal.aborted, "its signal tells who serves it");
+      assert.ok(slow.signal.reason instanceof SlowSubscriberError);
       // Resuming with lastId gets the rest from the store.
       const resumed = a.subscribe<number>(topic, { since: slow.lastId });
       const rest = await take(resumed, 29);
@@ -304,6 +306,8 @@ export function pubSubSuite(target: SuiteTarget): void {
       const pending = one.next();
       controller.abort();
       assert.deepEqual(await pending, { done: true, value: undefined });
+      assert.ok(one.signal.aborted);
+      assert.equal((one.signal.reason as Error).name, "AbortError");
       const waiting = two.next();
       await a.close();
       assert.deepEqual(await waiting, { done: true, value: undefined });

@@ -29,7 +29,9 @@
  * - A subscription holds at most `maxQueued` events (1,000) that its
  *   consumer has not taken; past that it is dropped with
  *   {@linkcode SlowSubscriberError} (with `lastId` to resume from), so a
- *   slow client cannot grow the server's memory.
+ *   slow client cannot grow the server's memory. Its `signal` aborts
+ *   then: pass it to `createEventStreamResponse()` so the stream of a
+ *   client that stopped reading ends too.
  * - While the store is down the reader retries with backoff and
  *   subscribers wait, then continue where they were (nothing is lost that
  *   the store kept). `publish()` and setting up a subscription fail with
@@ -59,7 +61,7 @@
  *     const start = subscription.lastId!;
  *     yield { id: start, event: "position", data: start };
  *     for await (const { id, data } of subscription) yield { id, data };
- *   }());
+ *   }(), { signal: subscription.signal }); // ends it when it is dropped
  * });
  * const response = await router.fetch(
  *   new Request("http://localhost/messages", { method: "POST", body: "hi" }),

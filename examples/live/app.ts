@@ -205,6 +205,12 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     });
     // Store down: 503 with Retry-After, before the stream starts.
     await subscription.ready;
+    subscription.signal.addEventListener("abort", () => {
+      const reason = subscription.signal.reason;
+      if (reason instanceof Error && reason.name !== "AbortError") {
+        log(`event stream ended: ${reason.message}`);
+      }
+    });
     return createEventStreamResponse((signal) => {
       signal.addEventListener("abort", () => subscription.close());
       return (async function* () {
@@ -218,8 +224,11 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
       })();
     }, {
       retry: 2000,
-      // A subscriber too far behind (SlowSubscriberError) or a store
-      // outage ends the stream; the browser reconnects with Last-Event-ID.
+      // A subscription dropped for falling too far behind (a client that
+      // stopped reading: SlowSubscriberError) ends the stream even if the
+      // client never asks for more; the browser reconnects with
+      // Last-Event-ID and catches up.
+      signal: subscription.signal,
       onError: (error) =>
         log(
           `event stream ended: ${
