@@ -532,7 +532,10 @@ Deno.test("parse*: async schemas are awaited; a schema that throws rejects", asy
     assert.deepEqual(refused.fieldErrors.name, ["Name is taken"]);
   }
   const asyncValibot = v.objectAsync({
-    n: v.pipeAsync(v.string(), v.checkAsync(async (n) => n === "1", "not 1")),
+    n: v.pipeAsync(
+      v.string(),
+      v.checkAsync((n) => Promise.resolve(n === "1"), "not 1"),
+    ),
   });
   assert.ok(
     (await parseHeaders(new Headers({ n: "1" }), asyncValibot)).success,

@@ -164,6 +164,7 @@ for (const body of BODIES) {
   const contenders: Contender[] = [
     {
       name: "gzip: node:zlib gzipSync (level 6)",
+      // deno-lint-ignore require-await
       run: async () => zlib.gzipSync(body.text, { level: 6 }).byteLength,
     },
     {
@@ -195,6 +196,7 @@ for (const body of BODIES) {
     },
     {
       name: "br: node:zlib brotliCompressSync (quality 4)",
+      // deno-lint-ignore require-await
       run: async () => zlib.brotliCompressSync(body.text, brParams).byteLength,
     },
     {
