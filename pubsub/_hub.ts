@@ -279,6 +279,7 @@ class Sub implements Subscription<unknown> {
   #queue: PubSubEvent[] = [];
   #head = 0;
   #backlog: StoredEvent[] = [];
+  #backlogAt = 0;
   #catchingUp = false;
   #overflowed = false;
   #done = false;
@@ -356,7 +357,9 @@ class Sub implements Subscription<unknown> {
     if (this.#done) return;
     this.#done = true;
     this.#queue = [];
+    this.#head = 0;
     this.#backlog = [];
+    this.#backlogAt = 0;
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#hub.unsubscribe(this);
     this.#notify();
@@ -377,7 +380,7 @@ class Sub implements Subscription<unknown> {
       }
       if (this.#done) return { done: true, value: undefined };
       if (this.#catchingUp) {
-        const stored = this.#backlog.shift();
+        const stored = this.#backlog[this.#backlogAt++];
         if (stored !== undefined) {
           if (
             this.lastId !== undefined &&
@@ -396,6 +399,7 @@ class Sub implements Subscription<unknown> {
         if (this.#done) continue;
         if (page.length > 0) {
           this.#backlog = page;
+          this.#backlogAt = 0;
           continue;
         }
         if (this.#overflowed) {
@@ -407,7 +411,12 @@ class Sub implements Subscription<unknown> {
       }
       while (this.#head < this.#queue.length) {
         const event = this.#queue[this.#head++];
-        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        // Taken events are let go: all of them once the queue is empty,
+        // else in one slice once they are most of it.
+        if (this.#head === this.#queue.length) {
+          this.#queue.length = 0;
+          this.#head = 0;
+        } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
           this.#queue = this.#queue.slice(this.#head);
           this.#head = 0;
         }
