@@ -29,6 +29,7 @@ export {
   routes,
 } from "./route_map.ts";
 export { form, type FormOptions, type FormRoutes } from "./form.ts";
+export type { RouteInput, RouteSchemas } from "./schemas.ts";
 export {
   type PickRenamed,
   resource,
@@ -39,6 +40,7 @@ export {
   type ResourcesMethod,
   type ResourcesOptions,
   type ResourcesRoutes,
+  type SchemasFor,
 } from "./resources.ts";
 export type { NameChar, ParsePattern, Simplify, TakeName } from "./params.ts";
 export type {
