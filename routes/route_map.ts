@@ -30,8 +30,8 @@ type SchemaKey = keyof RouteSchemas;
 
 /** The route map that {@linkcode route} builds from definitions `D` under base `B`. */
 export type BuildRouteMap<B extends string, D> = {
-  -readonly [K in keyof D]: D[K] extends Route<infer M, infer P>
-    ? Route<M, JoinPattern<B, P>>
+  -readonly [K in keyof D]: D[K] extends Route<infer M, infer P, infer S>
+    ? Route<M, JoinPattern<B, P>, S>
     : D[K] extends string ? Route<"ANY", JoinPattern<B, D[K]>>
     : D[K] extends { readonly pattern: infer P extends string } ? Route<
         D[K] extends { readonly method: infer M extends string } ? Uppercase<M>
