@@ -6,6 +6,8 @@
  *       --allow-read=.data --allow-write=.data examples/api/main.ts
  *
  *     curl -H 'content-type: application/json' -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
+ *     curl http://127.0.0.1:8010/openapi.json
+ *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010
  *
  * @module
  */
