@@ -107,9 +107,13 @@ export type ClientResult<T> =
     response: Response;
   };
 
-type SchemaInput<S> = S extends StandardSchemaV1<infer I, unknown> ? I
+// Indexed access, as StandardSchemaV1.InferInput does: cheaper to check
+// than matching the interface with `infer`.
+type SchemaInput<S> = S extends StandardSchemaV1
+  ? NonNullable<S["~standard"]["types"]>["input"]
   : never;
-type SchemaOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O
+type SchemaOutput<S> = S extends StandardSchemaV1
+  ? NonNullable<S["~standard"]["types"]>["output"]
   : unknown;
 
 /** `params` of a call: from the pattern (`href()`'s parameters). */
