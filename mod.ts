@@ -56,3 +56,5 @@ export {
 export * from "./body_limit/mod.ts";
 export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
+export * from "./client/mod.ts";
+export * from "./openapi/mod.ts";
