@@ -107,28 +107,83 @@ export type ClientResult<T> =
     response: Response;
   };
 
-// Indexed access, as StandardSchemaV1.InferInput does: cheaper to check
-// than matching the interface with `infer`.
-type SchemaInput<S> = S extends StandardSchemaV1
+/**
+ * The input type of schema `S` (`never` when `S` is none), read by indexed
+ * access as `StandardSchemaV1.InferInput` does: cheaper to check than
+ * matching the interface with `infer`.
+ *
+ * @example
+ * ```ts
+ * import type { SchemaInput } from "@fetchkit/toolkit/client";
+ * import * as z from "zod";
+ *
+ * const Title = z.string().default("");
+ * const title: SchemaInput<typeof Title> = undefined;
+ * ```
+ */
+export type SchemaInput<S> = S extends StandardSchemaV1
   ? NonNullable<S["~standard"]["types"]>["input"]
   : never;
-type SchemaOutput<S> = S extends StandardSchemaV1
+/**
+ * The output type of schema `S` (`unknown` when `S` is none).
+ *
+ * @example
+ * ```ts
+ * import type { SchemaOutput } from "@fetchkit/toolkit/client";
+ * import * as z from "zod";
+ *
+ * const Id = z.coerce.number();
+ * const id: SchemaOutput<typeof Id> = 1;
+ * ```
+ */
+export type SchemaOutput<S> = S extends StandardSchemaV1
   ? NonNullable<S["~standard"]["types"]>["output"]
   : unknown;
 
-/** `params` of a call: from the pattern (`href()`'s parameters). */
-type ParamsPart<P extends string> = [] extends HrefArgs<P>
+/**
+ * `params` of a call: from the pattern (`href()`'s parameters), required
+ * when the pattern has a required parameter.
+ *
+ * @example
+ * ```ts
+ * import type { ParamsPart } from "@fetchkit/toolkit/client";
+ *
+ * const part: ParamsPart<"/notes/:id"> = { params: { id: 1 } };
+ * ```
+ */
+export type ParamsPart<P extends string> = [] extends HrefArgs<P>
   ? { params?: Exclude<HrefArgs<P>[0], undefined> }
   : { params: HrefArgs<P>[0] };
 
-/** `query` of a call: the `query` schema's input type, or a plain record. */
-type QueryPart<S> = S extends { readonly query: infer Q }
+/**
+ * `query` of a call: the `query` schema's input type, or a plain record.
+ *
+ * @example
+ * ```ts
+ * import type { QueryPart } from "@fetchkit/toolkit/client";
+ *
+ * const part: QueryPart<Record<never, never>> = { query: { page: 2 } };
+ * ```
+ */
+export type QueryPart<S> = S extends { readonly query: infer Q }
   ? Record<never, never> extends SchemaInput<Q> ? { query?: SchemaInput<Q> }
   : { query: SchemaInput<Q> }
   : { query?: QueryRecord };
 
-/** `body` of a call: the `body` schema's input type (required), else any body. */
-type BodyPart<S> = S extends { readonly body: infer B }
+/**
+ * `body` of a call: the `body` schema's input type (required), or a form;
+ * without a schema, any body.
+ *
+ * @example
+ * ```ts
+ * import type { BodyPart } from "@fetchkit/toolkit/client";
+ * import * as z from "zod";
+ *
+ * const schemas = { body: z.object({ title: z.string() }) };
+ * const part: BodyPart<typeof schemas> = { body: { title: "Hi" } };
+ * ```
+ */
+export type BodyPart<S> = S extends { readonly body: infer B }
   ? { body: SchemaInput<B> | FormData | URLSearchParams }
   : { body?: unknown };
 
@@ -169,8 +224,9 @@ export type QueryRecord = Record<
  * ```ts
  * import type { RouteCall } from "@fetchkit/toolkit/client";
  *
- * declare const show: RouteCall<"/notes/:id", Record<never, never>>;
- * const result = await show({ params: { id: 1 } }, { headers: { "X-Trace": "1" } });
+ * async function showTraced(show: RouteCall<"/notes/:id", Record<never, never>>) {
+ *   return await show({ params: { id: 1 } }, { headers: { "X-Trace": "1" } });
+ * }
  * ```
  */
 export type RouteCall<P extends string, S> = Record<never, never> extends
@@ -183,7 +239,21 @@ export type RouteCall<P extends string, S> = Record<never, never> extends
     init?: RequestInit,
   ) => Promise<ClientResult<ResponseOf<S>>>;
 
-type ResponseOf<S> = S extends { readonly response: infer R } ? SchemaOutput<R>
+/**
+ * The `data` of a successful call: the `response` schema's output type, or
+ * `unknown` without one.
+ *
+ * @example
+ * ```ts
+ * import type { ResponseOf } from "@fetchkit/toolkit/client";
+ * import * as z from "zod";
+ *
+ * const schemas = { response: z.object({ id: z.number() }) };
+ * const data: ResponseOf<typeof schemas> = { id: 1 };
+ * ```
+ */
+export type ResponseOf<S> = S extends { readonly response: infer R }
+  ? SchemaOutput<R>
   : unknown;
 
 /**

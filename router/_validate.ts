@@ -2,15 +2,8 @@ import type { RouteSchemas } from "../routes/schemas.ts";
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { parseForm } from "../form_validation/mod.ts";
 import { groupIssues } from "../form_validation/_issues.ts";
-import {
-  parseJson,
-  type ParseJsonOptions,
-  parseQuery,
-} from "../validation/mod.ts";
-import {
-  parseFormData,
-  type ParseFormDataOptions,
-} from "../form_data/parse.ts";
+import { parseJson, parseQuery } from "../validation/mod.ts";
+import { parseFormData } from "../form_data/parse.ts";
 import {
   type InputBase,
   provideInput,
@@ -71,12 +64,54 @@ export type InvalidHandler = (
   context: RequestContext,
 ) => Response | Promise<Response>;
 
-/** Limits for bodies the router reads to validate them. */
+/**
+ * Limits for bodies the router reads to validate a route's `body` schema.
+ *
+ * @example
+ * ```ts
+ * import { createRouter, type InputOptions } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const input: InputOptions = { json: { maxBytes: 64 * 1024 }, form: { maxFiles: 0 } };
+ * const router = createRouter({ input });
+ * ```
+ */
 export interface InputOptions {
-  /** Limits for JSON bodies (`parseJson`'s options; default 1 MiB). */
-  json?: ParseJsonOptions;
-  /** Limits for form bodies (`parseFormData`'s options). */
-  form?: ParseFormDataOptions;
+  /**
+   * Limits for JSON bodies, as `parseJson` takes them (`maxBytes` default
+   * 1 MiB, `maxDepth` 64, `idleTimeout` 30 s, `bodyTimeout` 5 min).
+   */
+  json?: {
+    /** Largest body, in bytes. */
+    maxBytes?: number;
+    /** Deepest nesting of arrays and objects. */
+    maxDepth?: number;
+    /** Milliseconds to wait for the next chunk before a 408. */
+    idleTimeout?: number;
+    /** Milliseconds the whole body may take before a 408. */
+    bodyTimeout?: number;
+  };
+  /**
+   * Limits for form bodies, as `parseFormData` takes them (a form that
+   * `formData()` middleware parsed is used as it is).
+   */
+  form?: {
+    /** Largest body, in bytes. */
+    maxTotalSize?: number;
+    /** Largest file, in bytes. */
+    maxFileSize?: number;
+    /** Most files in one body. */
+    maxFiles?: number;
+    /** Largest text field value, in bytes. */
+    maxFieldSize?: number;
+    /** Most text fields in one body. */
+    maxFields?: number;
+    /** Largest header block of one multipart part, in bytes. */
+    maxHeaderSize?: number;
+    /** Milliseconds to wait for the next chunk before a 408. */
+    idleTimeout?: number;
+    /** Milliseconds the whole body may take before a 408. */
+    bodyTimeout?: number;
+  };
 }
 
 const MESSAGES = {

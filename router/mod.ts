@@ -41,6 +41,7 @@ export type {
   InvalidHandler,
   InvalidInput,
 } from "./_validate.ts";
+export type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 export {
   type ContextGet,
   type ContextHas,

@@ -107,19 +107,36 @@ export type ParsePattern<
 /**
  * The required parameter names of a pattern without groups or wildcards,
  * jumping from `:` to `:` (the checker matches each jump natively), where
- * {@linkcode ParsePattern} walks every character: several times fewer type
+ * {@linkcode ParsePattern} walks every character: fewer type
  * instantiations for a big route map.
+ *
+ * @example
+ * ```ts
+ * import type { PlainNames } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const name: PlainNames<"/orgs/:orgId/teams/:teamId"> = "teamId";
+ * ```
  */
-type PlainNames<S extends string, Acc extends string = never> = S extends
+export type PlainNames<S extends string, Acc extends string = never> = S extends
   `${string}:${infer Rest}`
   ? TakeName<Rest> extends [infer N extends string, infer After extends string]
     ? PlainNames<After, Acc | N>
   : never
   : Acc;
 
-/** `[required names, optional names]` of a pattern, by the fastest parse that fits it. */
-type NamesOf<S extends string> = S extends `${string}${"(" | "*"}${string}`
-  ? ParsePattern<S>
+/**
+ * `[required names, optional names]` of a pattern, by the fastest parse
+ * that fits it.
+ *
+ * @example
+ * ```ts
+ * import type { NamesOf } from "@fetchkit/toolkit/fetch-router/routes";
+ *
+ * const names: NamesOf<"/posts/:id(.:format)"> = ["id", "format"];
+ * ```
+ */
+export type NamesOf<S extends string> = S extends
+  `${string}${"(" | "*"}${string}` ? ParsePattern<S>
   : [PlainNames<S>, never];
 
 /** Flattens an intersection into one object type, for readable hovers. */

@@ -26,8 +26,6 @@ export interface RouteDefinitions {
   readonly [name: string]: RouteDefinition;
 }
 
-type SchemaKey = keyof RouteSchemas;
-
 /** The route map that {@linkcode route} builds from definitions `D` under base `B`. */
 export type BuildRouteMap<B extends string, D> = {
   -readonly [K in keyof D]: D[K] extends Route<infer M, infer P, infer S>
@@ -37,7 +35,7 @@ export type BuildRouteMap<B extends string, D> = {
         D[K] extends { readonly method: infer M extends string } ? Uppercase<M>
           : "ANY",
         JoinPattern<B, P>,
-        Pick<D[K], keyof D[K] & SchemaKey>
+        Pick<D[K], keyof D[K] & keyof RouteSchemas>
       >
     : D[K] extends RouteDefinitions ? BuildRouteMap<B, D[K]>
     : never;

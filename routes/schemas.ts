@@ -57,9 +57,18 @@ export function pickSchemas(def: object): RouteSchemas | undefined {
 /**
  * The output type of schema `S` when it is one, else `D`. Read by indexed
  * access, as `StandardSchemaV1.InferOutput` does: matching `S` against the
- * interface with `infer` costs many more type instantiations per route.
+ * interface with `infer` costs more type instantiations per route.
+ *
+ * @example
+ * ```ts
+ * import type { SchemaOutputOr } from "@fetchkit/toolkit/fetch-router/routes";
+ * import * as z from "zod";
+ *
+ * const Id = z.coerce.number();
+ * const id: SchemaOutputOr<typeof Id, string> = 1;
+ * ```
  */
-type OutputOr<S, D> = S extends StandardSchemaV1
+export type SchemaOutputOr<S, D> = S extends StandardSchemaV1
   ? NonNullable<S["~standard"]["types"]>["output"]
   : D;
 
@@ -83,12 +92,13 @@ type OutputOr<S, D> = S extends StandardSchemaV1
  */
 export type RouteInput<S, P extends string> = {
   /** Path parameters: the `params` schema's output, or the matched strings. */
-  params: S extends { readonly params: infer X } ? OutputOr<X, ParamsOf<P>>
+  params: S extends { readonly params: infer X }
+    ? SchemaOutputOr<X, ParamsOf<P>>
     : ParamsOf<P>;
   /** The query: the `query` schema's output, or `undefined`. */
-  query: S extends { readonly query: infer X } ? OutputOr<X, undefined>
+  query: S extends { readonly query: infer X } ? SchemaOutputOr<X, undefined>
     : undefined;
   /** The body: the `body` schema's output, or `undefined`. */
-  body: S extends { readonly body: infer X } ? OutputOr<X, undefined>
+  body: S extends { readonly body: infer X } ? SchemaOutputOr<X, undefined>
     : undefined;
 };
