@@ -126,8 +126,13 @@ if (kind === "serve") {
   const server = honoServe({
     hostname,
     port,
+    // The same checks as the other servers' handlers, which see /ws too.
     fetch: (request: Request) =>
-      isMem(request) ? rss() : new Response("Hello, World!"),
+      isBlast(request) || isWs(request)
+        ? new Response(null, { status: 426 })
+        : isMem(request)
+        ? rss()
+        : new Response("Hello, World!"),
   });
   const wss = new WebSocketServer({ server: server as never });
   interface Peer {
@@ -135,10 +140,18 @@ if (kind === "serve") {
       event: "message",
       listener: (data: unknown, binary: boolean) => void,
     ): void;
-    send(data: unknown, options: { binary: boolean }): void;
+    send(data: unknown, options?: { binary: boolean }): void;
+    readonly readyState: number;
   }
-  wss.on("connection", (ws: Peer) => {
-    ws.on("message", (data, binary) => ws.send(data, { binary }));
+  wss.on("connection", (ws: Peer, request: { url?: string }) => {
+    if (request.url?.endsWith("/blast")) blast(ws);
+    // Text as a string, as Deno's and Bun's APIs (and upgradeWebSocket())
+    // hand it to the app.
+    ws.on(
+      "message",
+      (data, binary) =>
+        ws.send(binary ? data : (data as { toString(): string }).toString()),
+    );
   });
 }
 // The listener is bound when serve()/Deno.serve/Bun.serve return; Node's

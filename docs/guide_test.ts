@@ -139,6 +139,16 @@ const checks: Record<string, Check> = {
       "/todos/{id}",
     ]);
   },
+  "tracing({ storeSpans: true })": async (origin) => {
+    const response = await fetch(`${origin}/orders`, { method: "POST" });
+    await response.body?.cancel();
+    assert.equal(response.status, 401);
+    assert.match(
+      response.headers.get("www-authenticate") ?? "",
+      /^Bearer realm="api", error="invalid_token"/,
+    );
+    assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {

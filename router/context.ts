@@ -152,6 +152,14 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * without parameters it is one shared, frozen, empty object.
    */
   params: P;
+  /**
+   * The pattern of the matched route, with any mount prefix
+   * (`"/posts/:id"`), set by the router when a route matches; `undefined`
+   * before routing (in router middleware before `next()`) and when no
+   * route matched. Tracing and metrics name requests by it: it has few
+   * values, unlike the path.
+   */
+  routePattern: string | undefined = undefined;
   #url: URL | undefined = undefined;
   #values: Map<unknown, unknown> | undefined = undefined;
   #get: ContextGet | undefined = undefined;

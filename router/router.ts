@@ -384,7 +384,8 @@ export function createRouter(options: RouterOptions = {}): Router {
   const routerOnInvalid = options.onInvalid;
   const inputOptions = options.input;
   const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
-  const matcher = new Matcher<Terminal>();
+  // Each route keeps its full pattern, given to the context on a match.
+  const matcher = new Matcher<{ run: Terminal; pattern: string }>();
 
   function add(
     method: string,
@@ -408,11 +409,10 @@ export function createRouter(options: RouterOptions = {}): Router {
       );
     }
     // The chain is composed here, once, not per request.
-    matcher.add(
-      method,
+    matcher.add(method, pattern, {
+      run: compose(middleware, handler as Terminal, handleError),
       pattern,
-      compose(middleware, handler as Terminal, handleError),
-    );
+    });
   }
 
   function toTarget(
@@ -620,7 +620,8 @@ export function createRouter(options: RouterOptions = {}): Router {
     if (match === undefined) return miss(context, path);
     // A static route keeps the context's own empty params object.
     if (match.params !== undefined) context.params = match.params;
-    return match.value(context);
+    context.routePattern = match.value.pattern;
+    return match.value.run(context);
   }
 
   /** No route for the method and path: 405 with `Allow`, or 404. */

@@ -25,8 +25,9 @@
  * - Descriptor exhaustion (`EMFILE`, too many open connections for
  *   `ulimit -n`): the process stays up. On Deno the listener dies; it is
  *   opened again after 100 ms, then with a doubling pause (up to 1 s) while
- *   descriptors are short, and one line is logged per episode. On Node a
- *   failed accept is logged and the listener stays; Bun retries inside.
+ *   descriptors are short, and one line is logged per episode. Node's
+ *   and Bun's event loops close connections they have no descriptor for
+ *   and keep listening (an accept error Node reports is logged).
  *
  * @example Serve a router, and clean up after a shutdown
  * ```ts

@@ -10,17 +10,39 @@
  * - `:id` goes through `NoteId` (`z.coerce.number()`): a number, or a 400
  *   with `fieldErrors.id`.
  * - the list is paginated by `ListQuery`: `?limit=20&after=0`.
- * - `/openapi.json` is the OpenAPI 3.1 document of the same routes.
+ * - `/openapi.json` is the OpenAPI 3.1 document of the same routes, and
+ *   `client.ts` calls them through the typed client.
  *
  * Errors are `{ "error": message }` JSON for clients that accept JSON
  * (`Accept: application/json`), text otherwise.
+ *
+ * - `create`, `update` and `destroy` need `Authorization: Bearer <jwt>`
+ *   (HS256, issued by and for `notes-api`; see `auth.ts`, and `token.ts`
+ *   to print one): without a valid token, a 401 with a
+ *   `WWW-Authenticate: Bearer ... error="invalid_token"` challenge. Reads
+ *   are open. The token is checked before the body is read.
+ *
+ * - `create` takes an `Idempotency-Key` header (`idempotency()`, keys kept
+ *   in the same KV database for a day): a client that retries a POST after
+ *   a lost answer gets the first note back, not a second one.
+ * - the list is cached for 5 seconds (`cache()` on a memory store); a
+ *   create, update or delete in this process starts a new generation of
+ *   list entries, so this process never lists older than its own writes
+ *   (another process's writes show within 5 seconds).
  *
  * @module
  */
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
 import { HttpError } from "@fetchkit/toolkit/http-error";
+import {
+  cache,
+  createKvCacheStore,
+  createMemoryCacheStore,
+} from "@fetchkit/toolkit/cache-middleware";
+import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
 import { createOpenApiDocument } from "@fetchkit/toolkit/openapi";
 import { type Note, routes } from "./routes.ts";
+import { requireToken } from "./auth.ts";
 
 export { ListQuery, Note, NoteId, NoteInput } from "./routes.ts";
 
@@ -30,6 +52,8 @@ export interface AppOptions {
   kv: Deno.Kv;
   /** Largest JSON body, in bytes (a KV value holds at most 64 KiB). */
   maxBytes?: number;
+  /** Signs and verifies the write routes' bearer JWTs (HS256). */
+  jwtSecret: string;
 }
 
 const NEXT_ID = ["notes_next_id"];
@@ -39,7 +63,8 @@ export const openApiDocument = createOpenApiDocument(routes, {
   info: {
     title: "Notes API",
     version: "1.0.0",
-    description: "Notes stored in Deno KV: the @fetchkit/toolkit example.",
+    description:
+      "Notes stored in Deno KV: the @fetchkit/toolkit example. Writes need `Authorization: Bearer <jwt>`.",
   },
 });
 
@@ -48,6 +73,17 @@ export function createApp(options: AppOptions): Router {
   const { kv } = options;
   const maxBytes = options.maxBytes ?? 32 * 1024;
   const router = createRouter({ input: { json: { maxBytes } } });
+  // Bumped by every write: the list's cache key holds it.
+  let generation = 0;
+  const listCache = cache({
+    store: createMemoryCacheStore({ maxBytes: 8 * 1024 * 1024 }),
+    ttl: 5,
+    key: ({ url }) => `notes ${generation} ${url.search}`,
+  });
+  const createOnce = idempotency({
+    store: createKvCacheStore({ client: kv, prefix: "idempotency" }),
+  });
+  const auth = requireToken(options.jwtSecret);
 
   async function find(id: number): Promise<Deno.KvEntry<Note>> {
     const entry = await kv.get<Note>(["notes", id]);
@@ -60,79 +96,94 @@ export function createApp(options: AppOptions): Router {
       openapi: () => Response.json(openApiDocument),
       notes: {
         actions: {
-          async index({ input }) {
-            const { limit, after } = input.query;
-            const notes: Note[] = [];
-            for await (
-              const entry of kv.list<Note>({
-                prefix: ["notes"],
-                start: ["notes", after + 1],
-              }, { limit })
-            ) notes.push(entry.value);
-            const last = notes.at(-1);
-            return Response.json({
-              notes,
-              next: notes.length === limit && last !== undefined
-                ? routes.notes.index.href(undefined, {
-                  search: { limit, after: last.id },
-                })
-                : null,
-            });
+          index: {
+            middleware: [listCache],
+            handler: async ({ input }) => {
+              const { limit, after } = input.query;
+              const notes: Note[] = [];
+              for await (
+                const entry of kv.list<Note>({
+                  prefix: ["notes"],
+                  start: ["notes", after + 1],
+                }, { limit })
+              ) notes.push(entry.value);
+              const last = notes.at(-1);
+              return Response.json({
+                notes,
+                next: notes.length === limit && last !== undefined
+                  ? routes.notes.index.href(undefined, {
+                    search: { limit, after: last.id },
+                  })
+                  : null,
+              });
+            },
           },
 
-          async create({ input }) {
-            const now = new Date().toISOString();
-            // Takes the next id and stores the note in one atomic write;
-            // retried when another create took the id first.
-            for (;;) {
-              const counter = await kv.get<bigint>(NEXT_ID);
-              const id = Number((counter.value ?? 0n) + 1n);
-              const note: Note = {
-                id,
-                ...input.body,
-                createdAt: now,
-                updatedAt: now,
-              };
-              const { ok } = await kv.atomic()
-                .check(counter)
-                .set(NEXT_ID, BigInt(id))
-                .set(["notes", id], note)
-                .commit();
-              if (ok) {
-                return Response.json(note, {
-                  status: 201,
-                  headers: { Location: routes.notes.show.href({ id }) },
-                });
+          create: {
+            middleware: [auth, createOnce],
+            handler: async ({ input }) => {
+              const now = new Date().toISOString();
+              // Takes the next id and stores the note in one atomic write;
+              // retried when another create took the id first.
+              for (;;) {
+                const counter = await kv.get<bigint>(NEXT_ID);
+                const id = Number((counter.value ?? 0n) + 1n);
+                const note: Note = {
+                  id,
+                  ...input.body,
+                  createdAt: now,
+                  updatedAt: now,
+                };
+                const { ok } = await kv.atomic()
+                  .check(counter)
+                  .set(NEXT_ID, BigInt(id))
+                  .set(["notes", id], note)
+                  .commit();
+                if (ok) {
+                  generation++;
+                  return Response.json(note, {
+                    status: 201,
+                    headers: { Location: routes.notes.show.href({ id }) },
+                  });
+                }
               }
-            }
+            },
           },
 
           async show({ input }) {
             return Response.json((await find(input.params.id)).value);
           },
 
-          async update({ input }) {
-            const { id } = input.params;
-            const entry = await find(id);
-            const note: Note = {
-              ...entry.value,
-              ...input.body,
-              updatedAt: new Date().toISOString(),
-            };
-            const { ok } = await kv.atomic().check(entry).set(
-              ["notes", id],
-              note,
-            ).commit();
-            if (!ok) {
-              throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
-            }
-            return Response.json(note);
+          update: {
+            middleware: [auth],
+            async handler({ input }) {
+              const { id } = input.params;
+              const entry = await find(id);
+              const note: Note = {
+                ...entry.value,
+                ...input.body,
+                updatedAt: new Date().toISOString(),
+              };
+              const { ok } = await kv.atomic().check(entry).set(
+                ["notes", id],
+                note,
+              ).commit();
+              if (!ok) {
+                throw new HttpError(409, `Note ${id} changed meanwhile: retry`);
+              }
+              generation++;
+              return Response.json(note);
+            },
           },
 
-          async destroy({ input }) {
-            await find(input.params.id);
-            await kv.delete(["notes", input.params.id]);
-            return new Response(null, { status: 204 });
+          destroy: {
+            middleware: [auth],
+            async handler({ input }) {
+              await find(input.params.id);
+              await kv.delete(["notes", input.params.id]);
+              generation++;
+              return new Response(null, { status: 204 });
+            },
           },
         },
       },

@@ -7,15 +7,22 @@ import { Route, type RouteMap } from "@fetchkit/toolkit/fetch-router/routes";
 import { createApp, type Note } from "./app.ts";
 import { routes } from "./routes.ts";
 import { tour } from "./client.ts";
+import { issueToken } from "./auth.ts";
+
+const SECRET = "test-secret-for-the-notes-api-0123456789";
 
 async function serve() {
   const dir = await Deno.makeTempDir({ prefix: "api_example_" });
   const kv = await Deno.openKv(`${dir}/api.sqlite`);
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    createApp({ kv }).fetch,
+    createApp({ kv, jwtSecret: SECRET }).fetch,
   );
   const base = `http://127.0.0.1:${server.addr.port}`;
+  // Every write carries a valid token unless it sets Authorization itself;
+  // reads go without one, as a shared cache keeps no answer to a request
+  // with credentials.
+  const token = await issueToken(SECRET, "tester");
   const call = (
     method: string,
     path: string,
@@ -25,10 +32,15 @@ async function serve() {
     fetch(base + path, {
       method,
       body,
-      headers: { accept: "application/json", ...headers },
+      headers: {
+        accept: "application/json",
+        ...(method === "GET" ? {} : { authorization: `Bearer ${token}` }),
+        ...headers,
+      },
     });
   return {
     base,
+    token,
     call,
     async [Symbol.asyncDispose]() {
       await server.shutdown();
@@ -49,7 +61,10 @@ function namesOf(map: RouteMap, prefix = ""): string[] {
 
 Deno.test("api example: every route round-trips through the typed client", async () => {
   await using app = await serve();
-  const api = createClient(routes, { baseUrl: app.base });
+  const api = createClient(routes, {
+    baseUrl: app.base,
+    headers: { authorization: `Bearer ${app.token}` },
+  });
   const called = new Set<string>();
 
   const created = await api.notes.create({
@@ -119,7 +134,7 @@ Deno.test("api example: every route round-trips through the typed client", async
 
 Deno.test("api example: client.ts tours the API", async () => {
   await using app = await serve();
-  const log = await tour(app.base);
+  const log = await tour(app.base, app.token);
   assert.deepEqual(log, [
     "created 1: Groceries",
     'invalid: 422 {"error":"Invalid request body","fieldErrors":{"title":["Title is required"]},"formErrors":[]}',
@@ -221,4 +236,121 @@ Deno.test("api example: 400, 413 and 415 from the body reader; the server keeps 
   const ok = await app.call("POST", "/notes", JSON.stringify({ title: "ok" }));
   assert.equal(ok.status, 201);
   await ok.body?.cancel();
+});
+
+Deno.test("api example: a retried create with an Idempotency-Key makes one note; the list is cached until a write", async () => {
+  await using app = await serve();
+  const key = {
+    "content-type": "application/json",
+    "idempotency-key": `"${crypto.randomUUID()}"`,
+  };
+  const first = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(first.status, 201);
+  const note: Note = await first.json();
+  const retry = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(retry.status, 201);
+  assert.equal(retry.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await retry.json(), note);
+  const changed = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Twice" }),
+    key,
+  );
+  assert.equal(changed.status, 422);
+  await changed.body?.cancel();
+
+  const list = await app.call("GET", "/notes");
+  assert.equal(list.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await list.json()).notes.map((n: Note) => n.title), [
+    "Once",
+  ]);
+  const cached = await app.call("GET", "/notes");
+  assert.equal(cached.headers.get("x-cache"), "HIT");
+  await cached.body?.cancel();
+  const created = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Next" }),
+  );
+  await created.body?.cancel();
+  const fresh = await app.call("GET", "/notes");
+  assert.equal(fresh.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await fresh.json()).notes.map((n: Note) => n.title), [
+    "Once",
+    "Next",
+  ]);
+});
+
+Deno.test("api example: write routes need a bearer JWT; reads are open", async () => {
+  await using app = await serve();
+  const body = JSON.stringify({ title: "Guarded" });
+  const json = { "content-type": "application/json" };
+  const challenge = (response: Response) =>
+    response.headers.get("www-authenticate") ?? "";
+
+  const anonymous = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: "",
+  });
+  assert.equal(anonymous.status, 401);
+  assert.match(
+    challenge(anonymous),
+    /^Bearer realm="api", error="invalid_token"/,
+  );
+  await anonymous.body?.cancel();
+
+  const forged = await issueToken(
+    "another-secret-of-32-characters-or-more",
+    "mallory",
+  );
+  const otherKey = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${forged}`,
+  });
+  assert.equal(otherKey.status, 401);
+  assert.match(challenge(otherKey), /signature does not verify/);
+  await otherKey.body?.cancel();
+
+  const expired = await issueToken(SECRET, "tester", -60);
+  const late = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${expired}`,
+  });
+  assert.equal(late.status, 401);
+  assert.match(challenge(late), /The token has expired/);
+  await late.body?.cancel();
+
+  const created = await app.call("POST", "/notes", body);
+  assert.equal(created.status, 201);
+  const { id } = await created.json();
+  for (
+    const [method, path, payload] of [
+      ["PUT", `/notes/${id}`, body],
+      ["DELETE", `/notes/${id}`, undefined],
+    ] as const
+  ) {
+    const refused = await app.call(method, path, payload, {
+      ...json,
+      authorization: "",
+    });
+    assert.equal(refused.status, 401, method);
+    await refused.body?.cancel();
+  }
+  // Reads need no token.
+  const read = await app.call("GET", `/notes/${id}`, undefined, {
+    authorization: "",
+  });
+  assert.equal(read.status, 200);
+  assert.equal((await read.json()).title, "Guarded");
 });

@@ -2,19 +2,30 @@
  * The notes API from a typed client: the same `routes.ts` the server maps,
  * so a wrong parameter or body is a type error here, and `data` is a `Note`.
  *
- *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010
+ *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts)
+ *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010 "$TOKEN"
+ *
+ * Writes carry the bearer token (`headers`); reads would go without one.
  *
  * @module
  */
 import { createClient } from "@fetchkit/toolkit/client";
 import { routes } from "./routes.ts";
 
-/** Creates, lists, updates and deletes a note through `baseUrl`; returns what it saw. */
+/**
+ * Creates, lists, updates and deletes a note through `baseUrl` with a
+ * bearer `token`; returns what it saw.
+ */
 export async function tour(
   baseUrl: string,
+  token: string,
   fetch?: (request: Request) => Response | Promise<Response>,
 ): Promise<string[]> {
-  const api = createClient(routes, { baseUrl, fetch });
+  const api = createClient(routes, {
+    baseUrl,
+    fetch,
+    headers: { authorization: `Bearer ${token}` },
+  });
   const log: string[] = [];
 
   const created = await api.notes.create({
@@ -48,6 +59,10 @@ export async function tour(
 }
 
 if (import.meta.main) {
-  const baseUrl = Deno.args[0] ?? "http://127.0.0.1:8010";
-  for (const line of await tour(baseUrl)) console.log(line);
+  const [baseUrl = "http://127.0.0.1:8010", token] = Deno.args;
+  if (token === undefined) {
+    console.error("usage: client.ts <baseUrl> <token> (token.ts prints one)");
+    Deno.exit(2);
+  }
+  for (const line of await tour(baseUrl, token)) console.log(line);
 }
