@@ -11,6 +11,8 @@
  *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts)
  *     curl -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
  *       -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
+ *     curl http://127.0.0.1:8010/openapi.json
+ *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010 "$TOKEN"
  *
  * @module
  */
