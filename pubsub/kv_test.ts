@@ -1,5 +1,6 @@
 import { createKvPubSub } from "@fetchkit/toolkit/pubsub";
-import { pubSubSuite } from "./_test_suite.ts";
+import assert from "node:assert/strict";
+import { pubSubSuite, take } from "./_test_suite.ts";
 
 pubSubSuite({
   name: "kv pub/sub",
@@ -22,4 +23,24 @@ pubSubSuite({
       },
     };
   },
+});
+
+Deno.test("kv pub/sub: an event at the size limit (64,000 bytes of JSON) fits Deno KV", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "pubsub-kv-" });
+  const kv = await Deno.openKv(`${dir}/kv.sqlite`);
+  const pubsub = createKvPubSub({ client: kv });
+  try {
+    const subscription = pubsub.subscribe<string>("big");
+    await subscription.ready;
+    // 63,998 characters and two quotes: ASCII takes as many bytes in KV's
+    // V8 format as in UTF-8 (which the limit counts); other text fewer.
+    const data = "x".repeat(63_998);
+    await pubsub.publish("big", data);
+    const [event] = await take(subscription, 1);
+    assert.equal(event.data, data);
+  } finally {
+    await pubsub.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
