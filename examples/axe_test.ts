@@ -104,6 +104,7 @@ async function audit(
         const problems: string[] = [];
         try {
           await step.check?.(page, width);
+          if (width < 500) await sideMargins(page, width);
         } catch (error) {
           problems.push(`check: ${(error as Error).message}`);
         }
@@ -126,6 +127,28 @@ async function audit(
     }
   }
   return findings;
+}
+
+/**
+ * On a phone, the content keeps a margin from both edges of the screen:
+ * every visible box in `<main>` starts at least 12 px from each side.
+ */
+async function sideMargins(page: Page, width: number): Promise<void> {
+  const [left, right] = await page.evaluate<[number, number]>(`(() => {
+    const boxes = [...document.querySelectorAll("main *")]
+      .map((e) => e.getBoundingClientRect())
+      .filter((r) => r.width > 1 && r.height > 1);
+    return [
+      Math.min(...boxes.map((r) => r.left)),
+      Math.max(...boxes.map((r) => r.right)),
+    ];
+  })()`);
+  assert.ok(
+    left >= 12 && right <= width - 12,
+    `content reaches ${Math.round(left)} to ${
+      Math.round(right)
+    } px of ${width}`,
+  );
 }
 
 /** Submits the form holding `button`, waiting for the answer's page. */
