@@ -104,6 +104,7 @@ async function audit(
         const problems: string[] = [];
         try {
           await step.check?.(page, width);
+          await withinMain(page);
           if (width < 500) await sideMargins(page, width);
         } catch (error) {
           problems.push(`check: ${(error as Error).message}`);
@@ -148,6 +149,26 @@ async function sideMargins(page: Page, width: number): Promise<void> {
     `content reaches ${Math.round(left)} to ${
       Math.round(right)
     } px of ${width}`,
+  );
+}
+
+/** Nothing in `<main>` sticks out of it (a table too wide, say). */
+async function withinMain(page: Page): Promise<void> {
+  const outside = await page.evaluate<string[]>(`(() => {
+    const main = document.querySelector("main").getBoundingClientRect();
+    return [...document.querySelectorAll("main *")]
+      .filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.width > 1 && r.height > 1 &&
+          (r.left < main.left - 1 || r.right > main.right + 1);
+      })
+      .slice(0, 3)
+      .map((e) => e.tagName.toLowerCase() + (e.className ? "." + e.className : ""));
+  })()`);
+  assert.deepEqual(
+    outside,
+    [],
+    `sticking out of <main>: ${outside.join(", ")}`,
   );
 }
 
