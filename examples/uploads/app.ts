@@ -64,11 +64,13 @@ const STYLE = `
   main { max-width: 42rem; margin: 2rem auto; padding: 0 1.5rem; }
   h1 { font-size: 1.6rem; margin: 0 0 1rem; }
   h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
-  form { display: grid; gap: .4rem; background: #fff; padding: 1rem 1.25rem;
-    border: 1px solid #d8dce3; border-radius: 8px; }
+  /* minmax(0, ...): the file input's own width cannot widen the form. */
+  form { display: grid; grid-template-columns: minmax(0, 1fr); gap: .4rem;
+    background: #fff; padding: 1rem 1.25rem; border: 1px solid #d8dce3;
+    border-radius: 8px; }
   label { font-weight: 600; }
   .hint { margin: 0; color: #4f5768; font-size: .9rem; }
-  input[type=file] { font: inherit; max-width: 100%; }
+  input[type=file] { font: inherit; width: 100%; }
   button { justify-self: start; font: inherit; padding: .45rem 1rem; border: 0;
     border-radius: 6px; background: #1f4fb8; color: #fff; cursor: pointer; }
   .alert { background: #fdecec; color: #8a1c1c; padding: .6rem 1rem;
