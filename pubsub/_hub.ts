@@ -246,8 +246,14 @@ export async function storeCall<T>(
   try {
     return await withTimeout(call, ms, { store, what });
   } catch (error) {
-    // node-redis without its offline queue: an Error named "Error".
-    if (error instanceof Error && /client is offline/i.test(error.message)) {
+    // Outages that store/ does not classify yet: node-redis without its
+    // offline queue ("The client is offline", an Error named "Error"), and
+    // a closed Deno KV handle ("BadResource: Bad resource ID").
+    if (
+      error instanceof Error &&
+      (/client is offline/i.test(error.message) ||
+        error.name === "BadResource")
+    ) {
       throw new StoreUnavailableError(
         store,
         `${store} failed: ${error.message}`,

@@ -1,4 +1,5 @@
 import { createKvPubSub } from "@fetchkit/toolkit/pubsub";
+import { StoreUnavailableError } from "@fetchkit/toolkit/store";
 import assert from "node:assert/strict";
 import { pubSubSuite, take } from "./_test_suite.ts";
 
@@ -41,6 +42,25 @@ Deno.test("kv pub/sub: an event at the size limit (64,000 bytes of JSON) fits De
   } finally {
     await pubsub.close();
     kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("kv pub/sub: a closed database is a 503 for publish and for setting up a subscription", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "pubsub-kv-" });
+  const kv = await Deno.openKv(`${dir}/kv.sqlite`);
+  const pubsub = createKvPubSub({ client: kv, onError: () => {} });
+  try {
+    kv.close();
+    const published = await pubsub.publish("t", 1).catch((error) => error);
+    assert.ok(published instanceof StoreUnavailableError, String(published));
+    assert.equal(published.status, 503);
+    const subscription = pubsub.subscribe("t");
+    const failed = await subscription.ready.catch((error) => error);
+    assert.ok(failed instanceof StoreUnavailableError, String(failed));
+    await assert.rejects(() => subscription.next(), StoreUnavailableError);
+  } finally {
+    await pubsub.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -105,6 +105,9 @@ function eventsOf(entries: unknown): StoredEvent[] {
  *   on one server cost one read per batch of events.
  * - Every command has a timeout (`timeout`, 5 s; a blocking read gets
  *   `blockMs` on top); an outage is a `StoreUnavailableError` (503).
+ * - On Redis Cluster one `XREAD` may name keys of one slot only: give a
+ *   prefix with a hash tag (`prefix: "{pubsub}:"`) so every topic lives
+ *   in the same slot.
  *
  * @example
  * ```ts
