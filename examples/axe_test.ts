@@ -271,6 +271,24 @@ function authSteps(): Step[] {
       },
     },
     {
+      // The sixth attempt on one email within 15 minutes: 429.
+      name: "login-429",
+      go: async (page, width) => {
+        for (let attempt = 1; attempt <= 6; attempt++) {
+          await page.goto("/auth/login");
+          await page.fill("#email", `locked.${width}@example.com`);
+          await page.fill("#password", "not-the-password");
+          await submit(page, "button:has-text('Log in')");
+        }
+      },
+      check: async (page) => {
+        assert.match(
+          await page.locator("main").innerText(),
+          /Too many login attempts/,
+        );
+      },
+    },
+    {
       name: "admin-users",
       go: async (page) => {
         await page.goto("/auth/login");
