@@ -11,6 +11,7 @@ import {
   readBody,
 } from "@fetchkit/toolkit/validation";
 import type { StandardSchemaV1 } from "@fetchkit/toolkit/validation";
+import { watching } from "../form_data/_watchdog.ts";
 import {
   assertHttpError,
   jsonRequest,
@@ -558,7 +559,6 @@ Deno.test("parse*: async schemas are awaited; a schema that throws rejects", asy
 });
 
 Deno.test("readBody and parseJson leave no deadline on the shared watchdog", async () => {
-  const { watching } = await import("../form_data/_watchdog.ts");
   const before = watching();
   const body = JSON.stringify({ a: 1 });
   // Whole read (declared), chunked read, a refusal mid-read, a stall.
