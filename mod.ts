@@ -58,6 +58,8 @@ export {
 export * from "./body_limit/mod.ts";
 export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
+export * from "./client/mod.ts";
+export * from "./openapi/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
 export * from "./cache/mod.ts";

@@ -11,9 +11,12 @@
  *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts)
  *     curl -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
  *       -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
+ *     curl http://127.0.0.1:8010/openapi.json
+ *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010 "$TOKEN"
  *
  * @module
  */
+import { serve } from "@fetchkit/toolkit/serve";
 import { createApp } from "./app.ts";
 import { apiSecret } from "./auth.ts";
 
@@ -24,11 +27,13 @@ if (!Deno.env.has("DENO_KV_PATH")) {
 }
 const jwtSecret = apiSecret((name) => Deno.env.get(name));
 const kv = await Deno.openKv(path);
-const server = Deno.serve({
+const server = serve(createApp({ kv, jwtSecret }).fetch, {
   hostname: "127.0.0.1",
   port,
   onListen: ({ hostname, port }) =>
     console.log(`Listening on http://${hostname}:${port}/ (notes in ${path})`),
-}, createApp({ kv, jwtSecret }).fetch);
+});
+// SIGTERM or Ctrl-C: serve() lets in-flight requests finish, then the KV
+// file is closed.
 await server.finished;
 kv.close();
