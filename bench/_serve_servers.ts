@@ -21,6 +21,10 @@ const port = Number(portText);
 const hostname = "127.0.0.1";
 
 function rss(): Response {
+  // Collect first (--expose-gc on Deno and Node, Bun.gc on Bun), so RSS
+  // counts what is held, not garbage an idle heap has not collected yet.
+  (globalThis as { gc?: () => void }).gc?.();
+  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
   const memory = (globalThis as unknown as {
     process: { memoryUsage(): { rss: number } };
   }).process.memoryUsage();

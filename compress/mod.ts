@@ -10,20 +10,33 @@
  *   `gzip`, `deflate`. `identity` competes only when named with a higher
  *   q-value. No `Accept-Encoding`, or nothing acceptable (even with
  *   `identity;q=0`): the body is sent as it is, never `406`.
- * - Left alone: `HEAD`, `1xx`, `204`, `304`, `206` (a range of the
- *   uncompressed body), a body already `Content-Encoding`ed, a body
- *   smaller than `threshold` bytes when its length is known,
- *   `Cache-Control: no-transform`, and types that do not compress (images,
- *   video, audio, archives, fonts other than TTF/OTF; see
- *   {@linkcode isCompressible}, or give `filter`).
- * - A compressed answer drops `Content-Length` and `Accept-Ranges`, gets
+ * - Left alone: `HEAD`, `1xx`, `204`, `206` (a range of the uncompressed
+ *   body), a body already `Content-Encoding`ed, a body smaller than
+ *   `threshold` bytes, `Cache-Control: no-transform`, and types that do not
+ *   compress (images, video, audio, archives, fonts other than TTF/OTF; see
+ *   {@linkcode isCompressible}, or give `filter`). A body's length is its
+ *   `Content-Length`, or that of the string a response helper made it from,
+ *   or, for a body that is complete at once, its bytes; a stream still
+ *   being produced is compressed whatever its size.
+ * - A compressed answer drops `Content-Length` and `Accept-Ranges` (a body
+ *   compressed in one go gets the compressed length from the server), gets
  *   `Content-Encoding`, and a strong `ETag` becomes weak (`W/"..."`): the
  *   bytes differ, the content does not. Every answer that could have been
  *   compressed gets `Vary: Accept-Encoding`, so shared caches keep the two
- *   apart.
- * - Streaming: the body is compressed as it is produced, and flushed after
- *   each chunk, so server-sent events and streamed pages arrive as they are
- *   written.
+ *   apart; a `304` from {@linkcode etag} gets the `Vary` and the weak tag
+ *   its `200` would have had.
+ * - A body at hand (complete at once, up to 1 MiB) is compressed in one
+ *   `node:zlib` call, the cheapest way (BENCHMARKS.md); any other is
+ *   streamed: compressed as it is produced and flushed after each chunk,
+ *   so server-sent events and streamed pages arrive as they are written.
+ *   gzip and deflate streams use Deno's `CompressionStream`, which flushes
+ *   each chunk; Node's and Bun's do not, so there `node:zlib` streams them
+ *   (`CompressionStream` where `node:zlib` is missing, as in workerd).
+ * - A body that fails while it is read ahead (before any byte is sent)
+ *   throws its error to the router, which answers `500`; one that fails
+ *   later ends the compressed stream with that error.
+ * - Runs on Deno, Node and Bun; br and zstd need `node:zlib` (zstd: Node
+ *   22.15 or later, Deno 2.3 or later) and are not offered without it.
  * - Put `compress()` before `etag()` in the middleware list, so that the
  *   entity tag is computed on the uncompressed body.
  *
@@ -54,9 +67,9 @@ import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { type ContentCoding, negotiate } from "./_negotiate.ts";
+import { readReady } from "../response/_read_ready.ts";
 import {
   availableCodings,
-  collect,
   encode,
   encodeWhole,
   type Levels,
@@ -355,7 +368,7 @@ export function compress(options: CompressOptions = {}): Middleware {
     // Reading .body turns a string body into a stream: only now.
     const body = response.body;
     if (body === null) return response;
-    const collected = await collect(body, ONE_SHOT_LIMIT);
+    const collected = await readReady(body, ONE_SHOT_LIMIT);
     if ("stream" in collected) {
       return new NativeResponse(encode(collected.stream, coding, levels), init);
     }

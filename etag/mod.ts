@@ -49,7 +49,8 @@
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
-import { type BodyHash, createBodyHash } from "./_hash.ts";
+import { readReady } from "../response/_read_ready.ts";
+import { createBodyHash } from "./_hash.ts";
 import { evaluate } from "./_conditional.ts";
 
 /** Options of {@linkcode etag}. */
@@ -131,92 +132,6 @@ function preconditionFailed(tag: string): Response {
       ETag: tag,
     },
   });
-}
-
-/**
- * Resolves to the read's result if it is ready at once (now or within one
- * turn of the event loop), else to `undefined`, leaving the read pending.
- */
-async function readyNow<T>(read: Promise<T>): Promise<T | undefined> {
-  let result: { value: T } | undefined;
-  read.then((value) => result = { value }, () => {});
-  // A chunk already queued resolves within a few microtasks.
-  for (let i = 0; i < 4 && result === undefined; i++) await undefined;
-  if (result !== undefined) return result.value;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const later = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, 0, undefined);
-  });
-  try {
-    return await Promise.race([read, later]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The body again: the chunks read so far, then the read still pending (if
- * any), then the rest of the reader.
- */
-function replay(
-  chunks: Uint8Array[],
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined,
-): ReadableStream<Uint8Array> {
-  let index = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (index < chunks.length) {
-        controller.enqueue(chunks[index]);
-        chunks[index++] = undefined as unknown as Uint8Array;
-        return;
-      }
-      const step = await (pending ?? reader.read());
-      pending = undefined;
-      if (step.done) controller.close();
-      else controller.enqueue(step.value);
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
-}
-
-type Read =
-  | { readonly kind: "tagged"; readonly bytes: Uint8Array }
-  | { readonly kind: "untagged"; readonly body: ReadableStream<Uint8Array> };
-
-/** Reads and hashes `body` while it is ready and within `maxBytes`. */
-async function readBody(
-  body: ReadableStream<Uint8Array>,
-  hash: BodyHash,
-  maxBytes: number,
-): Promise<Read> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const read = reader.read();
-    const step = await readyNow(read);
-    if (step === undefined) {
-      return { kind: "untagged", body: replay(chunks, reader, read) };
-    }
-    if (step.done) break;
-    chunks.push(step.value);
-    total += step.value.byteLength;
-    if (total > maxBytes) {
-      return { kind: "untagged", body: replay(chunks, reader, undefined) };
-    }
-    hash.update(step.value);
-  }
-  if (chunks.length === 1) return { kind: "tagged", bytes: chunks[0] };
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return { kind: "tagged", bytes };
 }
 
 function rebuilt(response: Response, body: BodyInit | null): Response {
@@ -312,9 +227,11 @@ export function etag(options: EtagOptions = {}): Middleware {
     } else {
       const body = response.body;
       if (body !== null) {
-        const read = await readBody(body, hash, maxBytes);
-        if (read.kind === "untagged") return rebuilt(response, read.body);
-        bytes = read.bytes as Uint8Array<ArrayBuffer>;
+        const read = await readReady(body, maxBytes, (chunk) => {
+          hash.update(chunk);
+        });
+        if ("stream" in read) return rebuilt(response, read.stream);
+        bytes = read.whole;
       } else {
         bytes = new Uint8Array(0);
       }

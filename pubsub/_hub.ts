@@ -50,8 +50,24 @@ export interface Subscription<T = unknown>
    * `StoreUnavailableError`, which the router answers with 503).
    */
   readonly ready: Promise<void>;
-  /** The id of the last event handed out (or `since`), if any. */
+  /**
+   * Where the subscription stands: the id of the last event handed out;
+   * before the first, once `ready`, the position it started from (the
+   * topic's newest id, or the store's start, such as `"0-0"`, for an
+   * empty topic). Send it to a client before any event (as an SSE `id:`)
+   * so that a client that reconnects before its first event resumes with
+   * `since` instead of missing what was published meanwhile.
+   */
   readonly lastId: string | undefined;
+  /**
+   * Aborts when the subscription ends, however it ends; its `reason` is
+   * the error when it failed (a {@linkcode SlowSubscriberError}, a store
+   * error). Give it to what serves the events, such as
+   * `createEventStreamResponse(source, { signal })`, so that a client that
+   * stopped reading is let go even though it never asks for the next
+   * event, which is where the error would show.
+   */
+  readonly signal: AbortSignal;
   /** Ends the subscription and frees its queue. */
   close(): void;
   /** Ends the subscription (what `break` in `for await` calls). */
@@ -117,6 +133,8 @@ export interface Backend {
   readonly polls?: boolean;
   /** Whether `id` has this store's id form. */
   validId(id: string): boolean;
+  /** The id before every event: `"0-0"` on Redis, `"0"` elsewhere. */
+  readonly start: string;
   /** Negative, zero or positive as `a` is before, at or after `b`. */
   compare(a: string, b: string): number;
   /** Appends one event; its id. */
@@ -228,8 +246,14 @@ export async function storeCall<T>(
   try {
     return await withTimeout(call, ms, { store, what });
   } catch (error) {
-    // node-redis without its offline queue: an Error named "Error".
-    if (error instanceof Error && /client is offline/i.test(error.message)) {
+    // Outages that store/ does not classify yet: node-redis without its
+    // offline queue ("The client is offline", an Error named "Error"), and
+    // a closed Deno KV handle ("BadResource: Bad resource ID").
+    if (
+      error instanceof Error &&
+      (/client is offline/i.test(error.message) ||
+        error.name === "BadResource")
+    ) {
       throw new StoreUnavailableError(
         store,
         `${store} failed: ${error.message}`,
@@ -261,14 +285,21 @@ class Sub implements Subscription<unknown> {
   #queue: PubSubEvent[] = [];
   #head = 0;
   #backlog: StoredEvent[] = [];
+  #backlogAt = 0;
   #catchingUp = false;
   #overflowed = false;
   #done = false;
   #started = false;
   #error: unknown = undefined;
+  // One promise for every next() waiting, so that calls made without
+  // awaiting the previous one all wake.
+  #waiting: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #signal: AbortSignal | undefined;
   #onAbort = () => this.close();
+
+  #ended = new AbortController();
+  readonly signal: AbortSignal = this.#ended.signal;
 
   constructor(
     hub: Hub,
@@ -308,7 +339,14 @@ class Sub implements Subscription<unknown> {
         return;
       }
     }
-    this.#wake?.();
+    this.#notify();
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#waiting = undefined;
+    this.#wake = undefined;
+    wake?.();
   }
 
   fail(error: unknown): void {
@@ -325,10 +363,13 @@ class Sub implements Subscription<unknown> {
     if (this.#done) return;
     this.#done = true;
     this.#queue = [];
+    this.#head = 0;
     this.#backlog = [];
+    this.#backlogAt = 0;
     this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#hub.unsubscribe(this);
-    this.#wake?.();
+    this.#notify();
+    this.#ended.abort(this.#error);
   }
 
   async next(): Promise<IteratorResult<PubSubEvent>> {
@@ -345,7 +386,7 @@ class Sub implements Subscription<unknown> {
       }
       if (this.#done) return { done: true, value: undefined };
       if (this.#catchingUp) {
-        const stored = this.#backlog.shift();
+        const stored = this.#backlog[this.#backlogAt++];
         if (stored !== undefined) {
           if (
             this.lastId !== undefined &&
@@ -364,6 +405,7 @@ class Sub implements Subscription<unknown> {
         if (this.#done) continue;
         if (page.length > 0) {
           this.#backlog = page;
+          this.#backlogAt = 0;
           continue;
         }
         if (this.#overflowed) {
@@ -375,7 +417,12 @@ class Sub implements Subscription<unknown> {
       }
       while (this.#head < this.#queue.length) {
         const event = this.#queue[this.#head++];
-        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        // Taken events are let go: all of them once the queue is empty,
+        // else in one slice once they are most of it.
+        if (this.#head === this.#queue.length) {
+          this.#queue.length = 0;
+          this.#head = 0;
+        } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
           this.#queue = this.#queue.slice(this.#head);
           this.#head = 0;
         }
@@ -386,8 +433,9 @@ class Sub implements Subscription<unknown> {
         this.lastId = event.id;
         return { done: false, value: event };
       }
-      await new Promise<void>((resolve) => this.#wake = resolve);
-      this.#wake = undefined;
+      await (this.#waiting ??= new Promise<void>((resolve) =>
+        this.#wake = resolve
+      ));
     }
   }
 
@@ -507,7 +555,7 @@ export class Hub implements PubSub {
       if (
         since === undefined || joined.cursor === undefined ||
         this.backend.compare(since, joined.cursor) > 0
-      ) sub.lastId = joined.cursor;
+      ) sub.lastId = joined.cursor ?? this.backend.start;
     };
     if (joined.ready) start();
     else {

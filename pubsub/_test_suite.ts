@@ -186,6 +186,29 @@ export function pubSubSuite(target: SuiteTarget): void {
     }
   });
 
+  test("before its first event, lastId is where to resume from, even on an empty topic", async () => {
+    const { a, b, done } = await target.open();
+    try {
+      for (const before of [false, true]) {
+        const topic = topicName();
+        if (before) await a.publish(topic, "old");
+        const first = b.subscribe<string>(topic);
+        await first.ready;
+        assert.ok(first.lastId !== undefined, "a position once ready");
+        first.close();
+        // A client that left before any event resumes from there.
+        await a.publish(topic, "missed");
+        const again = b.subscribe<string>(topic, { since: first.lastId });
+        assert.deepEqual((await take(again, 1)).map((e) => e.data), [
+          "missed",
+        ]);
+        again.close();
+      }
+    } finally {
+      await done();
+    }
+  });
+
   test("a slow subscriber is dropped with an error it can see", async () => {
     const { a, done } = await target.open({ maxQueued: 10 });
     try {
@@ -210,6 +233,8 @@ export function pubSubSuite(target: SuiteTarget): void {
           return true;
         },
       );
+      assert.ok(slow.signal.aborted, "its signal tells who serves it");
+      assert.ok(slow.signal.reason instanceof SlowSubscriberError);
       // Resuming with lastId gets the rest from the store.
       const resumed = a.subscribe<number>(topic, { since: slow.lastId });
       const rest = await take(resumed, 29);
@@ -220,6 +245,23 @@ export function pubSubSuite(target: SuiteTarget): void {
         ) => i + 1),
       );
       resumed.close();
+    } finally {
+      await done();
+    }
+  });
+
+  test("next() called again before the last one settled: each gets the next event", async () => {
+    const { a, done } = await target.open();
+    try {
+      const topic = topicName();
+      const subscription = a.subscribe<number>(topic);
+      await subscription.ready;
+      const pending = [subscription.next(), subscription.next()];
+      await a.publish(topic, 1);
+      await a.publish(topic, 2);
+      const steps = await Promise.all(pending);
+      assert.deepEqual(steps.map((step) => step.value?.data), [1, 2]);
+      subscription.close();
     } finally {
       await done();
     }
@@ -264,6 +306,8 @@ export function pubSubSuite(target: SuiteTarget): void {
       const pending = one.next();
       controller.abort();
       assert.deepEqual(await pending, { done: true, value: undefined });
+      assert.ok(one.signal.aborted);
+      assert.equal((one.signal.reason as Error).name, "AbortError");
       const waiting = two.next();
       await a.close();
       assert.deepEqual(await waiting, { done: true, value: undefined });

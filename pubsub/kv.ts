@@ -98,7 +98,10 @@ const GET_MANY = 10;
  * - Entries expire after `retainMs` (`expireIn`, checked on read too).
  * - Each process polls the heads of the topics its subscribers follow
  *   every `pollMs` (50 ms) in one `getMany` per 10 topics; a publish in
- *   this process wakes its reader at once.
+ *   this process wakes its reader at once. (`kv.watch()` does not see
+ *   other processes' writes to a local file.) On a remote database each
+ *   poll is a read, 20 a second per process while anyone subscribes:
+ *   raise `pollMs` where reads cost.
  * - An event's JSON is at most 64,000 bytes (Deno KV holds 64 KiB per
  *   value).
  *
@@ -180,6 +183,7 @@ export function createKvPubSub(options: KvPubSubOptions): PubSub {
   const backend: Backend = {
     store,
     polls: true,
+    start: "0",
     validId: (id) => DECIMAL.test(id),
     compare: (a, b) => Number(a) - Number(b),
     async append(topic, json) {

@@ -82,6 +82,7 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
 
   const backend: Backend = {
     store: "memory",
+    start: "0",
     validId: (id) => DECIMAL.test(id),
     compare: (a, b) => Number(a) - Number(b),
     append(topic, json) {

@@ -16,6 +16,10 @@
  * - A subscription gets every event published after it is set up
  *   (`await subscription.ready`; in the same process, `publish()` waits
  *   for subscriptions of its topic that are still being set up).
+ * - `subscription.lastId`, once it is ready, is where it stands (before
+ *   any event: the topic's newest id, or the store's start). Send it to a
+ *   client first: a client that reconnects before its first event then
+ *   resumes from it instead of missing what was published in between.
  * - `since` resumes after an id: first the retained events after it, then
  *   the live ones, with none twice and none skipped. Events older than
  *   the retention (`retainCount`, at least 1,000 per topic; `retainMs`,
@@ -25,7 +29,9 @@
  * - A subscription holds at most `maxQueued` events (1,000) that its
  *   consumer has not taken; past that it is dropped with
  *   {@linkcode SlowSubscriberError} (with `lastId` to resume from), so a
- *   slow client cannot grow the server's memory.
+ *   slow client cannot grow the server's memory. Its `signal` aborts
+ *   then: pass it to `createEventStreamResponse()` so the stream of a
+ *   client that stopped reading ends too.
  * - While the store is down the reader retries with backoff and
  *   subscribers wait, then continue where they were (nothing is lost that
  *   the store kept). `publish()` and setting up a subscription fail with
@@ -50,8 +56,12 @@
  *   });
  *   await subscription.ready; // a store outage answers 503 here
  *   return createEventStreamResponse(async function* () {
+ *     // Where it starts, so a client that reconnects before its first
+ *     // message resumes from there (an event the page need not handle).
+ *     const start = subscription.lastId!;
+ *     yield { id: start, event: "position", data: start };
  *     for await (const { id, data } of subscription) yield { id, data };
- *   }());
+ *   }(), { signal: subscription.signal }); // ends it when it is dropped
  * });
  * const response = await router.fetch(
  *   new Request("http://localhost/messages", { method: "POST", body: "hi" }),

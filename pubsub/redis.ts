@@ -105,6 +105,9 @@ function eventsOf(entries: unknown): StoredEvent[] {
  *   on one server cost one read per batch of events.
  * - Every command has a timeout (`timeout`, 5 s; a blocking read gets
  *   `blockMs` on top); an outage is a `StoreUnavailableError` (503).
+ * - On Redis Cluster one `XREAD` may name keys of one slot only: give a
+ *   prefix with a hash tag (`prefix: "{pubsub}:"`) so every topic lives
+ *   in the same slot.
  *
  * @example
  * ```ts
@@ -192,6 +195,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
 
   const backend: Backend = {
     store,
+    start: "0-0",
     validId: (id) => STREAM_ID.test(id),
     compare,
     async append(topic, json) {
@@ -237,8 +241,20 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
         ids.push(cursor ?? "0-0");
       }
       // A new topic: end this read early so the next one includes it.
-      const unblock = () => {
-        call("CLIENT UNBLOCK", ["CLIENT", "UNBLOCK", id]).catch(() => {});
+      // CLIENT UNBLOCK travels on another connection and can reach Redis
+      // before the XREAD it is meant for (then it answers 0): try again
+      // a few times while the read is still waiting.
+      let settled = false;
+      const unblock = async () => {
+        for (let attempt = 0; attempt < 20 && !settled; attempt++) {
+          const done = await call<number>("CLIENT UNBLOCK", [
+            "CLIENT",
+            "UNBLOCK",
+            id,
+          ]).catch(() => 1);
+          if (Number(done) === 1) return;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
       };
       signal.addEventListener("abort", unblock, { once: true });
       let reply: unknown;
@@ -271,6 +287,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
         }
         throw error;
       } finally {
+        settled = true;
         signal.removeEventListener("abort", unblock);
       }
       // RESP2 gives [[key, entries], ...]; node-redis may give a map or an

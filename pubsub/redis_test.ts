@@ -126,3 +126,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "redis pub/sub: a new topic joins a blocked read at once (50 topics in a row, each first event within 1.5 s, the block being 3 s)",
+  ignore: redisServer === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const own = await startRedis(redisServer!);
+    const one = await createClient({ url: own.url }).connect();
+    const two = await createClient({ url: own.url }).connect();
+    const reader = createRedisPubSub({ client: one, blockMs: 3000 });
+    const writer = createRedisPubSub({ client: two });
+    try {
+      const held = reader.subscribe("held");
+      await held.ready;
+      for (let i = 0; i < 50; i++) {
+        const subscription = reader.subscribe<number>(`new-${i}`);
+        await subscription.ready;
+        const started = performance.now();
+        await writer.publish(`new-${i}`, i);
+        assert.equal((await take(subscription, 1, 5000))[0].data, i);
+        const ms = performance.now() - started;
+        assert.ok(ms < 1500, `topic ${i}: first event after ${ms} ms`);
+        subscription.close();
+      }
+      held.close();
+    } finally {
+      await reader.close();
+      await writer.close();
+      one.destroy();
+      two.destroy();
+      await own.stop();
+    }
+  },
+});

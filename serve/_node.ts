@@ -82,6 +82,8 @@ class NodeInfo {
 }
 
 const QUIET_MS = 60_000;
+
+function ignore(): void {}
 const decoder = new TextDecoder();
 
 /** The request of an upgrade, as a Fetch `Request`. */
@@ -231,7 +233,10 @@ export function listenNode(
 
   let closing = false;
   server.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head) => {
-    socket.on("error", () => {});
+    // A listener made here would keep this scope (the request, its
+    // headers, the handshake buffer) for the socket's life: use one that
+    // holds nothing.
+    socket.on("error", ignore);
     if (closing) {
       socket.end(
         "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",

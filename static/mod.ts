@@ -40,6 +40,9 @@
  * - The file system calls are synchronous (a few µs each on a local disk,
  *   against tens of µs for the async forms' thread-pool hop): serve from a
  *   local disk, not a slow network mount. Needs `--allow-read` for `root`.
+ * - With `precompressed`, a `.br`, `.zst` or `.gz` file beside the one
+ *   asked for is served in its place to a client that accepts its coding
+ *   (`Content-Encoding`, `Vary: Accept-Encoding`, an `ETag` of its own).
  * - Runs on Deno, Node >= 20.16 and Bun. On a runtime without a file
  *   system (Cloudflare Workers) `serveStatic()` throws an `Error` saying so.
  *

@@ -25,6 +25,12 @@
  * | 400 | malformed JSON (the message gives line, column and character offset), an empty body, invalid UTF-8 (byte offset), nesting deeper than `maxDepth` (default 64), a `"__proto__"` key, a number out of range (`1e999999`), a lone surrogate escape (`"\ud800"`), or a `Content-Length` that does not match the body |
  * | 408 | the client stopped sending: no data for `idleTimeout` (30 s), or the body took longer than `bodyTimeout` (5 min), as for `formData()` |
  *
+ * Reading: a body that declares a `Content-Length` of at most 256 KiB (and at
+ * most `maxBytes`) is read in one native read, which must complete within
+ * `idleTimeout`; HTTP servers (Deno, Node, Bun) end a body at its declared
+ * length, so that holds no more than declared. Any other body is read chunk by
+ * chunk and counted, with the idle and whole-body timeouts.
+ *
  * JSON decisions: a `"__proto__"` key anywhere is refused (400), since code
  * that copies the value with `Object.assign` or a deep merge would set a
  * prototype with it; duplicate keys are accepted and the last one wins, as in

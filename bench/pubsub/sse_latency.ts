@@ -67,7 +67,9 @@ function connect(
       while ((at = client.buffer.indexOf("\ndata: ")) >= 0) {
         const end = client.buffer.indexOf("\n", at + 7);
         if (end < 0) break;
-        onEvent(client, client.buffer.slice(at + 7, end));
+        const data = client.buffer.slice(at + 7, end);
+        // The first event is the stream's position (data: an id).
+        if (data.startsWith("{")) onEvent(client, data);
         client.buffer = client.buffer.slice(end + 1);
       }
     });

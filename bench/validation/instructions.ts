@@ -7,13 +7,20 @@
 // batch with `callgrind_control`; contenders interleave A B C D per round.
 // Counts do not depend on what else the machine runs.
 //
-//   deno run --allow-all bench/validation/instructions.ts [rounds=3]
+// Larger batches (`scale`) average the major GCs in; small ones show them
+// as outlying rounds.
+//
+//   deno run --allow-all bench/validation/instructions.ts [rounds=3] [scale=1] [1k|100k]
 const rounds = Number(Deno.args[0] ?? 3);
+const scale = Number(Deno.args[1] ?? 1);
+const only = Deno.args[2];
 const worker = new URL("./_instructions_worker.ts", import.meta.url).pathname;
 const dir = await Deno.makeTempDir({ prefix: "validation_instructions_" });
 const out = `${dir}/callgrind`;
 
-const SIZES = [["1k", 2000, 500], ["100k", 200, 40]] as const;
+const SIZES = ([["1k", 2000, 500], ["100k", 200, 40]] as const)
+  .filter(([size]) => only === undefined || size === only)
+  .map(([size, warm, count]) => [size, warm, count * scale] as const);
 const CONTENDERS = ["bare", "parseJson", "fetchkit", "hono"];
 
 const child = new Deno.Command("valgrind", {

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { serve } from "@fetchkit/toolkit/serve";
 import { createApp } from "./app.ts";
 import { apiSecret } from "./auth.ts";
 
@@ -26,11 +27,13 @@ if (!Deno.env.has("DENO_KV_PATH")) {
 }
 const jwtSecret = apiSecret((name) => Deno.env.get(name));
 const kv = await Deno.openKv(path);
-const server = Deno.serve({
+const server = serve(createApp({ kv, jwtSecret }).fetch, {
   hostname: "127.0.0.1",
   port,
   onListen: ({ hostname, port }) =>
     console.log(`Listening on http://${hostname}:${port}/ (notes in ${path})`),
-}, createApp({ kv, jwtSecret }).fetch);
+});
+// SIGTERM or Ctrl-C: serve() lets in-flight requests finish, then the KV
+// file is closed.
 await server.finished;
 kv.close();

@@ -205,17 +205,30 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     });
     // Store down: 503 with Retry-After, before the stream starts.
     await subscription.ready;
+    subscription.signal.addEventListener("abort", () => {
+      const reason = subscription.signal.reason;
+      if (reason instanceof Error && reason.name !== "AbortError") {
+        log(`event stream ended: ${reason.message}`);
+      }
+    });
     return createEventStreamResponse((signal) => {
       signal.addEventListener("abort", () => subscription.close());
       return (async function* () {
+        // Where the stream starts, as its first id: a browser that
+        // reconnects before any message resumes from there.
+        const start = subscription.lastId!;
+        yield { id: start, event: "position", data: start };
         for await (const { id, data } of subscription) {
           yield { id, event: "message", data };
         }
       })();
     }, {
       retry: 2000,
-      // A subscriber too far behind (SlowSubscriberError) or a store
-      // outage ends the stream; the browser reconnects with Last-Event-ID.
+      // A subscription dropped for falling too far behind (a client that
+      // stopped reading: SlowSubscriberError) ends the stream even if the
+      // client never asks for more; the browser reconnects with
+      // Last-Event-ID and catches up.
+      signal: subscription.signal,
       onError: (error) =>
         log(
           `event stream ended: ${
@@ -225,8 +238,9 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     });
   });
 
-  // The same board over a WebSocket: messages come as
-  // {"type":"message","id","message"}, posts go as {"name","text"} and are
+  // The same board over a WebSocket: {"type":"position","id"} first, then
+  // messages as {"type":"message","id","message"}; posts go as
+  // {"name","text"} and are
   // answered {"type":"posted","id"} or {"type":"error","error"}. A client
   // resumes with ?since=<last id>. Sockets count in the stream bounds.
   router.get("/ws", async (context) => {
@@ -246,6 +260,7 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     const posts: number[] = [];
     const response = upgradeWebSocket(context, {
       onOpen(_event, ws) {
+        ws.send(JSON.stringify({ type: "position", id: live.lastId }));
         (async () => {
           try {
             for await (const { id, data } of live) {

@@ -43,7 +43,8 @@ async function readEvents(response: Response, count: number) {
       text = text.slice(end + 2);
       const id = /^id: (.*)$/m.exec(block)?.[1];
       const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (id !== undefined && data !== undefined) {
+      const position = /^event: position$/m.test(block);
+      if (id !== undefined && data !== undefined && !position) {
         events.push({ id, data: JSON.parse(data) });
       }
     }
@@ -173,5 +174,26 @@ Deno.test("live: streams are capped per address, and a form post without script 
   );
   assert.equal(form.status, 303);
   assert.equal(form.headers.get("Location"), "/");
+  await pubsub.close();
+});
+
+Deno.test("live: a stream starts with its position, so a client that leaves before any message loses nothing", async () => {
+  const { app, pubsub } = board();
+  const first = await app.fetch(new Request("http://localhost/events"), info());
+  const reader = first.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("event: position")) text += (await reader.read()).value;
+  const position = /^id: (.*)$/m.exec(text)![1];
+  await reader.cancel(); // gone before any message
+  await app.fetch(post("name=ada&text=while+away"), info());
+  const back = await app.fetch(
+    new Request("http://localhost/events", {
+      headers: { "Last-Event-ID": position },
+    }),
+    info(),
+  );
+  assert.deepEqual((await readEvents(back, 1)).map((e) => e.data.text), [
+    "while away",
+  ]);
   await pubsub.close();
 });

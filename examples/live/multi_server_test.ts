@@ -77,6 +77,8 @@ async function listen(
           const id = /^id: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
           if (id === undefined || data === undefined) continue;
+          // The stream's starting point, not a message.
+          if (/^event: position$/m.test(block)) continue;
           const message = JSON.parse(data);
           events.push({ id, text: message.text, server: message.server });
           wake();

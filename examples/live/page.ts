@@ -89,6 +89,9 @@ const SCRIPT = `
       status.textContent = "live";
       status.className = "live";
     });
+    source.addEventListener("position", (event) => {
+      lastId = event.lastEventId;
+    });
     source.addEventListener("message", (event) => {
       lastId = event.lastEventId;
       show(event.lastEventId, JSON.parse(event.data));
@@ -125,7 +128,9 @@ const SCRIPT = `
     });
     socket.addEventListener("message", (event) => {
       const body = JSON.parse(event.data);
-      if (body.type === "message") {
+      if (body.type === "position") {
+        lastId = body.id;
+      } else if (body.type === "message") {
         lastId = body.id;
         show(body.id, body.message);
       } else if (body.type === "error") {

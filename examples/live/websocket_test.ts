@@ -47,6 +47,8 @@ Deno.test({
       const one = opened(base);
       await one.open;
       assert.equal(app.streams.open(), 1);
+      // First, where it starts: the store's start on an empty topic.
+      assert.equal((await one.next("position")).id, "0");
 
       one.socket.send(JSON.stringify({ name: "ada", text: "hello" }));
       const posted = await one.next("posted");
