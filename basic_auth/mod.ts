@@ -33,7 +33,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { HttpError } from "../http_error/mod.ts";
-import { digestOf, digestsEqual, quoteParam } from "../bearer_auth/_compare.ts";
+import { digestOf, digestsEqual, quoteParam } from "../crypto/compare.ts";
 
 /** Options of {@linkcode basicAuth}: `users` or `verify`, and `realm`. */
 export interface BasicAuthOptions {

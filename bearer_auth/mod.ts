@@ -28,7 +28,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { HttpError } from "../http_error/mod.ts";
-import { digestOf, digestsEqual, quoteParam } from "./_compare.ts";
+import { digestOf, digestsEqual, quoteParam } from "../crypto/compare.ts";
 
 /** Options of {@linkcode bearerAuth}: `token` or `verify`. */
 export interface BearerAuthOptions {

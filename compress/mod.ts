@@ -67,7 +67,7 @@ import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { type ContentCoding, negotiate } from "./_negotiate.ts";
-import { readReady } from "../response/_read_ready.ts";
+import { readReady } from "../response/read_ready.ts";
 import {
   availableCodings,
   encode,

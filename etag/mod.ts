@@ -49,7 +49,7 @@
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
-import { readReady } from "../response/_read_ready.ts";
+import { readReady } from "../response/read_ready.ts";
 import { createBodyHash } from "./_hash.ts";
 import { evaluate } from "./_conditional.ts";
 

@@ -13,7 +13,7 @@ export interface Watch {
   readonly expire: () => void;
 }
 
-import { refTimer, type Timer, unrefTimer } from "../runtime/_timer.ts";
+import { refTimer, type Timer, unrefTimer } from "../runtime/timer.ts";
 
 const watches = new Set<Watch>();
 let timer: Timer | undefined;

@@ -20,8 +20,8 @@ import {
   type ReadHandle,
   removeSync,
   statSync,
-} from "../runtime/_fs.ts";
-import { formDataKeepsFiles } from "../runtime/_form_data.ts";
+} from "../runtime/fs.ts";
+import { formDataKeepsFiles } from "../runtime/form_data.ts";
 
 const HANDLER = "createDiskUploadHandler()";
 const FILE = "DiskFile";

@@ -82,7 +82,7 @@
 import type { StandardSchemaV1 } from "./standard_schema.ts";
 export type { StandardSchemaV1 } from "./standard_schema.ts";
 import { buildValues } from "./_names.ts";
-import { groupIssues } from "./_issues.ts";
+import { groupIssues } from "./issues.ts";
 
 /**
  * What {@linkcode parseForm} gives: the schema's output, or the errors and the

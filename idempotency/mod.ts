@@ -74,7 +74,7 @@ import type { RequestContext } from "../router/context.ts";
 import type { AnyContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
-import { toBase64Url } from "../runtime/_base64.ts";
+import { toBase64Url } from "../runtime/base64.ts";
 import { stateOf } from "../session/session.ts";
 import {
   decodeRecord,

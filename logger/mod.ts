@@ -26,7 +26,7 @@ import {
   defaultJsonFields,
   type LoggedResponse,
 } from "./_format.ts";
-import { stdoutIsColorTerminal } from "../runtime/_color.ts";
+import { stdoutIsColorTerminal } from "../runtime/color.ts";
 
 /** Options of {@linkcode logger}. */
 export interface LoggerOptions {

@@ -90,7 +90,7 @@ import type { Middleware } from "../router/types.ts";
 import { formatIp, isIpv4, parseIp } from "../router/ip_address.ts";
 import { NativeResponse } from "../response/native.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { toBase64Url } from "../runtime/_base64.ts";
+import { toBase64Url } from "../runtime/base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
 import { StoreUnavailableError, toStoreError } from "../store/errors.ts";
 import type {

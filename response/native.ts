@@ -8,10 +8,10 @@
  * @module
  */
 
-import { PackageResponse } from "../runtime/_response.ts";
+import { PackageResponse } from "../runtime/response.ts";
 
 /**
  * The global `Response` class, as it was when the package loaded (on Node,
- * one that builds with the global as it is then; see `runtime/_response.ts`).
+ * one that builds with the global as it is then; see `runtime/response.ts`).
  */
 export const NativeResponse: typeof Response = PackageResponse;

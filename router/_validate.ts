@@ -1,6 +1,6 @@
 import type { RouteSchemas } from "../routes/schemas.ts";
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
-import { groupIssues } from "../form_validation/_issues.ts";
+import { groupIssues } from "../form_validation/issues.ts";
 import {
   type InputBase,
   provideInput,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fromBase64Url, toBase64Url } from "./_base64.ts";
+import { fromBase64Url, toBase64Url } from "./base64.ts";
 
 Deno.test("base64url: round trips every length and byte", () => {
   for (let length = 0; length < 40; length++) {

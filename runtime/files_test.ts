@@ -1,4 +1,4 @@
-// serveStatic() and the disk upload handler through runtime/_fs.ts: set up
+// serveStatic() and the disk upload handler through runtime/fs.ts: set up
 // with node:fs only, so this file runs unchanged on Deno, Node and Bun.
 import assert from "node:assert/strict";
 import {

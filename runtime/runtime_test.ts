@@ -4,9 +4,9 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
-import { stdoutIsColorTerminal } from "./_color.ts";
-import { refTimer, unrefTimer } from "./_timer.ts";
-import { PackageResponse } from "./_response.ts";
+import { stdoutIsColorTerminal } from "./color.ts";
+import { refTimer, unrefTimer } from "./timer.ts";
+import { PackageResponse } from "./response.ts";
 
 // What node:process says, which all three runtimes provide.
 const colorTerminal = !process.env.NO_COLOR && process.stdout.isTTY === true;

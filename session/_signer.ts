@@ -23,7 +23,7 @@
 // fallback should a release drop `_cloneInto`.
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { fromBase64Url, toBase64Url } from "../runtime/_base64.ts";
+import { fromBase64Url, toBase64Url } from "../runtime/base64.ts";
 
 const encoder = new TextEncoder();
 /** Strings per cache generation; two generations are kept. */

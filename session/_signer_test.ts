@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { createSigner } from "./_signer.ts";
-import { fromBase64Url, toBase64Url } from "../runtime/_base64.ts";
+import { fromBase64Url, toBase64Url } from "../runtime/base64.ts";
 
 Deno.test("sign then unsign gives the value back", async () => {
   const signer = createSigner(["one"]);

@@ -3,7 +3,7 @@ import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-sto
 import { storageSuite } from "./_test_suite.ts";
 import { app, Jar, send } from "./_test_app.ts";
 import { createSigner } from "./_signer.ts";
-import { fromBase64Url, toBase64Url } from "../runtime/_base64.ts";
+import { fromBase64Url, toBase64Url } from "../runtime/base64.ts";
 
 Deno.test("cookie storage", async (t) => {
   await storageSuite(t, {

@@ -1,6 +1,6 @@
 // The Session object handed to handlers, and the record storages persist.
 
-import { toBase64Url } from "../runtime/_base64.ts";
+import { toBase64Url } from "../runtime/base64.ts";
 
 /** The shape of session data: names to JSON-serializable values. */
 export type SessionData = Record<string, unknown>;

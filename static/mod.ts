@@ -88,7 +88,7 @@ import {
   type ReadHandle,
   realPathSync,
   statSync,
-} from "../runtime/_fs.ts";
+} from "../runtime/fs.ts";
 import { NativeResponse } from "../response/native.ts";
 import { negotiateEncoding } from "../compress/mod.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import { sha256 } from "@noble/hashes/sha2.js";
-import { toBase64Url } from "../runtime/_base64.ts";
+import { toBase64Url } from "../runtime/base64.ts";
 import { whileLocked } from "./retry.ts";
 import { checkTimeout, withTimeout } from "./timeout.ts";
 import { StoreUnavailableError } from "./errors.ts";

@@ -6,7 +6,7 @@
 // own messages give no position and quote the whole body back.
 
 import { HttpError } from "../http_error/mod.ts";
-import { issueKey } from "../form_validation/_issues.ts";
+import { issueKey } from "../form_validation/issues.ts";
 
 /** 64: the default `maxDepth`. */
 export const DEFAULT_MAX_DEPTH = 64;

@@ -57,7 +57,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
-import { groupIssues } from "../form_validation/_issues.ts";
+import { groupIssues } from "../form_validation/issues.ts";
 import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
 import { decodeUtf8, readBytes, resolveBodyLimits } from "./_read.ts";
 import {
