@@ -249,10 +249,10 @@ async function readFile(
       // it in FinalizationRegistry callbacks, which run as tasks, never
       // between the microtasks of a parse) and reused for this file instead
       // of fresh pages. 50 MiB files parsed back to back (median of
-      // bench/multipart_report.ts 5): 27 ms with this, 159 ms without.
+      // bench/form_data/report.ts 5): 27 ms with this, 159 ms without.
       // Before the first large file of the process there is none of ours
       // to free, and the wait (a timer tick: about 3 ms of a 55 ms parse in
-      // a fresh process, bench/multipart_fresh.ts) is skipped.
+      // a fresh process, bench/form_data/fresh.ts) is skipped.
       if (largeFileSeen) await new Promise((resolve) => setTimeout(resolve, 0));
       largeFileSeen = true;
     }

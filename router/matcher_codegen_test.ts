@@ -3,7 +3,7 @@
 // path, including misses, malformed escapes and backtracking cases.
 import assert from "node:assert/strict";
 import { Matcher, setCodegen } from "./_matcher.ts";
-import { githubRoutes } from "../bench/_github_routes.ts";
+import { githubRoutes } from "./_test_github_routes.ts";
 
 const PATTERNS: readonly [string, string][] = [
   ["GET", "/"],

@@ -3,7 +3,7 @@ import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { compilations, Matcher, setCodegen, SETTLE } from "./_matcher.ts";
 
 // 5,000 siblings of each shape: dispatched by static prefix, they answer
-// like a narrow table would (speed is in bench/router_bench.ts).
+// like a narrow table would (speed is in bench/router/router_bench.ts).
 Deno.test("5,000 sibling routes of every shape match and miss correctly", () => {
   for (const codegen of [true, false]) {
     const previous = setCodegen(codegen);

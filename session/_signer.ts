@@ -18,7 +18,7 @@
 // which noble declares on its `Hash` interface but names like an internal.
 // The documented `clone()` allocates a new HMAC and two SHA-256 states per
 // call: 1.4 to 1.6 times the CPU per signature, 0.7 µs more
-// (bench/session_signer_copy.ts), so the version is pinned in deno.json
+// (bench/session/signer_copy.ts), so the version is pinned in deno.json
 // and `_signer_test.ts` checks the behavior relied on; `clone()` is the
 // fallback should a release drop `_cloneInto`.
 import { hmac } from "@noble/hashes/hmac.js";

@@ -2,7 +2,7 @@
  * Memory per idle SSE stream: the live board (`examples/live/main.ts`, one
  * pub/sub subscription per stream behind `streamLimit()`) against a bare
  * `createEventStreamResponse()` whose source waits forever
- * (`bench/_sse_server.ts`), each in a fresh process. 1,000 streams are
+ * (`bench/event_stream/_server.ts`), each in a fresh process. 1,000 streams are
  * opened over raw loopback sockets from this process; the server's RSS
  * (`/proc/<pid>/status`) is read before and 3 s after, and the difference
  * divided by 1,000. Servers alternate (A B A B).
@@ -19,7 +19,7 @@ import { median } from "../_stats.ts";
 
 const STREAMS = 1000;
 const LIVE = new URL("../../examples/live/main.ts", import.meta.url).pathname;
-const BARE = new URL("../_sse_server.ts", import.meta.url).pathname;
+const BARE = new URL("../event_stream/_server.ts", import.meta.url).pathname;
 
 async function rssKiB(pid: number): Promise<number> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);

@@ -13,7 +13,7 @@
  */
 import { wrkRun } from "../_load.ts";
 import { median } from "../_stats.ts";
-import { cpuSeconds, options, startKind } from "../_serve_process.ts";
+import { cpuSeconds, options, startKind } from "./_process.ts";
 
 const args = options();
 const runtimes = (args.get("runtimes") ?? "deno,node,bun").split(",");

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { cpuSeconds, options, startKind } from "../_serve_process.ts";
+import { cpuSeconds, options, startKind } from "../serve/_process.ts";
 import { median } from "../_stats.ts";
 
 const args = options();

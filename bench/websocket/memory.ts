@@ -15,7 +15,7 @@
  * @module
  */
 import { connect, type Socket } from "node:net";
-import { options, rssOf, startKind } from "../_serve_process.ts";
+import { options, rssOf, startKind } from "../serve/_process.ts";
 
 const args = options();
 const runtimes = (args.get("runtimes") ?? "deno,node,bun").split(",");
