@@ -1,5 +1,9 @@
-// The stores of cache() and idempotency(): the versioned store of
-// store/versioned*.ts under the names users import.
+/**
+ * The stores of cache() and idempotency(): the versioned store of
+ * store/versioned*.ts under the names users import.
+ *
+ * @module
+ */
 
 import {
   createMemoryVersionedStore,

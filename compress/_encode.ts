@@ -10,6 +10,8 @@
  * - br and zstd: `node:zlib` (Deno, Node, Bun; zstd from Node 22.15 and
  *   Deno 2.3), found with `process.getBuiltinModule` when first needed, so
  *   that importing the module loads nothing.
+ *
+ * @module
  */
 
 import type * as NodeZlib from "node:zlib";

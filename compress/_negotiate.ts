@@ -7,6 +7,8 @@
  * `identity` only competes when the header names it: `gzip;q=0.5,
  * identity` keeps the body as it is. When nothing is acceptable the body is
  * sent as it is, even with `identity;q=0`: never `406`.
+ *
+ * @module
  */
 
 /** A content coding this middleware can produce. */

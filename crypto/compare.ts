@@ -1,11 +1,15 @@
-// Constant-time comparison of secrets (tokens, passwords), shared by
-// bearerAuth() and basicAuth().
-//
-// Both sides are first reduced to an HMAC-SHA256 under a random key made
-// per process, then the 32-byte digests are compared with no early exit:
-// the time taken depends neither on where the strings differ nor on their
-// lengths, and the digests an attacker could time against are unknown
-// to them.
+/**
+ * Constant-time comparison of secrets (tokens, passwords), shared by
+ * bearerAuth() and basicAuth().
+ *
+ * Both sides are first reduced to an HMAC-SHA256 under a random key made
+ * per process, then the 32-byte digests are compared with no early exit:
+ * the time taken depends neither on where the strings differ nor on their
+ * lengths, and the digests an attacker could time against are unknown
+ * to them.
+ *
+ * @module
+ */
 
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";

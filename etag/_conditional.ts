@@ -4,6 +4,8 @@
  * `If-None-Match` (weak comparison), else `If-Modified-Since`. Dates are
  * compared only when the answer has `Last-Modified`; an unparsable date is
  * ignored (§13.1.3, §13.1.4).
+ *
+ * @module
  */
 
 /** What the preconditions say to answer. */

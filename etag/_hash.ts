@@ -4,6 +4,8 @@
  * the whole body at the end (async, 20-60 µs a call). SHA-1 here names
  * content, it guards no secret: a collision would need someone who
  * controls both bodies of one URL, who could serve what they like anyway.
+ *
+ * @module
  */
 
 import type * as NodeCrypto from "node:crypto";

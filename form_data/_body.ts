@@ -2,6 +2,8 @@
  * Reads a request body chunk by chunk, enforcing `maxTotalSize`, an idle
  * timeout and a deadline for the whole body, and turning a broken stream
  * into a {@linkcode FormDataParseError}.
+ *
+ * @module
  */
 
 import {

@@ -2,6 +2,8 @@
  * Collecting the bytes of one text field, urlencoded body or in-memory
  * upload, with memory bounded by the byte count rather than by how many
  * pieces the bytes came in.
+ *
+ * @module
  */
 
 /** Pieces shorter than this are copied into a shared block. */

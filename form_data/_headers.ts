@@ -1,6 +1,8 @@
 /**
  * Header parsing for form bodies: the request's `Content-Type` and the
  * headers of each multipart part.
+ *
+ * @module
  */
 
 /** The parts of a multipart part's headers that a form needs. */

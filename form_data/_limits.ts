@@ -1,4 +1,8 @@
-/** Limit defaults and their validation, shared by the parsers. */
+/**
+ * Limit defaults and their validation, shared by the parsers.
+ *
+ * @module
+ */
 
 import type { FileUploadHandler } from "./file_upload.ts";
 

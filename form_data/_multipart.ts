@@ -7,6 +7,8 @@
  * to keep. Because the reader only pulls input when its consumer asks for
  * more, a slow consumer (a disk write) slows the upload instead of filling
  * memory.
+ *
+ * @module
  */
 
 import { MaxHeaderSizeExceededError } from "./errors.ts";

@@ -1,4 +1,8 @@
-/** Turns a multipart body into `FormData`, with limits and upload handlers. */
+/**
+ * Turns a multipart body into `FormData`, with limits and upload handlers.
+ *
+ * @module
+ */
 
 import type { BodyReader } from "./_body.ts";
 import { ByteCollector } from "./_bytes.ts";

@@ -17,6 +17,8 @@
  * the bytes are cached; see BENCHMARKS.md). `Uint8Array#indexOf` only finds
  * single bytes, and `node:buffer`'s `indexOf` measured ten times slower than
  * a JS search in Deno.
+ *
+ * @module
  */
 
 /** A pattern prepared for {@linkcode indexOfPattern}. */

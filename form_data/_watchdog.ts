@@ -5,6 +5,8 @@
  * deadline only, and left armed, unreferenced, when nothing is watched, so
  * a steady stream of requests arms it about once per timeout instead of
  * once per request, and it never keeps a finished program alive.
+ *
+ * @module
  */
 
 /** A deadline being watched; see {@linkcode watch}. */

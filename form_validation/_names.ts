@@ -1,10 +1,14 @@
-// Field names to an object: `a` → a value, repeats → an array, `a[]` → always
-// an array, `a.b` → nested object, `a[0].b` → array of objects. Hostile names
-// are refused with a message, never thrown, and never reach a prototype: a key
-// that could (`__proto__`, `constructor`, `prototype`) is refused before any
-// object is touched, and an inherited member (a function: a form's values
-// never are) reads as absent. Plain objects rather than null-prototype ones:
-// V8 keeps those in dictionary mode, which made every schema read slower.
+/**
+ * Field names to an object: `a` → a value, repeats → an array, `a[]` → always
+ * an array, `a.b` → nested object, `a[0].b` → array of objects. Hostile names
+ * are refused with a message, never thrown, and never reach a prototype: a key
+ * that could (`__proto__`, `constructor`, `prototype`) is refused before any
+ * object is touched, and an inherited member (a function: a form's values
+ * never are) reads as absent. Plain objects rather than null-prototype ones:
+ * V8 keeps those in dictionary mode, which made every schema read slower.
+ *
+ * @module
+ */
 
 /** Highest array index a name may hold (`a[1000]`). */
 export const MAX_INDEX = 1000;

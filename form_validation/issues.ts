@@ -1,4 +1,9 @@
-// A schema's issues grouped by field, keyed in the same syntax as input names.
+/**
+ * A schema's issues grouped by field, keyed in the same syntax as input names.
+ *
+ * @module
+ */
+
 import type { StandardSchemaV1 } from "./standard_schema.ts";
 
 /** Issues grouped by field name, and those that belong to no field. */

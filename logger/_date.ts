@@ -1,3 +1,10 @@
+/**
+ * Dates in the Common Log Format (`10/Oct/2000:13:55:36 +0000`), for the
+ * logger's `%t` token.
+ *
+ * @module
+ */
+
 const MONTHS = [
   "Jan",
   "Feb",

@@ -1,3 +1,10 @@
+/**
+ * Log formats compiled once per logger: tokens (`%method`, `%status`, ...)
+ * to getters, and a renderer for one line per request.
+ *
+ * @module
+ */
+
 import type { RequestContext } from "../router/context.ts";
 import { bodySize } from "../response/body_size.ts";
 import { formatClfDate } from "./_date.ts";

@@ -1,5 +1,10 @@
-// Deno leaves `statusText` empty unless a handler sets it, so `%statusText`
-// falls back to the standard reason phrase.
+/**
+ * Deno leaves `statusText` empty unless a handler sets it, so `%statusText`
+ * falls back to the standard reason phrase.
+ *
+ * @module
+ */
+
 const STATUS_TEXT: Record<number, string> = {
   100: "Continue",
   101: "Switching Protocols",

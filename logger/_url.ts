@@ -1,3 +1,10 @@
+/**
+ * The parts of a request's URL a log line shows (path, pathname, query),
+ * cut from `request.url` without parsing it again.
+ *
+ * @module
+ */
+
 import type { RequestContext } from "../router/context.ts";
 import { partsAsSent, pathnameOf, pathStart } from "../router/url_path.ts";
 

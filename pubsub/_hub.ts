@@ -1,8 +1,12 @@
-// The part every pub/sub store shares: one reader per process fans each
-// topic's events out to that process's subscribers, so 1,000 subscribers
-// cost one store read per batch of events, not 1,000. A store supplies a
-// `Backend`: append, newest id, a range after an id, and a blocking read
-// of several topics.
+/**
+ * The part every pub/sub store shares: one reader per process fans each
+ * topic's events out to that process's subscribers, so 1,000 subscribers
+ * cost one store read per batch of events, not 1,000. A store supplies a
+ * `Backend`: append, newest id, a range after an id, and a blocking read
+ * of several topics.
+ *
+ * @module
+ */
 
 import { HttpError } from "../http_error/mod.ts";
 import {

@@ -1,6 +1,10 @@
-// Pub/sub on Deno KV: a log per topic under gapless sequence numbers,
-// appended by compare-and-set on the topic's head, read by polling the
-// heads (kv.watch does not see other processes' writes to a local file).
+/**
+ * Pub/sub on Deno KV: a log per topic under gapless sequence numbers,
+ * appended by compare-and-set on the topic's head, read by polling the
+ * heads (kv.watch does not see other processes' writes to a local file).
+ *
+ * @module
+ */
 
 import {
   type Backend,

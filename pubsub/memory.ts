@@ -1,4 +1,8 @@
-// Pub/sub inside one process: a log per topic in memory.
+/**
+ * Pub/sub inside one process: a log per topic in memory.
+ *
+ * @module
+ */
 
 import {
   type Backend,

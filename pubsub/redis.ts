@@ -1,5 +1,9 @@
-// Pub/sub on Redis Streams: a stream per topic, XADD with trimming, and
-// one blocking XREAD per process on a connection of its own.
+/**
+ * Pub/sub on Redis Streams: a stream per topic, XADD with trimming, and
+ * one blocking XREAD per process on a connection of its own.
+ *
+ * @module
+ */
 
 import {
   type Backend,

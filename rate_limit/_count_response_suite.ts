@@ -1,6 +1,11 @@
-// Test helper: what every rate-limit store must do for `countResponse`
-// (counted on arrival, given back after), run by count_response_test.ts on
-// the memory store and by stores_test.ts on Deno KV and Redis.
+/**
+ * Test helper: what every rate-limit store must do for `countResponse`
+ * (counted on arrival, given back after), run by count_response_test.ts on
+ * the memory store and by stores_test.ts on Deno KV and Redis.
+ *
+ * @module
+ */
+
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import {

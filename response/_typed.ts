@@ -1,3 +1,10 @@
+/**
+ * Responses with a default `Content-Type` (the one in `init.headers` wins),
+ * shared by the response helpers.
+ *
+ * @module
+ */
+
 import { rememberText } from "./body_size.ts";
 import { NativeResponse } from "./native.ts";
 

@@ -1,3 +1,10 @@
+/**
+ * The compiled matcher: a route table turned into one generated JavaScript
+ * function per method, with the interpreter in `_search.ts` as the fallback.
+ *
+ * @module
+ */
+
 import type { Entry, Match, Node, ParamsClass, Tail } from "./_trie.ts";
 import { paramsClass } from "./_trie.ts";
 import type { Pattern } from "./_linear.ts";

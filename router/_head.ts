@@ -4,6 +4,8 @@
  * have had (RFC 9110 §9.3.2). The length is measured only when the body is
  * at hand (a string or bytes body, up to 1 MiB); a live stream, such as
  * server-sent events, is never waited for.
+ *
+ * @module
  */
 
 import { rememberedLength } from "../response/body_size.ts";

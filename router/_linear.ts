@@ -1,3 +1,10 @@
+/**
+ * Route patterns compiled for matching: a regex where one is safe, else a
+ * `CapturePattern` that matches in linear steps without backtracking.
+ *
+ * @module
+ */
+
 import { encodePathText, type FlatToken } from "../routes/pattern.ts";
 
 // Patterns with several captures in one regex (`/:a-:b-:c.txt`,

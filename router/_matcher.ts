@@ -1,3 +1,10 @@
+/**
+ * The router's matcher: routes registered into a trie, compiled into code
+ * once the table settles, and looked up by method and path.
+ *
+ * @module
+ */
+
 import { compileTable } from "./_codegen.ts";
 import { search } from "./_search.ts";
 import { normalizeEscapes } from "./url_path.ts";

@@ -1,3 +1,11 @@
+/**
+ * The route trie: static segments, parameters and wildcards as nodes,
+ * built from the patterns of `routes/pattern.ts`, shared by the compiled
+ * matcher and the interpreter.
+ *
+ * @module
+ */
+
 import { compilePattern, type Pattern } from "./_linear.ts";
 import {
   encodePathText,

@@ -1,3 +1,10 @@
+/**
+ * Route schemas applied to a request: params, query and body checked
+ * before the handler runs, the refusals grouped by field for `onInvalid`.
+ *
+ * @module
+ */
+
 import type { RouteSchemas } from "../routes/schemas.ts";
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { groupIssues } from "../form_validation/issues.ts";

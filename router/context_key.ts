@@ -1,4 +1,10 @@
 /**
+ * Typed keys for values that middleware put on the request context.
+ *
+ * @module
+ */
+
+/**
  * A typed key for values stored in a request context.
  *
  * Create one with {@linkcode createContextKey}; `context.get(key)` then

@@ -1,3 +1,9 @@
+/**
+ * The handler, middleware and `next()` types of the router.
+ *
+ * @module
+ */
+
 import type { InputBase, Params, RequestContext } from "./context.ts";
 
 /**

@@ -1,3 +1,9 @@
+/**
+ * `form()`: the GET and POST routes of one form page.
+ *
+ * @module
+ */
+
 import type { JoinPattern } from "./join.ts";
 import { joinPatterns } from "./pattern.ts";
 import { Route } from "./route.ts";

@@ -14,6 +14,8 @@
  * between them in any form of the pattern (`/*left*right`, `/:a:b`,
  * `/*left(/middle)*right`: where one ends and the next begins is a guess),
  * and more than {@link MAX_FORMS} forms once optional groups are expanded.
+ *
+ * @module
  */
 
 /**

@@ -1,3 +1,10 @@
+/**
+ * `resources()` and `resource()`: the REST routes of a collection or a
+ * singleton, with only, except and schemas.
+ *
+ * @module
+ */
+
 import type { JoinPattern } from "./join.ts";
 import { joinPatterns } from "./pattern.ts";
 import { Route } from "./route.ts";

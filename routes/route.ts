@@ -1,3 +1,10 @@
+/**
+ * `Route`: a named pattern with its methods and schemas, and `href()` to
+ * build its URL from parameters.
+ *
+ * @module
+ */
+
 import type { HrefArgs, HrefOptions, ParamValue } from "./params.ts";
 import { pickSchemas, type RouteSchemas } from "./schemas.ts";
 import {

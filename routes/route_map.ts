@@ -1,3 +1,10 @@
+/**
+ * `route()`: a tree of named routes, nested, with the types that map
+ * names to patterns.
+ *
+ * @module
+ */
+
 import type { JoinPattern } from "./join.ts";
 import { joinPatterns } from "./pattern.ts";
 import { Route } from "./route.ts";

@@ -1,3 +1,10 @@
+/**
+ * The schemas a route definition may carry (params, query, body,
+ * response), and how they are picked out of one.
+ *
+ * @module
+ */
+
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import type { ParamsOf } from "./params.ts";
 

@@ -5,6 +5,8 @@
  * Node 25) are used where they exist; Node 20 and 22 lack them and use
  * `Buffer`; a runtime with neither (workerd without `nodejs_compat`) goes
  * through `btoa` / `atob`.
+ *
+ * @module
  */
 
 interface NativeBase64 {

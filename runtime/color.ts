@@ -6,6 +6,8 @@
  * permission needed); Node and Bun with `process.env.NO_COLOR` and
  * `process.stdout.isTTY`. Elsewhere (workerd, browsers) there is no
  * terminal: `false`.
+ *
+ * @module
  */
 
 interface DenoStdout {

@@ -3,6 +3,8 @@
  * as the standard says; Bun's `FormData` stores a copy of each file's
  * bytes and gives back a plain `File`, so a `File` subclass that reads its
  * bytes from elsewhere (`DiskFile`) comes back empty and without its path.
+ *
+ * @module
  */
 
 let keeps: boolean | undefined;

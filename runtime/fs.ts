@@ -6,6 +6,8 @@
  * importing a module that may touch files loads nothing on runtimes
  * without a file system (workerd). There every call throws an error that
  * says so.
+ *
+ * @module
  */
 
 import type * as NodeFs from "node:fs";

@@ -8,6 +8,8 @@
  * (`@hono/node-server` does, and writes those responses without reading a
  * body stream, about twice as fast). Its `prototype` is the native one,
  * so `instanceof` holds for both classes (the adapter's extends it).
+ *
+ * @module
  */
 
 function nodeForwarding(): typeof Response {

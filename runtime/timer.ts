@@ -5,6 +5,8 @@
  * `ref()` and `unref()`; older Deno releases return a number, for
  * `Deno.refTimer` / `Deno.unrefTimer`. Runtimes with neither (workerd,
  * browsers) have no process to keep alive: there both calls do nothing.
+ *
+ * @module
  */
 
 /** What `setTimeout` returns on the runtime at hand. */

@@ -1,4 +1,8 @@
-// Nonces for Content-Security-Policy: 128 random bits in base64.
+/**
+ * Nonces for Content-Security-Policy: 128 random bits in base64.
+ *
+ * @module
+ */
 
 const ALPHABET =
   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -1,5 +1,10 @@
-// serve() on Deno: Deno.serve, listening again when the accept loop dies
-// (descriptor exhaustion), as Go's http.Server retries a failed accept.
+/**
+ * serve() on Deno: Deno.serve, listening again when the accept loop dies
+ * (descriptor exhaustion), as Go's http.Server retries a failed accept.
+ *
+ * @module
+ */
+
 import {
   type AdapterHooks,
   describe,

@@ -1,7 +1,12 @@
-// serve() on Node: @hono/node-server for requests (measured the fastest
-// well-kept adapter here; see _tools/runtimes/README.md), `ws` for
-// WebSockets, and timeouts against clients that send slowly (slowloris).
-// Loaded only on Node, by serve/mod.ts.
+/**
+ * serve() on Node: @hono/node-server for requests (measured the fastest
+ * well-kept adapter here; see _tools/runtimes/README.md), `ws` for
+ * WebSockets, and timeouts against clients that send slowly (slowloris).
+ * Loaded only on Node, by serve/mod.ts.
+ *
+ * @module
+ */
+
 import { createAdaptorServer } from "@hono/node-server";
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import { Buffer } from "node:buffer";

@@ -1,7 +1,11 @@
-// Strict cookie parsing and serialization after RFC 6265 section 4.1.
-// Only the few shapes the session cookie needs, so every input is checked
-// against the grammar rather than escaped: nothing a caller passes can add an
-// attribute or a second cookie.
+/**
+ * Strict cookie parsing and serialization after RFC 6265 section 4.1.
+ * Only the few shapes the session cookie needs, so every input is checked
+ * against the grammar rather than escaped: nothing a caller passes can add an
+ * attribute or a second cookie.
+ *
+ * @module
+ */
 
 /** RFC 7230 `token`: what a cookie name may be. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -1,12 +1,16 @@
-// A server process for disk_full_test.ts: KV sessions and a KV rate
-// limiter on one Deno KV file (on a tiny tmpfs the test mounts). Prints its
-// port once listening.
-//
-//   deno run --unstable-kv --allow-all session/_disk_full_server.ts <kv-file>
-//
-// POST /fill saves a new session holding 16 KB; GET /limited?key=K counts
-// K in the rate limiter (a new key is a new KV entry); GET /ping touches
-// no store.
+/**
+ * A server process for disk_full_test.ts: KV sessions and a KV rate
+ * limiter on one Deno KV file (on a tiny tmpfs the test mounts). Prints its
+ * port once listening.
+ *
+ * deno run --unstable-kv --allow-all session/_disk_full_server.ts <kv-file>
+ *
+ * POST /fill saves a new session holding 16 KB; GET /limited?key=K counts
+ * K in the rate limiter (a new key is a new KV entry); GET /ping touches
+ * no store.
+ *
+ * @module
+ */
 
 import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
 import { type Session, session } from "@fetchkit/toolkit/session-middleware";

@@ -1,17 +1,21 @@
-// Shared logic of the storages whose cookie holds only a signed session id
-// (memory, Deno KV, Redis); each supplies a small SessionStore.
-//
-// Concurrent saves of one session:
-// - within this process one runs at a time (a queue per session id); those
-//   arriving meanwhile are then written together, in arrival order, in one
-//   store write that builds on what the write before it wrote, which this
-//   process already knows: no conflict, no extra round trip;
-// - across processes (servers sharing one database), a save is a
-//   compare-and-set against the version the request loaded; when another
-//   server wrote meanwhile, the request applies its own changes on top of
-//   the newer record and tries again, with jittered exponential backoff,
-//   until the retry budget is spent.
-// Changes to different names all survive; for one name the last save wins.
+/**
+ * Shared logic of the storages whose cookie holds only a signed session id
+ * (memory, Deno KV, Redis); each supplies a small SessionStore.
+ *
+ * Concurrent saves of one session:
+ * - within this process one runs at a time (a queue per session id); those
+ * arriving meanwhile are then written together, in arrival order, in one
+ * store write that builds on what the write before it wrote, which this
+ * process already knows: no conflict, no extra round trip;
+ * - across processes (servers sharing one database), a save is a
+ * compare-and-set against the version the request loaded; when another
+ * server wrote meanwhile, the request applies its own changes on top of
+ * the newer record and tries again, with jittered exponential backoff,
+ * until the retry budget is spent.
+ * Changes to different names all survive; for one name the last save wins.
+ *
+ * @module
+ */
 
 import { createSessionCookie, SIGNED_ID_LENGTH } from "./_session_cookie.ts";
 import { isStoreOutage } from "../store/errors.ts";

@@ -1,4 +1,8 @@
-// The signed session cookie: options checked once, then read and write.
+/**
+ * The signed session cookie: options checked once, then read and write.
+ *
+ * @module
+ */
 
 import {
   type CookieAttributes,

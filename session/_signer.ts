@@ -1,26 +1,31 @@
-// HMAC-SHA256 signing with secret rotation.
-//
-// A signed string is `<value>.<base64url signature>`. The first secret signs;
-// every secret verifies. `crypto.subtle` costs 20 to 80 µs a call on Deno (an
-// async op on a worker thread, so most of it is the hop), more than a whole
-// routed request. Hence:
-// - both signing and verifying compute the HMAC synchronously in
-//   `@noble/hashes` (audited; about 2 µs for a session cookie), with each
-//   secret's keyed state made once; verification compares the expected and
-//   the given signature in constant time (every byte, no early exit), so the
-//   comparison cannot be timed to guess a signature byte by byte;
-// - strings that already verified (or that we signed) are remembered: a
-//   later request carrying the very same string skips the HMAC. A string
-//   that was never verified, such as any forgery, always has its HMAC
-//   computed and compared.
-//
-// Copying a keyed state into one reused instance uses `_cloneInto(to)`,
-// which noble declares on its `Hash` interface but names like an internal.
-// The documented `clone()` allocates a new HMAC and two SHA-256 states per
-// call: 1.4 to 1.6 times the CPU per signature, 0.7 µs more
-// (bench/session/signer_copy.ts), so the version is pinned in deno.json
-// and `_signer_test.ts` checks the behavior relied on; `clone()` is the
-// fallback should a release drop `_cloneInto`.
+/**
+ * HMAC-SHA256 signing with secret rotation.
+ *
+ * A signed string is `<value>.<base64url signature>`. The first secret signs;
+ * every secret verifies. `crypto.subtle` costs 20 to 80 µs a call on Deno (an
+ * async op on a worker thread, so most of it is the hop), more than a whole
+ * routed request. Hence:
+ * - both signing and verifying compute the HMAC synchronously in
+ * `@noble/hashes` (audited; about 2 µs for a session cookie), with each
+ * secret's keyed state made once; verification compares the expected and
+ * the given signature in constant time (every byte, no early exit), so the
+ * comparison cannot be timed to guess a signature byte by byte;
+ * - strings that already verified (or that we signed) are remembered: a
+ * later request carrying the very same string skips the HMAC. A string
+ * that was never verified, such as any forgery, always has its HMAC
+ * computed and compared.
+ *
+ * Copying a keyed state into one reused instance uses `_cloneInto(to)`,
+ * which noble declares on its `Hash` interface but names like an internal.
+ * The documented `clone()` allocates a new HMAC and two SHA-256 states per
+ * call: 1.4 to 1.6 times the CPU per signature, 0.7 µs more
+ * (bench/session/signer_copy.ts), so the version is pinned in deno.json
+ * and `_signer_test.ts` checks the behavior relied on; `clone()` is the
+ * fallback should a release drop `_cloneInto`.
+ *
+ * @module
+ */
+
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { fromBase64Url, toBase64Url } from "../runtime/base64.ts";

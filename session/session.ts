@@ -1,4 +1,8 @@
-// The Session object handed to handlers, and the record storages persist.
+/**
+ * The Session object handed to handlers, and the record storages persist.
+ *
+ * @module
+ */
 
 import { toBase64Url } from "../runtime/base64.ts";
 

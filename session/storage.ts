@@ -1,4 +1,8 @@
-// Public types shared by every session storage.
+/**
+ * Public types shared by every session storage.
+ *
+ * @module
+ */
 
 import type { Session } from "./session.ts";
 

@@ -1,6 +1,8 @@
 /**
  * Conditional requests: `If-Match`, `If-Unmodified-Since`, `If-None-Match`,
  * `If-Modified-Since`, `If-Range` (RFC 9110 §13).
+ *
+ * @module
  */
 
 /** A strong validator from size and modification time, as nginx makes it. */

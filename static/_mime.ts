@@ -1,4 +1,10 @@
 /**
+ * Content types by file extension, for `serveStatic`.
+ *
+ * @module
+ */
+
+/**
  * Content types by file extension: the ones a web app's public folder
  * holds. Text types carry `charset=utf-8`. Anything else is
  * `application/octet-stream` (unless the caller adds it with `mimeTypes`).

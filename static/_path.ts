@@ -2,6 +2,8 @@
  * From a request's encoded pathname to the decoded segments of a file path
  * below the mount prefix, refusing anything that could name a file outside
  * the root.
+ *
+ * @module
  */
 
 /** What a request path means to `serveStatic`. */

@@ -3,6 +3,8 @@
  * answered with the whole file (a server may ignore Range), which is what
  * nginx does for ranges it does not coalesce and keeps us free of
  * `multipart/byteranges`.
+ *
+ * @module
  */
 
 /** A satisfiable byte range, both ends inclusive. */

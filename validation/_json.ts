@@ -1,9 +1,13 @@
-// JSON bodies: the content type, the parse, and the checks on what it gave.
-// `JSON.parse` does the parsing (native, and iterative in V8 and JSC, so deep
-// nesting cannot overflow the stack); an iterative walk of the result then
-// refuses what JSON allows but an API should not take. A malformed text is
-// scanned again, on that error path only, to say where it broke: engines'
-// own messages give no position and quote the whole body back.
+/**
+ * JSON bodies: the content type, the parse, and the checks on what it gave.
+ * `JSON.parse` does the parsing (native, and iterative in V8 and JSC, so deep
+ * nesting cannot overflow the stack); an iterative walk of the result then
+ * refuses what JSON allows but an API should not take. A malformed text is
+ * scanned again, on that error path only, to say where it broke: engines'
+ * own messages give no position and quote the whole body back.
+ *
+ * @module
+ */
 
 import { HttpError } from "../http_error/mod.ts";
 import { issueKey } from "../form_validation/issues.ts";

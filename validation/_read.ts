@@ -1,8 +1,12 @@
-// The bounded body reader under `readBody()` and `parseJson()`: `formData()`'s
-// own readers (`BodyReader`, and `readWholeBody` for a small declared body),
-// so one set of idle and whole-body timeouts, on the one shared watchdog
-// timer, covers every body. Their form errors are turned into `HttpError`s
-// that speak of `maxBytes`.
+/**
+ * The bounded body reader under `readBody()` and `parseJson()`: `formData()`'s
+ * own readers (`BodyReader`, and `readWholeBody` for a small declared body),
+ * so one set of idle and whole-body timeouts, on the one shared watchdog
+ * timer, covers every body. Their form errors are turned into `HttpError`s
+ * that speak of `maxBytes`.
+ *
+ * @module
+ */
 
 import { HttpError } from "../http_error/mod.ts";
 import { BodyReader } from "../form_data/_body.ts";

@@ -1,7 +1,12 @@
-// A server for shutdown_test.ts, run on Deno, Node and Bun: /slow answers
-// after 1.5 s, /hang after a minute. Prints its port, and "finished" when
-// serve() has shut down; then the process ends by itself. Argument: the
-// shutdown timeout in ms (default 5000).
+/**
+ * A server for shutdown_test.ts, run on Deno, Node and Bun: /slow answers
+ * after 1.5 s, /hang after a minute. Prints its port, and "finished" when
+ * serve() has shut down; then the process ends by itself. Argument: the
+ * shutdown timeout in ms (default 5000).
+ *
+ * @module
+ */
+
 import { serve } from "@fetchkit/toolkit/serve";
 
 const args: string[] = (globalThis as { Deno?: { args: string[] } }).Deno

@@ -1,6 +1,11 @@
-// Run by deno_otel_test.ts with OTEL_DENO=true: serves a router with
-// tracing() on 127.0.0.1, sends itself a few requests, and exits (Deno
-// then exports the spans to OTEL_EXPORTER_OTLP_ENDPOINT).
+/**
+ * Run by deno_otel_test.ts with OTEL_DENO=true: serves a router with
+ * tracing() on 127.0.0.1, sends itself a few requests, and exits (Deno
+ * then exports the spans to OTEL_EXPORTER_OTLP_ENDPOINT).
+ *
+ * @module
+ */
+
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { tracing } from "@fetchkit/toolkit/tracing-middleware";
 import { withTimeout } from "@fetchkit/toolkit/store";
