@@ -34,7 +34,7 @@
  * - `match/limits.test.ts` but its long-pattern case: Remix's configurable
  *   limits (pattern size, matcher size, match work) have no counterpart;
  *   ours are routes/pattern.ts's MAX_FORMS and the linear-time matcher,
- *   tested in dos_test.ts;
+ *   tested in linear_time_test.ts;
  * - "throws when comparing matches for different URLs": no comparison API.
  */
 import { type PeerCase, type PeerRoute, testPeerCases } from "./_test_peers.ts";

@@ -121,7 +121,7 @@ Deno.test("every portable test file is found", () => {
   for (
     const file of [
       "router/mount_test.ts",
-      "runtime/files_test.ts",
+      "runtime/fs_test.ts",
       "session/cookie_storage_test.ts",
       "form_data/parse_test.ts",
     ]
