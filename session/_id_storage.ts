@@ -17,7 +17,11 @@
  * @module
  */
 
-import { createSessionCookie, SIGNED_ID_LENGTH } from "./_session_cookie.ts";
+import {
+  createSessionCookie,
+  type SessionCookie,
+  SIGNED_ID_LENGTH,
+} from "./_session_cookie.ts";
 import { isStoreOutage } from "../store/errors.ts";
 import {
   backoff,
@@ -181,191 +185,230 @@ export class SessionConflictError extends Error {
   }
 }
 
+/** What the parts of one id storage share. */
+interface IdStorage {
+  cookie: SessionCookie;
+  store: SessionStore;
+  budgetMs: number;
+  /** The save queue of each session id with a save running in this process. */
+  queues: Map<string, SaveQueue>;
+}
+
 /** Creates a {@linkcode SessionStorage} over `store`. */
 export function createIdSessionStorage(
   cookieOptions: SessionCookieOptions,
   store: SessionStore,
   options: IdStorageOptions = {},
 ): SessionStorage {
-  const cookie = createSessionCookie(cookieOptions, SIGNED_ID_LENGTH);
-  const budgetMs = options.retryBudgetMs ?? RETRY_BUDGET_MS;
-  const queues = new Map<string, SaveQueue>();
-
-  async function load(id: string, budget: Budget): Promise<LiveRecord | null> {
-    const stored = await store.get(id, budget);
-    if (stored === null) return null;
-    const record = parseRecord(stored.json);
-    if (record === null || record.e <= Date.now()) return null;
-    return { record, version: stored.version };
-  }
-
-  /**
-   * After a save of `id` finished: writes the saves that waited for it, a
-   * batch at a time, then drops the queue. After a store failure they fail
-   * with the same error at once rather than each wait for it again.
-   */
-  async function drain(
-    id: string,
-    queue: SaveQueue,
-    failure: unknown,
-  ): Promise<void> {
-    while (queue.waiting.length !== 0) {
-      if (failure !== undefined && isStoreFailure(failure)) {
-        for (const waiting of queue.waiting.splice(0)) waiting.reject(failure);
-        break;
-      }
-      failure = undefined;
-      const batch = takeBatch(queue.waiting);
-      try {
-        const setCookie = await saveLoaded(batch, queue);
-        for (const save of batch) save.resolve(setCookie);
-      } catch (error) {
-        if (batch.length === 1 || isStoreFailure(error)) {
-          for (const save of batch) save.reject(error);
-          failure = error;
-          continue;
-        }
-        // One request's data (too large, say) failed the shared write:
-        // write each on its own, so only that request fails.
-        for (const save of batch) {
-          try {
-            save.resolve(await saveLoaded([save], queue));
-          } catch (error) {
-            save.reject(error);
-          }
-        }
-      }
-    }
-    queues.delete(id);
-  }
-
-  /**
-   * Writes `saves` of one loaded session in one store write, in order (more
-   * than one only when all are plain); the `Set-Cookie` value for them.
-   */
-  async function saveLoaded(
-    saves: readonly Save[],
-    queue: SaveQueue,
-  ): Promise<string | null> {
-    const { session, s } = saves[0];
-    if (s.destroyed) {
-      queue.latest = undefined;
-      await store.delete(s.loadedId!, budgetOf(budgetMs));
-      return cookie.expire();
-    }
-    const budget = budgetOf(budgetMs);
-    const expiresAt = cookie.expiresAt();
-    let loaded = { id: s.loadedId!, version: s.version };
-    let record: SessionRecord;
-    const latest = queue.latest;
-    if (latest !== undefined && latest.version !== s.version) {
-      // A write before this one changed the session after it was loaded:
-      // build on what that write wrote, without reading it back.
-      loaded = { id: loaded.id, version: latest.version };
-      record = fold(latest.record, saves, expiresAt);
-    } else {
-      record = fold(undefined, saves, expiresAt);
-    }
-    for (let attempt = 1;; attempt++) {
-      const id = session.id;
-      const written = await store.write({
-        id,
-        record,
-        loaded,
-        deleteId: s.deleteId,
-        budget,
-      });
-      if (written !== null) {
-        queue.latest = id === loaded.id
-          ? { record, version: written.version }
-          : undefined;
-        break;
-      }
-      // Another server wrote the session since it was loaded.
-      queue.latest = undefined;
-      if (attempt > 1 && !await backoff(attempt - 1, budget)) {
-        throw new SessionConflictError(attempt, elapsed(budget), budget.ms);
-      }
-      const current = await load(loaded.id, budget);
-      // Destroyed (or regenerated away) meanwhile: do not bring it back,
-      // and leave the browser's cookie alone, as it may already hold the
-      // id that replaced it.
-      if (current === null) return null;
-      // Apply these requests' changes on top of what the other one wrote.
-      loaded = { id: loaded.id, version: current.version };
-      record = fold(current.record, saves, expiresAt);
-    }
-    return cookie.serialize(session.id);
-  }
-
-  /** Saves a new session under a fresh id. */
-  async function saveNew(session: Session, s: SessionState): Promise<string> {
-    const budget = budgetOf(budgetMs);
-    const record = toRecord(s, cookie.expiresAt());
-    for (let attempt = 1;; attempt++) {
-      const written = await store.write({
-        id: session.id,
-        record,
-        loaded: undefined,
-        deleteId: undefined,
-        budget,
-      });
-      if (written !== null) return cookie.serialize(session.id);
-      if (elapsed(budget) > budget.ms) {
-        throw new SessionConflictError(attempt, elapsed(budget), budget.ms);
-      }
-      // The new id clashed with an existing one: take another.
-      s.id = createSessionId();
-    }
-  }
-
-  return {
-    async read(header: string | null): Promise<Session> {
-      let lookups = 0;
-      for (const raw of cookie.candidates(header)) {
-        const verified = cookie.verify(raw);
-        if (verified === null || !SESSION_ID.test(verified.value)) continue;
-        if (++lookups > MAX_LOOKUPS) break;
-        const stored = await load(verified.value, budgetOf(budgetMs));
-        // Unknown or expired: a new session with a new id, never this one.
-        if (stored === null) continue;
-        return loadSession(stored.record, verified.value, {
-          version: stored.version,
-          resign: verified.resign,
-        });
-      }
-      return new SessionObject();
-    },
-
-    async save(session: Session): Promise<string | null> {
-      const s = stateOf(session);
-      const loadedId = s.loadedId;
-      if (loadedId === undefined) {
-        if (s.destroyed) return cookie.expire();
-        if (!s.dirty && !s.resign) return null;
-        return saveNew(session, s);
-      }
-      if (!s.dirty && !s.resign) return null;
-      // One save of an id runs at a time in this process; those arriving
-      // meanwhile are written together after it.
-      const running = queues.get(loadedId);
-      if (running !== undefined) {
-        return new Promise((resolve, reject) => {
-          running.waiting.push({ session, s, resolve, reject });
-        });
-      }
-      const queue: SaveQueue = { waiting: [], latest: undefined };
-      queues.set(loadedId, queue);
-      let failure: unknown;
-      try {
-        return await saveLoaded([{ session, s }], queue);
-      } catch (error) {
-        failure = error;
-        throw error;
-      } finally {
-        if (queue.waiting.length === 0) queues.delete(loadedId);
-        else drain(loadedId, queue, failure);
-      }
-    },
+  const storage: IdStorage = {
+    cookie: createSessionCookie(cookieOptions, SIGNED_ID_LENGTH),
+    store,
+    budgetMs: options.retryBudgetMs ?? RETRY_BUDGET_MS,
+    queues: new Map(),
   };
+  return {
+    read: (header) => readSession(storage, header),
+    save: (session) => saveSession(storage, session),
+  };
+}
+
+/** The live record under `id`: `null` when missing, unreadable or expired. */
+async function loadLive(
+  { store }: IdStorage,
+  id: string,
+  budget: Budget,
+): Promise<LiveRecord | null> {
+  const stored = await store.get(id, budget);
+  if (stored === null) return null;
+  const record = parseRecord(stored.json);
+  if (record === null || record.e <= Date.now()) return null;
+  return { record, version: stored.version };
+}
+
+/**
+ * The session of the first validly signed id in the `Cookie` header that
+ * names a live record; else a new, empty session.
+ */
+async function readSession(
+  storage: IdStorage,
+  header: string | null,
+): Promise<Session> {
+  const { cookie, budgetMs } = storage;
+  let lookups = 0;
+  for (const raw of cookie.candidates(header)) {
+    const verified = cookie.verify(raw);
+    if (verified === null || !SESSION_ID.test(verified.value)) continue;
+    if (++lookups > MAX_LOOKUPS) break;
+    const stored = await loadLive(storage, verified.value, budgetOf(budgetMs));
+    // Unknown or expired: a new session with a new id, never this one.
+    if (stored === null) continue;
+    return loadSession(stored.record, verified.value, {
+      version: stored.version,
+      resign: verified.resign,
+    });
+  }
+  return new SessionObject();
+}
+
+/** Saves `session` if it changed; the `Set-Cookie` value, or `null`. */
+async function saveSession(
+  storage: IdStorage,
+  session: Session,
+): Promise<string | null> {
+  const s = stateOf(session);
+  const loadedId = s.loadedId;
+  if (loadedId === undefined) {
+    if (s.destroyed) return storage.cookie.expire();
+    if (!s.dirty && !s.resign) return null;
+    return saveNew(storage, session, s);
+  }
+  if (!s.dirty && !s.resign) return null;
+  // One save of an id runs at a time in this process; those arriving
+  // meanwhile are written together after it.
+  const { queues } = storage;
+  const running = queues.get(loadedId);
+  if (running !== undefined) {
+    return new Promise((resolve, reject) => {
+      running.waiting.push({ session, s, resolve, reject });
+    });
+  }
+  const queue: SaveQueue = { waiting: [], latest: undefined };
+  queues.set(loadedId, queue);
+  let failure: unknown;
+  try {
+    return await saveLoaded(storage, [{ session, s }], queue);
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    if (queue.waiting.length === 0) queues.delete(loadedId);
+    else drain(storage, loadedId, queue, failure);
+  }
+}
+
+/**
+ * After a save of `id` finished: writes the saves that waited for it, a
+ * batch at a time, then drops the queue. After a store failure they fail
+ * with the same error at once rather than each wait for it again.
+ */
+async function drain(
+  storage: IdStorage,
+  id: string,
+  queue: SaveQueue,
+  failure: unknown,
+): Promise<void> {
+  while (queue.waiting.length !== 0) {
+    if (failure !== undefined && isStoreFailure(failure)) {
+      for (const waiting of queue.waiting.splice(0)) waiting.reject(failure);
+      break;
+    }
+    failure = undefined;
+    const batch = takeBatch(queue.waiting);
+    try {
+      const setCookie = await saveLoaded(storage, batch, queue);
+      for (const save of batch) save.resolve(setCookie);
+    } catch (error) {
+      if (batch.length === 1 || isStoreFailure(error)) {
+        for (const save of batch) save.reject(error);
+        failure = error;
+        continue;
+      }
+      // One request's data (too large, say) failed the shared write:
+      // write each on its own, so only that request fails.
+      for (const save of batch) {
+        try {
+          save.resolve(await saveLoaded(storage, [save], queue));
+        } catch (error) {
+          save.reject(error);
+        }
+      }
+    }
+  }
+  storage.queues.delete(id);
+}
+
+/**
+ * Writes `saves` of one loaded session in one store write, in order (more
+ * than one only when all are plain); the `Set-Cookie` value for them.
+ */
+async function saveLoaded(
+  storage: IdStorage,
+  saves: readonly Save[],
+  queue: SaveQueue,
+): Promise<string | null> {
+  const { cookie, store, budgetMs } = storage;
+  const { session, s } = saves[0];
+  if (s.destroyed) {
+    queue.latest = undefined;
+    await store.delete(s.loadedId!, budgetOf(budgetMs));
+    return cookie.expire();
+  }
+  const budget = budgetOf(budgetMs);
+  const expiresAt = cookie.expiresAt();
+  let loaded = { id: s.loadedId!, version: s.version };
+  let record: SessionRecord;
+  const latest = queue.latest;
+  if (latest !== undefined && latest.version !== s.version) {
+    // A write before this one changed the session after it was loaded:
+    // build on what that write wrote, without reading it back.
+    loaded = { id: loaded.id, version: latest.version };
+    record = fold(latest.record, saves, expiresAt);
+  } else {
+    record = fold(undefined, saves, expiresAt);
+  }
+  for (let attempt = 1;; attempt++) {
+    const id = session.id;
+    const written = await store.write({
+      id,
+      record,
+      loaded,
+      deleteId: s.deleteId,
+      budget,
+    });
+    if (written !== null) {
+      queue.latest = id === loaded.id
+        ? { record, version: written.version }
+        : undefined;
+      break;
+    }
+    // Another server wrote the session since it was loaded.
+    queue.latest = undefined;
+    if (attempt > 1 && !await backoff(attempt - 1, budget)) {
+      throw new SessionConflictError(attempt, elapsed(budget), budget.ms);
+    }
+    const current = await loadLive(storage, loaded.id, budget);
+    // Destroyed (or regenerated away) meanwhile: do not bring it back,
+    // and leave the browser's cookie alone, as it may already hold the
+    // id that replaced it.
+    if (current === null) return null;
+    // Apply these requests' changes on top of what the other one wrote.
+    loaded = { id: loaded.id, version: current.version };
+    record = fold(current.record, saves, expiresAt);
+  }
+  return cookie.serialize(session.id);
+}
+
+/** Saves a new session under a fresh id. */
+async function saveNew(
+  { cookie, store, budgetMs }: IdStorage,
+  session: Session,
+  s: SessionState,
+): Promise<string> {
+  const budget = budgetOf(budgetMs);
+  const record = toRecord(s, cookie.expiresAt());
+  for (let attempt = 1;; attempt++) {
+    const written = await store.write({
+      id: session.id,
+      record,
+      loaded: undefined,
+      deleteId: undefined,
+      budget,
+    });
+    if (written !== null) return cookie.serialize(session.id);
+    if (elapsed(budget) > budget.ms) {
+      throw new SessionConflictError(attempt, elapsed(budget), budget.ms);
+    }
+    // The new id clashed with an existing one: take another.
+    s.id = createSessionId();
+  }
 }

@@ -68,7 +68,8 @@
  * @module
  */
 
-import type { Middleware } from "../router/types.ts";
+import type { Middleware, Next } from "../router/types.ts";
+import type { RequestContext } from "../router/context.ts";
 import { pathnameOf } from "../router/url_path.ts";
 import { lookupPath, normalizePrefix } from "./_path.ts";
 import { parseRange } from "./_range.ts";
@@ -235,28 +236,38 @@ function resolveRoot(root: string | URL): string {
  * @throws {RangeError} When `maxAge` is not a whole number of seconds ≥ 0.
  */
 export function serveStatic(options: ServeStaticOptions): Middleware {
+  const config = resolveOptions(options);
+  return function serveStatic(context, next) {
+    const method = context.method;
+    if (method !== "GET" && method !== "HEAD") return next();
+    return serveFile(config, context, next);
+  };
+}
+
+/** `serveStatic()`'s options, checked and resolved once. */
+interface StaticConfig {
+  readonly root: string;
+  readonly sep: string;
+  /** `root` with a trailing separator. */
+  readonly rootDir: string;
+  readonly prefix: string;
+  readonly index: string | false;
+  readonly cacheControl: string;
+  readonly dotfiles: boolean;
+  readonly mimeTypes: Record<string, string> | undefined;
+  /** The codings offered from sibling files, in order of preference. */
+  readonly precompressed: readonly PrecompressedCoding[];
+}
+
+function resolveOptions(options: ServeStaticOptions): StaticConfig {
   const root = resolveRoot(options.root);
   const sep = pathSeparator();
-  const rootDir = root.endsWith(sep) ? root : root + sep;
-  const prefix = normalizePrefix(options.prefix ?? "/");
-  const index = options.index ?? "index.html";
   const maxAge = options.maxAge ?? 0;
   if (!Number.isSafeInteger(maxAge) || maxAge < 0) {
     throw new RangeError(
       `serveStatic(): maxAge must be a whole number of seconds >= 0, got ${maxAge}`,
     );
   }
-  const cacheControl = `public, max-age=${maxAge}${
-    options.immutable ? ", immutable" : ""
-  }`;
-  const { dotfiles = false, mimeTypes } = options;
-  const precompressed = options.precompressed === true
-    ? PRECOMPRESSED_ORDER
-    : options.precompressed
-    ? PRECOMPRESSED_ORDER.filter((coding) =>
-      (options.precompressed as readonly string[]).includes(coding)
-    )
-    : [];
   if (Array.isArray(options.precompressed)) {
     for (const coding of options.precompressed) {
       if (!PRECOMPRESSED_ORDER.includes(coding)) {
@@ -266,173 +277,228 @@ export function serveStatic(options: ServeStaticOptions): Middleware {
       }
     }
   }
-
-  // Synchronous on purpose: on a local disk these calls take a few µs,
-  // while an async one waits 10-70 µs for its thread-pool hop (measured;
-  // see BENCHMARKS.md). Hono's serveStatic for Deno does the same.
-  function find(segments: readonly string[]): Found {
-    let path: string;
-    try {
-      path = realPathSync(joinSegments(root, segments, sep), FEATURE);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-    // Symbolic links may point anywhere: judge where they land.
-    if (path !== root && !path.startsWith(rootDir)) return "outside";
-    return { path, info: statSync(path, FEATURE) };
-  }
-
-  return function serveStatic(context, next) {
-    const method = context.method;
-    if (method !== "GET" && method !== "HEAD") return next();
-    const { url } = context.request;
-    const lookup = lookupPath(pathnameOf(url), prefix);
-    if (lookup.kind === "skip") return next();
-    if (lookup.kind === "refuse") return plain("Not Found", 404);
-    const { segments } = lookup;
-    if (!dotfiles && segments.some((segment) => segment.startsWith("."))) {
-      return next();
-    }
-    // The type follows the name asked for, not a symbolic link's target.
-    let name = segments[segments.length - 1];
-    let fileSegments = segments;
-    let found = find(segments);
-    if (found === "outside") return plain("Not Found", 404);
-    if (found === undefined) return next();
-    if (found.info.isDirectory) {
-      if (index === false) return next();
-      fileSegments = [...segments, index];
-      found = find(fileSegments);
-      name = index;
-      if (found === "outside") return plain("Not Found", 404);
-      if (found === undefined || !found.info.isFile) return next();
-      if (!lookup.directory) {
-        let location: string;
-        try {
-          const { pathname, search } = context.url;
-          location = `${pathname}/${search}`;
-        } catch {
-          return next(); // a Host that URL refuses: no Location to give
-        }
-        return new NativeResponse(null, {
-          status: 301,
-          headers: { Location: location, "Content-Length": "0" },
-        });
-      }
-    } else if (!found.info.isFile || lookup.directory) {
-      return next(); // a FIFO or device; or "/file.txt/"
-    }
-    if (precompressed.length > 0) {
-      return sendPrecompressed(context.request, fileSegments, found, name);
-    }
-    return sendFile(context.request, found.path, found.info, name);
+  return {
+    root,
+    sep,
+    rootDir: root.endsWith(sep) ? root : root + sep,
+    prefix: normalizePrefix(options.prefix ?? "/"),
+    index: options.index ?? "index.html",
+    cacheControl: `public, max-age=${maxAge}${
+      options.immutable ? ", immutable" : ""
+    }`,
+    dotfiles: options.dotfiles ?? false,
+    mimeTypes: options.mimeTypes,
+    precompressed: options.precompressed === true
+      ? PRECOMPRESSED_ORDER
+      : options.precompressed
+      ? PRECOMPRESSED_ORDER.filter((coding) =>
+        (options.precompressed as readonly string[]).includes(coding)
+      )
+      : [],
   };
+}
 
-  /** The best sibling the client accepts, or the file itself; with Vary. */
-  function sendPrecompressed(
-    request: Request,
-    fileSegments: readonly string[],
-    file: { readonly path: string; readonly info: FileInfo },
-    name: string,
-  ): Response {
-    const last = fileSegments.length - 1;
-    const siblings = new Map<
-      PrecompressedCoding,
-      { readonly path: string; readonly info: FileInfo }
-    >();
-    for (const coding of precompressed) {
-      const sibling = find([
-        ...fileSegments.slice(0, last),
-        fileSegments[last] + SIBLING_EXTENSION[coding],
-      ]);
-      if (
-        sibling !== undefined && sibling !== "outside" && sibling.info.isFile
-      ) {
-        siblings.set(coding, sibling);
-      }
-    }
-    if (siblings.size === 0) {
-      return sendFile(request, file.path, file.info, name);
-    }
-    const coding = negotiateEncoding(
-      request.headers.get("accept-encoding"),
-      [...siblings.keys()],
-    ) as PrecompressedCoding | undefined;
-    const chosen = coding === undefined ? file : siblings.get(coding)!;
-    return sendFile(request, chosen.path, chosen.info, name, coding ?? null);
+// Synchronous on purpose: on a local disk these calls take a few µs,
+// while an async one waits 10-70 µs for its thread-pool hop (measured;
+// see BENCHMARKS.md). Hono's serveStatic for Deno does the same.
+function find(config: StaticConfig, segments: readonly string[]): Found {
+  const { root, rootDir, sep } = config;
+  let path: string;
+  try {
+    path = realPathSync(joinSegments(root, segments, sep), FEATURE);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
   }
+  // Symbolic links may point anywhere: judge where they land.
+  if (path !== root && !path.startsWith(rootDir)) return "outside";
+  return { path, info: statSync(path, FEATURE) };
+}
 
-  function sendFile(
-    request: Request,
-    path: string,
-    info: FileInfo,
-    name: string,
-    // undefined: no siblings; null: the plain file of one that has them.
-    coding?: PrecompressedCoding | null,
-  ): Response {
-    const { size, mtime } = info;
-    const plainTag = etagOf(size, mtime);
-    // Each coding its own tag: the bytes differ.
-    const etag = coding ? `${plainTag.slice(0, -1)}-${coding}"` : plainTag;
-    const lastModified = mtime?.toUTCString();
-    const headers = new Headers({
-      ETag: etag,
-      "Cache-Control": cacheControl,
-      // Browsers take the Content-Type as given, never a guess from the
-      // bytes: an uploaded `.txt` that holds HTML stays text.
-      "X-Content-Type-Options": "nosniff",
+/**
+ * Answers a GET or HEAD from the file its path names below the prefix, a
+ * directory's index file or a redirect to the directory's `/` form; passes
+ * anything else on to `next`.
+ */
+function serveFile(
+  config: StaticConfig,
+  context: RequestContext,
+  next: Next,
+): Response | Promise<Response> {
+  const { url } = context.request;
+  const lookup = lookupPath(pathnameOf(url), config.prefix);
+  if (lookup.kind === "skip") return next();
+  if (lookup.kind === "refuse") return plain("Not Found", 404);
+  const { segments } = lookup;
+  if (
+    !config.dotfiles && segments.some((segment) => segment.startsWith("."))
+  ) {
+    return next();
+  }
+  const { index } = config;
+  // The type follows the name asked for, not a symbolic link's target.
+  let name = segments[segments.length - 1];
+  let fileSegments = segments;
+  let found = find(config, segments);
+  if (found === "outside") return plain("Not Found", 404);
+  if (found === undefined) return next();
+  if (found.info.isDirectory) {
+    if (index === false) return next();
+    fileSegments = [...segments, index];
+    found = find(config, fileSegments);
+    name = index;
+    if (found === "outside") return plain("Not Found", 404);
+    if (found === undefined || !found.info.isFile) return next();
+    if (!lookup.directory) {
+      let location: string;
+      try {
+        const { pathname, search } = context.url;
+        location = `${pathname}/${search}`;
+      } catch {
+        return next(); // a Host that URL refuses: no Location to give
+      }
+      return new NativeResponse(null, {
+        status: 301,
+        headers: { Location: location, "Content-Length": "0" },
+      });
+    }
+  } else if (!found.info.isFile || lookup.directory) {
+    return next(); // a FIFO or device; or "/file.txt/"
+  }
+  if (config.precompressed.length > 0) {
+    return sendPrecompressed(config, context.request, {
+      fileSegments,
+      file: found,
+      name,
     });
-    if (lastModified !== undefined) headers.set("Last-Modified", lastModified);
-    if (coding !== undefined) headers.set("Vary", "Accept-Encoding");
-    if (preconditionFailed(request.headers, etag, mtime)) {
-      const body = "Precondition Failed";
-      headers.set("Content-Type", "text/plain; charset=utf-8");
-      headers.set("Content-Length", String(body.length));
-      return new NativeResponse(body, { status: 412, headers });
-    }
-    if (notModified(request.headers, etag, mtime)) {
-      return new NativeResponse(null, { status: 304, headers });
-    }
-    headers.set("Content-Type", contentTypeOf(name, mimeTypes));
-    if (coding) headers.set("Content-Encoding", coding);
-    headers.set("Accept-Ranges", "bytes");
-    let start = 0;
-    let length = size;
-    let status = 200;
-    const rangeHeader = request.headers.get("range");
-    if (
-      rangeHeader !== null && rangeApplies(request.headers, etag, lastModified)
-    ) {
-      const range = parseRange(rangeHeader, size);
-      if (range === "unsatisfiable") {
-        headers.set("Content-Range", `bytes */${size}`);
-        headers.set("Content-Length", "0");
-        headers.delete("Content-Type");
-        return new NativeResponse(null, { status: 416, headers });
-      }
-      if (range !== undefined) {
-        status = 206;
-        start = range.start;
-        length = range.end - range.start + 1;
-        headers.set("Content-Range", `bytes ${start}-${range.end}/${size}`);
-      }
-    }
-    headers.set("Content-Length", String(length));
-    // request.method, not context.method: the router strips HEAD bodies by it.
-    if (request.method === "HEAD" || length === 0) {
-      return new NativeResponse(null, { status, headers });
-    }
-    const file = openReadSync(path, start, FEATURE);
-    let body: BodyInit;
-    try {
-      body = length <= CHUNK
-        ? readSmall(file, length)
-        : file.stream(status === 200 ? undefined : length);
-    } catch (error) {
-      file.close();
-      throw error;
-    }
-    return new NativeResponse(body, { status, headers });
   }
+  return sendFile(config, context.request, {
+    path: found.path,
+    info: found.info,
+    name,
+  });
+}
+
+/** The best sibling the client accepts, or the file itself; with Vary. */
+function sendPrecompressed(
+  config: StaticConfig,
+  request: Request,
+  { fileSegments, file, name }: {
+    fileSegments: readonly string[];
+    file: { readonly path: string; readonly info: FileInfo };
+    name: string;
+  },
+): Response {
+  const last = fileSegments.length - 1;
+  const siblings = new Map<
+    PrecompressedCoding,
+    { readonly path: string; readonly info: FileInfo }
+  >();
+  for (const coding of config.precompressed) {
+    const sibling = find(config, [
+      ...fileSegments.slice(0, last),
+      fileSegments[last] + SIBLING_EXTENSION[coding],
+    ]);
+    if (
+      sibling !== undefined && sibling !== "outside" && sibling.info.isFile
+    ) {
+      siblings.set(coding, sibling);
+    }
+  }
+  if (siblings.size === 0) {
+    return sendFile(config, request, {
+      path: file.path,
+      info: file.info,
+      name,
+    });
+  }
+  const coding = negotiateEncoding(
+    request.headers.get("accept-encoding"),
+    [...siblings.keys()],
+  ) as PrecompressedCoding | undefined;
+  const chosen = coding === undefined ? file : siblings.get(coding)!;
+  return sendFile(config, request, {
+    path: chosen.path,
+    info: chosen.info,
+    name,
+    coding: coding ?? null,
+  });
+}
+
+/** A file's answer: 200, 206, 304, 412 or 416, with its validators. */
+function sendFile(
+  { cacheControl, mimeTypes }: StaticConfig,
+  request: Request,
+  { path, info, name, coding }: {
+    path: string;
+    info: FileInfo;
+    /** The name asked for, which gives the content type. */
+    name: string;
+    /** `undefined`: no siblings; `null`: the plain file of one that has them. */
+    coding?: PrecompressedCoding | null;
+  },
+): Response {
+  const { size, mtime } = info;
+  const plainTag = etagOf(size, mtime);
+  // Each coding its own tag: the bytes differ.
+  const etag = coding ? `${plainTag.slice(0, -1)}-${coding}"` : plainTag;
+  const lastModified = mtime?.toUTCString();
+  const headers = new Headers({
+    ETag: etag,
+    "Cache-Control": cacheControl,
+    // Browsers take the Content-Type as given, never a guess from the
+    // bytes: an uploaded `.txt` that holds HTML stays text.
+    "X-Content-Type-Options": "nosniff",
+  });
+  if (lastModified !== undefined) headers.set("Last-Modified", lastModified);
+  if (coding !== undefined) headers.set("Vary", "Accept-Encoding");
+  if (preconditionFailed(request.headers, etag, mtime)) {
+    const body = "Precondition Failed";
+    headers.set("Content-Type", "text/plain; charset=utf-8");
+    headers.set("Content-Length", String(body.length));
+    return new NativeResponse(body, { status: 412, headers });
+  }
+  if (notModified(request.headers, etag, mtime)) {
+    return new NativeResponse(null, { status: 304, headers });
+  }
+  headers.set("Content-Type", contentTypeOf(name, mimeTypes));
+  if (coding) headers.set("Content-Encoding", coding);
+  headers.set("Accept-Ranges", "bytes");
+  let start = 0;
+  let length = size;
+  let status = 200;
+  const rangeHeader = request.headers.get("range");
+  if (
+    rangeHeader !== null && rangeApplies(request.headers, etag, lastModified)
+  ) {
+    const range = parseRange(rangeHeader, size);
+    if (range === "unsatisfiable") {
+      headers.set("Content-Range", `bytes */${size}`);
+      headers.set("Content-Length", "0");
+      headers.delete("Content-Type");
+      return new NativeResponse(null, { status: 416, headers });
+    }
+    if (range !== undefined) {
+      status = 206;
+      start = range.start;
+      length = range.end - range.start + 1;
+      headers.set("Content-Range", `bytes ${start}-${range.end}/${size}`);
+    }
+  }
+  headers.set("Content-Length", String(length));
+  // request.method, not context.method: the router strips HEAD bodies by it.
+  if (request.method === "HEAD" || length === 0) {
+    return new NativeResponse(null, { status, headers });
+  }
+  const file = openReadSync(path, start, FEATURE);
+  let body: BodyInit;
+  try {
+    body = length <= CHUNK
+      ? readSmall(file, length)
+      : file.stream(status === 200 ? undefined : length);
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  return new NativeResponse(body, { status, headers });
 }
