@@ -409,6 +409,78 @@ function addressKey(
  * store has no `giveBack`.
  */
 export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
+  const limiter = createLimiter(options ?? ({} as RateLimitOptions));
+  const { store, policy, prefix, keyOf, onLimit, countResponse } = limiter;
+  // One async function, and no promise from the store or the key when
+  // they answer synchronously (the memory store and the default key do).
+  const middleware: Middleware = async (context, next) => {
+    let key = keyOf(context);
+    if (key !== undefined && typeof key !== "string") key = await key;
+    if (key === undefined) {
+      if (!limiter.warned) warnNoKey(limiter);
+      return;
+    }
+    const stored = prefix + storedKey(key);
+    let result: RateLimitResult | Promise<RateLimitResult>;
+    try {
+      result = store.hit(stored, policy);
+      if (typeof (result as PromiseLike<unknown>).then === "function") {
+        result = await result;
+      }
+    } catch (error) {
+      storeFailed(limiter, error);
+      return; // failing open: the request passes uncounted
+    }
+    limiter.outageLogged = false;
+    if (!(result as RateLimitResult).allowed) {
+      const refused = onLimit === undefined
+        ? tooManyRequests()
+        : await onLimit(context, result as RateLimitResult);
+      return decorate(limiter, refused, result as RateLimitResult, true);
+    }
+    const response = await next();
+    if (
+      countResponse !== undefined && !await countResponse(response, context)
+    ) {
+      await store.giveBack!(stored, policy);
+      const counted = result as RateLimitResult;
+      result = {
+        ...counted,
+        remaining: Math.min(counted.limit, counted.remaining + 1),
+      };
+    }
+    return decorate(limiter, response, result as RateLimitResult, false);
+  };
+  return Object.assign(middleware, {
+    reset: async (key: string): Promise<void> => {
+      await store.reset(prefix + storedKey(key));
+    },
+  });
+}
+
+/** One `rateLimit()` middleware's checked options and its running state. */
+interface Limiter {
+  readonly name: string;
+  readonly store: RateLimitStore;
+  readonly policy: RateLimitPolicy;
+  /** `name:`, before every key in the store. */
+  readonly prefix: string;
+  readonly keyOf: NonNullable<RateLimitOptions["key"]>;
+  readonly headers: boolean;
+  /** The `RateLimit-Policy` value, and the start of each `RateLimit` item. */
+  readonly policyHeader: string;
+  readonly itemStart: string;
+  readonly onLimit: RateLimitOptions["onLimit"];
+  readonly countResponse: RateLimitOptions["countResponse"];
+  readonly failOpen: boolean;
+  /** Whether the missing client address was already warned about. */
+  warned: boolean;
+  /** Whether the current store outage was already logged. */
+  outageLogged: boolean;
+}
+
+/** Checks `options` and claims the limiter's name on its store. */
+function createLimiter(options: RateLimitOptions): Limiter {
   const {
     limit,
     windowMs,
@@ -419,7 +491,7 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     onLimit,
     countResponse,
     failOpen = false,
-  } = options ?? ({} as RateLimitOptions);
+  } = options;
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new TypeError(
       `rateLimit(): limit must be a whole number >= 1, got ${limit}`,
@@ -461,6 +533,33 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     );
   }
   const policy: RateLimitPolicy = { limit, windowMs, algorithm };
+  claimName(store, name, policy);
+  return {
+    name,
+    store,
+    policy,
+    prefix: name + ":",
+    keyOf: options.key ?? addressKey(ipv6Subnet),
+    headers,
+    policyHeader: `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`,
+    itemStart: `"${name}";r=`,
+    onLimit,
+    countResponse,
+    failOpen,
+    warned: options.key !== undefined,
+    outageLogged: false,
+  };
+}
+
+/**
+ * Records that `name` counts under `policy` on `store`; two limiters with
+ * one name and different policies would share counters and corrupt both.
+ */
+function claimName(
+  store: RateLimitStore,
+  name: string,
+  { limit, windowMs, algorithm }: RateLimitPolicy,
+): void {
   const policyText = `${limit}/${windowMs}` +
     (algorithm === "gcra" ? "" : ` (${algorithm})`);
   let names = policiesByStore.get(store);
@@ -472,119 +571,67 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
     );
   }
   names.set(name, policyText);
+}
 
-  const keyOf = options.key ?? addressKey(ipv6Subnet);
-  const prefix = name + ":";
-  const policyHeader = `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
-  const itemStart = `"${name}";r=`;
-  let warned = options.key !== undefined;
-  let outageLogged = false;
-
-  /** A store failure: rethrown, as a 503 for an outage, unless failing open. */
-  function storeFailed(error: unknown): void {
-    const failure = toStoreError(error, "rate limit store");
-    if (!failOpen || !(failure instanceof StoreUnavailableError)) {
-      throw failure;
-    }
-    if (!outageLogged) {
-      outageLogged = true;
-      console.error(
-        `rateLimit(): the store of "${name}" is unavailable; requests pass uncounted (failOpen) until it answers:`,
-        error,
-      );
-    }
+/** A store failure: rethrown, as a 503 for an outage, unless failing open. */
+function storeFailed(limiter: Limiter, error: unknown): void {
+  const failure = toStoreError(error, "rate limit store");
+  if (!limiter.failOpen || !(failure instanceof StoreUnavailableError)) {
+    throw failure;
   }
-
-  function apply(
-    target: Headers,
-    result: RateLimitResult,
-    refused: boolean,
-  ): void {
-    if (headers) {
-      target.append("RateLimit-Policy", policyHeader);
-      target.append(
-        "RateLimit",
-        itemStart + result.remaining + ";t=" +
-          Math.ceil(result.resetMs / 1000),
-      );
-    }
-    if (refused && !target.has("Retry-After")) {
-      target.set(
-        "Retry-After",
-        String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))),
-      );
-    }
-  }
-
-  /** Adds the RateLimit headers (and Retry-After when refused). */
-  function decorate(
-    response: Response,
-    result: RateLimitResult,
-    refused: boolean,
-  ): Response {
-    if (!headers && !refused) return response;
-    try {
-      apply(response.headers, result, refused);
-      return response;
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-      // Response.redirect() and fetch() responses have immutable headers.
-      const copy = new NativeResponse(response.body, response);
-      apply(copy.headers, result, refused);
-      return copy;
-    }
-  }
-
-  function warnNoKey(): void {
-    warned = true;
-    console.warn(
-      "rateLimit(): a request without a client address was not counted; serve with Deno.serve(router.fetch) or pass its info to router.fetch(request, info)",
+  if (!limiter.outageLogged) {
+    limiter.outageLogged = true;
+    console.error(
+      `rateLimit(): the store of "${limiter.name}" is unavailable; requests pass uncounted (failOpen) until it answers:`,
+      error,
     );
   }
+}
 
-  // One async function, and no promise from the store or the key when
-  // they answer synchronously (the memory store and the default key do).
-  const middleware: Middleware = async (context, next) => {
-    let key = keyOf(context);
-    if (key !== undefined && typeof key !== "string") key = await key;
-    if (key === undefined) {
-      if (!warned) warnNoKey();
-      return;
-    }
-    const stored = prefix + storedKey(key);
-    let result: RateLimitResult | Promise<RateLimitResult>;
-    try {
-      result = store.hit(stored, policy);
-      if (typeof (result as PromiseLike<unknown>).then === "function") {
-        result = await result;
-      }
-    } catch (error) {
-      storeFailed(error);
-      return; // failing open: the request passes uncounted
-    }
-    outageLogged = false;
-    if (!(result as RateLimitResult).allowed) {
-      const refused = onLimit === undefined
-        ? tooManyRequests()
-        : await onLimit(context, result as RateLimitResult);
-      return decorate(refused, result as RateLimitResult, true);
-    }
-    const response = await next();
-    if (
-      countResponse !== undefined && !await countResponse(response, context)
-    ) {
-      await store.giveBack!(stored, policy);
-      const counted = result as RateLimitResult;
-      result = {
-        ...counted,
-        remaining: Math.min(counted.limit, counted.remaining + 1),
-      };
-    }
-    return decorate(response, result as RateLimitResult, false);
-  };
-  return Object.assign(middleware, {
-    reset: async (key: string): Promise<void> => {
-      await store.reset(prefix + storedKey(key));
-    },
-  });
+function applyHeaders(
+  limiter: Limiter,
+  target: Headers,
+  { result, refused }: { result: RateLimitResult; refused: boolean },
+): void {
+  if (limiter.headers) {
+    target.append("RateLimit-Policy", limiter.policyHeader);
+    target.append(
+      "RateLimit",
+      limiter.itemStart + result.remaining + ";t=" +
+        Math.ceil(result.resetMs / 1000),
+    );
+  }
+  if (refused && !target.has("Retry-After")) {
+    target.set(
+      "Retry-After",
+      String(Math.max(1, Math.ceil(result.retryAfterMs / 1000))),
+    );
+  }
+}
+
+/** Adds the RateLimit headers (and Retry-After when refused). */
+function decorate(
+  limiter: Limiter,
+  response: Response,
+  result: RateLimitResult,
+  refused: boolean,
+): Response {
+  if (!limiter.headers && !refused) return response;
+  try {
+    applyHeaders(limiter, response.headers, { result, refused });
+    return response;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    // Response.redirect() and fetch() responses have immutable headers.
+    const copy = new NativeResponse(response.body, response);
+    applyHeaders(limiter, copy.headers, { result, refused });
+    return copy;
+  }
+}
+
+function warnNoKey(limiter: Limiter): void {
+  limiter.warned = true;
+  console.warn(
+    "rateLimit(): a request without a client address was not counted; serve with Deno.serve(router.fetch) or pass its info to router.fetch(request, info)",
+  );
 }
