@@ -260,127 +260,7 @@ export function createEventStreamResponse(
   source: EventSourceInput,
   options: EventStreamOptions = {},
 ): Response {
-  // Aborts when the stream ends, however it ends: the source's signal.
-  const ended = new AbortController();
-  const events = typeof source === "function" ? source(ended.signal) : source;
-  if (
-    events === null || typeof events !== "object" ||
-    typeof events[Symbol.asyncIterator] !== "function"
-  ) {
-    throw new TypeError(
-      "createEventStreamResponse(): source must be an async iterable of events (such as an async generator), or a function of an AbortSignal that returns one",
-    );
-  }
-  const {
-    heartbeatMs = 15_000,
-    signal,
-    onError = (error: unknown) =>
-      console.error("Event stream source failed:", error),
-  } = options;
-  if (!(heartbeatMs >= 0) || !Number.isFinite(heartbeatMs)) {
-    throw new TypeError(
-      `createEventStreamResponse(): heartbeatMs must be a number of ms >= 0, got ${heartbeatMs}`,
-    );
-  }
-  const first = options.retry === undefined
-    ? undefined
-    : encoder.encode(`retry: ${checkRetry(options.retry)}\n\n`);
-
-  let iterator: AsyncIterator<ServerSentEvent> | undefined;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let closed = false;
-  let lastSent = 0;
-  let stream!: ReadableStreamDefaultController<Uint8Array>;
-  let markDone!: () => void;
-  const done = new Promise<void>((resolve) => markDone = resolve);
-
-  function finish(): void {
-    closed = true;
-    markDone();
-    ended.abort();
-    if (timer !== undefined) clearInterval(timer);
-    signal?.removeEventListener("abort", abort);
-  }
-
-  /** Ends from our side: tell the source, close the body. */
-  function stop(): void {
-    if (closed) return;
-    finish();
-    try {
-      // Not awaited: a generator waiting inside runs its finally later.
-      Promise.resolve(iterator?.return?.()).catch(onError);
-    } catch (error) {
-      onError(error);
-    }
-  }
-
-  function abort(): void {
-    if (closed) return;
-    stop();
-    try {
-      stream.close();
-    } catch {
-      // already closed or cancelled
-    }
-  }
-
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      stream = controller;
-      iterator = events[Symbol.asyncIterator]();
-      if (first !== undefined) controller.enqueue(first);
-      lastSent = Date.now();
-      if (heartbeatMs > 0) {
-        timer = setInterval(() => {
-          if (
-            !closed && (controller.desiredSize ?? 0) > 0 &&
-            Date.now() - lastSent >= heartbeatMs / 2
-          ) {
-            controller.enqueue(HEARTBEAT);
-            lastSent = Date.now();
-          }
-        }, heartbeatMs);
-      }
-      if (signal !== undefined) {
-        if (signal.aborted) abort();
-        else signal.addEventListener("abort", abort);
-      }
-    },
-    async pull(controller) {
-      if (closed) return;
-      let step: IteratorResult<ServerSentEvent>;
-      try {
-        step = await iterator!.next();
-      } catch (error) {
-        if (closed) return;
-        finish();
-        onError(error);
-        controller.close();
-        return;
-      }
-      if (closed) return;
-      if (step.done) {
-        finish();
-        controller.close();
-        return;
-      }
-      let text: string;
-      try {
-        text = formatEvent(step.value);
-      } catch (error) {
-        stop();
-        onError(error);
-        controller.close();
-        return;
-      }
-      controller.enqueue(encoder.encode(text));
-      lastSent = Date.now();
-    },
-    cancel() {
-      stop();
-    },
-  });
-
+  const stream = new EventStreamSource(source, options);
   const headers = new Headers({
     "Content-Type": "text/event-stream",
     "Cache-Control": "no-cache",
@@ -391,12 +271,162 @@ export function createEventStreamResponse(
       headers.set(name, value);
     }
   }
-  const response = new NativeResponse(body, { status: 200, headers });
+  const response = new NativeResponse(
+    new ReadableStream<Uint8Array>(stream),
+    { status: 200, headers },
+  );
+  // serve() ends open streams when it shuts down.
   const global = globalThis as { [SHUTDOWN]?: ShutdownRegistry };
   (global[SHUTDOWN] ??= new WeakMap()).set(response, {
     kind: "closeable",
-    close: abort,
-    done,
+    close: stream.abort,
+    done: stream.done,
   });
   return response;
+}
+
+/**
+ * The body of one event stream: asks the source for the next event when
+ * the client has taken the last, sends heartbeats in silences, and ends
+ * the source however the stream ends.
+ */
+class EventStreamSource implements UnderlyingDefaultSource<Uint8Array> {
+  /** Settles when the stream has ended, however it ended. */
+  readonly done: Promise<void>;
+  // Aborts when the stream ends, however it ends: the source's signal.
+  readonly #ended = new AbortController();
+  readonly #events: AsyncIterable<ServerSentEvent>;
+  readonly #heartbeatMs: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onError: (error: unknown) => void;
+  /** The `retry:` field sent first, if any. */
+  readonly #first: Uint8Array | undefined;
+  #iterator: AsyncIterator<ServerSentEvent> | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #closed = false;
+  #lastSent = 0;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #markDone!: () => void;
+
+  constructor(source: EventSourceInput, options: EventStreamOptions) {
+    const events = typeof source === "function"
+      ? source(this.#ended.signal)
+      : source;
+    if (
+      events === null || typeof events !== "object" ||
+      typeof events[Symbol.asyncIterator] !== "function"
+    ) {
+      throw new TypeError(
+        "createEventStreamResponse(): source must be an async iterable of events (such as an async generator), or a function of an AbortSignal that returns one",
+      );
+    }
+    const {
+      heartbeatMs = 15_000,
+      onError = (error: unknown) =>
+        console.error("Event stream source failed:", error),
+    } = options;
+    if (!(heartbeatMs >= 0) || !Number.isFinite(heartbeatMs)) {
+      throw new TypeError(
+        `createEventStreamResponse(): heartbeatMs must be a number of ms >= 0, got ${heartbeatMs}`,
+      );
+    }
+    this.#events = events;
+    this.#heartbeatMs = heartbeatMs;
+    this.#signal = options.signal;
+    this.#onError = onError;
+    this.#first = options.retry === undefined
+      ? undefined
+      : encoder.encode(`retry: ${checkRetry(options.retry)}\n\n`);
+    this.done = new Promise<void>((resolve) => this.#markDone = resolve);
+  }
+
+  start(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    this.#controller = controller;
+    this.#iterator = this.#events[Symbol.asyncIterator]();
+    if (this.#first !== undefined) controller.enqueue(this.#first);
+    this.#lastSent = Date.now();
+    const heartbeatMs = this.#heartbeatMs;
+    if (heartbeatMs > 0) {
+      this.#timer = setInterval(() => {
+        if (
+          !this.#closed && (controller.desiredSize ?? 0) > 0 &&
+          Date.now() - this.#lastSent >= heartbeatMs / 2
+        ) {
+          controller.enqueue(HEARTBEAT);
+          this.#lastSent = Date.now();
+        }
+      }, heartbeatMs);
+    }
+    const signal = this.#signal;
+    if (signal !== undefined) {
+      if (signal.aborted) this.abort();
+      else signal.addEventListener("abort", this.abort);
+    }
+  }
+
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>) {
+    if (this.#closed) return;
+    let step: IteratorResult<ServerSentEvent>;
+    try {
+      step = await this.#iterator!.next();
+    } catch (error) {
+      if (this.#closed) return;
+      this.#finish();
+      this.#onError(error);
+      controller.close();
+      return;
+    }
+    if (this.#closed) return;
+    if (step.done) {
+      this.#finish();
+      controller.close();
+      return;
+    }
+    let text: string;
+    try {
+      text = formatEvent(step.value);
+    } catch (error) {
+      this.#stop();
+      this.#onError(error);
+      controller.close();
+      return;
+    }
+    controller.enqueue(encoder.encode(text));
+    this.#lastSent = Date.now();
+  }
+
+  cancel(): void {
+    this.#stop();
+  }
+
+  /** Ends the stream from the server's side (signal, shutdown). */
+  readonly abort = (): void => {
+    if (this.#closed) return;
+    this.#stop();
+    try {
+      this.#controller.close();
+    } catch {
+      // already closed or cancelled
+    }
+  };
+
+  #finish(): void {
+    this.#closed = true;
+    this.#markDone();
+    this.#ended.abort();
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#signal?.removeEventListener("abort", this.abort);
+  }
+
+  /** Ends from our side: tell the source, close the body. */
+  #stop(): void {
+    if (this.#closed) return;
+    this.#finish();
+    try {
+      // Not awaited: a generator waiting inside runs its finally later.
+      Promise.resolve(this.#iterator?.return?.()).catch(this.#onError);
+    } catch (error) {
+      this.#onError(error);
+    }
+  }
 }
