@@ -24,6 +24,10 @@ let connect: (
   resolve: RemoteAddrResolver,
 ) => void;
 
+// Set by RequestContext's static block: the route a native router (Bun's)
+// already matched, for the router's dispatch to take.
+let routeSlot: (context: RequestContext, route: unknown) => unknown;
+
 /**
  * `context.get`: works detached, as in `({ get }) => ...`.
  *
@@ -131,11 +135,17 @@ export class RequestContext<P extends Params = Params> {
   #info: ServeInfo | undefined = undefined;
   #resolve: RemoteAddrResolver | undefined = undefined;
   #remoteAddr: RemoteAddr | undefined | null = null;
+  #route: unknown = undefined;
 
   static {
     connect = (context, info, resolve) => {
       context.#info = info;
       context.#resolve = resolve;
+    };
+    routeSlot = (context, route) => {
+      const found = context.#route;
+      if (route !== undefined) context.#route = route;
+      return found;
     };
   }
 
@@ -258,4 +268,15 @@ export function connectContext(
   resolve: RemoteAddrResolver,
 ): void {
   connect(context, info, resolve);
+}
+
+/**
+ * Stores the route a native router matched for this request (with
+ * `route`), or reads it (without).
+ */
+export function matchedRoute(
+  context: RequestContext,
+  route?: unknown,
+): unknown {
+  return routeSlot(context, route);
 }

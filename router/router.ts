@@ -3,7 +3,12 @@ import type { RouteMap } from "../routes/route_map.ts";
 import type { ParamsOf } from "../routes/params.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import { joinPatterns } from "../routes/pattern.ts";
-import { connectContext, RequestContext } from "./context.ts";
+import {
+  connectContext,
+  matchedRoute,
+  type Params,
+  RequestContext,
+} from "./context.ts";
 import {
   createRemoteAddrResolver,
   type ServeInfo,
@@ -17,6 +22,7 @@ import {
   type Terminal,
 } from "./_chain.ts";
 import { headResponse } from "./_head.ts";
+import { nativeRoutes, type Registered } from "./_native_routes.ts";
 import { Matcher } from "./_matcher.ts";
 import { routePathOf } from "./url_path.ts";
 import { rememberText } from "../response/body_size.ts";
@@ -258,6 +264,16 @@ export interface Router extends RouteMethods<""> {
 
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
+/** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
+const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+
+/** A route Bun matched: its method, chain and params. */
+interface Prematched {
+  method: string;
+  value: Terminal;
+  params: Params | undefined;
+}
+
 /**
  * The router's own plain-text answers. No `Content-Length` header:
  * `Deno.serve` adds it to a string body (an explicit one measured slower),
@@ -351,6 +367,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   const { defaultHandler, onError } = options;
   const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
   const matcher = new Matcher<Terminal>();
+  const registered: Registered<Terminal>[] = [];
 
   function add(
     method: string,
@@ -359,11 +376,9 @@ export function createRouter(options: RouterOptions = {}): Router {
     handler: Handler,
   ): void {
     // The chain is composed here, once, not per request.
-    matcher.add(
-      method,
-      pattern,
-      compose(middleware, handler as Terminal, handleError),
-    );
+    const value = compose(middleware, handler as Terminal, handleError);
+    matcher.add(method, pattern, value);
+    registered.push({ method, pattern, value });
   }
 
   function toTarget(
@@ -539,6 +554,12 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   /** Routing after router middleware: match once, or answer 405/404. */
   function dispatch(context: RequestContext): Response | Promise<Response> {
+    const found = matchedRoute(context) as Prematched | undefined;
+    // Bun matched it, for the method router middleware left in place.
+    if (found !== undefined && found.method === context.method) {
+      if (found.params !== undefined) context.params = found.params;
+      return found.value(context);
+    }
     const path = routePathOf(context.request.url);
     const match = matcher.find(context.method, path);
     if (match === undefined) return miss(context, path);
@@ -617,12 +638,38 @@ export function createRouter(options: RouterOptions = {}): Router {
   ): Response | Promise<Response> {
     const context = new RequestContext(request);
     if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
+    return respond(context, run);
+  }
+
+  const routerMiddleware = (options.middleware ?? []).length > 0;
+
+  /** A request Bun's router matched to `value` (see _native_routes.ts). */
+  function answerMatched(
+    request: Request,
+    info: unknown,
+    value: Terminal,
+    params: Params | undefined,
+  ): Response | Promise<Response> {
+    const context = new RequestContext(request, params);
+    if (info !== undefined) {
+      connectContext(context, info as ServeInfo, resolveRemoteAddr);
+    }
+    // Without router middleware the route's chain is the whole answer.
+    if (!routerMiddleware) return respond(context, value);
+    matchedRoute(context, { method: context.method, value, params });
+    return respond(context, run);
+  }
+
+  function respond(
+    context: RequestContext,
+    chain: Terminal,
+  ): Response | Promise<Response> {
     // The request's method, read once (middleware may change context.method).
     const head = context.method === "HEAD";
     let result: unknown;
     enter(context);
     try {
-      result = run(context);
+      result = chain(context);
     } catch (error) {
       outermost();
       return finish(undefined, { error }, context, head);
@@ -641,5 +688,15 @@ export function createRouter(options: RouterOptions = {}): Router {
     return finish(result as PromiseLike<unknown>, undefined, context, head);
   }
 
+  // An internal hook, not enumerable: serve() on Bun hands these routes
+  // to Bun's native router (see _native_routes.ts).
+  Object.defineProperty(fetch, BUN_ROUTES, {
+    value: () =>
+      nativeRoutes(
+        registered,
+        answerMatched,
+        fetch as (request: Request, info: unknown) => Response,
+      ),
+  });
   return { fetch, ...section("").methods };
 }
