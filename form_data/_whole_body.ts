@@ -34,15 +34,17 @@ export async function readWholeBody(
   let entry: Watch | undefined;
   let bytes: Uint8Array;
   try {
-    bytes = timeout === 0 ? await reading : await Promise.race([
-      reading,
-      new Promise<never>((_, reject) => {
+    // One promise settled by the read or the deadline, whichever comes
+    // first (Promise.race would add a promise and a reaction per request).
+    bytes = timeout === 0 ? await reading : await new Promise<Uint8Array>(
+      (resolve, reject) => {
         entry = watch(
           left,
           () => reject(new FormDataTimeoutError(timeout, undefined, limit)),
         );
-      }),
-    ]);
+        reading.then(resolve, reject);
+      },
+    );
   } catch (error) {
     // A read left behind by a timeout settles when the connection ends.
     reading.catch(() => {});
