@@ -63,6 +63,22 @@ const checks: Record<string, Check> = {
     });
     assert.equal(await allowed.text(), "done");
   },
+  "parseForm(context.get(FormData), Post)": async (origin) => {
+    const post = (body: string) =>
+      fetch(`${origin}/posts`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body,
+        redirect: "manual",
+      });
+    const invalid = await post("title=");
+    assert.equal(invalid.status, 422);
+    assert.match(await invalid.text(), /Title is required/);
+    const valid = await post("title=Hello&tags=a&tags=b");
+    await valid.body?.cancel();
+    assert.equal(valid.status, 303);
+    assert.equal(valid.headers.get("location"), "/posts");
+  },
   "bodyLimit({ maxBytes: 100 * 1024 })": async (origin) => {
     const put = (id: string, body: string, type = "application/json") =>
       fetch(`${origin}/notes/${id}`, {

@@ -132,6 +132,13 @@ export async function parseFormData(
   return await parseWithLimits(request, resolveLimits(options));
 }
 
+/** The body is gone before the parser ran: a bug in the app, named. */
+function bodyTaken(how: string): TypeError {
+  return new TypeError(
+    `The request body was already ${how} before the form parser ran (request.text(), .json(), .formData(), .arrayBuffer() or body.getReader() in an earlier middleware or handler): put formData() before what reads the body, or have that code read a request.clone()`,
+  );
+}
+
 /**
  * `parseFormData` with limits already resolved: `formData()` resolves them
  * once, when it is created, not on every request.
@@ -143,9 +150,7 @@ export async function parseWithLimits(
   const kind = formBodyKind(request.headers.get("content-type"));
   if (kind === null) return new FormData();
   // A body that is absent is not used either, so this may come first.
-  if (request.bodyUsed) {
-    throw new TypeError("The request body was already read");
-  }
+  if (request.bodyUsed) throw bodyTaken("read");
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (
     kind.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
@@ -153,11 +158,20 @@ export async function parseWithLimits(
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    return parseUrlEncodedBytes(
-      await readWholeBody(request, limits, bodyProgress(request)),
-      limits,
-    );
+    let bytes: Uint8Array;
+    try {
+      bytes = await readWholeBody(request, limits, bodyProgress(request));
+    } catch (error) {
+      // Refused unread: another reader holds the body. (Looking first
+      // would make the stream object, and Deno's whole-body read slower.)
+      if (!request.bodyUsed && request.body?.locked) {
+        throw bodyTaken("taken by a reader");
+      }
+      throw error;
+    }
+    return parseUrlEncodedBytes(bytes, limits);
   }
+  if (request.body?.locked) throw bodyTaken("taken by a reader");
   if (request.body === null) {
     if (kind.kind === "multipart") {
       throw new FormDataParseError("The multipart body is empty");

@@ -120,3 +120,68 @@ Deno.test("secureHeaders before serveStatic: cacheable files get no nonce", asyn
     rmSync(root, { recursive: true });
   }
 });
+
+// Vectors from Hono's secure-headers tests (honojs/hono at 28a9c128,
+// src/middleware/secure-headers/index.test.ts, "CSP with combined modes"),
+// on an HTML response: Hono puts the nonce on its text/plain responses too.
+Deno.test("secureHeaders (Hono vectors): enforced and report-only policies, each with or without the nonce", async () => {
+  const cases: [
+    Parameters<typeof secureHeaders>[0],
+    RegExp,
+    RegExp,
+  ][] = [
+    [
+      {
+        contentSecurityPolicy: { defaultSrc: ["'self'"] },
+        contentSecurityPolicyReportOnly: { scriptSrc: ["'self'", "'nonce'"] },
+      },
+      /^default-src 'self'$/,
+      /^script-src 'self' 'nonce-[a-zA-Z0-9+/]+=*'$/,
+    ],
+    [
+      {
+        contentSecurityPolicy: { scriptSrc: ["'self'", "'nonce'"] },
+        contentSecurityPolicyReportOnly: { defaultSrc: ["'self'"] },
+      },
+      /^script-src 'self' 'nonce-[a-zA-Z0-9+/]+=*'$/,
+      /^default-src 'self'$/,
+    ],
+  ];
+  for (const [options, enforced, reportOnly] of cases) {
+    const router = createRouter({ middleware: [secureHeaders(options)] });
+    router.get(
+      "/",
+      () => new Response("<p>", { headers: { "Content-Type": "text/html" } }),
+    );
+    const { csp } = await policyOf(router, "/");
+    const response = await router.fetch(new Request("http://localhost/"));
+    await response.body?.cancel();
+    assert.match(csp!, enforced);
+    assert.match(
+      response.headers.get("Content-Security-Policy-Report-Only")!,
+      reportOnly,
+    );
+  }
+  // Both use the nonce: the same one.
+  const router = createRouter({
+    middleware: [secureHeaders({
+      contentSecurityPolicy: { scriptSrc: ["'self'", "'nonce'"] },
+      contentSecurityPolicyReportOnly: { styleSrc: ["'self'", "'nonce'"] },
+    })],
+  });
+  router.get(
+    "/",
+    () => new Response("<p>", { headers: { "Content-Type": "text/html" } }),
+  );
+  const response = await router.fetch(new Request("http://localhost/"));
+  await response.body?.cancel();
+  const nonce = /'nonce-([^']+)'/.exec(
+    response.headers.get("Content-Security-Policy")!,
+  )?.[1];
+  assert.ok(nonce);
+  assert.ok(
+    response.headers.get("Content-Security-Policy-Report-Only")!.includes(
+      `'nonce-${nonce}'`,
+    ),
+  );
+});

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { OUT, ROOT } from "../_tools/runtimes/bundle.ts";
-import { bunBinary } from "../_tools/runtimes/binaries.ts";
+import { bunBinary, dependencies } from "../_tools/runtimes/binaries.ts";
 
 const SCRIPT = join(ROOT, "serve/testdata/slow_server.ts");
 const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
@@ -15,6 +15,11 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let bundled: Promise<string> | undefined;
 /** The server script as one JavaScript module for Node and Bun. */
 async function bundle(): Promise<string> {
+  // A fresh clone has neither the output folder nor the Node adapter.
+  await Deno.mkdir(OUT, { recursive: true });
+  if (!await dependencies()) {
+    throw new Error("_tools/runtimes/install.sh failed (npm unreachable?)");
+  }
   const output = join(OUT, "slow_server.mjs");
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -55,6 +60,7 @@ interface Started {
 }
 
 async function start(argv: string[]): Promise<Started> {
+  await Deno.mkdir(OUT, { recursive: true });
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
     cwd: join(ROOT, "_tools/runtimes/.out"),

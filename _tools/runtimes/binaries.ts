@@ -34,3 +34,23 @@ export function bunBinary(): Promise<string | undefined> {
   }
   return which("bun");
 }
+
+let installed: Promise<boolean> | undefined;
+
+/**
+ * `node_modules` here with the Node adapter, `@deno/kv` and Bun: runs
+ * `install.sh` once when they are missing (a fresh clone); `false` when it
+ * cannot (no npm, registry unreachable).
+ */
+export function dependencies(): Promise<boolean> {
+  return installed ??= (async () => {
+    if (existsSync(join(HERE, "node_modules/@deno/kv"))) return true;
+    if (await which("npm") === undefined) return false;
+    const { code } = await new Deno.Command("bash", {
+      args: [join(HERE, "install.sh")],
+      stdout: "null",
+      stderr: "inherit",
+    }).output();
+    return code === 0;
+  })();
+}

@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { bundleTests, portableTestFiles, ROOT } from "./bundle.ts";
-import { bunBinary, which } from "./binaries.ts";
+import { bunBinary, dependencies, which } from "./binaries.ts";
 
 const HERE = join(ROOT, "_tools/runtimes");
 const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
@@ -53,22 +53,6 @@ async function output(
   } finally {
     clearTimeout(timer);
   }
-}
-
-let installed: Promise<boolean> | undefined;
-
-/** `node_modules` with the adapter, `@deno/kv` and Bun; installs once. */
-function dependencies(): Promise<boolean> {
-  return installed ??= (async () => {
-    if (existsSync(join(HERE, "node_modules/@deno/kv"))) return true;
-    if (await which("npm") === undefined) return false;
-    const { code } = await new Deno.Command("bash", {
-      args: [join(HERE, "install.sh")],
-      stdout: "null",
-      stderr: "inherit",
-    }).output();
-    return code === 0;
-  })();
 }
 
 let bundled: Promise<string> | undefined;
