@@ -24,6 +24,10 @@ let connect: (
   resolve: RemoteAddrResolver,
 ) => void;
 
+// Set by RequestContext's static block: the staged response headers,
+// taken once (so they are applied once).
+let takeStaged: (context: RequestContext) => Headers | undefined;
+
 // Set by RequestContext's static block: the route a native router (Bun's)
 // already matched, for the router's dispatch to take.
 let routeSlot: (context: RequestContext, route: unknown) => unknown;
@@ -136,11 +140,17 @@ export class RequestContext<P extends Params = Params> {
   #resolve: RemoteAddrResolver | undefined = undefined;
   #remoteAddr: RemoteAddr | undefined | null = null;
   #route: unknown = undefined;
+  #staged: Headers | undefined = undefined;
 
   static {
     connect = (context, info, resolve) => {
       context.#info = info;
       context.#resolve = resolve;
+    };
+    takeStaged = (context) => {
+      const staged = context.#staged;
+      context.#staged = undefined;
+      return staged;
     };
     routeSlot = (context, route) => {
       const found = context.#route;
@@ -192,6 +202,34 @@ export class RequestContext<P extends Params = Params> {
   /** The request headers. */
   get headers(): Headers {
     return this.request.headers;
+  }
+
+  /**
+   * Headers for the response, staged: middleware and handlers write them
+   * before or after the handler runs, and the router applies them once,
+   * to the response the request is answered with (errors, 404 and 405
+   * included), replacing headers of the same name (`Set-Cookie` is added
+   * to the response's own). Cheaper than changing a built response's
+   * headers, and a middleware that only stages headers can stay
+   * synchronous: `(context, next) => { ...; return next(); }`.
+   *
+   * @example
+   * ```ts
+   * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+   *
+   * const router = createRouter({
+   *   middleware: [(context, next) => {
+   *     context.responseHeaders.set("X-Frame-Options", "DENY");
+   *     return next();
+   *   }],
+   * });
+   * router.get("/", () => new Response("home"));
+   * const response = await router.fetch(new Request("http://localhost/"));
+   * response.headers.get("X-Frame-Options"); // "DENY"
+   * ```
+   */
+  get responseHeaders(): Headers {
+    return this.#staged ??= new Headers();
   }
 
   /**
@@ -279,4 +317,37 @@ export function matchedRoute(
   route?: unknown,
 ): unknown {
   return routeSlot(context, route);
+}
+
+/**
+ * Applies the headers staged with `context.responseHeaders` to `response`
+ * (once: a second call finds none). A response whose headers cannot
+ * change (`Response.redirect()`, a fetched one) is copied first.
+ */
+export function applyStaged(
+  context: RequestContext,
+  response: Response,
+): Response {
+  const staged = takeStaged(context);
+  if (staged === undefined) return response;
+  try {
+    copyHeaders(staged, response.headers);
+    return response;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const copy = new Response(response.body, response);
+    copyHeaders(staged, copy.headers);
+    return copy;
+  }
+}
+
+function copyHeaders(from: Headers, to: Headers): void {
+  let cookies = false;
+  for (const [name, value] of from) {
+    if (name === "set-cookie") cookies = true;
+    else to.set(name, value);
+  }
+  if (cookies) {
+    for (const cookie of from.getSetCookie()) to.append("set-cookie", cookie);
+  }
 }

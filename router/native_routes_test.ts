@@ -43,6 +43,10 @@ function build(withRouterMiddleware: boolean): Router {
       : [],
   });
   router.get("/", (c) => answer(c, "home"));
+  router.get("/staged/:id", (context, next) => {
+    context.responseHeaders.set("X-Staged", context.params.id ?? "");
+    return next();
+  }, (c) => answer(c, "staged"));
   router.get("/about", (c) => answer(c, "about GET"));
   router.post("/about", (c) => answer(c, "about POST"));
   router.get("/users/new", (c) => answer(c, "new user"));
@@ -131,6 +135,7 @@ function comparable(answer: Raw): unknown {
     "x-route",
     "x-head",
     "x-after",
+    "x-staged",
   ];
   const headers: Record<string, string> = {};
   for (const name of keep) {
@@ -203,6 +208,8 @@ const REQUESTS: [string, string, Record<string, string>?][] = [
   ["HEAD", "/h"],
   ["GET", "/throws/1"],
   ["GET", "/mw/7"],
+  ["GET", "/staged/7"],
+  ["HEAD", "/staged/7"],
   ["GET", "/orgs/1/teams/2"],
   ["GET", "/orgs/1/teams/2", { "X-Deny": "1" }],
   ["GET", "/users/1", { "X-Method": "PUT" }],
@@ -257,7 +264,9 @@ async function compareAll(router: Router, label: string): Promise<void> {
   }
   if (onBun) {
     // Bun answered these itself, without calling the server's fetch.
-    for (const path of ["/", "/about", "/users/1", "/users/1/posts/2"]) {
+    for (
+      const path of ["/", "/about", "/users/1", "/users/1/posts/2", "/staged/7"]
+    ) {
       assert.ok(!wrapperCalls.includes(path), `${label}: ${path} not native`);
     }
     // Paths Bun cannot route alike went to fetch.
@@ -287,6 +296,7 @@ Deno.test("native routes: static and uncontested parameter patterns only", () =>
     "/h",
     "/mw/:id",
     "/orgs/:orgId/teams/:teamId",
+    "/staged/:id",
     "/throws/:id",
     "/users/:id",
     "/users/:userId/posts/:postId",

@@ -4,6 +4,7 @@ import type { ParamsOf } from "../routes/params.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import { joinPatterns } from "../routes/pattern.ts";
 import {
+  applyStaged,
   connectContext,
   matchedRoute,
   type Params,
@@ -623,6 +624,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     } catch (error) {
       response = await handleError(error, context);
     }
+    response = applyStaged(context, response);
     if (head && response.body !== null) {
       response = await headResponse(response);
     }
@@ -676,11 +678,12 @@ export function createRouter(options: RouterOptions = {}): Router {
     }
     const recovered = outermost();
     if (result instanceof NativeResponse) {
+      const response = applyStaged(context, result);
       // Reading .body makes a stream out of a string body: ask only for HEAD.
-      return head && result.body !== null ? headResponse(result) : result;
+      return head && response.body !== null ? headResponse(response) : response;
     }
-    // The outermost chain's promise is checked and recovers from errors:
-    // it goes to the server as it is.
+    // The outermost chain's promise is checked, recovers from errors and
+    // has the staged headers applied: it goes to the server as it is.
     if (recovered !== undefined && result === recovered && !head) {
       return recovered;
     }
