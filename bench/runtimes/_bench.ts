@@ -68,10 +68,26 @@ export function options(): Map<string, string> {
 export const OUT: string = join(ROOT, "bench/runtimes/.out");
 const SCRIPT = join(ROOT, "bench/runtimes/_servers.ts");
 
-/** Bundles `_servers.ts` for Node and Bun and writes wrk's POST script. */
-export async function build(): Promise<{ bundle: string; post: string }> {
+/**
+ * The servers of `runtime`; with `--base=<dir>` (a checkout of an earlier
+ * commit with this folder's `_servers.ts`), `base` after ours: the same
+ * app on the earlier code, in the same sitting.
+ */
+export function serversOf(runtime: string, base: string | undefined): string[] {
+  const names = SERVERS[runtime]!;
+  return base === undefined ? names : [names[0]!, "base", ...names.slice(1)];
+}
+
+/**
+ * Bundles `_servers.ts` (of `root`, this checkout by default) for Node and
+ * Bun into this folder's `.out/` (so `node_modules` here resolves the
+ * peers), and writes wrk's POST script.
+ */
+export async function build(
+  root: string = ROOT,
+): Promise<{ bundle: string; post: string }> {
   await Deno.mkdir(OUT, { recursive: true });
-  const bundle = join(OUT, "servers.mjs");
+  const bundle = join(OUT, root === ROOT ? "servers.mjs" : "servers_base.mjs");
   const built = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -80,9 +96,9 @@ export async function build(): Promise<{ bundle: string; post: string }> {
       "--external=@hono/node-server",
       "-o",
       bundle,
-      SCRIPT,
+      join(root, "bench/runtimes/_servers.ts"),
     ],
-    cwd: ROOT,
+    cwd: root,
   }).output();
   if (!built.success) {
     throw new Error(
@@ -104,25 +120,38 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts `server` on `runtime`, under `wrap` (valgrind) when given. */
+/**
+ * Starts `server` on `runtime`, under `wrap` (valgrind) when given; `base`
+ * is ours from `bundles.base` (or the base checkout, on Deno).
+ */
 export async function start(
   runtime: string,
   server: string,
-  bundle: string,
+  bundles: { bundle: string; base?: string; baseRoot?: string },
   wrap: string[] = [],
 ): Promise<Running> {
   const port = freePort();
+  const isBase = server === "base";
+  const root = isBase ? bundles.baseRoot! : ROOT;
   const command = runtime === "deno"
     ? [
       Deno.execPath(),
       "run",
       "--allow-net=127.0.0.1",
       // bench/runtimes/package.json would otherwise be its config.
-      `--config=${join(ROOT, "deno.json")}`,
-      SCRIPT,
+      `--config=${join(root, "deno.json")}`,
+      isBase ? join(root, "bench/runtimes/_servers.ts") : SCRIPT,
     ]
-    : [runtime === "node" ? "node" : await bunBinary() ?? "bun", bundle];
-  const argv = [...wrap, ...command, server, String(port)];
+    : [
+      runtime === "node" ? "node" : await bunBinary() ?? "bun",
+      isBase ? bundles.base! : bundles.bundle,
+    ];
+  const argv = [
+    ...wrap,
+    ...command,
+    isBase ? "fetchkit" : server,
+    String(port),
+  ];
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
     cwd: ROOT,

@@ -18,6 +18,9 @@
  * ```
  *
  * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`.
+ * `--base=<dir>` adds `base`: ours from another checkout (an earlier
+ * commit, with this folder's `_servers.ts` copied in), for before/after
+ * figures from one sitting (`git archive <commit> | tar -x -C <dir>`).
  *
  * @module
  */
@@ -32,7 +35,7 @@ import {
   OUT,
   type Running,
   SCENARIOS,
-  SERVERS,
+  serversOf,
   start,
 } from "./_bench.ts";
 
@@ -45,7 +48,13 @@ const scenarios = SCENARIOS.filter((scenario) =>
   words === undefined || words.some((word) => scenario.name.includes(word))
 );
 
+const baseRoot = args.get("base");
 const { bundle, post } = await build();
+const bundles = {
+  bundle,
+  baseRoot,
+  base: baseRoot === undefined ? undefined : (await build(baseRoot)).bundle,
+};
 
 /** Per runtime|scenario|server: req/s and CPU µs per request, by round. */
 const rps = new Map<string, number[]>();
@@ -54,11 +63,11 @@ const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 
 for (const runtime of runtimes) {
-  const names = SERVERS[runtime]!;
+  const names = serversOf(runtime, baseRoot);
   const running = new Map<string, Running>();
   try {
     for (const server of names) {
-      running.set(server, await start(runtime, server, bundle));
+      running.set(server, await start(runtime, server, bundles));
     }
     for (const [server, { port }] of running) {
       for (const scenario of scenarios) {
@@ -109,17 +118,23 @@ const range = (values: number[], digits: number) =>
     Math.max(...values).toFixed(digits)
   }`;
 for (const runtime of runtimes) {
-  const names = SERVERS[runtime]!;
-  const peers = names.filter((name) => name !== "fetchkit" && name !== "bare");
+  const names = serversOf(runtime, baseRoot);
+  const peers = names.filter((name) =>
+    name !== "fetchkit" && name !== "bare" && name !== "base"
+  );
   console.log(`\n#### ${runtime}\n`);
   console.log(
     `| scenario | ${
       names.map((name) => `${name} req/s (quartiles)`).join(" | ")
     } | ${
       names.map((name) => `${name} CPU µs/req (min-max)`).join(" | ")
-    } | ours ÷ fastest peer, CPU/req (min-max) | ours ÷ bare, req/s |`,
+    } | ours ÷ fastest peer, CPU/req (min-max) | ours ÷ bare, req/s |${
+      baseRoot === undefined ? "" : " ours ÷ base, CPU/req (min-max) |"
+    }`,
   );
-  console.log(`|---|${"---:|".repeat(names.length * 2 + 2)}`);
+  console.log(
+    `|---|${"---:|".repeat(names.length * 2 + 2 + (baseRoot ? 1 : 0))}`,
+  );
   for (const scenario of scenarios) {
     const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
     const rpsCells = names.map((name) => {
@@ -145,10 +160,18 @@ for (const runtime of runtimes) {
     const bareRatio = bare === undefined ? "—" : median(
       rps.get(key("fetchkit"))!.map((value, round) => value / bare[round]!),
     ).toFixed(2);
+    let baseCell = "";
+    if (baseRoot !== undefined) {
+      const base = cpu.get(key("base"))!;
+      const overBase = ours.map((value, round) => value / base[round]!);
+      baseCell = ` ${median(overBase).toFixed(2)} (${range(overBase, 2)}) |`;
+    }
     console.log(
       `| ${scenario.name} | ${rpsCells.join(" | ")} | ${
         cpuCells.join(" | ")
-      } | ${median(ratios).toFixed(2)} (${range(ratios, 2)}) | ${bareRatio} |`,
+      } | ${median(ratios).toFixed(2)} (${
+        range(ratios, 2)
+      }) | ${bareRatio} |${baseCell}`,
     );
   }
 }
