@@ -51,9 +51,14 @@ export const POST_BODY = "text=hello+world&n=1";
 /** The servers of each runtime, ours first, the bare server last. */
 export const SERVERS: Record<string, string[]> = {
   deno: ["fetchkit", "hono", "bare"],
-  node: ["fetchkit", "fastify", "hono", "bare"],
+  node: ["fetchkit", "fastify", "hono", "bare", "adapter"],
   bun: ["fetchkit", "elysia", "hono", "bare"],
 };
+
+/** Servers that answer one constant text: loaded on the static route only. */
+export function staticOnly(server: string): boolean {
+  return server === "bare" || server === "adapter";
+}
 
 /** `--name=value` options. */
 export function options(): Map<string, string> {

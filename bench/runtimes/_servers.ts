@@ -3,7 +3,9 @@
  * Bun (bundled for the latter two): `fetchkit` (our router under
  * `serve()`), `hono`, `elysia` (Bun), `fastify` (Node) and `bare` (the
  * runtime's own server: `Deno.serve`, `Bun.serve`, `node:http`, answering
- * every request with one constant text). Each serves the five scenarios:
+ * every request with one constant text); on Node also `adapter`, the same
+ * constant answer through `@hono/node-server` (what serve() uses there).
+ * Each serves the five scenarios:
  *
  * - `GET /`: a static route answering `home`;
  * - `GET /users/42/posts/7`: two parameters, answered as JSON;
@@ -230,7 +232,16 @@ async function fastify(): Promise<void> {
   ready();
 }
 
+/** Node: @hono/node-server around a constant answer, the adapter's own cost. */
+async function adapter(): Promise<void> {
+  if (deno !== undefined || bun !== undefined) {
+    throw new TypeError("adapter runs on Node only here");
+  }
+  await fetchServer(() => new Response("home"));
+}
+
 const servers: Record<string, () => unknown> = {
+  adapter,
   bare,
   fetchkit,
   hono: () => fetchServer(honoApp()),

@@ -20,7 +20,15 @@
  */
 import { join } from "node:path";
 import { wrkRun } from "../_load.ts";
-import { build, options, OUT, SCENARIOS, serversOf, start } from "./_bench.ts";
+import {
+  build,
+  options,
+  OUT,
+  SCENARIOS,
+  serversOf,
+  start,
+  staticOnly,
+} from "./_bench.ts";
 
 const args = options();
 const warmSeconds = Number(args.get("warm") ?? 3);
@@ -72,7 +80,7 @@ for (const runtime of runtimes) {
   );
   for (const server of names) {
     const mine = scenarios.filter((scenario) =>
-      server !== "bare" || scenario.name === "static"
+      !staticOnly(server) || scenario.name === "static"
     );
     const file = join(OUT, `callgrind.${runtime}.${server}`);
     const running = await start(runtime, server, bundles, [
@@ -120,7 +128,7 @@ for (const runtime of runtimes) {
     only === undefined || only.includes(name)
   );
   const peers = names.filter((name) =>
-    name !== "fetchkit" && name !== "bare" && name !== "base"
+    name !== "fetchkit" && !staticOnly(name) && name !== "base"
   );
   console.log(`\n#### ${runtime}, instructions per request\n`);
   console.log(

@@ -37,6 +37,7 @@ import {
   SCENARIOS,
   serversOf,
   start,
+  staticOnly,
 } from "./_bench.ts";
 
 const args = options();
@@ -71,7 +72,7 @@ for (const runtime of runtimes) {
     }
     for (const [server, { port }] of running) {
       for (const scenario of scenarios) {
-        if (server === "bare" && scenario.name !== "static") continue;
+        if (staticOnly(server) && scenario.name !== "static") continue;
         await check(port, scenario, `${runtime} ${server}`);
       }
     }
@@ -82,7 +83,7 @@ for (const runtime of runtimes) {
       for (const scenario of scenarios) {
         for (const server of order) {
           // The bare server answers one text to everything.
-          if (server === "bare" && scenario.name !== "static") continue;
+          if (staticOnly(server) && scenario.name !== "static") continue;
           const { port, pid } = running.get(server)!;
           const before = await cpuSeconds(pid);
           const result = await wrkRun(
@@ -120,7 +121,7 @@ const range = (values: number[], digits: number) =>
 for (const runtime of runtimes) {
   const names = serversOf(runtime, baseRoot);
   const peers = names.filter((name) =>
-    name !== "fetchkit" && name !== "bare" && name !== "base"
+    name !== "fetchkit" && !staticOnly(name) && name !== "base"
   );
   console.log(`\n#### ${runtime}\n`);
   console.log(
