@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
 import { serve, type Server } from "@fetchkit/toolkit/serve";
+import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
 
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
 const onBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
@@ -302,4 +303,30 @@ Deno.test("native routes: static and uncontested parameter patterns only", () =>
     "/users/:userId/posts/:postId",
     "/users/new",
   ]);
+});
+
+Deno.test("native routes: an event stream from a native route is ended by the shutdown, as the handler's are", async () => {
+  const router = createRouter();
+  router.get(
+    "/events/:topic",
+    ({ params }) =>
+      createEventStreamResponse(async function* (signal: AbortSignal) {
+        yield { data: `first ${params.topic}` };
+        await new Promise((resolve) =>
+          signal.addEventListener("abort", resolve)
+        );
+      }),
+  );
+  const server = serve(router.fetch, local);
+  const response = await fetch(
+    `http://127.0.0.1:${server.addr.port}/events/news`,
+  );
+  const reader = response.body!.getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  assert.equal(first, "data: first news\n\n");
+  const t0 = Date.now();
+  await server.shutdown();
+  assert.ok(Date.now() - t0 < 2000, `finished in ${Date.now() - t0} ms`);
+  let rest = await reader.read();
+  while (!rest.done) rest = await reader.read();
 });
