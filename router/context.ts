@@ -343,10 +343,11 @@ export function applyStaged(
 
 function copyHeaders(from: Headers, to: Headers): void {
   let cookies = false;
-  for (const [name, value] of from) {
+  // forEach, not for-of: Deno's Headers iterator costs about 5x more.
+  from.forEach((value, name) => {
     if (name === "set-cookie") cookies = true;
     else to.set(name, value);
-  }
+  });
   if (cookies) {
     for (const cookie of from.getSetCookie()) to.append("set-cookie", cookie);
   }
