@@ -209,9 +209,8 @@ export class RequestContext<P extends Params = Params> {
    * before or after the handler runs, and the router applies them once,
    * to the response the request is answered with (errors, 404 and 405
    * included), replacing headers of the same name (`Set-Cookie` is added
-   * to the response's own). Cheaper than changing a built response's
-   * headers, and a middleware that only stages headers can stay
-   * synchronous: `(context, next) => { ...; return next(); }`.
+   * to the response's own). A middleware that only stages headers can
+   * stay synchronous: `(context, next) => { ...; return next(); }`.
    *
    * @example
    * ```ts
