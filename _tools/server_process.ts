@@ -6,6 +6,8 @@
 export interface ServerProcess {
   /** `http://127.0.0.1:<port>`. */
   origin: string;
+  /** The process id (for /proc figures in benchmarks). */
+  pid: number;
   /** Ends the process (SIGTERM) and waits for it. */
   stop(): Promise<void>;
 }
@@ -18,13 +20,19 @@ export interface ServerProcess {
 export async function startServerProcess(
   script: string,
   args: readonly string[],
-  options: { flags?: readonly string[]; stderr?: "inherit" | "null" } = {},
+  options: {
+    flags?: readonly string[];
+    stderr?: "inherit" | "null";
+    /** More environment variables for the process. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ServerProcess> {
   const flags = options.flags ?? ["--unstable-kv", "--allow-all"];
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...flags, script, ...args],
     stdout: "piped",
     stderr: options.stderr ?? "inherit",
+    env: options.env,
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let output = "";
@@ -39,12 +47,19 @@ export async function startServerProcess(
     await child.status;
     throw new Error(`server did not start: ${output}`);
   }
+  // Keep reading what it prints (log lines): a full pipe would block it.
+  const drained = (async () => {
+    while (!(await lines.read().catch(() => ({ done: true }))).done) {
+      // discard
+    }
+  })();
   return {
     origin: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       child.kill("SIGTERM");
       await child.status;
-      await lines.cancel();
+      await drained;
     },
   };
 }

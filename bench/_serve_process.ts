@@ -49,6 +49,7 @@ export async function commandFor(
       Deno.execPath(),
       "run",
       "--allow-net=127.0.0.1",
+      "--v8-flags=--expose-gc",
       SCRIPT,
       kind,
       String(port),
@@ -56,6 +57,7 @@ export async function commandFor(
   }
   return [
     await runtimeBinary(runtime),
+    ...(runtime === "node" ? ["--expose-gc"] : []),
     await (bundled ??= bundle()),
     kind,
     String(port),

@@ -21,6 +21,10 @@ const port = Number(portText);
 const hostname = "127.0.0.1";
 
 function rss(): Response {
+  // Collect first (--expose-gc on Deno and Node, Bun.gc on Bun), so RSS
+  // counts what is held, not garbage an idle heap has not collected yet.
+  (globalThis as { gc?: () => void }).gc?.();
+  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
   const memory = (globalThis as unknown as {
     process: { memoryUsage(): { rss: number } };
   }).process.memoryUsage();
@@ -126,8 +130,13 @@ if (kind === "serve") {
   const server = honoServe({
     hostname,
     port,
+    // The same checks as the other servers' handlers, which see /ws too.
     fetch: (request: Request) =>
-      isMem(request) ? rss() : new Response("Hello, World!"),
+      isBlast(request) || isWs(request)
+        ? new Response(null, { status: 426 })
+        : isMem(request)
+        ? rss()
+        : new Response("Hello, World!"),
   });
   const wss = new WebSocketServer({ server: server as never });
   interface Peer {
@@ -135,10 +144,18 @@ if (kind === "serve") {
       event: "message",
       listener: (data: unknown, binary: boolean) => void,
     ): void;
-    send(data: unknown, options: { binary: boolean }): void;
+    send(data: unknown, options?: { binary: boolean }): void;
+    readonly readyState: number;
   }
-  wss.on("connection", (ws: Peer) => {
-    ws.on("message", (data, binary) => ws.send(data, { binary }));
+  wss.on("connection", (ws: Peer, request: { url?: string }) => {
+    if (request.url?.endsWith("/blast")) blast(ws);
+    // Text as a string, as Deno's and Bun's APIs (and upgradeWebSocket())
+    // hand it to the app.
+    ws.on(
+      "message",
+      (data, binary) =>
+        ws.send(binary ? data : (data as { toString(): string }).toString()),
+    );
   });
 }
 // The listener is bound when serve()/Deno.serve/Bun.serve return; Node's

@@ -93,8 +93,6 @@ export function bodyLimit(options: BodyLimitOptions): Middleware {
   };
   return async (context, next) => {
     const request = context.request;
-    // GET and HEAD cannot carry a body: skip making its stream.
-    if (request.method === "GET" || request.method === "HEAD") return next();
     const body = request.body;
     if (body === null) return next();
     const declared = declaredLength(request);

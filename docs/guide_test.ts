@@ -105,6 +105,50 @@ const checks: Record<string, Check> = {
     const list = await fetch(`${origin}/notes?limit=1`);
     assert.deepEqual(await list.json(), [{ title: "Hi", tags: [] }]);
   },
+  "createOpenApiDocument(routes, {": async (origin) => {
+    const create = (body: unknown) =>
+      fetch(`${origin}/todos`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const created = await create({ title: " Milk ", done: false });
+    assert.equal(created.status, 201);
+    assert.deepEqual(await created.json(), {
+      id: 1,
+      title: "Milk",
+      done: false,
+    });
+    const invalid = await create({ title: "", done: "no" });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(Object.keys((await invalid.json()).fieldErrors).sort(), [
+      "done",
+      "title",
+    ]);
+    const badId = await fetch(`${origin}/todos/x`);
+    assert.equal(badId.status, 400);
+    await badId.body?.cancel();
+    const open = await fetch(`${origin}/todos?done=false`);
+    assert.deepEqual((await open.json()).length, 1);
+    const done = await fetch(`${origin}/todos?done=true`);
+    assert.deepEqual(await done.json(), []);
+    const document = await (await fetch(`${origin}/openapi.json`)).json();
+    assert.equal(document.openapi, "3.1.0");
+    assert.deepEqual(Object.keys(document.paths).sort(), [
+      "/todos",
+      "/todos/{id}",
+    ]);
+  },
+  "tracing({ storeSpans: true })": async (origin) => {
+    const response = await fetch(`${origin}/orders`, { method: "POST" });
+    await response.body?.cancel();
+    assert.equal(response.status, 401);
+    assert.match(
+      response.headers.get("www-authenticate") ?? "",
+      /^Bearer realm="api", error="invalid_token"/,
+    );
+    assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {

@@ -4,6 +4,8 @@ import { formatClfDate } from "./_date.ts";
 import { statusText } from "./_status_text.ts";
 import { host, hostname, path, pathname, port, search } from "./_url.ts";
 import { RequestId } from "../request_id/mod.ts";
+import { isSpanContextValid, trace } from "@opentelemetry/api";
+import { ServerSpan } from "../tracing/mod.ts";
 
 /** What a log line may say about the response. */
 export interface LoggedResponse {
@@ -134,6 +136,7 @@ const TOKENS: Record<string, TokenFactory> = {
     fromRequest((context) => context.request.headers.get("Referer") ?? ""),
   requestId: () => fromRequest((context) => context.get(RequestId) ?? ""),
   search: () => fromRequest(search),
+  traceId: () => traceId,
   status: (colors) =>
     colors
       ? (_context, response) => colorStatus(response.status)
@@ -144,6 +147,17 @@ const TOKENS: Record<string, TokenFactory> = {
   userAgent: () =>
     fromRequest((context) => context.request.headers.get("User-Agent") ?? ""),
 };
+
+/**
+ * The trace id of the request's span: the one `tracing()` made, else the
+ * active span (Deno's own server span under `OTEL_DENO=true`).
+ */
+function traceId(context: RequestContext): string {
+  const span = context.get(ServerSpan) ?? trace.getActiveSpan();
+  if (span === undefined) return "";
+  const spanContext = span.spanContext();
+  return isSpanContextValid(spanContext) ? spanContext.traceId : "";
+}
 
 const LETTERS = /[A-Za-z]+/y;
 
@@ -220,4 +234,61 @@ export function compileFormat(format: string, colors: boolean): CompiledFormat {
     return line;
   };
   return { render, usesTime, usesDuration };
+}
+
+/** Fields whose JSON value is a number, not a string. */
+const NUMERIC: ReadonlySet<string> = new Set([
+  "status",
+  "duration",
+  "contentLength",
+]);
+
+/** The fields of `format: "json"` when none are named. */
+export const defaultJsonFields: readonly string[] = [
+  "dateISO",
+  "method",
+  "path",
+  "status",
+  "duration",
+  "contentLength",
+  "ip",
+  "userAgent",
+  "referer",
+  "requestId",
+  "traceId",
+];
+
+/**
+ * Compiles a JSON line format: one object per request, a property per
+ * field named as its token, `null` for an absent value; `status`,
+ * `duration` and `contentLength` are numbers.
+ */
+export function compileJson(fields: readonly string[]): CompiledFormat {
+  for (const field of fields) {
+    if (!Object.hasOwn(TOKENS, field)) {
+      throw new TypeError(
+        `Unknown logger field "${field}"; known fields: ${
+          tokenNames.join(", ")
+        }`,
+      );
+    }
+  }
+  const names = [...new Set(fields)];
+  const getters = names.map((name) => TOKENS[name](false));
+  const numeric = names.map((name) => NUMERIC.has(name));
+  const render: Getter = (context, response, time, duration) => {
+    const line: Record<string, string | number | null> = {};
+    for (let i = 0; i < names.length; i++) {
+      const value = getters[i](context, response, time, duration);
+      line[names[i]] = value === "" ? null : numeric[i] ? Number(value) : value;
+    }
+    // Values from the request had their control characters escaped as
+    // text, so the line holds no raw newline or terminal escape.
+    return JSON.stringify(line);
+  };
+  return {
+    render,
+    usesTime: names.includes("date") || names.includes("dateISO"),
+    usesDuration: names.includes("duration"),
+  };
 }

@@ -20,7 +20,12 @@
  */
 
 import type { Middleware } from "../router/types.ts";
-import { compileFormat, type LoggedResponse } from "./_format.ts";
+import {
+  compileFormat,
+  compileJson,
+  defaultJsonFields,
+  type LoggedResponse,
+} from "./_format.ts";
 import { stdoutIsColorTerminal } from "../runtime/_color.ts";
 
 /** Options of {@linkcode logger}. */
@@ -48,6 +53,7 @@ export interface LoggerOptions {
    * | `%search` | request search string, with its `?` |
    * | `%status` | response status code |
    * | `%statusText` | response status text, or the standard one for the status |
+   * | `%traceId` | the trace id of the request's span (`tracing()` from `@fetchkit/toolkit/tracing-middleware`, or Deno's own under `OTEL_DENO=true`) |
    * | `%url` | full request URL |
    * | `%userAgent` | request `User-Agent` header |
    *
@@ -63,9 +69,21 @@ export interface LoggerOptions {
    * known tokens. Write `%duration ms` or `%duration-ms` instead. Any other
    * `%` (`100%`, `% `, `%%`) is literal text.
    *
+   * `"json"` logs one JSON object per line instead, with the tokens named
+   * in `fields` as properties (`"status"`, `"duration"`, ...), `null` for
+   * an absent value, and `status`, `duration` and `contentLength` as
+   * numbers.
+   *
    * @default {"[%date] %method %path %status %contentLength"}
    */
   format?: string;
+  /**
+   * With `format: "json"`: the properties of each line, as token names
+   * (without `%`).
+   *
+   * @default {["dateISO", "method", "path", "status", "duration", "contentLength", "ip", "userAgent", "referer", "requestId", "traceId"]}
+   */
+  fields?: readonly string[];
   /**
    * Receives each line, once the response is ready (or the handler threw).
    *
@@ -126,9 +144,22 @@ function useColors(colors: boolean | "auto"): boolean {
  * });
  * ```
  *
+ * @example JSON lines, with the trace id
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { logger } from "@fetchkit/toolkit/logger-middleware";
+ * import { tracing } from "@fetchkit/toolkit/tracing-middleware";
+ *
+ * const router = createRouter({
+ *   middleware: [logger({ format: "json", fields: ["method", "path", "status", "duration", "traceId"] }), tracing()],
+ * });
+ * // {"method":"GET","path":"/","status":200,"duration":0.412,"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"}
+ * ```
+ *
  * @param options The format, the log function and colors.
  * @returns The middleware.
- * @throws {TypeError} When the format has an unknown token.
+ * @throws {TypeError} When the format has an unknown token, or `fields`
+ * an unknown field.
  */
 export function logger(options: LoggerOptions = {}): Middleware {
   const {
@@ -136,10 +167,12 @@ export function logger(options: LoggerOptions = {}): Middleware {
     log = console.log,
   } = options;
   const colors = options.colors ?? (options.log ? false : "auto");
-  const { render, usesTime, usesDuration } = compileFormat(
-    format,
-    useColors(colors),
-  );
+  if (options.fields !== undefined && format !== "json") {
+    throw new TypeError('logger(): `fields` goes with format: "json"');
+  }
+  const { render, usesTime, usesDuration } = format === "json"
+    ? compileJson(options.fields ?? defaultJsonFields)
+    : compileFormat(format, useColors(colors));
 
   return async (context, next) => {
     const time = usesTime ? Date.now() : 0;

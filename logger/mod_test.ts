@@ -452,10 +452,13 @@ async function runAuto(
       Deno.writeTextFileSync(${JSON.stringify(out)}, JSON.stringify(line));
       `,
     );
-    const command = `${Deno.execPath()} run --no-config -A ${child}`;
+    // The repository's config: the logger imports @opentelemetry/api (for
+    // %traceId) through its import map.
+    const config = new URL("../deno.json", import.meta.url).pathname;
+    const command = `${Deno.execPath()} run --config ${config} -A ${child}`;
     const [program, args] = terminal
       ? [script!, ["-qec", command, "/dev/null"]]
-      : [Deno.execPath(), ["run", "--no-config", "-A", child]];
+      : [Deno.execPath(), ["run", "--config", config, "-A", child]];
     const inherited = Deno.env.toObject();
     delete inherited.NO_COLOR;
     const output = await new Deno.Command(program, {

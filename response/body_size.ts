@@ -38,6 +38,14 @@ export function bodySize(response: { readonly headers: Headers }): string {
   return length === undefined ? "" : String(length);
 }
 
+/**
+ * The string a response's body was made from, if the toolkit made it from
+ * one (`etag()` hashes it without reading the body stream).
+ */
+export function rememberedText(response: object): string | undefined {
+  return (response as WithText)[TEXT];
+}
+
 /** The UTF-8 length of a remembered string body, if there is one. */
 export function rememberedLength(response: object): number | undefined {
   const text = (response as WithText)[TEXT];

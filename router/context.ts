@@ -14,6 +14,35 @@ import type {
 /** Path parameters of a matched route, by name. */
 export type Params = Record<string, string | undefined>;
 
+/**
+ * `context.input` when nothing more is known of it: a route with schemas
+ * types it from their outputs (see `RouteInput` in
+ * `@fetchkit/toolkit/fetch-router/routes`).
+ *
+ * @example
+ * ```ts
+ * import type { InputBase } from "@fetchkit/toolkit/fetch-router";
+ *
+ * const input: InputBase = { params: {}, query: undefined, body: undefined };
+ * ```
+ */
+export interface InputBase {
+  /** Path parameters: the `params` schema's output, or the matched strings. */
+  readonly params: unknown;
+  /** The query: the `query` schema's output, or `undefined`. */
+  readonly query: unknown;
+  /** The body: the `body` schema's output, or `undefined`. */
+  readonly body: unknown;
+}
+
+// The key `context.input` is kept under in the context's values: nothing
+// stored for a route without schemas, so it costs such a route nothing.
+const INPUT_KEY = Symbol("input");
+
+// Set by RequestContext's static block: lets the router's validation give a
+// context its input without a public setter.
+let provide: (context: RequestContext, input: InputBase) => void;
+
 const NO_PARAMS: Params = Object.freeze(Object.create(PARAMS_PROTOTYPE));
 
 // Set by RequestContext's static block: lets the router give a context
@@ -118,7 +147,7 @@ export type ContextHas = (key: AnyContextKey) => boolean;
  * );
  * ```
  */
-export class RequestContext<P extends Params = Params> {
+export class RequestContext<P extends Params = Params, I = InputBase> {
   /** The incoming request. */
   readonly request: Request;
   /**
@@ -131,6 +160,14 @@ export class RequestContext<P extends Params = Params> {
    * without parameters it is one shared, frozen, empty object.
    */
   params: P;
+  /**
+   * The pattern of the matched route, with any mount prefix
+   * (`"/posts/:id"`), set by the router when a route matches; `undefined`
+   * before routing (in router middleware before `next()`) and when no
+   * route matched. Tracing and metrics name requests by it: it has few
+   * values, unlike the path.
+   */
+  routePattern: string | undefined = undefined;
   #url: URL | undefined = undefined;
   #values: Map<unknown, unknown> | undefined = undefined;
   #get: ContextGet | undefined = undefined;
@@ -156,6 +193,9 @@ export class RequestContext<P extends Params = Params> {
       const found = context.#route;
       if (route !== undefined) context.#route = route;
       return found;
+    };
+    provide = (context, input) => {
+      (context.#values ??= new Map()).set(INPUT_KEY, input);
     };
   }
 
@@ -232,6 +272,36 @@ export class RequestContext<P extends Params = Params> {
   }
 
   /**
+   * The validated input of a route with schemas: `{ params, query, body }`,
+   * each the output of the route's schema, checked before the handler ran
+   * (params and query failing answer `400`, the body `422`). For a part
+   * without a schema, `params` is `context.params` and `query` and `body`
+   * are `undefined` (the body is left unread for the handler).
+   *
+   * @example
+   * ```ts
+   * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+   * import { route } from "@fetchkit/toolkit/fetch-router/routes";
+   * import * as z from "zod";
+   *
+   * const routes = route({
+   *   show: { method: "GET", pattern: "/notes/:id", params: z.object({ id: z.coerce.number() }) },
+   * });
+   * const router = createRouter();
+   * router.map(routes.show, ({ input }) => Response.json({ next: input.params.id + 1 }));
+   * const response = await router.fetch(new Request("http://localhost/notes/41"));
+   * console.log(await response.json()); // { next: 42 }
+   * ```
+   */
+  get input(): I {
+    const values = this.#values;
+    if (values !== undefined && values.has(INPUT_KEY)) {
+      return values.get(INPUT_KEY) as I;
+    }
+    return { params: this.params, query: undefined, body: undefined } as I;
+  }
+
+  /**
    * Reads the value stored under a key (see the class docs for what a key
    * with nothing set gives). Works detached: `const { get } = context`.
    *
@@ -296,6 +366,11 @@ export class RequestContext<P extends Params = Params> {
     return this.#has ??= (key) =>
       this.#values !== undefined && this.#values.has(key);
   }
+}
+
+/** Gives a context its validated input, for `context.input`. */
+export function provideInput(context: RequestContext, input: InputBase): void {
+  provide(context, input);
 }
 
 /** Gives a context what the server passed, for `context.remoteAddr`. */

@@ -167,5 +167,7 @@ Deno.test("a pattern with too many optional groups is refused at once, naming it
       error instanceof TypeError && error.message.includes(twenty) &&
       /more than 1024 combinations/.test(error.message),
   );
-  assert.ok(performance.now() - start < 50, "refused before expanding");
+  // Expanding 2^20 forms takes seconds; a refusal takes well under a
+  // millisecond (the bound leaves room for a loaded CI machine).
+  assert.ok(performance.now() - start < 500, "refused before expanding");
 });

@@ -36,10 +36,17 @@ export {
   type RouterOptions,
   type RouterScope,
 } from "./router.ts";
+export type {
+  InputOptions,
+  InvalidHandler,
+  InvalidInput,
+} from "./_validate.ts";
+export type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 export {
   type ContextGet,
   type ContextHas,
   type ContextSet,
+  type InputBase,
   type Params,
   RequestContext,
 } from "./context.ts";

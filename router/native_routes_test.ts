@@ -20,6 +20,7 @@ function answer(
     params: Record<string, string | undefined>;
     url: URL;
     remoteAddr?: { hostname: string };
+    routePattern?: string;
   },
   name: string,
 ): Response {
@@ -29,6 +30,7 @@ function answer(
     params: { ...context.params },
     path: context.url.pathname,
     client: context.remoteAddr?.hostname ?? null,
+    pattern: context.routePattern ?? null,
   }, { headers: { "X-Route": name } });
 }
 

@@ -1,6 +1,12 @@
 import { Route } from "../routes/route.ts";
 import type { RouteMap } from "../routes/route_map.ts";
 import type { ParamsOf } from "../routes/params.ts";
+import type { RouteInput, RouteSchemas } from "../routes/schemas.ts";
+import {
+  type InputOptions,
+  type InvalidHandler,
+  validated,
+} from "./_validate.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import { joinPatterns } from "../routes/pattern.ts";
 import {
@@ -31,10 +37,21 @@ import type { Handler, Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { HttpError } from "../http_error/mod.ts";
 
-/** An action of a controller: a handler, or a handler with its own middleware. */
-export type Action<P extends string = string> =
-  | Handler<ParamsOf<P>>
-  | { middleware?: Middleware<ParamsOf<P>>[]; handler: Handler<ParamsOf<P>> };
+/**
+ * An action of a controller: a handler, or a handler with its own
+ * middleware and `onInvalid` answer. For a route with schemas `S`, the
+ * handler's `context.input` is typed from their outputs.
+ */
+export type Action<P extends string = string, S = RouteSchemas> =
+  | Handler<ParamsOf<P>, RouteInput<S, P>>
+  | {
+    /** Runs before the handler (and before validation). */
+    middleware?: Middleware<ParamsOf<P>>[];
+    /** Answers the request once its input is valid. */
+    handler: Handler<ParamsOf<P>, RouteInput<S, P>>;
+    /** Answers input the route's schemas refused (default: JSON 400/422). */
+    onInvalid?: InvalidHandler;
+  };
 
 /**
  * The pattern a route gets below a mount prefix (`""` outside any mount).
@@ -59,7 +76,7 @@ export type Mounted<Prefix extends string, P extends string> = Prefix extends ""
 export type Actions<R extends RouteMap, Prefix extends string = ""> =
   & {
     [K in keyof R as R[K] extends Route ? K : never]: R[K] extends
-      Route<string, infer P> ? Action<Mounted<Prefix, P>>
+      Route<string, infer P, infer S> ? Action<Mounted<Prefix, P>, S>
       : never;
   }
   & {
@@ -131,6 +148,18 @@ export interface RouterOptions {
    * they write, since the other one comes from the client unchecked.
    */
   trustProxy?: TrustProxyOptions;
+  /**
+   * Answers input that a route's schemas refused, for every route without
+   * its own `onInvalid`. Default: JSON `{ error, fieldErrors, formErrors }`
+   * with `400` (params, query) or `422` (body).
+   */
+  onInvalid?: InvalidHandler;
+  /**
+   * Limits for bodies read to validate a route's `body` schema: `json`
+   * (`parseJson` options, default 1 MiB) and `form` (`parseFormData`
+   * options; a form that `formData()` middleware parsed is used as it is).
+   */
+  input?: InputOptions;
 }
 
 /**
@@ -138,11 +167,14 @@ export interface RouterOptions {
  * handler. Below a mount, the pattern is joined to the mount's prefix and
  * `params` holds the prefix's parameters too.
  */
-export type RouteAdder<Prefix extends string = ""> = <P extends string>(
-  route: P | Route<string, P>,
+export type RouteAdder<Prefix extends string = ""> = <
+  P extends string,
+  S extends RouteSchemas = RouteSchemas,
+>(
+  route: P | Route<string, P, S>,
   ...chain: [
     ...Middleware<ParamsOf<Mounted<Prefix, P>>>[],
-    Handler<ParamsOf<Mounted<Prefix, P>>>,
+    Handler<ParamsOf<Mounted<Prefix, P>>, RouteInput<S, Mounted<Prefix, P>>>,
   ]
 ) => void;
 
@@ -169,9 +201,9 @@ export interface RouteMethods<Prefix extends string = ""> {
       routes: R,
       controller: NoInfer<Controller<R, Prefix>>,
     ): void;
-    <P extends string>(
-      route: Route<string, P>,
-      action: NoInfer<Action<Mounted<Prefix, P>>>,
+    <P extends string, S extends RouteSchemas>(
+      route: Route<string, P, S>,
+      action: NoInfer<Action<Mounted<Prefix, P>, S>>,
     ): void;
   };
   /** Adds a `GET` route (it serves `HEAD` too). */
@@ -268,10 +300,16 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
 /** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
 
-/** A route Bun matched: its method, chain and params. */
+/** A route in the matcher: its composed chain and full pattern. */
+interface RouteEntry {
+  run: Terminal;
+  pattern: string;
+}
+
+/** A route Bun matched: its method, entry and params. */
 interface Prematched {
   method: string;
-  value: Terminal;
+  value: RouteEntry;
   params: Params | undefined;
 }
 
@@ -366,37 +404,67 @@ function text(body: string, status: number, allow?: string): Response {
  */
 export function createRouter(options: RouterOptions = {}): Router {
   const { defaultHandler, onError } = options;
+  const routerOnInvalid = options.onInvalid;
+  const inputOptions = options.input;
   const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
-  const matcher = new Matcher<Terminal>();
-  const registered: Registered<Terminal>[] = [];
+  // Each route keeps its full pattern, given to the context on a match.
+  const matcher = new Matcher<RouteEntry>();
+  // Every route as added, for Bun's native routes (_native_routes.ts).
+  const registered: Registered<RouteEntry>[] = [];
 
   function add(
     method: string,
     pattern: string,
     middleware: readonly Middleware[],
     handler: Handler,
+    schemas?: RouteSchemas,
+    onInvalid?: InvalidHandler,
   ): void {
+    // Only a route with input schemas pays for validation.
+    if (
+      schemas !== undefined &&
+      (schemas.params !== undefined || schemas.query !== undefined ||
+        schemas.body !== undefined)
+    ) {
+      handler = validated(
+        schemas,
+        handler,
+        onInvalid ?? routerOnInvalid,
+        inputOptions,
+      );
+    }
     // The chain is composed here, once, not per request.
-    const value = compose(middleware, handler as Terminal, handleError);
-    matcher.add(method, pattern, value);
-    registered.push({ method, pattern, value });
+    const entry: RouteEntry = {
+      run: compose(middleware, handler as Terminal, handleError),
+      pattern,
+    };
+    matcher.add(method, pattern, entry);
+    registered.push({ method, pattern, value: entry });
   }
 
   function toTarget(
     action: unknown,
     middleware: Middleware[],
     name: string,
-  ): [Middleware[], Handler] {
-    if (typeof action === "function") return [middleware, action as Handler];
+  ): [Middleware[], Handler, InvalidHandler | undefined] {
+    if (typeof action === "function") {
+      return [middleware, action as Handler, undefined];
+    }
     if (
       typeof action === "object" && action !== null &&
       typeof (action as { handler?: unknown }).handler === "function"
     ) {
-      const { middleware: own = [], handler } = action as {
+      const { middleware: own = [], handler, onInvalid } = action as {
         middleware?: Middleware[];
         handler: Handler;
+        onInvalid?: InvalidHandler;
       };
-      return [[...middleware, ...own], handler];
+      if (onInvalid !== undefined && typeof onInvalid !== "function") {
+        throw new TypeError(
+          `The onInvalid of route "${name}" must be a function`,
+        );
+      }
+      return [[...middleware, ...own], handler, onInvalid];
     }
     throw new TypeError(
       `The action for route "${name}" must be a handler or { middleware, handler }`,
@@ -409,7 +477,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     controller: Controller,
     middleware: Middleware[],
     prefix: string,
-    out: [Route, Middleware[], Handler][],
+    out: [Route, Middleware[], Handler, InvalidHandler | undefined][],
   ): void {
     if (
       typeof controller !== "object" || controller === null ||
@@ -470,12 +538,13 @@ export function createRouter(options: RouterOptions = {}): Router {
             `router.${method.toLowerCase()}(): the last argument must be a handler`,
           );
         }
-        const pattern = route instanceof Route ? route.pattern : route;
+        const isRoute = route instanceof Route;
         add(
           method,
-          join(pattern),
+          join(isRoute ? route.pattern : route),
           [...middleware, ...(chain as unknown as Middleware[])],
-          handler,
+          handler as Handler,
+          isRoute ? route.schemas : undefined,
         );
       };
     }
@@ -485,19 +554,37 @@ export function createRouter(options: RouterOptions = {}): Router {
       controller: Controller | Action,
     ): void {
       if (routes instanceof Route) {
-        const [chain, handler] = toTarget(controller, [], String(routes));
+        const [chain, handler, onInvalid] = toTarget(
+          controller,
+          [],
+          String(routes),
+        );
         add(
           routes.method,
           join(routes.pattern),
           [...middleware, ...chain],
           handler,
+          routes.schemas,
+          onInvalid,
         );
       } else {
         // Check everything first, so a TypeError leaves no route half-mapped.
-        const found: [Route, Middleware[], Handler][] = [];
+        const found: [
+          Route,
+          Middleware[],
+          Handler,
+          InvalidHandler | undefined,
+        ][] = [];
         collect(routes, controller as Controller, middleware, "", found);
-        for (const [route, chain, handler] of found) {
-          add(route.method, join(route.pattern), chain, handler);
+        for (const [route, chain, handler, onInvalid] of found) {
+          add(
+            route.method,
+            join(route.pattern),
+            chain,
+            handler,
+            route.schemas,
+            onInvalid,
+          );
         }
       }
     }
@@ -559,14 +646,16 @@ export function createRouter(options: RouterOptions = {}): Router {
     // Bun matched it, for the method router middleware left in place.
     if (found !== undefined && found.method === context.method) {
       if (found.params !== undefined) context.params = found.params;
-      return found.value(context);
+      context.routePattern = found.value.pattern;
+      return found.value.run(context);
     }
     const path = routePathOf(context.request.url);
     const match = matcher.find(context.method, path);
     if (match === undefined) return miss(context, path);
     // A static route keeps the context's own empty params object.
     if (match.params !== undefined) context.params = match.params;
-    return match.value(context);
+    context.routePattern = match.value.pattern;
+    return match.value.run(context);
   }
 
   /** No route for the method and path: 405 with `Allow`, or 404. */
@@ -649,7 +738,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   function answerMatched(
     request: Request,
     info: unknown,
-    value: Terminal,
+    value: RouteEntry,
     params: Params | undefined,
   ): Response | Promise<Response> {
     const context = new RequestContext(request, params);
@@ -657,7 +746,10 @@ export function createRouter(options: RouterOptions = {}): Router {
       connectContext(context, info as ServeInfo, resolveRemoteAddr);
     }
     // Without router middleware the route's chain is the whole answer.
-    if (!routerMiddleware) return respond(context, value);
+    if (!routerMiddleware) {
+      context.routePattern = value.pattern;
+      return respond(context, value.run);
+    }
     matchedRoute(context, { method: context.method, value, params });
     return respond(context, run);
   }

@@ -1,4 +1,4 @@
-import type { Params, RequestContext } from "./context.ts";
+import type { InputBase, Params, RequestContext } from "./context.ts";
 
 /**
  * Calls the rest of the chain (later middleware, then the handler) and
@@ -17,8 +17,8 @@ export type Next = () => Promise<Response>;
  *   new Response(`Hello, ${params.name}`);
  * ```
  */
-export type Handler<P extends Params = Params> = (
-  context: RequestContext<P>,
+export type Handler<P extends Params = Params, I = InputBase> = (
+  context: RequestContext<P, I>,
 ) => Response | Promise<Response>;
 
 /**

@@ -29,6 +29,8 @@ export {
   routes,
 } from "./route_map.ts";
 export { form, type FormOptions, type FormRoutes } from "./form.ts";
+export type { RouteInput, RouteSchemas, SchemaOutputOr } from "./schemas.ts";
+export type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 export {
   type PickRenamed,
   resource,
@@ -39,8 +41,16 @@ export {
   type ResourcesMethod,
   type ResourcesOptions,
   type ResourcesRoutes,
+  type SchemasFor,
 } from "./resources.ts";
-export type { NameChar, ParsePattern, Simplify, TakeName } from "./params.ts";
+export type {
+  NameChar,
+  NamesOf,
+  ParsePattern,
+  PlainNames,
+  Simplify,
+  TakeName,
+} from "./params.ts";
 export type {
   GroupSlash,
   SlashIntoGroup,

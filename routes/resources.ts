@@ -1,6 +1,11 @@
 import type { JoinPattern } from "./join.ts";
 import { joinPatterns } from "./pattern.ts";
 import { Route } from "./route.ts";
+import type { RouteSchemas } from "./schemas.ts";
+
+/** The schemas given for route `K` in a helper's `schemas` option. */
+export type SchemasFor<Sch, K extends string> = Sch extends
+  { readonly [Key in K]: infer X extends RouteSchemas } ? X : RouteSchemas;
 
 /** The routes {@linkcode resources} can generate. */
 export type ResourcesMethod =
@@ -21,6 +26,10 @@ export interface ResourcesOptions<
   E extends readonly ResourcesMethod[] = readonly [],
   Param extends string = "id",
   N extends Partial<Record<ResourcesMethod, string>> = Record<never, never>,
+  Sch extends Partial<Record<ResourcesMethod, RouteSchemas>> = Record<
+    never,
+    never
+  >,
 > {
   /** Generate only these routes. Not allowed together with `exclude`. */
   only?: O;
@@ -30,6 +39,11 @@ export interface ResourcesOptions<
   param?: Param;
   /** New names for generated routes, such as `{ index: "list" }`. */
   names?: N;
+  /**
+   * Schemas by route, keyed by the default route names even when `names`
+   * renames them: `{ create: { body: NoteInput, response: Note } }`.
+   */
+  schemas?: Sch;
 }
 
 /** Options of {@linkcode resource}. */
@@ -37,6 +51,10 @@ export interface ResourceOptions<
   O extends readonly ResourceMethod[] = readonly ResourceMethod[],
   E extends readonly ResourceMethod[] = readonly [],
   N extends Partial<Record<ResourceMethod, string>> = Record<never, never>,
+  Sch extends Partial<Record<ResourceMethod, RouteSchemas>> = Record<
+    never,
+    never
+  >,
 > {
   /** Generate only these routes. Not allowed together with `exclude`. */
   only?: O;
@@ -44,27 +62,48 @@ export interface ResourceOptions<
   exclude?: E;
   /** New names for generated routes, such as `{ show: "view" }`. */
   names?: N;
+  /**
+   * Schemas by route, keyed by the default route names even when `names`
+   * renames them: `{ update: { body: ProfileInput } }`.
+   */
+  schemas?: Sch;
 }
 
-/** All routes of a collection, by their default names. */
-export type ResourcesRoutes<Base extends string, Param extends string> = {
-  index: Route<"GET", JoinPattern<"", Base>>;
-  new: Route<"GET", JoinPattern<Base, "new">>;
-  show: Route<"GET", JoinPattern<Base, `:${Param}`>>;
-  create: Route<"POST", JoinPattern<"", Base>>;
-  edit: Route<"GET", JoinPattern<Base, `:${Param}/edit`>>;
-  update: Route<"PUT", JoinPattern<Base, `:${Param}`>>;
-  destroy: Route<"DELETE", JoinPattern<Base, `:${Param}`>>;
+/** All routes of a collection, by their default names, with schemas `Sch`. */
+export type ResourcesRoutes<
+  Base extends string,
+  Param extends string,
+  Sch = Record<never, never>,
+> = {
+  index: Route<"GET", JoinPattern<"", Base>, SchemasFor<Sch, "index">>;
+  new: Route<"GET", JoinPattern<Base, "new">, SchemasFor<Sch, "new">>;
+  show: Route<"GET", JoinPattern<Base, `:${Param}`>, SchemasFor<Sch, "show">>;
+  create: Route<"POST", JoinPattern<"", Base>, SchemasFor<Sch, "create">>;
+  edit: Route<
+    "GET",
+    JoinPattern<Base, `:${Param}/edit`>,
+    SchemasFor<Sch, "edit">
+  >;
+  update: Route<
+    "PUT",
+    JoinPattern<Base, `:${Param}`>,
+    SchemasFor<Sch, "update">
+  >;
+  destroy: Route<
+    "DELETE",
+    JoinPattern<Base, `:${Param}`>,
+    SchemasFor<Sch, "destroy">
+  >;
 };
 
-/** All routes of a singleton, by their default names. */
-export type ResourceRoutes<Base extends string> = {
-  new: Route<"GET", JoinPattern<Base, "new">>;
-  show: Route<"GET", JoinPattern<"", Base>>;
-  create: Route<"POST", JoinPattern<"", Base>>;
-  edit: Route<"GET", JoinPattern<Base, "edit">>;
-  update: Route<"PUT", JoinPattern<"", Base>>;
-  destroy: Route<"DELETE", JoinPattern<"", Base>>;
+/** All routes of a singleton, by their default names, with schemas `Sch`. */
+export type ResourceRoutes<Base extends string, Sch = Record<never, never>> = {
+  new: Route<"GET", JoinPattern<Base, "new">, SchemasFor<Sch, "new">>;
+  show: Route<"GET", JoinPattern<"", Base>, SchemasFor<Sch, "show">>;
+  create: Route<"POST", JoinPattern<"", Base>, SchemasFor<Sch, "create">>;
+  edit: Route<"GET", JoinPattern<Base, "edit">, SchemasFor<Sch, "edit">>;
+  update: Route<"PUT", JoinPattern<"", Base>, SchemasFor<Sch, "update">>;
+  destroy: Route<"DELETE", JoinPattern<"", Base>, SchemasFor<Sch, "destroy">>;
 };
 
 /** Keeps the keys `K` of `T` and renames them by `N`. */
@@ -96,8 +135,23 @@ export type PickRenamed<T, K extends keyof T, N> = {
  * products.list.href({ brandId: 3 }); // "/brands/3/products"
  * ```
  *
+ * @example Schemas, keyed by the default route names
+ * ```ts
+ * import { resources } from "@fetchkit/toolkit/fetch-router/routes";
+ * import * as z from "zod";
+ *
+ * const NoteInput = z.object({ title: z.string() });
+ * const Note = z.object({ id: z.number(), title: z.string() });
+ * const notes = resources("notes", {
+ *   only: ["index", "create"],
+ *   names: { index: "list" },
+ *   schemas: { index: { response: z.array(Note) }, create: { body: NoteInput, response: Note } },
+ * });
+ * notes.list.schemas?.response; // z.array(Note)
+ * ```
+ *
  * @param base The collection's path, with or without a leading slash.
- * @param options `only`, `exclude`, `param` and `names`.
+ * @param options `only`, `exclude`, `param`, `names` and `schemas`.
  * @returns The routes, by name.
  */
 export function resources<
@@ -109,10 +163,18 @@ export function resources<
     never,
     never
   >,
+  const Sch extends Partial<Record<ResourcesMethod, RouteSchemas>> = Record<
+    never,
+    never
+  >,
 >(
   base: Base,
-  options: ResourcesOptions<O, E, Param, N> = {},
-): PickRenamed<ResourcesRoutes<Base, Param>, Exclude<O[number], E[number]>, N> {
+  options: ResourcesOptions<O, E, Param, N, Sch> = {},
+): PickRenamed<
+  ResourcesRoutes<Base, Param, Sch>,
+  Exclude<O[number], E[number]>,
+  N
+> {
   const param = options.param ?? "id";
   if (!/^[A-Za-z_$][\w$]*$/.test(param)) {
     throw new TypeError(
@@ -120,17 +182,18 @@ export function resources<
     );
   }
   const member = `:${param}`;
+  const sch = schemasOption("resources", options.schemas, RESOURCES_METHODS);
   const all: Record<ResourcesMethod, Route> = {
-    index: new Route("GET", joinPatterns("", base)),
-    new: new Route("GET", joinPatterns(base, "new")),
-    show: new Route("GET", joinPatterns(base, member)),
-    create: new Route("POST", joinPatterns("", base)),
-    edit: new Route("GET", joinPatterns(base, `${member}/edit`)),
-    update: new Route("PUT", joinPatterns(base, member)),
-    destroy: new Route("DELETE", joinPatterns(base, member)),
+    index: new Route("GET", joinPatterns("", base), sch.index),
+    new: new Route("GET", joinPatterns(base, "new"), sch.new),
+    show: new Route("GET", joinPatterns(base, member), sch.show),
+    create: new Route("POST", joinPatterns("", base), sch.create),
+    edit: new Route("GET", joinPatterns(base, `${member}/edit`), sch.edit),
+    update: new Route("PUT", joinPatterns(base, member), sch.update),
+    destroy: new Route("DELETE", joinPatterns(base, member), sch.destroy),
   };
   return select("resources", all, options) as PickRenamed<
-    ResourcesRoutes<Base, Param>,
+    ResourcesRoutes<Base, Param, Sch>,
     Exclude<O[number], E[number]>,
     N
   >;
@@ -150,7 +213,7 @@ export function resources<
  * ```
  *
  * @param name The resource's path, with or without a leading slash.
- * @param options `only`, `exclude` and `names`.
+ * @param options `only`, `exclude`, `names` and `schemas`.
  * @returns The routes, by name.
  */
 export function resource<
@@ -161,23 +224,67 @@ export function resource<
     never,
     never
   >,
+  const Sch extends Partial<Record<ResourceMethod, RouteSchemas>> = Record<
+    never,
+    never
+  >,
 >(
   name: Base,
-  options: ResourceOptions<O, E, N> = {},
-): PickRenamed<ResourceRoutes<Base>, Exclude<O[number], E[number]>, N> {
+  options: ResourceOptions<O, E, N, Sch> = {},
+): PickRenamed<ResourceRoutes<Base, Sch>, Exclude<O[number], E[number]>, N> {
+  const sch = schemasOption("resource", options.schemas, RESOURCE_METHODS);
   const all: Record<ResourceMethod, Route> = {
-    new: new Route("GET", joinPatterns(name, "new")),
-    show: new Route("GET", joinPatterns("", name)),
-    create: new Route("POST", joinPatterns("", name)),
-    edit: new Route("GET", joinPatterns(name, "edit")),
-    update: new Route("PUT", joinPatterns("", name)),
-    destroy: new Route("DELETE", joinPatterns("", name)),
+    new: new Route("GET", joinPatterns(name, "new"), sch.new),
+    show: new Route("GET", joinPatterns("", name), sch.show),
+    create: new Route("POST", joinPatterns("", name), sch.create),
+    edit: new Route("GET", joinPatterns(name, "edit"), sch.edit),
+    update: new Route("PUT", joinPatterns("", name), sch.update),
+    destroy: new Route("DELETE", joinPatterns("", name), sch.destroy),
   };
   return select("resource", all, options) as PickRenamed<
-    ResourceRoutes<Base>,
+    ResourceRoutes<Base, Sch>,
     Exclude<O[number], E[number]>,
     N
   >;
+}
+
+const RESOURCES_METHODS: readonly ResourcesMethod[] = [
+  "index",
+  "new",
+  "show",
+  "create",
+  "edit",
+  "update",
+  "destroy",
+];
+const RESOURCE_METHODS: readonly ResourceMethod[] = RESOURCES_METHODS.slice(1)
+  .filter((name): name is ResourceMethod => name !== "index");
+
+/**
+ * Checks a helper's `schemas` option: keys must be default route names
+ * (a renamed route keeps its default name here).
+ */
+export function schemasOption(
+  helper: string,
+  schemas: unknown,
+  known: readonly string[],
+): Partial<Record<string, RouteSchemas>> {
+  if (schemas === undefined) return {};
+  if (typeof schemas !== "object" || schemas === null) {
+    throw new TypeError(
+      `${helper}(): "schemas" must be an object of schemas by route name`,
+    );
+  }
+  for (const key of Object.keys(schemas)) {
+    if (!known.includes(key)) {
+      throw new TypeError(
+        `${helper}(): unknown route "${key}" in "schemas"; expected one of ${
+          known.join(", ")
+        } (default names, even when "names" renames them)`,
+      );
+    }
+  }
+  return schemas as Partial<Record<string, RouteSchemas>>;
 }
 
 /** Applies `only`, `exclude` and `names`, checking each against `known`. */

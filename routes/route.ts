@@ -1,4 +1,5 @@
 import type { HrefArgs, HrefOptions, ParamValue } from "./params.ts";
+import { pickSchemas, type RouteSchemas } from "./schemas.ts";
 import {
   encodePathText,
   parsePattern,
@@ -17,12 +18,30 @@ import {
  * show.href({ id: 42 }); // "/posts/42"
  * show.href({ id: "a b" }, { search: { tab: "comments" } }); // "/posts/a%20b?tab=comments"
  * ```
+ *
+ * @example A route with schemas: the router validates its input
+ * ```ts
+ * import { Route } from "@fetchkit/toolkit/fetch-router/routes";
+ * import * as z from "zod";
+ *
+ * const create = new Route("POST", "/notes", { body: z.object({ title: z.string() }) });
+ * create.schemas?.body; // the body schema
+ * ```
  */
-export class Route<M extends string = string, P extends string = string> {
+export class Route<
+  M extends string = string,
+  P extends string = string,
+  S extends RouteSchemas = RouteSchemas,
+> {
   /** The HTTP method in upper case, or `ANY`. */
   readonly method: M;
   /** The URL pattern, always with a leading slash. */
   readonly pattern: P;
+  /**
+   * The route's schemas (`params`, `query`, `body`, `response`), or
+   * `undefined` for a route without any.
+   */
+  readonly schemas: S | undefined;
   // Parsed once; parsing also validates the pattern when the route is made.
   readonly #tokens: readonly PatternToken[];
   readonly #delimiters: RegExp | undefined;
@@ -32,6 +51,7 @@ export class Route<M extends string = string, P extends string = string> {
    *
    * @param method An HTTP method, or `ANY`.
    * @param pattern A URL pattern (see the package README for its syntax).
+   * @param schemas Standard Schemas of what the route takes and gives.
    *
    * @example
    * ```ts
@@ -40,7 +60,7 @@ export class Route<M extends string = string, P extends string = string> {
    * const feed = new Route("GET", "/feed(.:format)");
    * ```
    */
-  constructor(method: M, pattern: P) {
+  constructor(method: M, pattern: P, schemas?: S) {
     this.#tokens = parsePattern(pattern);
     if (!tokensStartWithSlash(this.#tokens)) {
       throw new TypeError(
@@ -50,6 +70,9 @@ export class Route<M extends string = string, P extends string = string> {
     this.method = method.toUpperCase() as M;
     this.pattern = pattern;
     this.#delimiters = delimitersOf(this.#tokens);
+    this.schemas = schemas === undefined
+      ? undefined
+      : pickSchemas(schemas) as S | undefined;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { JoinPattern } from "./join.ts";
 import { joinPatterns } from "./pattern.ts";
 import { Route } from "./route.ts";
+import type { RouteSchemas } from "./schemas.ts";
 
 /** A tree of routes by name, as `route()`, `resources()` and `form()` build. */
 export interface RouteMap {
@@ -8,10 +9,14 @@ export interface RouteMap {
   readonly [name: string]: Route | RouteMap;
 }
 
-/** One entry of a route definition given to {@linkcode route}. */
+/**
+ * One entry of a route definition given to {@linkcode route}: a pattern, a
+ * `{ method, pattern }` object (with schemas, if any: `params`, `query`,
+ * `body`, `response`), a `Route`, or a nested group.
+ */
 export type RouteDefinition =
   | string
-  | { readonly method?: string; readonly pattern: string }
+  | ({ readonly method?: string; readonly pattern: string } & RouteSchemas)
   | Route
   | RouteDefinitions;
 
@@ -23,13 +28,14 @@ export interface RouteDefinitions {
 
 /** The route map that {@linkcode route} builds from definitions `D` under base `B`. */
 export type BuildRouteMap<B extends string, D> = {
-  -readonly [K in keyof D]: D[K] extends Route<infer M, infer P>
-    ? Route<M, JoinPattern<B, P>>
+  -readonly [K in keyof D]: D[K] extends Route<infer M, infer P, infer S>
+    ? Route<M, JoinPattern<B, P>, S>
     : D[K] extends string ? Route<"ANY", JoinPattern<B, D[K]>>
     : D[K] extends { readonly pattern: infer P extends string } ? Route<
         D[K] extends { readonly method: infer M extends string } ? Uppercase<M>
           : "ANY",
-        JoinPattern<B, P>
+        JoinPattern<B, P>,
+        Pick<D[K], keyof D[K] & keyof RouteSchemas>
       >
     : D[K] extends RouteDefinitions ? BuildRouteMap<B, D[K]>
     : never;
@@ -39,6 +45,10 @@ export type BuildRouteMap<B extends string, D> = {
  * Builds a route map. A plain string is a route for `ANY` method;
  * `{ method, pattern }` gives that method; `Route`s and nested maps (such
  * as `resources(...)`) are kept, moved under `base` when one is given.
+ * An entry may carry Standard Schemas (`params`, `query`, `body`,
+ * `response`): the router validates them before the handler, which reads
+ * `context.input`, and `createClient()` and `createOpenApiDocument()` type
+ * and document the route from them.
  *
  * @example Routes for a blog, with a nested group
  * ```ts
@@ -59,6 +69,24 @@ export type BuildRouteMap<B extends string, D> = {
  * });
  * routes.blog.show.href({ slug: "hello-world" }); // "/blog/hello-world"
  * routes.brands.products.show.href({ brandId: 1, id: 2 }); // "/brands/1/products/2"
+ * ```
+ *
+ * @example Schemas on a route
+ * ```ts
+ * import { route } from "@fetchkit/toolkit/fetch-router/routes";
+ * import * as z from "zod";
+ *
+ * const routes = route({
+ *   notes: {
+ *     show: {
+ *       method: "GET",
+ *       pattern: "/notes/:id",
+ *       params: z.object({ id: z.coerce.number().int() }),
+ *       response: z.object({ id: z.number(), title: z.string() }),
+ *     },
+ *   },
+ * });
+ * routes.notes.show.schemas?.response; // the response schema
  * ```
  *
  * @param defs Route definitions by name.
@@ -104,7 +132,7 @@ function buildMap(base: string, defs: RouteDefinitions): RouteMap {
     if (def instanceof Route) {
       map[name] = base === ""
         ? def
-        : new Route(def.method, joinPatterns(base, def.pattern));
+        : new Route(def.method, joinPatterns(base, def.pattern), def.schemas);
     } else if (typeof def === "string") {
       map[name] = new Route("ANY", joinPatterns(base, def));
     } else if (typeof def.pattern === "string") {
@@ -112,7 +140,7 @@ function buildMap(base: string, defs: RouteDefinitions): RouteMap {
         method?: string;
         pattern: string;
       };
-      map[name] = new Route(method, joinPatterns(base, pattern));
+      map[name] = new Route(method, joinPatterns(base, pattern), def);
     } else {
       map[name] = buildMap(base, def as RouteDefinitions);
     }

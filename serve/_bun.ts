@@ -66,7 +66,8 @@ class BunInfo {
 
 function rawOf(socket: BunSocket, protocol: string): RawSocket {
   return {
-    send: (data) => void socket.send(data),
+    // -1: queued behind a slow reader (Bun calls drain when it empties).
+    send: (data) => socket.send(data) === -1,
     close: (code, reason) => socket.close(code, reason),
     get bufferedAmount() {
       return socket.getBufferedAmount?.() ?? 0;
@@ -144,6 +145,8 @@ export function listenBun(
         data.raw = raw;
         sockets.add(raw);
         data.sinks = data.upgrade.open(raw);
+        // Not needed once open: let its headers and options go.
+        data.upgrade = undefined as unknown as PendingUpgrade;
       },
       message(socket: BunSocket, message: string | Uint8Array) {
         socket.data.sinks?.message(toArrayBuffer(message));

@@ -38,7 +38,8 @@ export interface Closeable {
 
 /** What a server does with a socket it opened for a WebSocket. */
 export interface RawSocket {
-  send(data: string | ArrayBuffer | ArrayBufferView): void;
+  /** Sends; `true` when the data may have waited (check bufferedAmount). */
+  send(data: string | ArrayBuffer | ArrayBufferView): boolean;
   close(code?: number, reason?: string): void;
   readonly bufferedAmount: number;
   readonly readyState: number;
@@ -47,7 +48,7 @@ export interface RawSocket {
 
 /** Where a server adapter delivers a WebSocket's events. */
 export interface SocketSinks {
-  message(data: string | ArrayBuffer): void;
+  message(data: string | ArrayBuffer, event?: { data: unknown }): void;
   close(code: number, reason: string): void;
   error(error: unknown): void;
   drain(): void;

@@ -18,15 +18,19 @@
  *   were cut.
  * - Slow clients (slowloris): on Node, a request's headers must arrive
  *   within 10 s and the whole request within 120 s, and an idle keep-alive
- *   connection closes after 5 s (`node` option). On Bun a connection idle
- *   for 30 s closes (`idleTimeoutSeconds`). Deno's server has no header or
- *   idle timeout that can be set: on Deno, put a reverse proxy that has
- *   one in front (nginx `client_header_timeout`).
+ *   connection closes after 5 s (`node` option). Bun cuts a connection
+ *   whose headers have not all arrived after about 10 s (12 s measured;
+ *   not settable), and one idle for `idleTimeoutSeconds` (30 s; Bun's own
+ *   default is 10), which includes a request whose handler sends nothing
+ *   for that long. Deno's server has no header or idle timeout that can be
+ *   set: on Deno, put a reverse proxy that has one in front (nginx
+ *   `client_header_timeout`).
  * - Descriptor exhaustion (`EMFILE`, too many open connections for
  *   `ulimit -n`): the process stays up. On Deno the listener dies; it is
  *   opened again after 100 ms, then with a doubling pause (up to 1 s) while
- *   descriptors are short, and one line is logged per episode. On Node a
- *   failed accept is logged and the listener stays; Bun retries inside.
+ *   descriptors are short, and one line is logged per episode. Node's
+ *   and Bun's event loops close connections they have no descriptor for
+ *   and keep listening (an accept error Node reports is logged).
  *
  * @example Serve a router, and clean up after a shutdown
  * ```ts
@@ -171,7 +175,8 @@ export interface ServeOptions {
   };
   /**
    * Bun only: seconds after which an idle connection is closed (at most
-   * 255). Longer than an event stream's 15 s heartbeat.
+   * 255), a request whose handler has sent nothing for that long
+   * included. Longer than an event stream's 15 s heartbeat.
    *
    * @default {30}
    */

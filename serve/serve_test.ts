@@ -176,3 +176,71 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "serve(): a client that never finishes its headers is cut (Node: headersTimeout; Bun: its own ~10 s)",
+  // Deno's server has no such timeout (see the module docs).
+  ignore: "Deno" in globalThis,
+  async fn() {
+    const bun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+    const server = serve(() => new Response("ok"), {
+      ...local,
+      node: { headersTimeout: 1000 },
+    });
+    try {
+      const started = Date.now();
+      const limit = bun ? 16_000 : 6000;
+      const ended = await new Promise<number>((resolve, reject) => {
+        const socket = connect(server.addr.port, "127.0.0.1");
+        const timer = setTimeout(() => {
+          socket.destroy();
+          reject(new Error(`still open after ${limit} ms`));
+        }, limit);
+        const done = () => {
+          clearTimeout(timer);
+          resolve(Date.now() - started);
+        };
+        socket.on(
+          "connect",
+          () => socket.write("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "),
+        );
+        socket.on("error", done);
+        socket.on("close", done);
+        socket.resume();
+      });
+      assert.ok(ended >= 900, `cut after ${ended} ms, not at once`);
+      // Others are still served.
+      const response = await fetch(`http://127.0.0.1:${server.addr.port}/`);
+      assert.equal(await response.text(), "ok");
+    } finally {
+      await server.shutdown();
+    }
+  },
+});
+
+Deno.test("serve(): on a name to look up (localhost), a taken port still comes out as PortInUseError", async () => {
+  const named = { ...local, hostname: "localhost" };
+  let listened!: (port: number) => void;
+  const bound = new Promise<number>((resolve) => listened = resolve);
+  const first = serve(() => new Response("one"), {
+    ...named,
+    onListen: ({ port }) => listened(port),
+  });
+  try {
+    const port = await bound;
+    // Node binds after a DNS look-up, so the error comes through
+    // `finished`; Deno and Bun throw at once.
+    let error: unknown;
+    try {
+      const second = serve(() => new Response("two"), { ...named, port });
+      await second.finished.catch((rejected) => error = rejected);
+    } catch (thrown) {
+      error = thrown;
+    }
+    assert.ok(error instanceof PortInUseError, String(error));
+    assert.equal((error as PortInUseError).port, port);
+  } finally {
+    await first.shutdown();
+  }
+});

@@ -106,7 +106,7 @@ const OUTAGE_NAMES = new Set([
 // under Deno KV ("database or disk is full" is a TypeError), a closed KV
 // handle, node-redis's offline queue.
 const OUTAGE_MESSAGE =
-  /database or disk is full|database is locked|database (?:is )?closed|disk I\/O error|the client is closed|socket closed unexpectedly|connection (?:is )?closed|connection timeout|ECONNREFUSED|ECONNRESET|did not answer within/i;
+  /database or disk is full|database is locked|database (?:is )?closed|disk I\/O error|the client is (?:closed|offline)|socket closed unexpectedly|connection (?:is )?closed|connection timeout|ECONNREFUSED|ECONNRESET|did not answer within/i;
 
 /**
  * Whether `error` (or an error in its `cause` chain) is a store outage:
@@ -132,9 +132,8 @@ export function isStoreOutage(error: unknown): boolean {
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string" && OUTAGE_CODES.has(code)) return true;
     if (OUTAGE_NAMES.has(error.name)) return true;
-    if (error.name === "BadResource" && /closed/i.test(error.message)) {
-      return true;
-    }
+    // A closed Deno KV handle: "Database closed" or "Bad resource ID".
+    if (error.name === "BadResource") return true;
     if (OUTAGE_MESSAGE.test(error.message)) return true;
     error = error.cause;
   }

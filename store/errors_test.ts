@@ -32,6 +32,8 @@ Deno.test("isStoreOutage: by what the error says, not its class", () => {
     Object.assign(new Error("x"), { name: "ConnectionRefused" }),
     Object.assign(new Error("Database closed"), { name: "BadResource" }),
     new Error("The client is closed"),
+    new Error("The client is offline"),
+    Object.assign(new Error("Bad resource ID"), { name: "BadResource" }),
     new Error("Socket closed unexpectedly"),
     new Error("wrapped", { cause: new TypeError("database or disk is full") }),
     new StoreUnavailableError("KV", "down"),

@@ -34,3 +34,9 @@ export {
   withTimeout,
   type WithTimeoutOptions,
 } from "./timeout.ts";
+export {
+  setStoreCallHook,
+  type StoreCall,
+  type StoreCallHook,
+  storeCallHook,
+} from "./trace.ts";

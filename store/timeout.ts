@@ -5,6 +5,7 @@
  */
 
 import { StoreUnavailableError, toStoreError } from "./errors.ts";
+import { storeCallHook } from "./trace.ts";
 
 /** Options of {@linkcode withTimeout}. */
 export interface WithTimeoutOptions {
@@ -52,7 +53,9 @@ export async function withTimeout<T>(
   const { store, what } = options;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const call = operation();
+    // A hook (tracing's store spans) wraps the call itself, not the wait.
+    const hook = storeCallHook();
+    const call = hook === undefined ? operation() : hook(operation, options);
     if (ms === Infinity) return await call;
     return await Promise.race([
       call,

@@ -25,6 +25,12 @@
  * | 400 | malformed JSON (the message gives line, column and character offset), an empty body, invalid UTF-8 (byte offset), nesting deeper than `maxDepth` (default 64), a `"__proto__"` key, a number out of range (`1e999999`), a lone surrogate escape (`"\ud800"`), or a `Content-Length` that does not match the body |
  * | 408 | the client stopped sending: no data for `idleTimeout` (30 s), or the body took longer than `bodyTimeout` (5 min), as for `formData()` |
  *
+ * Reading: a body that declares a `Content-Length` of at most 256 KiB (and at
+ * most `maxBytes`) is read in one native read, which must complete within
+ * `idleTimeout`; HTTP servers (Deno, Node, Bun) end a body at its declared
+ * length, so that holds no more than declared. Any other body is read chunk by
+ * chunk and counted, with the idle and whole-body timeouts.
+ *
  * JSON decisions: a `"__proto__"` key anywhere is refused (400), since code
  * that copies the value with `Object.assign` or a deep merge would set a
  * prototype with it; duplicate keys are accepted and the last one wins, as in
@@ -254,7 +260,7 @@ export async function parseJson<S extends StandardSchemaV1>(
     throw error;
   }
   const text = decodeUtf8(await readBytes(request, limits));
-  return await validate(schema, parseJsonText(text, maxDepth));
+  return validate(schema, parseJsonText(text, maxDepth));
 }
 
 /**
@@ -312,11 +318,11 @@ export function parseQuery<S extends StandardSchemaV1>(
  * @param schema Any Standard Schema v1.
  * @returns The schema's output, or the errors by parameter name.
  */
-export function parseParams<S extends StandardSchemaV1>(
+export async function parseParams<S extends StandardSchemaV1>(
   params: Readonly<Record<string, string | undefined>>,
   schema: S,
 ): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
-  return validate(schema, params);
+  return await validate(schema, params);
 }
 
 /**
@@ -338,7 +344,7 @@ export function parseParams<S extends StandardSchemaV1>(
  * @param schema Any Standard Schema v1.
  * @returns The schema's output, or the errors by header name.
  */
-export function parseHeaders<S extends StandardSchemaV1>(
+export async function parseHeaders<S extends StandardSchemaV1>(
   headers: Headers,
   schema: S,
 ): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
@@ -356,22 +362,28 @@ export function parseHeaders<S extends StandardSchemaV1>(
       values[name] = value;
     }
   }
-  return validate(schema, values);
+  return await validate(schema, values);
 }
 
-async function validate<S extends StandardSchemaV1>(
+/**
+ * Runs `schema` on `input`: the result at once for a synchronous schema (no
+ * promise to settle), a promise for an async one.
+ */
+function validate<S extends StandardSchemaV1>(
   schema: S,
   input: unknown,
-): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
-  let result = schema["~standard"].validate(input);
-  if (result instanceof Promise) result = await result;
+):
+  | ValidationResult<StandardSchemaV1.InferOutput<S>>
+  | Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
+  const result = schema["~standard"].validate(input);
+  return result instanceof Promise ? result.then(toResult) : toResult(result);
+}
+
+function toResult<T>(
+  result: StandardSchemaV1.Result<T>,
+): ValidationResult<T> {
   if (result.issues === undefined) {
-    return {
-      success: true,
-      value: (result as StandardSchemaV1.SuccessResult<
-        StandardSchemaV1.InferOutput<S>
-      >).value,
-    };
+    return { success: true, value: result.value };
   }
   const issues = result.issues;
   const { fieldErrors, formErrors } = groupIssues(issues, undefined);

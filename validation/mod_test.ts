@@ -516,3 +516,43 @@ Deno.test("readBody and parseJson: bad options and a used body are programmer er
     /request body was already read/,
   );
 });
+
+Deno.test("parse*: async schemas are awaited; a schema that throws rejects", async () => {
+  const taken = z.object({
+    name: z.string().refine(async (name) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return name !== "taken";
+    }, "Name is taken"),
+  });
+  const ok = await parseJson(jsonRequest('{"name": "free"}'), taken);
+  assert.ok(ok.success);
+  const refused = await parseParams({ name: "taken" }, taken);
+  assert.equal(refused.success, false);
+  if (!refused.success) {
+    assert.deepEqual(refused.fieldErrors.name, ["Name is taken"]);
+  }
+  const asyncValibot = v.objectAsync({
+    n: v.pipeAsync(
+      v.string(),
+      v.checkAsync((n) => Promise.resolve(n === "1"), "not 1"),
+    ),
+  });
+  assert.ok(
+    (await parseHeaders(new Headers({ n: "1" }), asyncValibot)).success,
+  );
+
+  const throwing: StandardSchemaV1 = {
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: () => {
+        throw new Error("schema bug");
+      },
+    },
+  };
+  const pending = parseParams({}, throwing);
+  assert.ok(pending instanceof Promise);
+  await assert.rejects(pending, /schema bug/);
+  await assert.rejects(parseHeaders(new Headers(), throwing), /schema bug/);
+  await assert.rejects(parseJson(jsonRequest("1"), throwing), /schema bug/);
+});

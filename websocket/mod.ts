@@ -88,7 +88,7 @@ export interface WebSocketConnection {
 
 /**
  * The events of a socket. `onMessage` gets text as a string and binary
- * as an `ArrayBuffer`; `onClose` gets `code`, `reason` and `wasClean`.
+ * as an `ArrayBuffer` in `event.data`; `onClose` gets `code`, `reason` and `wasClean`.
  *
  * @example
  * ```ts
@@ -105,14 +105,30 @@ export interface WebSocketHandlers {
   /** The socket is open. */
   onOpen?(event: Event, ws: WebSocketConnection): void;
   /** A message arrived: `event.data` is a string or an `ArrayBuffer`. */
-  onMessage?(
-    event: MessageEvent<string | ArrayBuffer>,
-    ws: WebSocketConnection,
-  ): void;
+  onMessage?(event: WebSocketMessageEvent, ws: WebSocketConnection): void;
   /** The socket closed. */
   onClose?(event: WebSocketCloseEvent, ws: WebSocketConnection): void;
   /** The socket failed; `onClose` follows. */
   onError?(event: Event, ws: WebSocketConnection): void;
+}
+
+/**
+ * What `onMessage` receives: Deno's `MessageEvent` on Deno, an object
+ * with the same `type` and `data` on Bun and Node.
+ *
+ * @example
+ * ```ts
+ * import type { WebSocketMessageEvent } from "@fetchkit/toolkit/websocket";
+ *
+ * const text = (event: WebSocketMessageEvent) =>
+ *   typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data);
+ * ```
+ */
+export interface WebSocketMessageEvent {
+  /** `"message"`. */
+  readonly type: string;
+  /** A text message as a string, a binary one as an `ArrayBuffer`. */
+  readonly data: string | ArrayBuffer;
 }
 
 /**
@@ -311,16 +327,14 @@ class Connection implements WebSocketConnection {
   }
   send(data: string | ArrayBuffer | ArrayBufferView): void {
     if (this.#raw.readyState !== OPEN) return;
-    const size = byteLength(data, Infinity);
-    const waiting = this.#raw.bufferedAmount;
-    if (waiting + size > this.#maxBuffered) {
+    if (
+      this.#raw.send(data) && this.#raw.bufferedAmount > this.#maxBuffered
+    ) {
       this.#raw.close(
         1008,
         `Reader too slow: over ${this.#maxBuffered} bytes unsent`,
       );
-      return;
     }
-    this.#raw.send(data);
   }
   close(code?: number, reason?: string): void {
     if (
@@ -359,13 +373,17 @@ function sinksFor(
     }
   }
   return {
-    message(data) {
+    message(data, native) {
       if (byteLength(data, maxMessageBytes) > maxMessageBytes) {
         raw.close(1009, `Message over ${maxMessageBytes} bytes`);
         return;
       }
       if (handlers.onMessage) {
-        const event = new MessageEvent("message", { data });
+        // Deno's own MessageEvent, else a plain one: constructing a
+        // MessageEvent costs about 1 µs on Bun and Node, a sixth of a
+        // round trip.
+        const event =
+          (native ?? { type: "message", data }) as WebSocketMessageEvent;
         call(() => handlers.onMessage!(event, connection));
       }
     },
@@ -524,13 +542,14 @@ export function upgradeWebSocket(
     });
   }
 
+  const url = request.url;
   const pending: PendingUpgrade = {
     kind: "upgrade",
     protocol,
     maxMessageBytes,
     headers: new Headers(options.headers),
     open(raw) {
-      const connection = new Connection(raw, request.url, maxBufferedBytes);
+      const connection = new Connection(raw, url, maxBufferedBytes);
       const sinks = sinksFor(
         connection,
         handlers,
@@ -593,7 +612,10 @@ function upgradeDeno(
     if (name !== "sec-websocket-protocol") response.headers.set(name, value);
   }
   const raw: RawSocket = {
-    send: (data) => socket.send(data),
+    send: (data) => {
+      socket.send(data);
+      return true;
+    },
     close: (code, reason) => socket.close(code, reason),
     get bufferedAmount() {
       return socket.bufferedAmount;
@@ -627,7 +649,7 @@ function upgradeDeno(
       settings.onHandlerError(error);
     }
   };
-  socket.onmessage = (event) => sinks.message(event.data);
+  socket.onmessage = (event) => sinks.message(event.data, event);
   socket.onerror = (event) =>
     sinks.error((event as ErrorEvent).error ?? (event as ErrorEvent).message);
   socket.onclose = (event) => {

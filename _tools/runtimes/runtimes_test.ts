@@ -12,7 +12,6 @@
  * with a one-line notice.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { bundleTests, portableTestFiles, ROOT } from "./bundle.ts";
 import { bunBinary, dependencies, which } from "./binaries.ts";
@@ -63,6 +62,7 @@ function bundle(): Promise<string> {
     join(HERE, "serve_checks.ts"),
     join(HERE, "kv_checks.ts"),
     join(HERE, "redis_checks.ts"),
+    join(HERE, "pubsub_checks.ts"),
   ]);
 }
 

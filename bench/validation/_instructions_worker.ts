@@ -1,20 +1,26 @@
-// One contender of instructions.ts: `warm` calls, then `count` more, then
-// exits; run under callgrind, twice with different counts, the difference
-// of the two totals is the cost of the extra calls alone.
+// The process instructions.ts runs under callgrind: it reads lines
+// `<contender> <size> <count>` from stdin, makes `count` calls of that
+// contender and prints "ok" after each batch; the driver switches counting
+// on and off around a batch.
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { parseJson } from "@fetchkit/toolkit/validation";
 import { Hono } from "hono";
 import { sValidator } from "@hono/standard-validator";
 import { LARGE, Order, SMALL } from "./_fixtures.ts";
 
-const [contender, size, warmArg, countArg] = Deno.args;
-const text = size === "100k" ? LARGE : SMALL;
-const bytes = new TextEncoder().encode(text) as Uint8Array<ArrayBuffer>;
-const length = String(bytes.length);
+const encoder = new TextEncoder();
+const BODIES = {
+  "1k": encoder.encode(SMALL) as Uint8Array<ArrayBuffer>,
+  "100k": encoder.encode(LARGE) as Uint8Array<ArrayBuffer>,
+};
+let bytes = BODIES["1k"];
 const request = () =>
   new Request("http://localhost/orders", {
     method: "POST",
-    headers: { "content-type": "application/json", "content-length": length },
+    headers: {
+      "content-type": "application/json",
+      "content-length": String(bytes.length),
+    },
     body: bytes,
   });
 
@@ -51,6 +57,19 @@ const contenders: Record<string, () => Promise<unknown>> = {
     await response.text();
   },
 };
-const fn = contenders[contender];
-for (let i = 0; i < Number(warmArg); i++) await fn();
-for (let i = 0; i < Number(countArg); i++) await fn();
+const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
+let pending = "";
+const out = new TextEncoder().encode("ok\n");
+console.log("ready");
+for await (const chunk of lines) {
+  pending += chunk;
+  let newline;
+  while ((newline = pending.indexOf("\n")) !== -1) {
+    const [contender, size, count] = pending.slice(0, newline).split(" ");
+    pending = pending.slice(newline + 1);
+    bytes = BODIES[size as keyof typeof BODIES];
+    const fn = contenders[contender];
+    for (let i = 0; i < Number(count); i++) await fn();
+    await Deno.stdout.write(out);
+  }
+}

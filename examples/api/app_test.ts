@@ -1,16 +1,28 @@
-// The notes API over real HTTP, on a Deno KV file in a temp dir.
+// The notes API over real HTTP, on a Deno KV file in a temp dir: through the
+// typed client (every route), and by hand for what a client cannot send.
 import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { createClient } from "@fetchkit/toolkit/client";
+import { Route, type RouteMap } from "@fetchkit/toolkit/fetch-router/routes";
 import { createApp, type Note } from "./app.ts";
 import { routes } from "./routes.ts";
+import { tour } from "./client.ts";
+import { issueToken } from "./auth.ts";
+
+const SECRET = "test-secret-for-the-notes-api-0123456789";
 
 async function serve() {
   const dir = await Deno.makeTempDir({ prefix: "api_example_" });
   const kv = await Deno.openKv(`${dir}/api.sqlite`);
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    createApp({ kv }).fetch,
+    createApp({ kv, jwtSecret: SECRET }).fetch,
   );
   const base = `http://127.0.0.1:${server.addr.port}`;
+  // Every write carries a valid token unless it sets Authorization itself;
+  // reads go without one, as a shared cache keeps no answer to a request
+  // with credentials.
+  const token = await issueToken(SECRET, "tester");
   const call = (
     method: string,
     path: string,
@@ -20,9 +32,15 @@ async function serve() {
     fetch(base + path, {
       method,
       body,
-      headers: { accept: "application/json", ...headers },
+      headers: {
+        accept: "application/json",
+        ...(method === "GET" ? {} : { authorization: `Bearer ${token}` }),
+        ...headers,
+      },
     });
   return {
+    base,
+    token,
     call,
     async [Symbol.asyncDispose]() {
       await server.shutdown();
@@ -32,57 +50,100 @@ async function serve() {
   };
 }
 
-Deno.test("api example: create, show, list with pagination, update, delete", async () => {
-  await using app = await serve();
-  const created = await app.call(
-    "POST",
-    routes.notes.create.href(),
-    JSON.stringify({ title: " First ", tags: ["a"] }),
+/** Every route name in a map, as `notes.show`. */
+function namesOf(map: RouteMap, prefix = ""): string[] {
+  return Object.entries(map).flatMap(([name, entry]) =>
+    entry instanceof Route
+      ? [prefix + name]
+      : namesOf(entry, `${prefix}${name}.`)
   );
+}
+
+Deno.test("api example: every route round-trips through the typed client", async () => {
+  await using app = await serve();
+  const api = createClient(routes, {
+    baseUrl: app.base,
+    headers: { authorization: `Bearer ${app.token}` },
+  });
+  const called = new Set<string>();
+
+  const created = await api.notes.create({
+    body: { title: " First ", tags: ["a"] },
+  });
+  called.add("notes.create");
   assert.equal(created.status, 201);
-  const first: Note = await created.json();
+  assert.ok(created.ok);
+  const first: Note = created.data;
   assert.equal(first.id, 1);
   assert.equal(first.title, "First");
   assert.equal(first.body, "");
-  assert.deepEqual(first.tags, ["a"]);
-  assert.equal(created.headers.get("location"), "/notes/1");
+  assert.equal(created.response.headers.get("location"), "/notes/1");
 
   for (const title of ["Second", "Third"]) {
-    const response = await app.call(
-      "POST",
-      "/notes",
-      JSON.stringify({ title }),
-    );
-    assert.equal(response.status, 201);
-    await response.body?.cancel();
+    assert.equal((await api.notes.create({ body: { title } })).status, 201);
   }
-  const shown = await app.call("GET", "/notes/2");
-  assert.equal((await shown.json()).title, "Second");
+  const shown = await api.notes.show({ params: { id: 2 } });
+  called.add("notes.show");
+  assert.ok(shown.ok);
+  assert.equal(shown.data.title, "Second");
 
-  const page1 = await (await app.call("GET", "/notes?limit=2")).json();
-  assert.deepEqual(page1.notes.map((n: Note) => n.id), [1, 2]);
-  assert.equal(page1.next, "/notes?limit=2&after=2");
-  const page2 = await (await app.call("GET", page1.next)).json();
-  assert.deepEqual(page2.notes.map((n: Note) => n.id), [3]);
-  assert.equal(page2.next, null);
+  const page1 = await api.notes.index({ query: { limit: 2 } });
+  called.add("notes.index");
+  assert.ok(page1.ok);
+  assert.deepEqual(page1.data.notes.map((n) => n.id), [1, 2]);
+  assert.equal(page1.data.next, "/notes?limit=2&after=2");
+  const page2 = await api.notes.index({ query: { limit: 2, after: 2 } });
+  assert.ok(page2.ok);
+  assert.deepEqual(page2.data.notes.map((n) => n.id), [3]);
+  assert.equal(page2.data.next, null);
 
-  const updated = await app.call(
-    "PUT",
-    "/notes/1",
-    JSON.stringify({ title: "New", body: "text" }),
-  );
-  assert.equal(updated.status, 200);
-  const note: Note = await updated.json();
-  assert.equal(note.title, "New");
-  assert.equal(note.body, "text");
-  assert.equal(note.createdAt, first.createdAt);
+  const updated = await api.notes.update({
+    params: { id: 1 },
+    body: { title: "New", body: "text" },
+  });
+  called.add("notes.update");
+  assert.ok(updated.ok);
+  assert.equal(updated.data.title, "New");
+  assert.equal(updated.data.body, "text");
+  assert.equal(updated.data.createdAt, first.createdAt);
 
-  const deleted = await app.call("DELETE", "/notes/1");
+  const deleted = await api.notes.destroy({ params: { id: 1 } });
+  called.add("notes.destroy");
   assert.equal(deleted.status, 204);
-  await deleted.body?.cancel();
-  const gone = await app.call("GET", "/notes/1");
+  const gone = await api.notes.show({ params: { id: 1 } });
   assert.equal(gone.status, 404);
-  assert.deepEqual(await gone.json(), { error: "Note 1 not found" });
+  assert.deepEqual(gone.data, { error: "Note 1 not found" });
+
+  const document = await api.openapi();
+  called.add("openapi");
+  assert.ok(document.ok);
+  const validator = new Validator();
+  assert.deepEqual(
+    await validator.validate(document.data as Record<string, unknown>),
+    { valid: true },
+  );
+  const paths = (document.data as { paths: Record<string, unknown> }).paths;
+  assert.deepEqual(Object.keys(paths).sort(), [
+    "/notes",
+    "/notes/{id}",
+    "/openapi.json",
+  ]);
+
+  assert.deepEqual([...called].sort(), namesOf(routes).sort());
+});
+
+Deno.test("api example: client.ts tours the API", async () => {
+  await using app = await serve();
+  const log = await tour(app.base, app.token);
+  assert.deepEqual(log, [
+    "created 1: Groceries",
+    'invalid: 422 {"error":"Invalid request body","fieldErrors":{"title":["Title is required"]},"formErrors":[]}',
+    "listed 1",
+    "updated 1: milk, eggs",
+    "shown 1: home",
+    "deleted 1: 204",
+    "gone 1: 404",
+  ]);
 });
 
 Deno.test("api example: 422 with fieldErrors, 400 for a bad id or page", async () => {
@@ -107,13 +168,23 @@ Deno.test("api example: 422 with fieldErrors, 400 for a bad id or page", async (
   for (const id of ["abc", "0", "1.5"]) {
     const response = await app.call("GET", `/notes/${id}`);
     assert.equal(response.status, 400, id);
-    assert.deepEqual(await response.json(), {
-      error: "Note id must be a positive whole number",
-    });
+    const body = await response.json();
+    assert.equal(body.error, "Invalid path parameters");
+    assert.deepEqual(Object.keys(body.fieldErrors), ["id"]);
   }
   const page = await app.call("GET", "/notes?limit=0");
   assert.equal(page.status, 400);
   assert.deepEqual(Object.keys((await page.json()).fieldErrors), ["limit"]);
+
+  // A form body is validated by the same schema.
+  const fromForm = await app.call(
+    "POST",
+    "/notes",
+    new URLSearchParams([["title", "By form"], ["tags", "x"], ["tags", "y"]]),
+    {},
+  );
+  assert.equal(fromForm.status, 201);
+  assert.deepEqual((await fromForm.json()).tags, ["x", "y"]);
 });
 
 Deno.test("api example: 400, 413 and 415 from the body reader; the server keeps serving", async () => {
@@ -165,4 +236,121 @@ Deno.test("api example: 400, 413 and 415 from the body reader; the server keeps 
   const ok = await app.call("POST", "/notes", JSON.stringify({ title: "ok" }));
   assert.equal(ok.status, 201);
   await ok.body?.cancel();
+});
+
+Deno.test("api example: a retried create with an Idempotency-Key makes one note; the list is cached until a write", async () => {
+  await using app = await serve();
+  const key = {
+    "content-type": "application/json",
+    "idempotency-key": `"${crypto.randomUUID()}"`,
+  };
+  const first = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(first.status, 201);
+  const note: Note = await first.json();
+  const retry = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Once" }),
+    key,
+  );
+  assert.equal(retry.status, 201);
+  assert.equal(retry.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await retry.json(), note);
+  const changed = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Twice" }),
+    key,
+  );
+  assert.equal(changed.status, 422);
+  await changed.body?.cancel();
+
+  const list = await app.call("GET", "/notes");
+  assert.equal(list.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await list.json()).notes.map((n: Note) => n.title), [
+    "Once",
+  ]);
+  const cached = await app.call("GET", "/notes");
+  assert.equal(cached.headers.get("x-cache"), "HIT");
+  await cached.body?.cancel();
+  const created = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Next" }),
+  );
+  await created.body?.cancel();
+  const fresh = await app.call("GET", "/notes");
+  assert.equal(fresh.headers.get("x-cache"), "MISS");
+  assert.deepEqual((await fresh.json()).notes.map((n: Note) => n.title), [
+    "Once",
+    "Next",
+  ]);
+});
+
+Deno.test("api example: write routes need a bearer JWT; reads are open", async () => {
+  await using app = await serve();
+  const body = JSON.stringify({ title: "Guarded" });
+  const json = { "content-type": "application/json" };
+  const challenge = (response: Response) =>
+    response.headers.get("www-authenticate") ?? "";
+
+  const anonymous = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: "",
+  });
+  assert.equal(anonymous.status, 401);
+  assert.match(
+    challenge(anonymous),
+    /^Bearer realm="api", error="invalid_token"/,
+  );
+  await anonymous.body?.cancel();
+
+  const forged = await issueToken(
+    "another-secret-of-32-characters-or-more",
+    "mallory",
+  );
+  const otherKey = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${forged}`,
+  });
+  assert.equal(otherKey.status, 401);
+  assert.match(challenge(otherKey), /signature does not verify/);
+  await otherKey.body?.cancel();
+
+  const expired = await issueToken(SECRET, "tester", -60);
+  const late = await app.call("POST", "/notes", body, {
+    ...json,
+    authorization: `Bearer ${expired}`,
+  });
+  assert.equal(late.status, 401);
+  assert.match(challenge(late), /The token has expired/);
+  await late.body?.cancel();
+
+  const created = await app.call("POST", "/notes", body);
+  assert.equal(created.status, 201);
+  const { id } = await created.json();
+  for (
+    const [method, path, payload] of [
+      ["PUT", `/notes/${id}`, body],
+      ["DELETE", `/notes/${id}`, undefined],
+    ] as const
+  ) {
+    const refused = await app.call(method, path, payload, {
+      ...json,
+      authorization: "",
+    });
+    assert.equal(refused.status, 401, method);
+    await refused.body?.cancel();
+  }
+  // Reads need no token.
+  const read = await app.call("GET", `/notes/${id}`, undefined, {
+    authorization: "",
+  });
+  assert.equal(read.status, 200);
+  assert.equal((await read.json()).title, "Guarded");
 });

@@ -1,27 +1,39 @@
 /**
  * Serves the notes API on http://127.0.0.1:8010 (`PORT` to change), keeping
- * notes in a Deno KV file (`DENO_KV_PATH`, default `.data/api.sqlite`):
+ * notes in a Deno KV file (`DENO_KV_PATH`, default `.data/api.sqlite`); write
+ * routes take bearer JWTs signed with `API_JWT_SECRET` (a public development
+ * secret when unset, refused with `DENO_ENV=production`):
  *
- *     deno run --unstable-kv --allow-net=127.0.0.1 --allow-env=PORT,DENO_KV_PATH \
+ *     deno run --unstable-kv --allow-net=127.0.0.1 \
+ *       --allow-env=PORT,DENO_KV_PATH,API_JWT_SECRET,DENO_ENV \
  *       --allow-read=.data --allow-write=.data examples/api/main.ts
  *
- *     curl -H 'content-type: application/json' -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
+ *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts)
+ *     curl -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
+ *       -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
+ *     curl http://127.0.0.1:8010/openapi.json
+ *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010 "$TOKEN"
  *
  * @module
  */
+import { serve } from "@fetchkit/toolkit/serve";
 import { createApp } from "./app.ts";
+import { apiSecret } from "./auth.ts";
 
 const port = Number(Deno.env.get("PORT") ?? 8010);
 const path = Deno.env.get("DENO_KV_PATH") ?? ".data/api.sqlite";
 if (!Deno.env.has("DENO_KV_PATH")) {
   await Deno.mkdir(".data", { recursive: true });
 }
+const jwtSecret = apiSecret((name) => Deno.env.get(name));
 const kv = await Deno.openKv(path);
-const server = Deno.serve({
+const server = serve(createApp({ kv, jwtSecret }).fetch, {
   hostname: "127.0.0.1",
   port,
   onListen: ({ hostname, port }) =>
     console.log(`Listening on http://${hostname}:${port}/ (notes in ${path})`),
-}, createApp({ kv }).fetch);
+});
+// SIGTERM or Ctrl-C: serve() lets in-flight requests finish, then the KV
+// file is closed.
 await server.finished;
 kv.close();

@@ -2,6 +2,8 @@
 import assert from "node:assert/strict";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
+const TOKEN_SCRIPT = new URL("./token.ts", import.meta.url).pathname;
+const SECRET = "main-test-secret-for-the-notes-api-0123456789";
 
 Deno.test("api main.ts: serves the notes API on a KV file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "api_main_" });
@@ -10,12 +12,17 @@ Deno.test("api main.ts: serves the notes API on a KV file", async () => {
       "run",
       "--unstable-kv",
       "--allow-net=127.0.0.1",
-      "--allow-env=PORT,DENO_KV_PATH",
+      "--allow-env=PORT,DENO_KV_PATH,API_JWT_SECRET,DENO_ENV",
       `--allow-read=${dir}`,
       `--allow-write=${dir}`,
       MAIN,
     ],
-    env: { PORT: "0", DENO_KV_PATH: `${dir}/notes.sqlite`, NO_COLOR: "1" },
+    env: {
+      PORT: "0",
+      DENO_KV_PATH: `${dir}/notes.sqlite`,
+      API_JWT_SECRET: SECRET,
+      NO_COLOR: "1",
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -33,9 +40,35 @@ Deno.test("api main.ts: serves the notes API on a KV file", async () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const port = /127\.0\.0\.1:(\d+)/.exec(text)![1];
-    const created = await fetch(`http://127.0.0.1:${port}/notes`, {
+    // token.ts prints a token main.ts accepts.
+    const printed = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-env=API_JWT_SECRET,DENO_ENV",
+        TOKEN_SCRIPT,
+        "ada",
+        "10m",
+      ],
+      env: { API_JWT_SECRET: SECRET, NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(printed.success, new TextDecoder().decode(printed.stderr));
+    const token = new TextDecoder().decode(printed.stdout).trim();
+    assert.match(token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    const anonymous = await fetch(`http://127.0.0.1:${port}/notes`, {
       method: "POST",
       headers: { "content-type": "application/json" },
+      body: JSON.stringify({ title: "Hello" }),
+    });
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
+    const created = await fetch(`http://127.0.0.1:${port}/notes`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: `Bearer ${token}`,
+      },
       body: JSON.stringify({ title: "Hello" }),
     });
     assert.equal(created.status, 201);

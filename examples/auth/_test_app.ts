@@ -23,6 +23,7 @@ export async function testApp(
     log?: (line: string) => void;
     rateLimitStore?: RateLimitStore;
     loginAddressLimit?: number;
+    development?: boolean;
   } = {},
 ): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
@@ -39,6 +40,7 @@ export async function testApp(
     log: options.log ?? null,
     rateLimitStore: options.rateLimitStore,
     loginAddressLimit: options.loginAddressLimit,
+    development: options.development,
     admin: { email: "admin@example.com", password: "admin-password" },
   });
   return { app, kv, close: () => kv.close() };

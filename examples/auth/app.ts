@@ -5,8 +5,9 @@
  *
  * Router middleware, in order: the request id (`X-Request-Id`), the
  * logger (one line per request, with the client address and the request
- * id), the security headers with a Content-Security-Policy, the 405 page
- * for browsers, static files under `/assets`, CSRF protection, method
+ * id), the security headers with a Content-Security-Policy, compression
+ * (`compress()`) and entity tags with `304 Not Modified` (`etag()`), the
+ * 405 page for browsers, static files under `/assets`, CSRF protection, method
  * override (for the admin's `PUT` forms), the session, and `loadUser()`.
  * Errors become a 500 page (`serverError`), with a way back, as 404 and
  * 403 are. The admin pages are one section, mounted at `/admin` with
@@ -21,7 +22,9 @@
  * @module
  */
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
+import { etag } from "@fetchkit/toolkit/etag-middleware";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
 import {
@@ -34,6 +37,8 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { requestId } from "@fetchkit/toolkit/request-id-middleware";
+import { tracing } from "@fetchkit/toolkit/tracing-middleware";
+import { serverTiming } from "@fetchkit/toolkit/server-timing-middleware";
 import {
   type ContentSecurityPolicy,
   secureHeaders,
@@ -97,6 +102,13 @@ export interface AppOptions {
   admin?: { email: string; password: string };
   /** Told one line about the admin at start (created, there, or not). */
   announce?: (line: string) => void;
+  /**
+   * Development aids: `tracing()` first (a span per request, with store
+   * calls as child spans, when an OpenTelemetry SDK or `OTEL_DENO=true`
+   * is on) and `serverTiming()` (the `Server-Timing` header). Default
+   * `false`; `main.ts` turns it on unless `DENO_ENV=production`.
+   */
+  development?: boolean;
 }
 
 /**
@@ -122,6 +134,9 @@ export async function createApp(options: AppOptions): Promise<Router> {
 
   const router = createRouter({
     middleware: [
+      ...(options.development
+        ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
+        : []),
       // Clients reach this app directly (no proxy sets the header), so
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
@@ -130,6 +145,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
         ? []
         : [logger({ format: LOG_FORMAT, log: options.log })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
+      compress(),
+      etag(),
       errorPages(),
       serveStatic({
         root: new URL("./public", import.meta.url),

@@ -77,6 +77,7 @@ const app = await createApp({
   loginAddressLimit: config.loginAddressLimit,
   admin: config.admin,
   announce: console.log,
+  development: !config.production,
 });
 if (!config.admin) {
   console.log(

@@ -1,98 +1,148 @@
 /**
- * A live counter over server-sent events: the server counts up once a
- * `intervalMs`, and every open page shows each new value as it comes.
+ * A live board: anyone posts a short message, and every open page sees it
+ * at once, whichever server it is connected to. Messages travel through
+ * `@fetchkit/toolkit/pubsub` (Redis Streams or Deno KV between servers,
+ * memory for one), and reach pages over server-sent events. A page that
+ * loses its connection reconnects with `Last-Event-ID` and gets what it
+ * missed.
+ *
  * It also shows the production middleware together: request ids, a log
  * line with the client address, security headers with a nonce-based
- * Content-Security-Policy, and a rate limit on opening streams.
+ * Content-Security-Policy, cross-site request refusal, a rate limit on
+ * posting, and bounds on open streams (per address, in total, and a
+ * lifetime).
  *
  * @module
  */
 
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
-import { html } from "@fetchkit/toolkit/html-template";
+import { HttpError } from "@fetchkit/toolkit/http-error";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
-import {
-  createEventStreamResponse,
-  type ServerSentEvent,
-} from "@fetchkit/toolkit/response/event-stream";
+import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { requestId } from "@fetchkit/toolkit/request-id-middleware";
+import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import {
   CspNonce,
   secureHeaders,
 } from "@fetchkit/toolkit/secure-headers-middleware";
 import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+import type { PubSub } from "@fetchkit/toolkit/pubsub";
+import {
+  type StreamLimit,
+  streamLimit,
+  type StreamLimitOptions,
+} from "@fetchkit/toolkit/stream-limit-middleware";
+import { upgradeWebSocket } from "@fetchkit/toolkit/websocket";
+import { renderPage } from "./page.ts";
+
+/** The topic every message goes to. */
+export const TOPIC = "board";
+/** Longest name, in characters. */
+export const MAX_NAME = 40;
+/** Longest message, in characters. */
+export const MAX_TEXT = 500;
+/** Largest body of a post, in bytes. */
+const MAX_BODY = 4096;
+
+/** A message on the board. */
+export interface Message {
+  name: string;
+  text: string;
+  /** The server that took the post. */
+  server: string;
+  /** When, in ms since the epoch. */
+  at: number;
+}
 
 /** Options of {@linkcode createLiveApp}. */
 export interface LiveAppOptions {
-  /** How often the counter goes up. Default 1000 ms. */
-  intervalMs?: number;
+  /** Where messages are published; share one store between servers. */
+  pubsub: PubSub;
+  /**
+   * This server's name, shown on the page and in each message (a
+   * function when it is known only once the server listens).
+   */
+  serverName?: string | (() => string);
   /** Where log lines go. Default `console.log`. */
   log?: (line: string) => void;
+  /** Bounds on open event streams. */
+  streams?: StreamLimitOptions;
+  /** Posts per address per minute. Default 30. */
+  postsPerMinute?: number;
 }
 
-/** The app: its router, and how many streams are open (for tests). */
+/** The app: its router, and its stream bounds (for tests). */
 export interface LiveApp {
-  /** Serve with `Deno.serve(app.fetch)`. */
+  /** Serve with `serve(app.fetch)`. */
   fetch: Router["fetch"];
-  /** Streams whose source is still running. */
-  openStreams(): number;
+  /** The stream bounds, with the count of open streams. */
+  streams: StreamLimit;
 }
 
-/** Builds the live counter app. */
-export function createLiveApp(options: LiveAppOptions = {}): LiveApp {
-  const { intervalMs = 1000, log = console.log } = options;
-  let count = 0;
-  let open = 0;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const ticks = new EventTarget();
-
-  // The counter runs only while someone watches.
-  function watch(): void {
-    open++;
-    timer ??= setInterval(() => {
-      count++;
-      ticks.dispatchEvent(new Event("tick"));
-    }, intervalMs);
+/** Reads a post body: a small urlencoded form or JSON object. */
+async function readPost(request: Request): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get("Content-Length") ?? 0);
+  if (declared > MAX_BODY) {
+    throw new HttpError(413, `A post is at most ${MAX_BODY} bytes.`);
   }
-  function unwatch(): void {
-    open--;
-    if (open === 0 && timer !== undefined) {
-      clearInterval(timer);
-      timer = undefined;
-    }
+  const body = await request.text();
+  if (new TextEncoder().encode(body).length > MAX_BODY) {
+    throw new HttpError(413, `A post is at most ${MAX_BODY} bytes.`);
   }
-
-  /** Each value after `after`, until `signal` aborts (the client left). */
-  async function* counter(
-    after: number,
-    signal: AbortSignal,
-  ): AsyncGenerator<ServerSentEvent> {
-    watch();
-    let wake = () => {};
-    const onTick = () => wake();
-    ticks.addEventListener("tick", onTick);
-    signal.addEventListener("abort", onTick);
+  const type = request.headers.get("Content-Type") ?? "";
+  if (type.startsWith("application/json")) {
+    let value: unknown;
     try {
-      let last = after;
-      while (!signal.aborted) {
-        if (count > last) {
-          last = count;
-          yield { id: count, event: "count", data: String(count) };
-        } else {
-          await new Promise<void>((resolve) => wake = resolve);
-        }
-      }
-    } finally {
-      ticks.removeEventListener("tick", onTick);
-      signal.removeEventListener("abort", onTick);
-      unwatch();
+      value = JSON.parse(body);
+    } catch {
+      throw new HttpError(400, "The body is not valid JSON.");
     }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      throw new HttpError(400, "Send a JSON object with name and text.");
+    }
+    return value as Record<string, unknown>;
   }
+  if (type.startsWith("application/x-www-form-urlencoded")) {
+    return Object.fromEntries(new URLSearchParams(body));
+  }
+  throw new HttpError(
+    415,
+    "Send application/x-www-form-urlencoded or application/json.",
+  );
+}
+
+function field(
+  post: Record<string, unknown>,
+  name: string,
+  max: number,
+): string {
+  const value = post[name];
+  const text = typeof value === "string" ? value.trim() : "";
+  if (text === "") throw new HttpError(422, `Fill in ${name}.`);
+  if (text.length > max) {
+    throw new HttpError(422, `${name} is at most ${max} characters.`);
+  }
+  return text;
+}
+
+/** Builds the live board. */
+export function createLiveApp(options: LiveAppOptions): LiveApp {
+  const {
+    pubsub,
+    serverName = "server",
+    log = console.log,
+    postsPerMinute = 30,
+  } = options;
+  const streams = streamLimit(options.streams);
+  const nameOf = typeof serverName === "function"
+    ? serverName
+    : () => serverName;
 
   const router = createRouter({
     middleware: [
-      requestId(),
+      // No proxy in front: the id a client sends is not trusted.
+      requestId({ trustIncoming: false }),
       logger({ format: "%ip %requestId %method %path %status", log }),
       secureHeaders({
         contentSecurityPolicy: {
@@ -100,66 +150,186 @@ export function createLiveApp(options: LiveAppOptions = {}): LiveApp {
           scriptSrc: ["'nonce'"],
           styleSrc: ["'nonce'"],
           connectSrc: ["'self'"],
+          imgSrc: ["'self'"],
           objectSrc: ["'none'"],
           baseUri: ["'none'"],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
         },
       }),
+      csrf(),
     ],
   });
 
-  router.get("/", ({ get }) => {
-    const nonce = get(CspNonce);
-    return createHtmlResponse(html`
-      <!doctype html>
-      <html lang="en">
-        <head>
-          <meta charset="utf-8">
-          <title>Live counter</title>
-          <style nonce="${nonce}">
-        body { font: 16px/1.5 system-ui, sans-serif; margin: 2rem auto; max-width: 32rem; }
-        output { font-size: 4rem; font-variant-numeric: tabular-nums; }
-        #status { color: #666; }
-      </style>
-        </head>
-        <body>
-          <h1>Live counter</h1>
-          <p><output id="count">-</output></p>
-          <p id="status">connecting...</p>
-          <ol id="log" reversed></ol>
-          <script nonce="${nonce}">
-        const source = new EventSource("/events");
-        const status = document.getElementById("status");
-        source.addEventListener("open", () => status.textContent = "live");
-        source.addEventListener("error", () => status.textContent = "reconnecting...");
-        source.addEventListener("count", (event) => {
-          document.getElementById("count").textContent = event.data;
-          const item = document.createElement("li");
-          item.textContent = "count " + event.data + " (id " + event.lastEventId + ")";
-          document.getElementById("log").prepend(item);
-        });
-      </script>
-        </body>
-      </html>
-    `);
-  });
+  router.get("/", ({ get }) =>
+    createHtmlResponse(
+      renderPage({
+        nonce: get(CspNonce) ?? "",
+        serverName: nameOf(),
+        maxName: MAX_NAME,
+        maxText: MAX_TEXT,
+      }),
+    ));
 
   // No icon: an empty answer rather than a 404 in the browser console.
   router.get("/favicon.ico", () => new Response(null, { status: 204 }));
 
-  router.get(
-    "/events",
-    // Opening streams is limited per address; the open streams are not.
-    rateLimit({ name: "streams", limit: 30, windowMs: 60_000 }),
-    ({ request }) => {
-      // A reconnecting EventSource says what it saw last: resume after it.
-      const last = Number(request.headers.get("Last-Event-ID") ?? "-1");
-      const after = Number.isSafeInteger(last) ? last : -1;
-      // The signal aborts when the stream ends (the page was closed).
-      return createEventStreamResponse((signal) => counter(after, signal));
+  router.post(
+    "/messages",
+    rateLimit({ name: "posts", limit: postsPerMinute, windowMs: 60_000 }),
+    async ({ request }) => {
+      const post = await readPost(request);
+      const message: Message = {
+        name: field(post, "name", MAX_NAME),
+        text: field(post, "text", MAX_TEXT),
+        server: nameOf(),
+        at: Date.now(),
+      };
+      const id = await pubsub.publish(TOPIC, message);
+      // A form posted without script goes back to the board.
+      if ((request.headers.get("Accept") ?? "").includes("text/html")) {
+        return new Response(null, { status: 303, headers: { Location: "/" } });
+      }
+      return Response.json({ id }, { status: 201 });
     },
   );
 
-  return { fetch: router.fetch, openStreams: () => open };
+  router.get("/events", streams, async ({ request, url }) => {
+    // A reconnecting EventSource sends the last id it saw; a page that
+    // opens a new EventSource itself (after a 503) passes it as ?since=.
+    const since = request.headers.get("Last-Event-ID") ??
+      url.searchParams.get("since") ?? undefined;
+    // A malformed id is a 400 (HttpError from subscribe()).
+    const subscription = pubsub.subscribe<Message>(TOPIC, {
+      since: since === "" ? undefined : since,
+    });
+    // Store down: 503 with Retry-After, before the stream starts.
+    await subscription.ready;
+    subscription.signal.addEventListener("abort", () => {
+      const reason = subscription.signal.reason;
+      if (reason instanceof Error && reason.name !== "AbortError") {
+        log(`event stream ended: ${reason.message}`);
+      }
+    });
+    return createEventStreamResponse((signal) => {
+      signal.addEventListener("abort", () => subscription.close());
+      return (async function* () {
+        // Where the stream starts, as its first id: a browser that
+        // reconnects before any message resumes from there.
+        const start = subscription.lastId!;
+        yield { id: start, event: "position", data: start };
+        for await (const { id, data } of subscription) {
+          yield { id, event: "message", data };
+        }
+      })();
+    }, {
+      retry: 2000,
+      // A subscription dropped for falling too far behind (a client that
+      // stopped reading: SlowSubscriberError) ends the stream even if the
+      // client never asks for more; the browser reconnects with
+      // Last-Event-ID and catches up.
+      signal: subscription.signal,
+      onError: (error) =>
+        log(
+          `event stream ended: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        ),
+    });
+  });
+
+  // The same board over a WebSocket: {"type":"position","id"} first, then
+  // messages as {"type":"message","id","message"}; posts go as
+  // {"name","text"} and are
+  // answered {"type":"posted","id"} or {"type":"error","error"}. A client
+  // resumes with ?since=<last id>. Sockets count in the stream bounds.
+  router.get("/ws", async (context) => {
+    const release = streams.hold(context);
+    let subscription;
+    try {
+      subscription = pubsub.subscribe<Message>(TOPIC, {
+        since: context.url.searchParams.get("since") || undefined,
+      });
+      await subscription.ready;
+    } catch (error) {
+      subscription?.close();
+      release();
+      throw error;
+    }
+    const live = subscription;
+    const posts: number[] = [];
+    const response = upgradeWebSocket(context, {
+      onOpen(_event, ws) {
+        ws.send(JSON.stringify({ type: "position", id: live.lastId }));
+        (async () => {
+          try {
+            for await (const { id, data } of live) {
+              if (ws.readyState !== 1) break;
+              ws.send(JSON.stringify({ type: "message", id, message: data }));
+            }
+          } catch (error) {
+            // Too far behind, or the store failed: the client reconnects.
+            log(`websocket ended: ${(error as Error).message}`);
+            ws.close(1013, "Try again later");
+          }
+        })();
+      },
+      async onMessage(event, ws) {
+        const reply = (body: unknown) => {
+          if (ws.readyState === 1) ws.send(JSON.stringify(body));
+        };
+        try {
+          const now = Date.now();
+          while (posts.length > 0 && posts[0] <= now - 60_000) posts.shift();
+          if (posts.length >= postsPerMinute) {
+            throw new HttpError(
+              429,
+              `At most ${postsPerMinute} posts a minute; try again later.`,
+            );
+          }
+          let post: unknown;
+          try {
+            post = JSON.parse(String(event.data));
+          } catch {
+            throw new HttpError(400, "Send a JSON object with name and text.");
+          }
+          if (
+            post === null || typeof post !== "object" || Array.isArray(post)
+          ) {
+            throw new HttpError(400, "Send a JSON object with name and text.");
+          }
+          const fields = post as Record<string, unknown>;
+          const message: Message = {
+            name: field(fields, "name", MAX_NAME),
+            text: field(fields, "text", MAX_TEXT),
+            server: nameOf(),
+            at: now,
+          };
+          posts.push(now);
+          reply({ type: "posted", id: await pubsub.publish(TOPIC, message) });
+        } catch (error) {
+          reply({
+            type: "error",
+            error: error instanceof HttpError && error.expose
+              ? error.message
+              : "Could not post; try again later.",
+          });
+          if (!(error instanceof HttpError)) {
+            log(`websocket post failed: ${error}`);
+          }
+        }
+      },
+      onClose() {
+        live.close();
+        release();
+      },
+    }, { maxMessageBytes: MAX_BODY });
+    if (response.status !== 101) {
+      live.close();
+      release();
+    }
+    return response;
+  });
+
+  return { fetch: router.fetch, streams };
 }

@@ -1,26 +1,45 @@
-// The live counter in a real browser: Debian's chromium, driven by
-// playwright-core. The page must see two events arrive, raise no
-// Content-Security-Policy violation, and when it closes, the server's
-// event source must end.
+// The board in a real browser: Debian's chromium, driven by playwright-core,
+// against two real servers (main.ts, two processes) on one redis-server.
+// A page on A (server-sent events) and a page on B (a WebSocket) each see
+// what the other posts; a page on a phone (390 px) fits its screen; no CSP violation or script error; a page
+// whose server dropped its stream resumes without losing a message.
+// Screenshots go to $SCREENSHOT_DIR (default: a temp folder, printed).
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { chromium, type Page } from "playwright-core";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
-import { createLiveApp } from "./app.ts";
+import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";
+import { startServerProcess } from "../../_tools/server_process.ts";
+
+const MAIN = new URL("./main.ts", import.meta.url).pathname;
 
 Deno.test({
   name:
-    "browser: the live counter shows events and its source ends with the page",
+    "browser: pages on two servers (SSE on A, WebSocket on B) see each other's messages, at 1280 and 390 px, without CSP violations",
   // playwright keeps a few internal timers and sockets past close().
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     const executablePath = await chromiumOrSkip("the live browser test");
     if (executablePath === undefined) return;
-    const app = createLiveApp({ intervalMs: 150, log: () => {} });
-    const server = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      app.fetch,
-    );
+    const redisServer = await redisServerOrSkip();
+    if (redisServer === undefined) return;
+    const dir = await Deno.makeTempDir({ prefix: "live-browser-" });
+    const shots = Deno.env.get("SCREENSHOT_DIR") ?? `${dir}/screenshots`;
+    await Deno.mkdir(shots, { recursive: true });
+    const redis = await startRedis(redisServer);
+    const env = {
+      PORT: "0",
+      PUBSUB: "redis",
+      REDIS_URL: redis.url,
+      // Short stream lives: the pages must resume across them.
+      STREAM_LIFETIME_MS: "3000",
+    };
+    const a = await startServerProcess(MAIN, [], {
+      env: { ...env, SERVER_NAME: "server A" },
+    });
+    const b = await startServerProcess(MAIN, [], {
+      env: { ...env, SERVER_NAME: "server B" },
+    });
     const browser = await chromium.launch({
       executablePath,
       args: [
@@ -34,29 +53,112 @@ Deno.test({
       ],
     });
     try {
-      const page = await browser.newPage();
       const problems: string[] = [];
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(message.text());
-      });
-      page.on("pageerror", (error) => problems.push(String(error)));
-      await page.goto(`http://127.0.0.1:${server.addr.port}/`);
-      // Two events have arrived and been shown.
-      await page.locator("#log li").nth(1).waitFor({ timeout: 15_000 });
-      assert.equal(await page.locator("#status").textContent(), "live");
-      const shown = Number(await page.locator("#count").textContent());
-      assert.ok(shown >= 1, `count ${shown}`);
-      assert.equal(app.openStreams(), 1);
-      assert.deepEqual(problems, []);
+      const open = async (url: string, width: number): Promise<Page> => {
+        const context = await browser.newContext({
+          viewport: { width, height: width < 500 ? 844 : 720 },
+        });
+        await context.addInitScript(`document.addEventListener(
+          "securitypolicyviolation",
+          (e) => console.error("CSP violation: " + e.violatedDirective),
+        )`);
+        const page = await context.newPage();
+        page.on("console", (message) => {
+          if (message.type() === "error") problems.push(message.text());
+        });
+        page.on("pageerror", (error) => problems.push(String(error)));
+        await page.goto(url);
+        await page.locator("#status.live").waitFor({ timeout: 10_000 });
+        return page;
+      };
+      const post = async (page: Page, name: string, text: string) => {
+        await page.fill("input[name=name]", name);
+        await page.fill("input[name=text]", text);
+        await page.click("button[type=submit]");
+      };
+      const texts = (page: Page) =>
+        page.locator("#messages li .text").allTextContents();
 
-      await page.close();
-      for (let i = 0; i < 100 && app.openStreams() > 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      const pageA = await open(a.origin, 1280);
+      // B's page receives and posts over a WebSocket.
+      const pageB = await open(`${b.origin}/?transport=ws`, 390);
+      assert.equal(
+        await pageB.locator("#status").textContent(),
+        "live (WebSocket)",
+      );
+      assert.equal(await pageA.locator("#server").textContent(), "server A");
+      assert.equal(await pageB.locator("#server").textContent(), "server B");
+
+      await post(pageA, "Ada", "Hello from A");
+      await pageB.locator("#messages li").first().waitFor();
+      await post(pageB, "Bob", "Hi Ada, this is B <b>not bold</b>");
+      await pageA.locator("#messages li").nth(1).waitFor();
+      for (const page of [pageA, pageB]) {
+        // Newest first, the same on both.
+        await page.locator("#messages li").nth(1).waitFor();
+        assert.deepEqual(await texts(page), [
+          "Hi Ada, this is B <b>not bold</b>",
+          "Hello from A",
+        ]);
       }
-      assert.equal(app.openStreams(), 0, "the source ended with the page");
+      assert.match(
+        await pageA.locator("#messages li .meta").first().textContent() ?? "",
+        /^Bob via server B at /,
+      );
+      // Text from a message is text, never markup.
+      assert.equal(
+        await pageA.locator("#messages b:text('not bold')").count(),
+        0,
+      );
+
+      // A message that is too long gets the server's reason beside the form.
+      await pageA.evaluate(
+        `document.querySelector("input[name=text]").removeAttribute("maxlength")`,
+      );
+      await post(pageA, "Ada", "x".repeat(501));
+      await pageA.locator("#error:text('text is at most 500 characters.')")
+        .waitFor();
+
+      // The streams end after 3 s of life and the pages reconnect: what is
+      // posted across that keeps arriving, once each.
+      for (let i = 1; i <= 5; i++) {
+        await post(pageA, "Ada", `tick ${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 900));
+      }
+      await pageB.locator("#messages li .text:text('tick 5')").waitFor();
+      const onB = await texts(pageB);
+      assert.deepEqual(onB.slice(0, 5), [
+        "tick 5",
+        "tick 4",
+        "tick 3",
+        "tick 2",
+        "tick 1",
+      ]);
+      assert.equal(onB.length, 7, onB.join(" | "));
+
+      // A phone: nothing wider than its screen.
+      const width = await pageB.evaluate<number>(
+        "document.documentElement.scrollWidth",
+      );
+      assert.ok(width <= 390, `scrollWidth ${width} at 390 px`);
+
+      await pageA.locator("#status.live").waitFor();
+      await pageB.locator("#status.live").waitFor();
+      await pageA.screenshot({ path: `${shots}/board-a-1280.png` });
+      await pageB.screenshot({
+        path: `${shots}/board-b-390.png`,
+        fullPage: true,
+      });
+      console.log(`screenshots: ${shots}`);
+      assert.deepEqual(
+        problems.filter((p) => !/status of 422/.test(p)),
+        [],
+      );
     } finally {
       await browser.close();
-      await server.shutdown();
+      await a.stop();
+      await b.stop();
+      await redis.stop();
     }
   },
 });

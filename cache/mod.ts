@@ -1,0 +1,587 @@
+/**
+ * A shared response cache as middleware: `cache({ store })` keeps `200`
+ * answers to `GET` in memory, Deno KV or Redis, serves them to later
+ * requests with `Age` and `X-Cache: HIT`, and lets one request regenerate
+ * an expired entry while the others wait for it or get the stale copy, on
+ * one server or across every server sharing the store.
+ *
+ * What is stored follows the response's `Cache-Control` as a shared cache
+ * must (RFC 9111):
+ *
+ * - never stored: `no-store`, `private` or `no-cache` responses, responses
+ *   with `Set-Cookie`, `Vary: *`, statuses other than `200`, answers to
+ *   requests with `Authorization`, `Range` or `Upgrade`, `text/event-stream`, and
+ *   bodies over `maxBodyBytes`;
+ * - how long: `s-maxage`, else `max-age`, else the `ttl` option (`0` or
+ *   less: not stored); then `stale-while-revalidate` (the directive, else
+ *   the option) seconds more as a stale copy;
+ * - the key: the method (`HEAD` reads what `GET` stored), the URL (or the
+ *   `key` option) and the request headers named by the `vary` option and by
+ *   each response's own `Vary`.
+ *
+ * A personalised page with no `Vary` naming what personalises it is the
+ * classic cache-poisoning case: a page built from a session cookie must say
+ * `Cache-Control: private` (or set a cookie, which also keeps it out), or
+ * the first visitor's page is served to everyone.
+ *
+ * The request's own `Cache-Control` (`no-cache`, `max-age=0`) is ignored:
+ * any client could otherwise make every request regenerate and so undo
+ * the stampede protection.
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { cache, createMemoryCacheStore } from "@fetchkit/toolkit/cache-middleware";
+ *
+ * const store = createMemoryCacheStore({ maxBytes: 32 * 1024 * 1024 });
+ * const router = createRouter();
+ * let built = 0;
+ * router.get("/report", cache({ store, ttl: 60 }), () => {
+ *   built++;
+ *   return new Response(`report #${built}`);
+ * });
+ * const first = await router.fetch(new Request("http://localhost/report"));
+ * const second = await router.fetch(new Request("http://localhost/report"));
+ * console.log(first.headers.get("X-Cache"), second.headers.get("X-Cache")); // MISS HIT
+ * console.log(await second.text()); // "report #1"
+ * ```
+ *
+ * @module
+ */
+
+import type { RequestContext } from "../router/context.ts";
+import type { Middleware, Next } from "../router/types.ts";
+import { NativeResponse } from "../response/native.ts";
+import {
+  decodeRecord,
+  encodeRecord,
+  keptHeaders,
+  readBodyUpTo,
+} from "../store/response_record.ts";
+import type { CacheStore, VersionedValue } from "./stores.ts";
+import { StoreUnavailableError } from "../store/errors.ts";
+
+export {
+  type CacheStore,
+  createKvCacheStore,
+  createMemoryCacheStore,
+  createRedisCacheStore,
+  KV_MAX_VALUE_BYTES,
+  type KvCacheStoreOptions,
+  type KvKeyPart,
+  type MemoryCacheStoreOptions,
+  type RedisCacheStoreOptions,
+  type VersionedKv,
+  type VersionedKvAtomic,
+  type VersionedRedisClient,
+  type VersionedRedisEvalOptions,
+  type VersionedSetOptions,
+  type VersionedStore,
+  type VersionedValue,
+} from "./stores.ts";
+
+/** Options of {@linkcode cache}. */
+export interface CacheOptions {
+  /** Where responses are kept: a memory, Deno KV or Redis cache store. */
+  store: CacheStore;
+  /**
+   * Seconds a response without `s-maxage` or `max-age` stays fresh; `0`
+   * stores only responses that say how long themselves.
+   *
+   * @default {60}
+   */
+  ttl?: number;
+  /**
+   * What identifies the resource. Default: the request URL
+   * (`context.url.href`, query included). Return something narrower to
+   * share entries, say the path without tracking parameters.
+   */
+  key?: (context: RequestContext) => string;
+  /**
+   * Request headers that select a variant of every response here, known
+   * in advance (`["Accept-Language"]`). Headers a response names in its own
+   * `Vary` are also honoured, at the cost of a second store read.
+   */
+  vary?: readonly string[];
+  /**
+   * Seconds a stale entry may still be served (`X-Cache: STALE`) while one
+   * request regenerates it in the background. A response's own
+   * `stale-while-revalidate` directive takes precedence.
+   *
+   * @default {0}
+   */
+  staleWhileRevalidate?: number;
+  /**
+   * The most milliseconds a request waits for another one (in this process
+   * or another) to regenerate an entry; then it runs the handler itself.
+   * Also how long the cross-process regeneration lock lives.
+   *
+   * @default {5000}
+   */
+  lockTimeout?: number;
+  /**
+   * The largest body stored, in bytes (larger ones pass through, with
+   * `X-Cache: MISS`). At most what the store takes in one entry.
+   *
+   * @default {1048576} (1 MiB)
+   */
+  maxBodyBytes?: number;
+}
+
+/** A stored response, decoded. */
+interface Entry {
+  /** Status. */
+  s: number;
+  /** Headers. */
+  h: [string, string][];
+  /** When it was stored (ms since the epoch). */
+  t: number;
+  /** Fresh until (ms). */
+  f: number;
+  /** Servable stale until (ms). */
+  x: number;
+  /** `Age` it came with (s). */
+  a: number;
+  body: Uint8Array;
+}
+
+/** What a response's `Vary` adds to the key, stored under the bare key. */
+interface VaryIndex {
+  /** The header names (lower case). */
+  v: string[];
+  /** Kept until (ms). */
+  x: number;
+}
+
+type Stored = Entry | VaryIndex;
+
+const CACHE_CONTROL_DIRECTIVE = /(?:^|,)\s*([A-Za-z-]+)\s*(?:=\s*"?(\d+)"?)?/g;
+
+/** The `Cache-Control` directives, lower case, numbers where given. */
+function directivesOf(value: string | null): Map<string, number | undefined> {
+  const directives = new Map<string, number | undefined>();
+  if (value === null) return directives;
+  for (const match of value.matchAll(CACHE_CONTROL_DIRECTIVE)) {
+    directives.set(
+      match[1].toLowerCase(),
+      match[2] === undefined ? undefined : Number(match[2]),
+    );
+  }
+  return directives;
+}
+
+/** Lower-case header names from a `Vary` value, or `"*"`. */
+function varyNames(value: string | null): string[] | "*" {
+  if (value === null) return [];
+  const names: string[] = [];
+  for (const part of value.split(",")) {
+    const name = part.trim().toLowerCase();
+    if (name === "*") return "*";
+    if (name !== "" && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/** The part of a key that names request header values. */
+function variantOf(names: readonly string[], headers: Headers): string {
+  let part = "";
+  for (const name of names) part += `\n${name}:${headers.get(name) ?? ""}`;
+  return part;
+}
+
+function isEntry(stored: Stored): stored is Entry {
+  return (stored as Entry).s !== undefined;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Settles with `promise`, or with `undefined` after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+const LOCK_VALUE = new Uint8Array([1]);
+
+/**
+ * Deno's `Response` copies a `Uint8Array` body when constructed, so a hit
+ * can hand it the stored bytes. Elsewhere (Bun, Node's adapters' own
+ * `Response` classes) a stream could hand the stored bytes to a reader that
+ * changes or transfers them: give those a copy.
+ */
+const COPIES_BODY =
+  typeof (globalThis as { Deno?: { version?: { deno?: unknown } } }).Deno
+    ?.version?.deno === "string";
+
+function positive(name: string, value: number, min = 0): number {
+  if (typeof value !== "number" || !(value >= min) || !Number.isFinite(value)) {
+    throw new RangeError(
+      `cache(): ${name} must be a finite number >= ${min}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Creates the cache middleware; put it on the routes (or the router)
+ * whose answers may be shared between clients. See the module docs for
+ * what is stored, for how long, and under which key.
+ *
+ * Every answer it gives says where it came from: `X-Cache: HIT` (from
+ * the store, with `Age` in seconds), `MISS` (from the handler), or
+ * `STALE` (an expired copy, while one request regenerates it).
+ *
+ * **No stampede.** When many requests miss one entry at once, one runs
+ * the handler. In its process the others wait for that answer; in other
+ * processes they find a lock in the store (written with compare-and-set,
+ * so one process holds it) and read the store until the entry appears.
+ * Nobody waits longer than `lockTimeout`: then it runs the handler itself.
+ * With `staleWhileRevalidate`, an expired entry is served at once while a
+ * single request regenerates it in the background.
+ *
+ * **Store outages.** A cache is an optimisation: when the store is down
+ * (a `StoreUnavailableError`: Redis unreachable, KV closed, no answer
+ * within the store's `timeout`), the request is answered by the handler,
+ * uncached, and the error goes to `console.error`, rather than a `503`.
+ * Other store errors reach the router. A failure to write an entry never
+ * fails the request.
+ *
+ * @example Per language, stale copies for 30 s
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { cache, createMemoryCacheStore } from "@fetchkit/toolkit/cache-middleware";
+ *
+ * const router = createRouter();
+ * router.get(
+ *   "/news",
+ *   cache({
+ *     store: createMemoryCacheStore(),
+ *     vary: ["Accept-Language"],
+ *     staleWhileRevalidate: 30,
+ *   }),
+ *   ({ headers }) =>
+ *     new Response(headers.get("Accept-Language")?.startsWith("fr") ? "Nouvelles" : "News", {
+ *       headers: { "Cache-Control": "max-age=10", "Vary": "Accept-Language" },
+ *     }),
+ * );
+ * const response = await router.fetch(
+ *   new Request("http://localhost/news", { headers: { "Accept-Language": "fr" } }),
+ * );
+ * console.log(await response.text()); // "Nouvelles"
+ * ```
+ *
+ * @param options The store, the default lifetime, the key, and the limits.
+ * @returns The middleware.
+ * @throws {TypeError} When `store` is missing.
+ * @throws {RangeError} When a number option is negative or not finite.
+ */
+export function cache(options: CacheOptions): Middleware {
+  const { store } = options ?? {};
+  if (
+    store === null || typeof store !== "object" ||
+    typeof store.get !== "function" || typeof store.set !== "function"
+  ) {
+    throw new TypeError(
+      "cache() needs `store`: createMemoryCacheStore(), createKvCacheStore() or createRedisCacheStore()",
+    );
+  }
+  const ttlMs = positive("ttl", options.ttl ?? 60) * 1000;
+  const staleMs = positive(
+    "staleWhileRevalidate",
+    options.staleWhileRevalidate ?? 0,
+  ) * 1000;
+  const lockTimeout = positive("lockTimeout", options.lockTimeout ?? 5000, 1);
+  // Room for the status, headers and times next to the body.
+  const maxBodyBytes = Math.min(
+    positive("maxBodyBytes", options.maxBodyBytes ?? 1024 * 1024),
+    store.maxValueBytes - 8192,
+  );
+  const keyOf = options.key ?? ((context: RequestContext) => context.url.href);
+  const vary = (options.vary ?? []).map((name) => name.toLowerCase());
+  // Stored values decoded once: the memory store hands back the same bytes.
+  const decoded = new WeakMap<Uint8Array, Stored>();
+  // Regenerations running in this process, by key.
+  const running = new Map<string, Promise<Entry | undefined>>();
+
+  // Descriptions decoded lately, by version: a KV or Redis read gives
+  // new bytes each time, but an unchanged entry keeps its version.
+  const byVersion = new Map<string, { meta: Stored; offset: number }>();
+
+  function decode(read: VersionedValue | undefined): Stored | undefined {
+    if (read === undefined) return undefined;
+    const bytes = read.value;
+    let stored = decoded.get(bytes);
+    if (stored !== undefined) return stored;
+    const known = byVersion.get(read.version);
+    if (known !== undefined) {
+      stored = isEntry(known.meta)
+        ? { ...known.meta, body: bytes.subarray(known.offset) }
+        : known.meta;
+    } else {
+      const record = decodeRecord(bytes);
+      if (record === undefined || typeof record.meta !== "object") {
+        return undefined;
+      }
+      stored = record.meta as Stored;
+      if (isEntry(stored)) stored.body = record.body;
+      byVersion.set(read.version, {
+        meta: stored,
+        offset: bytes.byteLength - record.body.byteLength,
+      });
+      if (byVersion.size > 1000) {
+        byVersion.delete(byVersion.keys().next().value!);
+      }
+    }
+    decoded.set(bytes, stored);
+    return stored;
+  }
+
+  /** The entry for a request: reads the bare key, then its variant if any. */
+  async function lookup(
+    primary: string,
+    headers: Headers,
+  ): Promise<{ key: string; entry: Entry | undefined }> {
+    const stored = decode(await store.get(primary));
+    if (stored === undefined || isEntry(stored)) {
+      return { key: primary, entry: stored };
+    }
+    const key = primary + variantOf(stored.v, headers);
+    const variant = decode(await store.get(key));
+    return {
+      key,
+      entry: variant !== undefined && isEntry(variant) ? variant : undefined,
+    };
+  }
+
+  function answer(
+    entry: Entry,
+    state: "HIT" | "STALE",
+    head: boolean,
+  ): Response {
+    const headers = new Headers(entry.h);
+    const age = entry.a +
+      Math.max(0, Math.floor((Date.now() - entry.t) / 1000));
+    headers.set("Age", String(age));
+    headers.set("X-Cache", state);
+    const body = head ? null : COPIES_BODY ? entry.body : entry.body.slice();
+    return new NativeResponse(body as BodyInit | null, {
+      status: entry.s,
+      headers,
+    });
+  }
+
+  function marked(response: Response, body?: BodyInit | null): Response {
+    if (body === undefined) {
+      try {
+        response.headers.set("X-Cache", "MISS");
+        return response;
+      } catch {
+        // Immutable headers (a fetch() answer): copied below. A 1xx (a
+        // WebSocket upgrade) cannot be rebuilt: passed on as it is.
+        if (response.status < 200) return response;
+      }
+    }
+    const copy = new NativeResponse(
+      body === undefined ? response.body : body,
+      response,
+    );
+    copy.headers.set("X-Cache", "MISS");
+    return copy;
+  }
+
+  /**
+   * Stores `response` when it may be, and gives the answer to send (its
+   * body read, when stored) with the entry made.
+   */
+  async function keep(
+    response: Response,
+    primary: string,
+    headers: Headers,
+  ): Promise<{ response: Response; entry?: Entry }> {
+    if (response.status !== 200 || response.headers.has("set-cookie")) {
+      return { response: marked(response) };
+    }
+    const directives = directivesOf(response.headers.get("cache-control"));
+    if (
+      directives.has("no-store") || directives.has("private") ||
+      directives.has("no-cache")
+    ) {
+      return { response: marked(response) };
+    }
+    const names = varyNames(response.headers.get("vary"));
+    const type = response.headers.get("content-type") ?? "";
+    if (names === "*" || type.startsWith("text/event-stream")) {
+      return { response: marked(response) };
+    }
+    const lifetime = directives.get("s-maxage") ?? directives.get("max-age");
+    const freshMs = lifetime === undefined ? ttlMs : lifetime * 1000;
+    if (!(freshMs > 0)) return { response: marked(response) };
+    const swr = directives.get("stale-while-revalidate");
+    const body = await readBodyUpTo(response, maxBodyBytes);
+    if (!body.complete) return { response: marked(response, body.body) };
+    const now = Date.now();
+    const entry: Entry = {
+      s: 200,
+      h: keptHeaders(response.headers),
+      t: now,
+      f: now + freshMs,
+      x: now + freshMs + (swr === undefined ? staleMs : swr * 1000),
+      a: Math.max(0, Number(response.headers.get("age")) || 0),
+      body: body.bytes,
+    };
+    const extra = names.filter((name) => !vary.includes(name));
+    const ttl = { ttlMs: entry.x - now };
+    try {
+      const { body: _, ...meta } = entry;
+      if (extra.length === 0) {
+        await store.set(primary, encodeRecord(meta, body.bytes), ttl);
+      } else {
+        const index: VaryIndex = { v: extra, x: entry.x };
+        await store.set(primary, encodeRecord(index), ttl);
+        await store.set(
+          primary + variantOf(extra, headers),
+          encodeRecord(meta, body.bytes),
+          ttl,
+        );
+      }
+    } catch (error) {
+      failed("store a response", error);
+    }
+    return { response: marked(response, body.bytes as BodyInit), entry };
+  }
+
+  function failed(what: string, error: unknown): void {
+    console.error(`cache(): the ${store.name} store failed to ${what}:`, error);
+  }
+
+  /** Waits for another process's regeneration: the entry, or `undefined`. */
+  async function awaitOther(
+    primary: string,
+    lock: string,
+    headers: Headers,
+  ): Promise<Entry | undefined> {
+    const deadline = Date.now() + lockTimeout;
+    for (
+      let delay = 5;
+      Date.now() < deadline;
+      delay = Math.min(50, delay * 2)
+    ) {
+      await sleep(Math.min(delay, deadline - Date.now()));
+      const { entry } = await lookup(primary, headers);
+      if (entry !== undefined && entry.f > Date.now()) return entry;
+      if ((await store.get(lock)) === undefined) {
+        // The lock gone: the entry was stored just before (read it once
+        // more), or the other gave up or could not store.
+        const { entry } = await lookup(primary, headers);
+        return entry !== undefined && entry.f > Date.now() ? entry : undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs the handler for `key` as the one regenerating it, unless another
+   * process holds the lock (then waits for its entry, for `lockTimeout`).
+   */
+  async function regenerate(
+    context: RequestContext,
+    next: Next,
+    primary: string,
+    key: string,
+    background: boolean,
+  ): Promise<{ response?: Response; entry?: Entry }> {
+    const lock = "lock\n" + key;
+    let token: string | undefined;
+    try {
+      token = await store.set(lock, LOCK_VALUE, {
+        ttlMs: lockTimeout,
+        ifVersion: null,
+      });
+      if (token === undefined) {
+        if (background) return {};
+        const entry = await awaitOther(primary, lock, context.headers);
+        if (entry !== undefined) return { entry };
+      }
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      failed("take the regeneration lock", error);
+      if (background) return {};
+    }
+    try {
+      return await keep(await next(), primary, context.headers);
+    } finally {
+      if (token !== undefined) {
+        store.delete(lock, { ifVersion: token }).catch((error) =>
+          failed("release the regeneration lock", error)
+        );
+      }
+    }
+  }
+
+  /** Runs `regenerate` as this process's one regeneration of `key`. */
+  function once(
+    context: RequestContext,
+    next: Next,
+    primary: string,
+    key: string,
+    background: boolean,
+  ): Promise<{ response?: Response; entry?: Entry }> {
+    const result = regenerate(context, next, primary, key, background);
+    const entry = result.then((done) => done.entry, () => undefined);
+    running.set(key, entry);
+    entry.then(() => {
+      if (running.get(key) === entry) running.delete(key);
+    });
+    return result;
+  }
+
+  return async function cacheMiddleware(context, next) {
+    const method = context.request.method;
+    if (method !== "GET" && method !== "HEAD") return next();
+    const headers = context.headers;
+    if (
+      headers.has("authorization") || headers.has("range") ||
+      headers.has("upgrade")
+    ) {
+      return next();
+    }
+    const head = method === "HEAD";
+    const primary = "GET " + keyOf(context) + variantOf(vary, headers);
+    let found: { key: string; entry: Entry | undefined };
+    try {
+      found = await lookup(primary, headers);
+    } catch (error) {
+      // An outage: answer uncached. Anything else is a bug: the router's.
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      failed("read", error);
+      return next();
+    }
+    const { key, entry } = found;
+    const now = Date.now();
+    if (entry !== undefined && now < entry.f) return answer(entry, "HIT", head);
+    if (entry !== undefined && now < entry.x) {
+      if (!head && !running.has(key)) {
+        once(context, next, primary, key, true).then(
+          ({ response }) => response?.body?.cancel(),
+          (error) => failed("regenerate in the background", error),
+        );
+      }
+      return answer(entry, "STALE", head);
+    }
+    // HEAD has no body to store: it only reads what GET stored.
+    if (head) return next();
+    const pending = running.get(key);
+    if (pending !== undefined) {
+      const other = await within(pending, lockTimeout);
+      if (other !== undefined) return answer(other, "HIT", false);
+      return (await keep(await next(), primary, headers)).response;
+    }
+    const done = await once(context, next, primary, key, false);
+    return done.response ?? answer(done.entry!, "HIT", false);
+  };
+}

@@ -1,0 +1,519 @@
+/**
+ * The `Idempotency-Key` request header as middleware
+ * (draft-ietf-httpapi-idempotency-key-header): a client that sends a
+ * `POST` again after a lost answer gets the first answer back instead of
+ * a second order, on one server or across every server sharing the store.
+ *
+ * - The first request with a key runs; its answer (status, headers, body)
+ *   is kept for `ttl` seconds.
+ * - The same key with the same request (method, path and query, SHA-256
+ *   of the body) gets that answer replayed, with
+ *   `Idempotent-Replayed: true`; the handler does not run.
+ * - The same key with a different request: `422 Unprocessable Content`.
+ * - The same key while the first is still running: `409 Conflict`, with
+ *   `Retry-After: 1`.
+ * - No key where `required`: `400 Bad Request`; a malformed key (empty,
+ *   over 255 characters, not printable ASCII): `400`.
+ * - A request body over `maxRequestBytes`: `413 Content Too Large`.
+ *
+ * Errors are `application/problem+json` (RFC 9457) naming what was wrong.
+ *
+ * Rules chosen where the draft leaves room:
+ *
+ * - Keys are scoped: by default to the session the request's cookie
+ *   named (with the `session` option), else to the client address, so one
+ *   client cannot replay another's answer by sending its key. `scope`
+ *   replaces this (say, the authenticated user id).
+ * - The key may come as a Structured Field string (`"abc"`, as the draft
+ *   writes it) or bare (`abc`); both name the same key.
+ * - Only `POST` and `PATCH` use keys (the `methods` option changes that);
+ *   other methods pass by.
+ * - A handler that throws or answers `5xx` keeps nothing: the key is
+ *   released and the client's retry runs again (a `503` during an outage
+ *   must not be replayed for a day). Handlers whose effects may have
+ *   happened before a `5xx` should make them transactional.
+ * - `Set-Cookie` is never kept or replayed.
+ * - A body over `maxBodyBytes` is not kept: a repeat gets the original
+ *   status and headers with an empty body and `Idempotent-Replayed: true`,
+ *   rather than running the handler again.
+ * - A server that dies mid-request holds its key for `lockTimeout`
+ *   milliseconds (the entry then expires and a retry runs).
+ *
+ * @example
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { createMemoryCacheStore } from "@fetchkit/toolkit/cache-middleware";
+ * import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
+ *
+ * const store = createMemoryCacheStore();
+ * const router = createRouter();
+ * let orders = 0;
+ * router.post("/orders", idempotency({ store, required: true }), () =>
+ *   Response.json({ order: ++orders }, { status: 201 }));
+ *
+ * const send = () =>
+ *   router.fetch(
+ *     new Request("http://localhost/orders", {
+ *       method: "POST",
+ *       headers: { "Idempotency-Key": '"8e03978e-40d5-43e8-bc93-6894a57f9324"' },
+ *       body: "{}",
+ *     }),
+ *     { remoteAddr: { hostname: "192.0.2.1", port: 1234, transport: "tcp" } },
+ *   );
+ * const first = await send();
+ * const again = await send();
+ * console.log(await first.json(), await again.json()); // { order: 1 } { order: 1 }
+ * console.log(again.headers.get("Idempotent-Replayed")); // "true"
+ * ```
+ *
+ * @module
+ */
+
+import { sha256 } from "@noble/hashes/sha2.js";
+import type { RequestContext } from "../router/context.ts";
+import type { AnyContextKey } from "../router/context_key.ts";
+import type { Middleware } from "../router/types.ts";
+import { NativeResponse } from "../response/native.ts";
+import { toBase64Url } from "../runtime/_base64.ts";
+import { stateOf } from "../session/session.ts";
+import {
+  decodeRecord,
+  encodeRecord,
+  keptHeaders,
+  readBodyUpTo,
+} from "../store/response_record.ts";
+import type { CacheStore } from "../cache/stores.ts";
+
+export {
+  type CacheStore,
+  createKvCacheStore,
+  createMemoryCacheStore,
+  createRedisCacheStore,
+} from "../cache/stores.ts";
+
+/** Options of {@linkcode idempotency}. */
+export interface IdempotencyOptions {
+  /** Where keys and answers are kept: a memory, Deno KV or Redis cache store. */
+  store: CacheStore;
+  /**
+   * Seconds a key and its answer are kept after the first request ends.
+   *
+   * @default {86400} (a day)
+   */
+  ttl?: number;
+  /**
+   * Refuse requests without `Idempotency-Key` (`400`).
+   *
+   * @default {false}
+   */
+  required?: boolean;
+  /**
+   * The context key `session()` stores the session under: keys are then
+   * scoped to the session the request's cookie names. Requests without one
+   * (a new session) are scoped to their address.
+   */
+  session?: AnyContextKey;
+  /**
+   * Whose keys these are; replaces the session and address scope. Return
+   * the authenticated user's id, say. `undefined` falls back to the default.
+   */
+  scope?: (
+    context: RequestContext,
+  ) => string | undefined | Promise<string | undefined>;
+  /**
+   * The methods that use keys.
+   *
+   * @default {["POST", "PATCH"]}
+   */
+  methods?: readonly string[];
+  /**
+   * Milliseconds a request holds its key while it runs; a server that
+   * dies mid-request frees the key after this.
+   *
+   * @default {60000}
+   */
+  lockTimeout?: number;
+  /**
+   * The largest answer body kept, in bytes (bounded by the store's entry
+   * size; about 56 KiB on Deno KV).
+   *
+   * @default {1048576} (1 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * The largest request body hashed into the fingerprint; a longer one
+   * gets `413`.
+   *
+   * @default {1048576} (1 MiB)
+   */
+  maxRequestBytes?: number;
+}
+
+/** What is kept under a key. */
+interface Kept {
+  /** `"running"` or `"done"`. */
+  st: "running" | "done";
+  /** The request's fingerprint. */
+  fp: string;
+  /** Status (done). */
+  s?: number;
+  /** Headers (done). */
+  h?: [string, string][];
+  /** The body was too large to keep (done). */
+  big?: boolean;
+}
+
+const MAX_KEY_LENGTH = 255;
+const encoder = new TextEncoder();
+/** A bare key: printable ASCII without spaces or quotes. */
+const BARE_KEY = /^[\x21\x23-\x7e]+$/;
+
+/** The key from the header value, or what is wrong with it. */
+function parseIdempotencyKey(
+  value: string,
+): { key: string } | { error: string } {
+  const text = value.trim();
+  let key: string;
+  if (text.startsWith('"')) {
+    // A Structured Field string: printable ASCII, \" and \\ escaped.
+    key = "";
+    let index = 1;
+    for (; index < text.length; index++) {
+      const char = text[index];
+      if (char === "\\") {
+        const escaped = text[++index];
+        if (escaped !== '"' && escaped !== "\\") {
+          return {
+            error:
+              'Idempotency-Key: only \\" and \\\\ may be escaped in a quoted key',
+          };
+        }
+        key += escaped;
+      } else if (char === '"') {
+        break;
+      } else if (char < " " || char > "~") {
+        return {
+          error: "Idempotency-Key must be printable ASCII (a UUID, say)",
+        };
+      } else {
+        key += char;
+      }
+    }
+    if (index !== text.length - 1) {
+      return {
+        error:
+          'Idempotency-Key: a quoted key must be one string, "like-this", with nothing after it',
+      };
+    }
+  } else {
+    if (text !== "" && !BARE_KEY.test(text)) {
+      return {
+        error:
+          "Idempotency-Key must be printable ASCII without spaces (a UUID, say)",
+      };
+    }
+    key = text;
+  }
+  if (key.length === 0) return { error: "Idempotency-Key is empty" };
+  if (key.length > MAX_KEY_LENGTH) {
+    return {
+      error:
+        `Idempotency-Key is ${key.length} characters; the limit is ${MAX_KEY_LENGTH}`,
+    };
+  }
+  return { key };
+}
+
+const TITLES: Record<number, string> = {
+  400: "Bad Request",
+  409: "Conflict",
+  413: "Content Too Large",
+  422: "Unprocessable Content",
+};
+
+function problem(
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new NativeResponse(
+    JSON.stringify({
+      type: "about:blank",
+      title: TITLES[status],
+      status,
+      detail,
+    }),
+    {
+      status,
+      headers: {
+        "Content-Type": "application/problem+json",
+        "Cache-Control": "no-store",
+        ...headers,
+      },
+    },
+  );
+}
+
+function hex(bytes: Uint8Array): string {
+  return toBase64Url(bytes);
+}
+
+/** SHA-256 of the body, read from a copy up to `limit` bytes; `undefined` if longer. */
+async function bodyHash(
+  request: Request,
+  limit: number,
+): Promise<string | undefined> {
+  const length = Number(request.headers.get("content-length") ?? NaN);
+  if (length > limit) return undefined;
+  if (request.body === null) return hex(sha256(new Uint8Array(0)));
+  if (length >= 0) {
+    // A known length (what servers give): one native read of a copy.
+    const bytes = new Uint8Array(await request.clone().arrayBuffer());
+    return bytes.byteLength > limit ? undefined : hex(sha256(bytes));
+  }
+  // Chunked: hash as it comes, stopping at the limit.
+  const hash = sha256.create();
+  const reader = request.clone().body!.getReader();
+  let total = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      // Not awaited: a branch of a tee settles its cancel only once the
+      // other branch (the request's own body) is cancelled too.
+      reader.cancel().catch(() => {});
+      return undefined;
+    }
+    hash.update(value);
+  }
+  return hex(hash.digest());
+}
+
+function positive(name: string, value: number, min: number): number {
+  if (typeof value !== "number" || !(value >= min) || !Number.isFinite(value)) {
+    throw new RangeError(
+      `idempotency(): ${name} must be a finite number >= ${min}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Creates the `Idempotency-Key` middleware (see the module docs for every
+ * answer it gives). Put it on the routes that create or change things,
+ * after `session()` when keys are scoped to the session.
+ *
+ * Exactly once: the first request writes its key as running with a
+ * compare-and-set that succeeds only when the key is absent, so among
+ * concurrent requests with one key, in one process or many sharing the
+ * store, one runs the handler; the others get `409` (or, once it is done,
+ * the replay). The answer is then written over the running entry with a
+ * compare-and-set on its version.
+ *
+ * When the store fails, the request is not run: an error reaches the
+ * router (a `503` when the store is down), since running it unguarded
+ * could do it twice.
+ *
+ * @example Scoped to the signed-in user, required
+ * ```ts
+ * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { createMemoryCacheStore } from "@fetchkit/toolkit/cache-middleware";
+ * import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
+ *
+ * const UserId = createContextKey<string>();
+ * const router = createRouter();
+ * router.post(
+ *   "/payments",
+ *   idempotency({
+ *     store: createMemoryCacheStore(),
+ *     required: true,
+ *     scope: ({ get }) => get(UserId),
+ *   }),
+ *   () => new Response("paid", { status: 201 }),
+ * );
+ * const response = await router.fetch(
+ *   new Request("http://localhost/payments", { method: "POST" }),
+ * );
+ * console.log(response.status); // 400: no Idempotency-Key
+ * ```
+ *
+ * @param options The store and the rules.
+ * @returns The middleware.
+ * @throws {TypeError} When `store` is missing.
+ * @throws {RangeError} When a number option is out of range.
+ */
+export function idempotency(options: IdempotencyOptions): Middleware {
+  const { store } = options ?? {};
+  if (
+    store === null || typeof store !== "object" ||
+    typeof store.get !== "function" || typeof store.set !== "function"
+  ) {
+    throw new TypeError(
+      "idempotency() needs `store`: createMemoryCacheStore(), createKvCacheStore() or createRedisCacheStore()",
+    );
+  }
+  const ttlMs = positive("ttl", options.ttl ?? 86_400, 1) * 1000;
+  const lockTimeout = positive("lockTimeout", options.lockTimeout ?? 60_000, 1);
+  const maxBodyBytes = Math.min(
+    positive("maxBodyBytes", options.maxBodyBytes ?? 1024 * 1024, 0),
+    store.maxValueBytes - 8192,
+  );
+  const maxRequestBytes = positive(
+    "maxRequestBytes",
+    options.maxRequestBytes ?? 1024 * 1024,
+    0,
+  );
+  const methods = new Set(
+    (options.methods ?? ["POST", "PATCH"]).map((method) =>
+      method.toUpperCase()
+    ),
+  );
+  const required = options.required === true;
+  const sessionKey = options.session;
+
+  async function scopeOf(context: RequestContext): Promise<string> {
+    const chosen = await options.scope?.(context);
+    if (chosen !== undefined) return "scope:" + chosen;
+    if (sessionKey !== undefined && context.has(sessionKey)) {
+      const session = context.get(sessionKey);
+      const loaded = typeof session === "object" && session !== null
+        ? stateOf(session).loadedId
+        : undefined;
+      if (loaded !== undefined) return "session:" + loaded;
+    }
+    const address = context.remoteAddr?.hostname;
+    return address === undefined ? "anonymous" : "address:" + address;
+  }
+
+  function replay(kept: Kept, body: Uint8Array): Response {
+    const headers = new Headers(kept.h);
+    headers.set("Idempotent-Replayed", "true");
+    return new NativeResponse(
+      kept.big || body.byteLength === 0 ? null : body.slice() as BodyInit,
+      { status: kept.s, headers },
+    );
+  }
+
+  return async function idempotencyMiddleware(context, next) {
+    if (!methods.has(context.request.method)) return next();
+    const header = context.headers.get("idempotency-key");
+    if (header === null) {
+      if (!required) return next();
+      return problem(
+        400,
+        `${context.request.method} ${context.url.pathname} needs an Idempotency-Key header (a UUID, say)`,
+      );
+    }
+    const parsed = parseIdempotencyKey(header);
+    if ("error" in parsed) return problem(400, parsed.error);
+    const hash = await bodyHash(context.request, maxRequestBytes);
+    if (hash === undefined) {
+      return problem(
+        413,
+        `The request body is over the ${maxRequestBytes}-byte limit for requests with an Idempotency-Key`,
+      );
+    }
+    const fingerprint =
+      `${context.request.method} ${context.url.pathname}${context.url.search} ${hash}`;
+    const scope = await scopeOf(context);
+    const key = "idempotency\n" +
+      hex(sha256(encoder.encode(scope + "\n" + parsed.key)));
+
+    // The usual case, a new key, costs one write: claim it; only when
+    // that fails, read what holds it.
+    const running = encodeRecord(
+      { st: "running", fp: fingerprint } satisfies Kept,
+    );
+    let version: string | undefined;
+    for (let attempt = 0; version === undefined; attempt++) {
+      version = await store.set(key, running, {
+        ttlMs: lockTimeout,
+        ifVersion: null,
+      });
+      if (version !== undefined) break;
+      const current = await store.get(key);
+      if (current !== undefined) {
+        const record = decodeRecord(current.value);
+        const kept = record?.meta as Kept | undefined;
+        if (kept !== undefined && kept.fp !== fingerprint) {
+          return problem(
+            422,
+            "This Idempotency-Key was used for a different request (method, path or body); send a new key for a new request",
+          );
+        }
+        if (kept === undefined || kept.st === "running") {
+          return problem(
+            409,
+            "A request with this Idempotency-Key is still being processed; retry shortly",
+            { "Retry-After": "1" },
+          );
+        }
+        return replay(kept, record!.body);
+      }
+      if (attempt === 2) {
+        // The key keeps appearing and vanishing: treat it as running.
+        return problem(
+          409,
+          "A request with this Idempotency-Key is still being processed; retry shortly",
+          { "Retry-After": "1" },
+        );
+      }
+    }
+
+    let response: Response;
+    try {
+      response = await next();
+    } catch (error) {
+      await release(key, version);
+      throw error;
+    }
+    if (response.status >= 500) {
+      await release(key, version);
+      return response;
+    }
+    const body = await readBodyUpTo(response, maxBodyBytes);
+    const kept: Kept = {
+      st: "done",
+      fp: fingerprint,
+      s: response.status,
+      h: keptHeaders(response.headers),
+    };
+    if (!body.complete) kept.big = true;
+    try {
+      const written = await store.set(
+        key,
+        encodeRecord(kept, body.complete ? body.bytes : undefined),
+        { ttlMs, ifVersion: version },
+      );
+      if (written === undefined) {
+        console.error(
+          `idempotency(): the request outlived its ${lockTimeout} ms hold on its key; its answer was not kept`,
+        );
+      }
+    } catch (error) {
+      console.error(
+        `idempotency(): the ${store.name} store failed to keep an answer; the key is released when its hold expires:`,
+        error,
+      );
+    }
+    // An empty body as null: a 204 or 205 may have no body at all.
+    return new NativeResponse(
+      body.complete
+        ? body.bytes.byteLength === 0 ? null : body.bytes as BodyInit
+        : body.body,
+      response,
+    );
+  };
+
+  async function release(key: string, version: string): Promise<void> {
+    try {
+      await store.delete(key, { ifVersion: version });
+    } catch (error) {
+      console.error(
+        `idempotency(): the ${store.name} store failed to release a key; it is released when its hold expires:`,
+        error,
+      );
+    }
+  }
+}
