@@ -137,6 +137,46 @@ export function nativeRoutes<T>(
     candidate.routes.push(route);
   }
   const candidates = [...byPattern.values()];
+  // Rivals of a parameter pattern, found by bucket rather than by a scan of
+  // every pattern (quadratic in the routes): patterns Bun cannot route,
+  // and parameter patterns of the same length whose first segment is the
+  // same text or a parameter.
+  const complex = candidates.filter((candidate) =>
+    candidate.shape === undefined
+  );
+  interface Bucket {
+    byFirst: Map<string, Candidate[]>;
+    paramFirst: Candidate[];
+    all: Candidate[];
+  }
+  const byLength = new Map<number, Bucket>();
+  for (const candidate of candidates) {
+    const { shape } = candidate;
+    if (
+      shape === undefined || shape.every((part) => typeof part === "string")
+    ) {
+      continue;
+    }
+    let bucket = byLength.get(shape.length);
+    if (bucket === undefined) {
+      bucket = { byFirst: new Map(), paramFirst: [], all: [] };
+      byLength.set(shape.length, bucket);
+    }
+    bucket.all.push(candidate);
+    const first = shape[0];
+    if (typeof first === "string") {
+      const list = bucket.byFirst.get(first);
+      if (list === undefined) bucket.byFirst.set(first, [candidate]);
+      else list.push(candidate);
+    } else bucket.paramFirst.push(candidate);
+  }
+  const rivalsOf = (shape: Shape): Candidate[] => {
+    const bucket = byLength.get(shape.length)!;
+    const first = shape[0];
+    return typeof first === "string"
+      ? [...(bucket.byFirst.get(first) ?? []), ...bucket.paramFirst]
+      : bucket.all;
+  };
   const routes: Record<string, NativeHandler> = {};
   const keys = new Set<string>();
   for (const candidate of candidates) {
@@ -148,12 +188,12 @@ export function nativeRoutes<T>(
     if (names.length > 0) {
       // Bun's order among parameter patterns is its own: give it only
       // those no other non-static pattern could contest.
-      const contested = candidates.some((other) =>
-        other !== candidate &&
-        (other.shape === undefined ||
-          other.shape.some((part) => typeof part !== "string")) &&
-        overlaps(shape, other.shape, other.prefix)
-      );
+      const contested = complex.some((other) =>
+        overlaps(shape, undefined, other.prefix)
+      ) ||
+        rivalsOf(shape).some((other) =>
+          other !== candidate && overlaps(shape, other.shape, other.prefix)
+        );
       if (contested) continue;
     }
     const key = "/" +
