@@ -5,7 +5,12 @@
  * @module
  */
 import type { Passwords } from "./passwords.ts";
-import { EmailInUseError, type Role, type UserStore } from "./users.ts";
+import {
+  EmailInUseError,
+  type Role,
+  type User,
+  type UserStore,
+} from "./users.ts";
 
 /** What {@linkcode ensureAdmin} found or did. */
 export interface AdminOutcome {
@@ -46,4 +51,21 @@ export function describeAdmin(email: string, outcome: AdminOutcome): string {
     return `Admin ${email} already there; its password was left as it is.`;
   }
   return `ADMIN_EMAIL ${email} exists with role ${outcome.role}, left unchanged.`;
+}
+
+/**
+ * The start-up line without `ADMIN_EMAIL`: the admins there are (up to
+ * three named), or how to make one when there is none.
+ */
+export function describeAdmins(users: readonly User[]): string {
+  const admins = users.filter((user) => user.role === "admin")
+    .map((user) => user.email);
+  if (admins.length === 0) {
+    return "No admin yet. To make one, start with ADMIN_EMAIL=admin@example.com " +
+      "ADMIN_PASSWORD=<8+ characters> (a new email; existing users are left as they are).";
+  }
+  const more = admins.length > 3 ? ` and ${admins.length - 3} more` : "";
+  return `${admins.length === 1 ? "Admin" : "Admins"}: ${
+    admins.slice(0, 3).join(", ")
+  }${more}.`;
 }

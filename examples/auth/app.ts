@@ -44,7 +44,7 @@ import {
   secureHeaders,
 } from "@fetchkit/toolkit/secure-headers-middleware";
 import { CurrentUser, Session } from "./context.ts";
-import { describeAdmin, ensureAdmin } from "./admin.ts";
+import { describeAdmin, describeAdmins, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
@@ -100,7 +100,10 @@ export interface AppOptions {
   log?: ((line: string) => void) | null;
   /** An admin to create at start when no user has this email. */
   admin?: { email: string; password: string };
-  /** Told one line about the admin at start (created, there, or not). */
+  /**
+   * Told one line about the admin at start: created, already there, or,
+   * without `admin`, the admins in the database or how to make one.
+   */
   announce?: (line: string) => void;
   /**
    * Development aids: `tracing()` first (a span per request, with store
@@ -128,6 +131,9 @@ export async function createApp(options: AppOptions): Promise<Router> {
   if (options.admin) {
     const outcome = await ensureAdmin(users, passwords, options.admin);
     options.announce?.(describeAdmin(options.admin.email, outcome));
+  } else if (options.announce) {
+    // Without ADMIN_EMAIL, say who the admins already are.
+    options.announce(describeAdmins(await users.list()));
   }
   const limits = options.rateLimitStore ??
     createKvRateLimitStore({ client: kv });

@@ -79,12 +79,6 @@ const app = await createApp({
   announce: console.log,
   development: !config.production,
 });
-if (!config.admin) {
-  console.log(
-    "No admin configured. To make one, start with ADMIN_EMAIL=admin@example.com " +
-      "ADMIN_PASSWORD=<8+ characters> (a new email; existing users are left as they are).",
-  );
-}
 
 let server: Server;
 try {

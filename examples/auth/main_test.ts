@@ -87,7 +87,9 @@ Deno.test("development: a generated secret is kept in KV, so a restart keeps ses
 
     const second = await startMain({ DENO_KV_PATH: env.DENO_KV_PATH });
     try {
-      assert.match(second.output(), /No admin configured/);
+      // Without ADMIN_EMAIL, it names the admin that is there.
+      assert.match(second.output(), /^Admin: root@example\.com\.$/m);
+      assert.doesNotMatch(second.output(), /No admin/);
       const register = await fetch(`${second.url}/auth/register`, {
         method: "POST",
         body: new URLSearchParams({

@@ -34,7 +34,7 @@ import {
   type StreamLimitOptions,
 } from "@fetchkit/toolkit/stream-limit-middleware";
 import { upgradeWebSocket } from "@fetchkit/toolkit/websocket";
-import { renderPage } from "./page.ts";
+import { renderErrorPage, renderPage } from "./page.ts";
 
 /** The topic every message goes to. */
 export const TOPIC = "board";
@@ -126,6 +126,27 @@ function field(
   return text;
 }
 
+/** A browser's navigation, not a script's `fetch()` or a client's call. */
+function prefersHtml(request: Request): boolean {
+  return (request.headers.get("Accept") ?? "").includes("text/html");
+}
+
+/** An HTML answer for a browser, with the status and any headers. */
+function errorPage(
+  nonce: string | undefined,
+  status: number,
+  title: string,
+  options: { message: string; headers?: Headers },
+): Response {
+  const headers = new Headers(options.headers);
+  headers.delete("Content-Type");
+  headers.delete("Content-Length");
+  return createHtmlResponse(
+    renderErrorPage({ nonce: nonce ?? "", title, message: options.message }),
+    { status, headers },
+  );
+}
+
 /** Builds the live board. */
 export function createLiveApp(options: LiveAppOptions): LiveApp {
   const {
@@ -159,6 +180,40 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
       }),
       csrf(),
     ],
+    // Browsers get a page; API clients and scripts the plain answer.
+    defaultHandler: (context) =>
+      prefersHtml(context.request)
+        ? errorPage(context.get(CspNonce), 404, "Page not found", {
+          message: "There is nothing at this address.",
+        })
+        : new Response("Not Found", { status: 404 }),
+    onError: (error, context) => {
+      const answer = error instanceof HttpError
+        ? error.toResponse(context.request)
+        : undefined;
+      if (!prefersHtml(context.request)) {
+        if (answer) return answer;
+        console.error(error);
+        return new Response("Internal Server Error", { status: 500 });
+      }
+      if (!(error instanceof HttpError)) console.error(error);
+      const status = answer?.status ?? 500;
+      return errorPage(
+        context.get(CspNonce),
+        status,
+        status >= 500
+          ? "Something went wrong"
+          : context.request.method === "POST"
+          ? "Your message was not posted"
+          : "That did not work",
+        {
+          message: error instanceof HttpError && error.expose
+            ? error.message
+            : "Please try again in a moment.",
+          headers: answer?.headers,
+        },
+      );
+    },
   });
 
   router.get("/", ({ get }) =>

@@ -177,6 +177,51 @@ Deno.test("live: streams are capped per address, and a form post without script 
   await pubsub.close();
 });
 
+Deno.test("live: browsers get pages for an unknown address (404) and a refused form post (422); scripts get text", async () => {
+  const { app, pubsub } = board();
+  const html = { Accept: "text/html,application/xhtml+xml" };
+  const missing = await app.fetch(
+    new Request("http://localhost/nope", { headers: html }),
+    info(),
+  );
+  assert.equal(missing.status, 404);
+  const page = await missing.text();
+  assert.match(page, /<html lang="en">/);
+  assert.match(page, /<h1>Page not found<\/h1>/);
+  const nonce = /<style nonce="([^"]+)">/.exec(page)?.[1];
+  assert.ok(
+    missing.headers.get("Content-Security-Policy")?.includes(
+      `style-src 'nonce-${nonce}'`,
+    ),
+    "the page's style is allowed by its CSP",
+  );
+
+  const refused = await app.fetch(
+    new Request("http://localhost/messages", {
+      method: "POST",
+      headers: {
+        ...html,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: "name=Ada&text=",
+    }),
+    info(),
+  );
+  assert.equal(refused.status, 422);
+  assert.match(refused.headers.get("Content-Type")!, /^text\/html/);
+  const refusedPage = await refused.text();
+  assert.match(refusedPage, /<h1>Your message was not posted<\/h1>/);
+  assert.match(refusedPage, /<p>Fill in text\.<\/p>/);
+
+  const plain = await app.fetch(new Request("http://localhost/nope"), info());
+  assert.equal(plain.status, 404);
+  assert.equal(await plain.text(), "Not Found");
+  const json = await app.fetch(post("name=Ada&text="), info());
+  assert.equal(json.status, 422);
+  assert.deepEqual(await json.json(), { error: "Fill in text." });
+  await pubsub.close();
+});
+
 Deno.test("live: a stream starts with its position, so a client that leaves before any message loses nothing", async () => {
   const { app, pubsub } = board();
   const first = await app.fetch(new Request("http://localhost/events"), info());

@@ -45,7 +45,7 @@ const STYLE = `
   .meta b { color: #1d2330; }
   #empty { color: #5a6273; text-align: center; padding: 1rem; }
   .transport { text-align: center; font-size: .85rem; }
-  .transport a { color: #2456c7; }
+  a { color: #2456c7; }
   @media (max-width: 32rem) {
     form { grid-template-columns: 1fr; }
     button { width: 100%; }
@@ -228,6 +228,41 @@ export function renderPage(options: PageOptions): SafeHtml {
           </p>
         </main>
         <script nonce="${nonce}">${html.raw(SCRIPT)}</script>
+      </body>
+    </html>
+  `;
+}
+
+/** What an error page shows. */
+export interface ErrorPageOptions {
+  nonce: string;
+  /** The heading, such as "Page not found". */
+  title: string;
+  /** What went wrong, in a sentence. */
+  message: string;
+}
+
+/**
+ * A page for a browser's request that went wrong (an unknown address, a
+ * form posted without script that was refused), styled like the board.
+ */
+export function renderErrorPage(options: ErrorPageOptions): SafeHtml {
+  const { nonce, title, message } = options;
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>${title} · Live board</title>
+        <style nonce="${nonce}">${html.raw(STYLE)}</style>
+      </head>
+      <body>
+        <main>
+          <h1>${title}</h1>
+          <p>${message}</p>
+          <p><a href="/">Back to the board</a></p>
+        </main>
       </body>
     </html>
   `;

@@ -3,9 +3,9 @@
  * balancer: the sessions live in one redis-server, so a user logged in
  * through one process is known to every other. See README "Deploying".
  *
- *     PORT=8001 deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts
+ *     PORT=8005 deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts
  *
- * Configuration: `PORT` (default 8000), `REDIS_URL` (default
+ * Configuration: `PORT` (default 8005), `REDIS_URL` (default
  * `redis://127.0.0.1:6379`), `SESSION_SECRET` (required; comma-separated to
  * rotate), `DENO_ENV=production` (the cookie is `__Host-session`, marked
  * `Secure`).
@@ -15,14 +15,14 @@
 import { createClient } from "redis";
 import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
 import { formData } from "@fetchkit/toolkit/form-data-middleware";
-import { html } from "@fetchkit/toolkit/html-template";
+import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { type Session, session } from "@fetchkit/toolkit/session-middleware";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import { serve } from "@fetchkit/toolkit/serve";
 
-const port = Number(Deno.env.get("PORT") ?? 8000);
+const port = Number(Deno.env.get("PORT") ?? 8005);
 const secrets = Deno.env.get("SESSION_SECRET")?.split(",");
 if (!secrets) {
   console.error("Set SESSION_SECRET (see README: Sessions)");
@@ -45,21 +45,71 @@ const storage = createRedisSessionStorage({
     maxAge: 604800,
   },
 });
+const STYLE = `
+  *, *::before, *::after { box-sizing: border-box; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1d2330;
+    background: #f5f6f8; }
+  main { max-width: 32rem; margin: 2rem auto; padding: 0 1.5rem;
+    overflow-wrap: anywhere; }
+  h1 { font-size: 1.6rem; margin: 0 0 1rem; }
+  form { display: flex; flex-wrap: wrap; align-items: end; gap: .5rem; }
+  label { display: grid; gap: .25rem; font-weight: 600; flex: 1 1 12rem; }
+  input { font: inherit; font-weight: 400; padding: .45rem .6rem;
+    border: 1px solid #aab2c0; border-radius: 6px; }
+  button { font: inherit; padding: .45rem 1rem; border: 0; border-radius: 6px;
+    background: #1f4fb8; color: #fff; cursor: pointer; }
+  a { color: #1f4fb8; }
+  @media (max-width: 30rem) { main { margin: 1.25rem auto; padding: 0 1rem; } }
+`;
+
+/** A whole page. */
+function page(title: string, content: SafeHtml, status = 200): Response {
+  return createHtmlResponse(
+    html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>${title} · fetchkit multi_server example</title>
+    <style>${html.raw(STYLE)}</style>
+  </head>
+  <body>
+    <main>
+      <h1>${title}</h1>
+      ${content}
+    </main>
+  </body>
+</html>`,
+    { status },
+  );
+}
+
 const router = createRouter({
   middleware: [session(Session, storage), formData()],
+  defaultHandler: () =>
+    page(
+      "Page not found",
+      html`<p>There is nothing at this address. Go <a href="/">home</a>.</p>`,
+      404,
+    ),
 });
 router.get("/", (context) => {
   const name = context.get(Session)!.get("name");
-  return createHtmlResponse(
+  const port = server.addr.port;
+  return page(
+    "Sessions shared by every process",
     name === undefined
       ? html`
-        <form method="post"
-          action="/login"><input name="name"> <button>Log in</button></form> (served by ${server
-            .addr.port})
+        <p>You are not logged in (served by ${port}).</p>
+        <form method="post" action="/login">
+          <label>Your name <input name="name" id="name" required
+                    autocomplete="name"></label>
+          <button>Log in</button>
+        </form>
       `
       : html`
-        Hello, ${name} (served by ${server.addr.port}) <form method="post"
-          action="/logout"><button>Log out</button></form>
+        <p>Hello, ${name} (served by ${port})</p>
+        <form method="post" action="/logout"><button>Log out</button></form>
       `,
   );
 });

@@ -55,30 +55,84 @@ export interface AppOptions {
   log?: ((line: string) => void) | null;
 }
 
-function page(title: string, content: SafeHtml, status = 200): Response {
+const STYLE = `
+  *, *::before, *::after { box-sizing: border-box; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1d2330;
+    background: #f5f6f8; }
+  header { background: #fff; border-bottom: 1px solid #d8dce3;
+    padding: .75rem 0; }
+  /* The links line up with the page's content below. */
+  nav { display: flex; gap: 1.25rem; flex-wrap: wrap; max-width: 42rem;
+    margin: 0 auto; padding: 0 1.5rem; }
+  nav a[aria-current="page"] { color: inherit; font-weight: 600;
+    text-decoration: none; }
+  main { max-width: 42rem; margin: 1.5rem auto; padding: 0 1.5rem;
+    overflow-wrap: anywhere; }
+  h1 { font-size: 1.6rem; margin: 0 0 1rem; }
+  a { color: #1f4fb8; }
+  main > form { display: grid; gap: .25rem; background: #fff; padding: 1rem 1.25rem;
+    border: 1px solid #d8dce3; border-radius: 8px; }
+  label { display: block; margin: .5rem 0 0; font-weight: 600; }
+  input, textarea { display: block; width: 100%; font: inherit;
+    font-weight: 400; margin-top: .25rem;
+    padding: .45rem .6rem; border: 1px solid #aab2c0; border-radius: 6px; }
+  textarea { min-height: 8rem; }
+  button { font: inherit; padding: .45rem 1rem; border: 0; border-radius: 6px;
+    background: #1f4fb8; color: #fff; cursor: pointer; }
+  main > form button { justify-self: start; margin-top: .75rem; }
+  ul.posts { list-style: none; padding: 0; margin: 0; display: grid; gap: .5rem; }
+  ul.posts li { display: flex; align-items: center; gap: 1rem; background: #fff;
+    padding: .6rem .9rem; border: 1px solid #d8dce3; border-radius: 8px; }
+  ul.posts li a { flex: 1; min-width: 0; }
+  ul.posts form { margin: 0; }
+  ul.posts button { background: #fff; color: #a4161a; border: 1px solid #a4161a;
+    padding: .25rem .75rem; }
+  .error { color: #a4161a; margin: .25rem 0 0; }
+  [aria-invalid="true"] { border: 2px solid #a4161a; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px;
+    overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  @media (max-width: 30rem) {
+    nav, main { padding: 0 1rem; }
+  }
+`;
+
+function page(
+  title: string,
+  content: SafeHtml,
+  options: { status?: number; path?: string } = {},
+): Response {
+  // Screen readers announce the link of the page you are on as "current".
+  const link = (href: string, label: string) =>
+    html`
+      <a href="${href}" ${html.attrs({
+        "aria-current": href === options.path ? "page" : null,
+      })}>${label}</a>
+    `;
   return createHtmlResponse(
     html`
       <!doctype html>
       <html lang="en">
         <head>
           <meta charset="utf-8">
-          <title>${title}</title>
-          <style>
-            label { display: block; margin: 0.5rem 0 0; }
-            .error { color: #b00020; margin: 0.25rem 0 0; }
-            [aria-invalid="true"] { border: 2px solid #b00020; }
-          </style>
+          <meta name="viewport" content="width=device-width, initial-scale=1">
+          <title>${title} · fetchkit resources example</title>
+          <style>${html.raw(STYLE)}</style>
         </head>
         <body>
-          <nav><a href="${routes.home.href()}">Home</a> · <a href="${routes
-            .posts
-            .new.href()}">New post</a></nav>
-          <h1>${title}</h1>
-          ${content}
+          <header>
+            <nav aria-label="Main">${link(routes.home.href(), "Posts")} ${link(
+              routes.posts.new.href(),
+              "New post",
+            )}</nav>
+          </header>
+          <main>
+            <h1>${title}</h1>
+            ${content}
+          </main>
         </body>
       </html>
     `,
-    { status },
+    { status: options.status },
   );
 }
 
@@ -113,11 +167,11 @@ function postForm(action: string, post?: Post, state?: FormState): SafeHtml {
       ? html`<p class="error" role="alert">${state.formErrors.join(" ")}</p>`
       : null
   }
-  <label>Title <input name="title" required value="${title}"${
+  <label>Title <input id="title" name="title" required value="${title}"${
     invalid(state, "title")
   }></label>
   ${errorsOf(state, "title")}
-  <label>Body <textarea name="body"${
+  <label>Body <textarea id="body" name="body"${
     invalid(state, "body")
   }>${body}</textarea></label>
   ${errorsOf(state, "body")}
@@ -125,11 +179,23 @@ function postForm(action: string, post?: Post, state?: FormState): SafeHtml {
 </form>`;
 }
 
-function notFound(): Response {
+/** 404: a page for browsers, plain text for API clients. */
+function notFound(context: { headers: Headers }): Response {
+  if (wantsHtml(context)) {
+    return page(
+      "Page not found",
+      html`<p>There is nothing at this address. See the <a href="${routes.home.href()}">posts</a>.</p>`,
+      { status: 404 },
+    );
+  }
   return new Response("Not Found", {
     status: 404,
     headers: { "Content-Type": "text/plain; charset=utf-8" },
   });
+}
+
+function wantsHtml(context: { headers: Headers }): boolean {
+  return context.headers.get("accept")?.includes("text/html") ?? false;
 }
 
 /**
@@ -151,10 +217,8 @@ export function createApp(options: AppOptions = {}): Router {
   if (options.log !== null) {
     middleware.unshift(logger({ log: options.log ?? console.log }));
   }
-  const router = createRouter({ middleware });
+  const router = createRouter({ middleware, defaultHandler: notFound });
 
-  const wantsHtml = (context: { headers: Headers }) =>
-    context.headers.get("accept")?.includes("text/html") ?? false;
   // 422: browsers get the form again, API clients the errors.
   const unprocessable = (
     context: { headers: Headers },
@@ -162,7 +226,7 @@ export function createApp(options: AppOptions = {}): Router {
     form: SafeHtml,
     state: FormState,
   ) =>
-    wantsHtml(context) ? page(title, form, 422) : Response.json({
+    wantsHtml(context) ? page(title, form, { status: 422 }) : Response.json({
       fieldErrors: state.fieldErrors,
       formErrors: state.formErrors,
     }, { status: 422 });
@@ -174,24 +238,29 @@ export function createApp(options: AppOptions = {}): Router {
           html`<li><a href="${
             routes.posts.edit.href({ id: post.id })
           }">${post.title}</a>
-  <form method="post" action="${
-            routes.posts.destroy.href({ id: post.id })
-          }" style="display:inline">
-    <input type="hidden" name="_method" value="DELETE"><button>Delete</button>
+  <form method="post" action="${routes.posts.destroy.href({ id: post.id })}">
+    <input type="hidden" name="_method" value="DELETE">
+    <button>Delete<span class="visually-hidden"> ${post.title}</span></button>
   </form></li>`
         );
         return page(
           "Posts",
-          html`<ul>${list.length ? list : html`<li>No posts yet.</li>`}</ul>`,
+          list.length
+            ? html`<ul class="posts">${list}</ul>`
+            : html`<p>No posts yet. <a href="${routes.posts.new.href()}">Write the first</a>.</p>`,
+          { path: routes.home.href() },
         );
       },
       posts: {
         actions: {
           index: () => Response.json([...posts.values()]),
-          new: () => page("New post", postForm(routes.posts.create.href())),
-          show: ({ params }) => {
-            const post = posts.get(Number(params.id));
-            return post ? Response.json(post) : notFound();
+          new: () =>
+            page("New post", postForm(routes.posts.create.href()), {
+              path: routes.posts.new.href(),
+            }),
+          show: (context) => {
+            const post = posts.get(Number(context.params.id));
+            return post ? Response.json(post) : notFound(context);
           },
           create: async (context) => {
             const result = await parseForm(
@@ -214,9 +283,9 @@ export function createApp(options: AppOptions = {}): Router {
             }
             return Response.json(post, { status: 201 });
           },
-          edit: ({ params }) => {
-            const post = posts.get(Number(params.id));
-            if (!post) return notFound();
+          edit: (context) => {
+            const post = posts.get(Number(context.params.id));
+            if (!post) return notFound(context);
             return page(
               `Edit ${post.title}`,
               postForm(routes.posts.update.href({ id: post.id }), post),
@@ -224,7 +293,7 @@ export function createApp(options: AppOptions = {}): Router {
           },
           update: async (context) => {
             const post = posts.get(Number(context.params.id));
-            if (!post) return notFound();
+            if (!post) return notFound(context);
             const result = await parseForm(
               context.get(FormData),
               PostForm,
@@ -248,7 +317,9 @@ export function createApp(options: AppOptions = {}): Router {
             return Response.json(post);
           },
           destroy: (context) => {
-            if (!posts.delete(Number(context.params.id))) return notFound();
+            if (!posts.delete(Number(context.params.id))) {
+              return notFound(context);
+            }
             if (wantsHtml(context)) {
               return redirect(routes.home.href(), 303);
             }

@@ -180,3 +180,19 @@ Deno.test("resources example: create and update validate the post, 422 with the 
     ],
   });
 });
+
+Deno.test("resources example: browsers get a 404 page, API clients plain text", async () => {
+  const app = createApp({ log: null });
+  for (const path of ["/no-such-page", "/posts/99/edit", "/posts/99"]) {
+    const page = await app.fetch(
+      new Request(base + path, { headers: { Accept: "text/html" } }),
+    );
+    assert.equal(page.status, 404);
+    const text = await page.text();
+    assert.match(text, /<html lang="en">/, path);
+    assert.match(text, /<main>\s*<h1>Page not found<\/h1>/, path);
+    const plain = await app.fetch(new Request(base + path));
+    assert.equal(plain.status, 404);
+    assert.equal(await plain.text(), "Not Found");
+  }
+});

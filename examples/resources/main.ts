@@ -1,5 +1,5 @@
 /**
- * Serves the resources example on http://127.0.0.1:8000 (`PORT` to change):
+ * Serves the resources example on http://127.0.0.1:8004 (`PORT` to change):
  * `deno run --allow-net=127.0.0.1 --allow-env=PORT examples/resources/main.ts`.
  * `SIGTERM` or Ctrl-C lets in-flight requests finish, then the process ends.
  *
@@ -8,7 +8,7 @@
 import { serve } from "@fetchkit/toolkit/serve";
 import { createApp } from "./app.ts";
 
-const port = Number(Deno.env.get("PORT") ?? 8000);
+const port = Number(Deno.env.get("PORT") ?? 8004);
 serve(createApp().fetch, {
   hostname: "127.0.0.1",
   port,

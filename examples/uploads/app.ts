@@ -1,7 +1,8 @@
 /**
  * File uploads streamed to disk: `formData()` with a disk upload handler
- * and a size limit, a page that lists what was uploaded, and a friendly
- * page for a file over the limit (413).
+ * and limits (5 MiB a file, 20 files an upload), a page that lists what
+ * was uploaded, and a page for an upload over a limit (413) that says
+ * which limit, and still lists the earlier uploads.
  *
  * @module
  */
@@ -12,8 +13,10 @@ import {
   DiskFile,
   formData,
   FormDataLimitError,
+  type FormDataParseError,
+  FormDataTimeoutError,
 } from "@fetchkit/toolkit/form-data-middleware";
-import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
+import { html } from "@fetchkit/toolkit/html-template";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 
@@ -26,6 +29,8 @@ export interface UploadsAppOptions {
   directory: string;
   /** Largest file accepted, in bytes. Default 5 MiB. */
   maxFileSize?: number;
+  /** Most files in one upload. Default 20. */
+  maxFiles?: number;
 }
 
 /** An uploaded file, as the list page shows it. */
@@ -52,28 +57,111 @@ export function formatSize(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-function page(content: SafeHtml, status = 200): Response {
+const STYLE = `
+  *, *::before, *::after { box-sizing: border-box; }
+  body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1d2330;
+    background: #f5f6f8; }
+  main { max-width: 42rem; margin: 2rem auto; padding: 0 1.5rem; }
+  h1 { font-size: 1.6rem; margin: 0 0 1rem; }
+  h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+  /* minmax(0, ...): the file input's own width cannot widen the form. */
+  form { display: grid; grid-template-columns: minmax(0, 1fr); gap: .4rem;
+    background: #fff; padding: 1rem 1.25rem; border: 1px solid #d8dce3;
+    border-radius: 8px; }
+  label { font-weight: 600; }
+  .hint { margin: 0; color: #4f5768; font-size: .9rem; }
+  input[type=file] { font: inherit; width: 100%; }
+  button { justify-self: start; font: inherit; padding: .45rem 1rem; border: 0;
+    border-radius: 6px; background: #1f4fb8; color: #fff; cursor: pointer; }
+  .alert { background: #fdecec; color: #8a1c1c; padding: .6rem 1rem;
+    border-radius: 6px; overflow-wrap: anywhere; }
+  ul { list-style: none; padding: 0; margin: 0; display: grid; gap: .4rem; }
+  li { background: #fff; border: 1px solid #d8dce3; border-radius: 8px;
+    padding: .5rem .9rem; overflow-wrap: anywhere; }
+  .meta { color: #4f5768; }
+  @media (max-width: 30rem) { main { margin: 1.25rem auto; padding: 0 1rem; } }
+`;
+
+/** What a page shows besides the form. */
+interface PageOptions {
+  uploads: readonly Upload[];
+  limits: { maxFileSize: number; maxFiles: number };
+  /** A problem with the last upload, shown above the form. */
+  alert?: string;
+  status?: number;
+  /** The heading, for pages other than the list (404). */
+  title?: string;
+}
+
+function page(options: PageOptions): Response {
+  const { uploads, limits, alert } = options;
+  const title = options.title ?? "Uploads";
   return createHtmlResponse(
     html`
       <!doctype html>
       <html lang="en">
         <head>
           <meta charset="utf-8">
-          <title>Uploads</title>
+          <meta name="viewport" content="width=device-width, initial-scale=1">
+          <title>${title} · fetchkit uploads example</title>
+          <style>${html.raw(STYLE)}</style>
         </head>
         <body>
-          <h1>Uploads</h1>
-          ${content}
-          <form method="post" action="${routes.upload.action
-            .href()}" enctype="multipart/form-data">
-            <input type="file" name="files" multiple required>
-            <button>Upload</button>
-          </form>
+          <main>
+            <h1>${title}</h1>
+            ${alert ? html`<p class="alert" role="alert">${alert}</p>` : null}
+            <form method="post" action="${routes.upload.action
+              .href()}" enctype="multipart/form-data">
+              <label for="files">Files to upload</label>
+              <p class="hint" id="files-hint">Up to ${limits
+                .maxFiles} files, ${formatSize(limits.maxFileSize)} each.</p>
+              <input type="file" id="files" name="files" multiple required
+                aria-describedby="files-hint">
+              <button>Upload</button>
+            </form>
+            <h2>Uploaded</h2>
+            ${uploads.length === 0
+              ? html`<p>Nothing uploaded yet.</p>`
+              : html`<ul>${
+                uploads.map((file) =>
+                  html`<li>${file.name} <span class="meta">(${
+                    formatSize(file.size)
+                  }, ${file.type || "unknown type"})</span></li>`
+                )
+              }</ul>`}
+          </main>
         </body>
       </html>
     `,
-    { status },
+    { status: options.status },
   );
+}
+
+/** What went wrong with an upload, in words, with the limit it broke. */
+function describeError(error: FormDataParseError): string {
+  if (error instanceof FormDataLimitError) {
+    const file = error.fileName === undefined
+      ? "A file"
+      : `“${error.fileName}”`;
+    switch (error.limit) {
+      case "maxFileSize":
+        return `${file} is too large: the limit is ${
+          formatSize(error.max)
+        } a file.`;
+      case "maxFiles":
+        return `Too many files: at most ${error.max} files in one upload.`;
+      case "maxTotalSize":
+        return `The upload is too large: the limit is ${
+          formatSize(error.max)
+        } in all.`;
+      default:
+        return `The form is over a limit (${error.limit}: ${error.max}).`;
+    }
+  }
+  if (error instanceof FormDataTimeoutError) {
+    return "The upload took too long and was stopped; please try again.";
+  }
+  return "The upload could not be read; please try again.";
 }
 
 /**
@@ -92,35 +180,37 @@ function page(content: SafeHtml, status = 200): Response {
  */
 export function createUploadsApp(options: UploadsAppOptions): Router {
   const uploads: Upload[] = [];
-  const maxFileSize = options.maxFileSize ?? 5 * 1024 * 1024;
-  const router = createRouter();
+  const limits = {
+    maxFileSize: options.maxFileSize ?? 5 * 1024 * 1024,
+    maxFiles: options.maxFiles ?? 20,
+  };
+  const router = createRouter({
+    defaultHandler: () =>
+      page({
+        uploads,
+        limits,
+        title: "Page not found",
+        alert: "There is nothing at this address; upload files here instead.",
+        status: 404,
+      }),
+  });
   const parse = formData({
-    maxFileSize,
+    ...limits,
     // Bytes go straight to disk as they arrive; the app never holds a file.
     uploadHandler: createDiskUploadHandler({ directory: options.directory }),
+    // The list page again, saying what was wrong, with what is uploaded.
     onError: (error) =>
-      page(
-        html`<p role="alert">${
-          error instanceof FormDataLimitError
-            ? `That file is too large: the limit is ${formatSize(maxFileSize)}.`
-            : "The upload could not be read; please try again."
-        }</p>`,
-        error.status,
-      ),
+      page({
+        uploads,
+        limits,
+        alert: describeError(error),
+        status: error.status,
+      }),
   });
 
   router.map(routes.upload, {
     actions: {
-      index: () =>
-        page(
-          html`<ul>${
-            uploads.map((file) =>
-              html`<li>${file.name} (${file.size} bytes, ${
-                file.type || "unknown type"
-              })</li>`
-            )
-          }</ul>`,
-        ),
+      index: () => page({ uploads, limits }),
       action: {
         middleware: [parse],
         handler: (context) => {
