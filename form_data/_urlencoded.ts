@@ -1,4 +1,8 @@
-/** Turns an `application/x-www-form-urlencoded` body into `FormData`. */
+/**
+ * Turns an `application/x-www-form-urlencoded` body into `FormData`.
+ *
+ * @module
+ */
 
 import type { BodyReader } from "./_body.ts";
 import { ByteCollector } from "./_bytes.ts";

@@ -5,6 +5,8 @@
  * urlencoded form (BENCHMARKS.md, "HTTP load"). Only bodies that declare a
  * `Content-Length` of at most {@linkcode WHOLE_BODY_MAX} come here: the
  * server stops a body at its declared length, so memory stays bounded.
+ *
+ * @module
  */
 
 import { type Limits, timerDelay } from "./_limits.ts";

@@ -1,3 +1,10 @@
+/**
+ * Middleware chains composed once per route: each middleware's `next()` runs
+ * the rest, down to the handler.
+ *
+ * @module
+ */
+
 import { applyStaged, type RequestContext } from "./context.ts";
 import type { Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";

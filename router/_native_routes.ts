@@ -1,7 +1,12 @@
-// Bun.serve({ routes }) for the router: the routes whose paths Bun's
-// native router matches exactly as ours does, so the common request is
-// never matched (nor its URL read) in JavaScript. Everything else, and
-// anything in doubt, goes to the router's own matcher.
+/**
+ * Bun.serve({ routes }) for the router: the routes whose paths Bun's
+ * native router matches exactly as ours does, so the common request is
+ * never matched (nor its URL read) in JavaScript. Everything else, and
+ * anything in doubt, goes to the router's own matcher.
+ *
+ * @module
+ */
+
 import { compile, type Form, paramsFactory } from "./_trie.ts";
 
 /** One route as added: its method, pattern and composed chain. */

@@ -1,3 +1,10 @@
+/**
+ * The request context handlers and middleware receive: request, URL, params,
+ * validated input, and values set under context keys.
+ *
+ * @module
+ */
+
 import type {
   AnyContextKey,
   ContextLookup,

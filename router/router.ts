@@ -1,3 +1,10 @@
+/**
+ * `createRouter()`: routes by method and pattern, middleware, mounts, route
+ * maps, the error boundary, and `fetch`.
+ *
+ * @module
+ */
+
 import { Route } from "../routes/route.ts";
 import type { RouteMap } from "../routes/route_map.ts";
 import type { ParamsOf } from "../routes/params.ts";

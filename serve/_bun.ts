@@ -1,5 +1,10 @@
-// serve() on Bun: Bun.serve, with the WebSocket handlers upgradeWebSocket()
-// needs, and Bun's idle timeout.
+/**
+ * serve() on Bun: Bun.serve, with the WebSocket handlers upgradeWebSocket()
+ * needs, and Bun's idle timeout.
+ *
+ * @module
+ */
+
 import {
   type AdapterHooks,
   bunServers,

@@ -1,8 +1,12 @@
-// What serve()'s runtime adapters share, and the contract with the
-// modules whose responses outlive a request (event streams, WebSockets):
-// those register the Response in a process-wide map found through
-// `Symbol.for`, so a second copy of the package in one process (two
-// versions, a bundle) still meets the same map.
+/**
+ * What serve()'s runtime adapters share, and the contract with the
+ * modules whose responses outlive a request (event streams, WebSockets):
+ * those register the Response in a process-wide map found through
+ * `Symbol.for`, so a second copy of the package in one process (two
+ * versions, a bundle) still meets the same map.
+ *
+ * @module
+ */
 
 /**
  * The address a server listens on.
