@@ -17,7 +17,7 @@ import type { Middleware } from "../router/types.ts";
 import type { RequestContext } from "../router/context.ts";
 import type { HttpError } from "../http_error/mod.ts";
 import { bodyProgress, noteBodyProgress } from "../form_data/body_progress.ts";
-import { declaredLength, tooLarge } from "../validation/_read.ts";
+import { declaredLength, tooLarge } from "../validation/read_body.ts";
 
 /** Options of {@linkcode bodyLimit}. */
 export interface BodyLimitOptions {

@@ -4,9 +4,9 @@
  * @module
  */
 
-import type { BodyReader } from "./_body.ts";
+import type { BodyReader } from "./body_reader.ts";
 import { ByteCollector } from "./_bytes.ts";
-import type { Limits } from "./_limits.ts";
+import type { Limits } from "./limits.ts";
 import { utf8Length } from "../response/body_size.ts";
 import {
   FormDataParseError,

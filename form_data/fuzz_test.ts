@@ -187,7 +187,7 @@ async function check(
 ): Promise<void> {
   const limits = randomLimits(rng);
   // Half the bodies declare their length: small urlencoded ones then take
-  // the whole-body read (`_whole_body.ts`), under the same properties.
+  // the whole-body read (`whole_body.ts`), under the same properties.
   const declared = rng.chance(0.5) ? bytes.length : undefined;
   let form: FormData;
   try {

@@ -61,8 +61,8 @@ Deno.test("in-memory file over 1 MiB yields to the event loop once when an earli
 Deno.test("the first large in-memory file of a process does not wait for timers", async () => {
   // A module instance of its own: no large file was read through it yet.
   const { parseMultipartBody } = await import("./_parse_multipart.ts?first");
-  const { BodyReader } = await import("./_body.ts");
-  const { resolveLimits } = await import("./_limits.ts");
+  const { BodyReader } = await import("./body_reader.ts");
+  const { resolveLimits } = await import("./limits.ts");
   const body = multipartBody([
     { name: "f", filename: "a.bin", content: content(3 * MiB) },
   ]);

@@ -7,7 +7,7 @@
 
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
-import { resolveLimits } from "./_limits.ts";
+import { resolveLimits } from "./limits.ts";
 import { FormDataParseError } from "./errors.ts";
 import { type ParseFormDataOptions, parseWithLimitsNow } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";

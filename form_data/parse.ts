@@ -5,12 +5,12 @@
  * @module
  */
 
-import { BodyReader } from "./_body.ts";
+import { BodyReader } from "./body_reader.ts";
 import { type FormBodyKind, formBodyKind } from "./_headers.ts";
-import { type Limits, resolveLimits } from "./_limits.ts";
+import { type Limits, resolveLimits } from "./limits.ts";
 import { parseMultipartBody } from "./_parse_multipart.ts";
 import { parseUrlEncodedBody, parseUrlEncodedBytes } from "./_urlencoded.ts";
-import { readWholeBodyNow, WHOLE_BODY_MAX } from "./_whole_body.ts";
+import { readWholeBodyNow, WHOLE_BODY_MAX } from "./whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
 import { bodyProgress } from "./body_progress.ts";

@@ -586,7 +586,7 @@ Deno.test("a body trickled within idleTimeout fails with a 408 after bodyTimeout
 });
 
 Deno.test("bodyTimeout defaults to 5 minutes and 0 turns it off", async () => {
-  const { DEFAULTS, resolveLimits } = await import("./_limits.ts");
+  const { DEFAULTS, resolveLimits } = await import("./limits.ts");
   assert.equal(DEFAULTS.bodyTimeout, 300_000);
   assert.equal(resolveLimits({}).bodyTimeout, 300_000);
   assert.equal(resolveLimits({ bodyTimeout: 0 }).bodyTimeout, 0);

@@ -4,7 +4,7 @@
 // leading "?"), checked against URLSearchParams on generated bodies.
 import assert from "node:assert/strict";
 import { parseUrlEncodedBytes } from "./_urlencoded.ts";
-import { resolveLimits } from "./_limits.ts";
+import { resolveLimits } from "./limits.ts";
 
 const limits = resolveLimits({});
 const encoder = new TextEncoder();

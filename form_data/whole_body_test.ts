@@ -1,4 +1,4 @@
-// The whole-body read of small urlencoded forms (`_whole_body.ts`): bodies
+// The whole-body read of small urlencoded forms (`whole_body.ts`): bodies
 // that declare a Content-Length of at most 64 KiB are read in one go, with
 // the same limits, errors and timeouts as the chunked path.
 

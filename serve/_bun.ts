@@ -14,7 +14,7 @@ import {
   PortInUseError,
   type RawSocket,
   type SocketSinks,
-} from "./_shared.ts";
+} from "./shared.ts";
 
 /** Bun reads messages up to this size; upgradeWebSocket() applies its own limit. */
 export const BUN_MAX_PAYLOAD = 64 * 1024 * 1024;

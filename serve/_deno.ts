@@ -11,7 +11,7 @@ import {
   type Listening,
   type NetAddr,
   PortInUseError,
-} from "./_shared.ts";
+} from "./shared.ts";
 
 /** After a logged failure, further ones within this time are not logged. */
 const QUIET_MS = 60_000;

@@ -22,7 +22,7 @@ import {
   PortInUseError,
   type RawSocket,
   registry,
-} from "./_shared.ts";
+} from "./shared.ts";
 
 /** Timeouts of the `node:http` server, in ms. */
 export interface NodeTimeouts {

@@ -60,7 +60,7 @@ import {
   PortInUseError,
   type RawSocket,
   registry,
-} from "./_shared.ts";
+} from "./shared.ts";
 
 export { PortInUseError };
 export type { NetAddr };

@@ -59,7 +59,7 @@
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { groupIssues } from "../form_validation/issues.ts";
 import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
-import { decodeUtf8, readBytes, resolveBodyLimits } from "./_read.ts";
+import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
 import {
   checkJsonContentType,
   DEFAULT_MAX_DEPTH,

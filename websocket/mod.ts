@@ -53,7 +53,7 @@ import {
   type RawSocket,
   registry,
   type SocketSinks,
-} from "../serve/_shared.ts";
+} from "../serve/shared.ts";
 
 /**
  * The socket, as the handlers see it.

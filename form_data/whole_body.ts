@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type Limits, timerDelay } from "./_limits.ts";
+import { type Limits, timerDelay } from "./limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
 import type { BodyProgress } from "./body_progress.ts";
 import {

@@ -12,7 +12,7 @@ import {
   FormDataTimeoutError,
   MaxTotalSizeExceededError,
 } from "./errors.ts";
-import { timerDelay } from "./_limits.ts";
+import { timerDelay } from "./limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
 import type { BodyProgress } from "./body_progress.ts";
 
