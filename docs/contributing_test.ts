@@ -1,7 +1,8 @@
 // CONTRIBUTING.md maps every export to its files: checks that each export of
 // deno.json has a row, that the row names the file deno.json points at, that
-// every path the table names exists, and that every BENCHMARKS.md section it
-// names is a heading there.
+// every path the table names exists, that every BENCHMARKS.md section it
+// names is a heading there, and that no library file imports another
+// folder's private (`_`) file.
 
 import assert from "node:assert/strict";
 
@@ -89,4 +90,38 @@ Deno.test("every BENCHMARKS.md section the table names is a heading there", () =
       assert.ok(headings.has(section), `${name}: no section "${section}"`);
     }
   }
+});
+
+Deno.test("no library file imports another folder's private (_) file", async () => {
+  const library: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(new URL(dir || ".", root))) {
+      const path = dir + entry.name;
+      if (entry.isDirectory) {
+        if (!/^(\.|node_modules$|testdata$)/.test(entry.name)) {
+          await walk(path + "/");
+        }
+      } else if (/\.ts$/.test(entry.name)) {
+        library.push(path);
+      }
+    }
+  }
+  for await (const entry of Deno.readDir(root)) {
+    if (
+      entry.isDirectory && !/^(\.|_|bench$|examples$|docs$)/.test(entry.name)
+    ) {
+      await walk(entry.name + "/");
+    }
+  }
+  const isTest = (path: string) =>
+    /(^|\/)(_test_[^/]*|[^/]*_test)\.ts$/.test(path);
+  assert.ok(library.length > 50, "library files found");
+  const crossings: string[] = [];
+  for (const path of library.filter((path) => !isTest(path))) {
+    const text = await Deno.readTextFile(new URL(path, root));
+    for (const match of text.matchAll(/from "\.\.\/([a-z_]+)\/(_[^"]*)"/g)) {
+      crossings.push(`${path} imports ${match[1]}/${match[2]}`);
+    }
+  }
+  assert.deepEqual(crossings, []);
 });
