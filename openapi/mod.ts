@@ -44,7 +44,7 @@ import {
   expandOptionals,
   type FlatToken,
   parsePattern,
-} from "../routes/pattern.ts";
+} from "../matcher/pattern.ts";
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */

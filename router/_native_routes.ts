@@ -7,7 +7,7 @@
  * @module
  */
 
-import { compile, type Form, paramsFactory } from "./_trie.ts";
+import { compile, type Form, paramsFactory } from "../matcher/trie.ts";
 
 /** One route as added: its method, pattern and composed chain. */
 export interface Registered<T> {

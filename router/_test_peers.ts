@@ -8,7 +8,7 @@
  * on the generated matcher and on the interpreter.
  */
 import assert from "node:assert/strict";
-import { Matcher, setCodegen, SETTLE } from "./_matcher.ts";
+import { Matcher, setCodegen, SETTLE } from "../matcher/matcher.ts";
 
 /** method (ANY for Hono's ALL), our pattern, the handler's name. */
 export type PeerRoute = readonly [

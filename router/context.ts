@@ -11,7 +11,7 @@ import type {
   ContextValue,
 } from "./context_key.ts";
 import { ContextKey, missingValue } from "./context_key.ts";
-import { PARAMS_PROTOTYPE } from "./_trie.ts";
+import { PARAMS_PROTOTYPE } from "../matcher/trie.ts";
 import type {
   RemoteAddr,
   RemoteAddrResolver,

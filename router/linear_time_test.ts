@@ -2,9 +2,9 @@
 // each case below took seconds to minutes with backtracking regexes.
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { setCodegen, SETTLE } from "./_matcher.ts";
-import { compilePattern, linearExec } from "./_linear.ts";
-import { parsePattern } from "../routes/pattern.ts";
+import { setCodegen, SETTLE } from "../matcher/matcher.ts";
+import { compilePattern, linearExec } from "../matcher/capture_pattern.ts";
+import { parsePattern } from "../matcher/pattern.ts";
 
 const REMIX = "/*a/a/*b/b/*c/c/*d/d/*e/e/*f/f/*g/g/*h/end";
 const CASES: [pattern: string, path: string, status: number][] = [

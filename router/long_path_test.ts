@@ -4,8 +4,8 @@
 // Portable (Deno, Node, Bun).
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { setCodegen, SETTLE } from "./_matcher.ts";
-import { STATIC_WIDE } from "./_trie.ts";
+import { setCodegen, SETTLE } from "../matcher/matcher.ts";
+import { STATIC_WIDE } from "../matcher/trie.ts";
 import { longestMapKey } from "../_tools/map_keys.ts";
 
 const LONG = "/" + "a".repeat(17_000);

@@ -1,8 +1,8 @@
-// The compiled matcher (_codegen.ts) must answer exactly like the
-// interpreter (search in _matcher.ts): same route, same params, for every
+// The compiled matcher (matcher/codegen.ts) must answer exactly like the
+// interpreter (search in matcher/matcher.ts): same route, same params, for every
 // path, including misses, malformed escapes and backtracking cases.
 import assert from "node:assert/strict";
-import { Matcher, setCodegen } from "./_matcher.ts";
+import { Matcher, setCodegen } from "../matcher/matcher.ts";
 import { githubRoutes } from "./_test_github_routes.ts";
 
 const PATTERNS: readonly [string, string][] = [

@@ -1,7 +1,7 @@
 // Params objects carry request data: they must not meet Object.prototype.
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { setCodegen, SETTLE } from "./_matcher.ts";
+import { setCodegen, SETTLE } from "../matcher/matcher.ts";
 
 for (const codegen of [true, false]) {
   const mode = codegen ? "generated" : "interpreted";

@@ -5,7 +5,7 @@
 // route-pattern 0.23 answer 404 to both for a `/%61` route.
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { Matcher, setCodegen, SETTLE } from "./_matcher.ts";
+import { Matcher, setCodegen, SETTLE } from "../matcher/matcher.ts";
 import { normalizeEscapes } from "./url_path.ts";
 
 /** pattern, request path, expected params (undefined: no match). */

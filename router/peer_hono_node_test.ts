@@ -33,7 +33,7 @@
  *   `prepared-router.test.ts`: Hono's build-time serialization;
  * - "Pattern spanning multiple parts > followed by a wildcard"
  *   (`/:file{.*}/*`): two wildcards with nothing between them are refused
- *   as ambiguous here (routes/pattern.ts).
+ *   as ambiguous here (matcher/pattern.ts).
  */
 import { testPeerCases } from "./_test_peers.ts";
 

@@ -33,7 +33,7 @@
  *   with our `href()`;
  * - `match/limits.test.ts` but its long-pattern case: Remix's configurable
  *   limits (pattern size, matcher size, match work) have no counterpart;
- *   ours are routes/pattern.ts's MAX_FORMS and the linear-time matcher,
+ *   ours are matcher/pattern.ts's MAX_FORMS and the linear-time matcher,
  *   tested in linear_time_test.ts;
  * - "throws when comparing matches for different URLs": no comparison API.
  */

@@ -15,7 +15,7 @@ import {
   validated,
 } from "./_validate.ts";
 import type { JoinPattern } from "../routes/join.ts";
-import { joinPatterns } from "../routes/pattern.ts";
+import { joinPatterns } from "../matcher/pattern.ts";
 import {
   applyStaged,
   connectContext,
@@ -37,7 +37,7 @@ import {
 } from "./_chain.ts";
 import { headResponse } from "./_head.ts";
 import { nativeRoutes, type Registered } from "./_native_routes.ts";
-import { Matcher } from "./_matcher.ts";
+import { Matcher } from "../matcher/matcher.ts";
 import { routePathOf } from "./url_path.ts";
 import { rememberText } from "../response/body_size.ts";
 import type { Handler, Middleware } from "./types.ts";

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { compilations, Matcher, setCodegen, SETTLE } from "./_matcher.ts";
+import {
+  compilations,
+  Matcher,
+  setCodegen,
+  SETTLE,
+} from "../matcher/matcher.ts";
 
 // 5,000 siblings of each shape: dispatched by static prefix, they answer
 // like a narrow table would (speed is in bench/router/router_bench.ts).

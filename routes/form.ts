@@ -5,7 +5,7 @@
  */
 
 import type { JoinPattern } from "./join.ts";
-import { joinPatterns } from "./pattern.ts";
+import { joinPatterns } from "../matcher/pattern.ts";
 import { Route } from "./route.ts";
 import type { RouteSchemas } from "./schemas.ts";
 import { type SchemasFor, schemasOption } from "./resources.ts";

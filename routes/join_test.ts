@@ -152,7 +152,7 @@ Deno.test("joins agree with Remix's joinPatterns on a table of inputs", async ()
   const { joinPatterns: remixJoin } = await import(
     "@remix-run/route-pattern/join"
   );
-  const { joinPatterns } = await import("../routes/pattern.ts");
+  const { joinPatterns } = await import("../matcher/pattern.ts");
   for (const [base, pattern] of JOINS) {
     const theirs = remixJoin(base, pattern).source;
     const expected = theirs.startsWith("/") || theirs.startsWith("(/")

@@ -12,7 +12,7 @@ import {
   parsePattern,
   type PatternToken,
   tokensStartWithSlash,
-} from "./pattern.ts";
+} from "../matcher/pattern.ts";
 
 /**
  * One route: an HTTP method and a URL pattern. `ANY` matches every method.

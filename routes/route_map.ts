@@ -6,7 +6,7 @@
  */
 
 import type { JoinPattern } from "./join.ts";
-import { joinPatterns } from "./pattern.ts";
+import { joinPatterns } from "../matcher/pattern.ts";
 import { Route } from "./route.ts";
 import type { RouteSchemas } from "./schemas.ts";
 

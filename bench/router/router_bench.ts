@@ -37,7 +37,7 @@ import {
   type MultiMatcher,
 } from "@remix-run/route-pattern/match";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
-import { Matcher } from "../../router/_matcher.ts";
+import { Matcher } from "../../matcher/matcher.ts";
 import {
   type BenchRoute,
   githubRoutes,

@@ -9,7 +9,7 @@
  */
 
 import { equal } from "node:assert/strict";
-import { Matcher, SETTLE } from "../../router/_matcher.ts";
+import { Matcher, SETTLE } from "../../matcher/matcher.ts";
 
 const SIBLINGS: {
   shape: string;

@@ -1,20 +1,20 @@
 /**
  * The compiled matcher: a route table turned into one generated JavaScript
- * function per method, with the interpreter in `_search.ts` as the fallback.
+ * function per method, with the interpreter in `interpreter.ts` as the fallback.
  *
  * @module
  */
 
-import type { Entry, Match, Node, ParamsClass, Tail } from "./_trie.ts";
-import { paramsClass } from "./_trie.ts";
-import type { Pattern } from "./_linear.ts";
+import type { Entry, Match, Node, ParamsClass, Tail } from "./trie.ts";
+import { paramsClass } from "./trie.ts";
+import type { Pattern } from "./capture_pattern.ts";
 
 /**
  * Compiles a method's trie into one specialized function: static children
  * become a `switch` on the next character plus inline comparisons at
  * positions known when compiling, captures live in local variables, and
  * each route's params are an object literal. It tries candidates in the
- * same order as the interpreter (`search` in _matcher.ts), so both give the
+ * same order as the interpreter (`search` in matcher.ts), so both give the
  * same answers; `matcher_codegen_test.ts` checks that.
  */
 

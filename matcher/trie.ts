@@ -1,19 +1,19 @@
 /**
  * The route trie: static segments, parameters and wildcards as nodes,
- * built from the patterns of `routes/pattern.ts`, shared by the compiled
+ * built from the patterns of `matcher/pattern.ts`, shared by the compiled
  * matcher and the interpreter.
  *
  * @module
  */
 
-import { compilePattern, type Pattern } from "./_linear.ts";
+import { compilePattern, type Pattern } from "./capture_pattern.ts";
 import {
   encodePathText,
   expandOptionals,
   type FlatToken,
   parsePattern,
-} from "../routes/pattern.ts";
-import { normalizeEscapes } from "./url_path.ts";
+} from "./pattern.ts";
+import { normalizeEscapes } from "../router/url_path.ts";
 
 /**
  * Route matching. Static paths are one `Map` lookup per method; dynamic

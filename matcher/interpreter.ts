@@ -1,13 +1,13 @@
 /**
  * The interpreter: walks a trie for one lookup. It serves where generated
- * code cannot (see `_codegen.ts`) and is the reference the compiled matcher
+ * code cannot (see `codegen.ts`) and is the reference the compiled matcher
  * is tested against.
  *
  * @module
  */
 
-import type { Match, Node, PrefixIndex, Tail } from "./_trie.ts";
-import { decode, paramsFactory } from "./_trie.ts";
+import type { Match, Node, PrefixIndex, Tail } from "./trie.ts";
+import { decode, paramsFactory } from "./trie.ts";
 
 /** `path.startsWith(text, at)` without a builtin call, for short segments. */
 function sameText(path: string, at: number, text: string): boolean {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { encodePathText, type FlatToken } from "../routes/pattern.ts";
+import { encodePathText, type FlatToken } from "./pattern.ts";
 
 // Patterns with several captures in one regex (`/:a-:b-:c.txt`,
 // `/*a/x/*b/end`) make a backtracking regex try every split of the input:

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { compileTable } from "./_codegen.ts";
-import { search } from "./_search.ts";
-import { normalizeEscapes } from "./url_path.ts";
+import { compileTable } from "./codegen.ts";
+import { search } from "./interpreter.ts";
+import { normalizeEscapes } from "../router/url_path.ts";
 import {
   compile,
   decode,
@@ -18,9 +18,9 @@ import {
   isWide,
   type Match,
   Table,
-} from "./_trie.ts";
+} from "./trie.ts";
 
-export type { Match } from "./_trie.ts";
+export type { Match } from "./trie.ts";
 
 /**
  * Routes by method. `ANY` routes join every method's table except `HEAD`'s;
