@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Route } from "@fetchkit/toolkit/fetch-router/routes";
-import { Matcher, setCodegen } from "../matcher/matcher.ts";
+import { Matcher, setCodegen } from "./matcher.ts";
 
 // Property: for every route shape, `href(params)` then matching the path
 // gives back the same params. Seeded, so a failure replays.

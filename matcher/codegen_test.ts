@@ -2,8 +2,8 @@
 // interpreter (search in matcher/matcher.ts): same route, same params, for every
 // path, including misses, malformed escapes and backtracking cases.
 import assert from "node:assert/strict";
-import { Matcher, setCodegen } from "../matcher/matcher.ts";
-import { githubRoutes } from "./_test_github_routes.ts";
+import { Matcher, setCodegen } from "./matcher.ts";
+import { githubRoutes } from "../router/_test_github_routes.ts";
 
 const PATTERNS: readonly [string, string][] = [
   ["GET", "/"],
