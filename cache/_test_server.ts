@@ -5,8 +5,8 @@
 //   deno run ... cache/_test_server.ts kv <path-to-kv-file>
 //   deno run ... cache/_test_server.ts redis <redis-url>
 //
-// GET /slow is cached; POST /orders takes an Idempotency-Key; both
-// handlers take 300 ms. GET /runs tells how often each handler ran here.
+// GET /slow is cached, GET /stale too with stale-while-revalidate; POST
+// /orders takes an Idempotency-Key; the handlers take 300 ms. GET /runs tells how often each handler ran here.
 
 import { createClient } from "redis";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
@@ -43,6 +43,17 @@ router.get("/slow", cache({ store, ttl: 60, key }), async () => {
   await pause();
   return new Response(`built by ${Deno.pid}`);
 });
+// Fresh for 1 s, then served stale for a minute while one request
+// regenerates it.
+router.get(
+  "/stale",
+  cache({ store, ttl: 1, staleWhileRevalidate: 60, key }),
+  async () => {
+    runs.cache++;
+    await pause();
+    return new Response(`version ${runs.cache} by ${Deno.pid}`);
+  },
+);
 router.post("/orders", idempotency({ store }), async ({ request }) => {
   runs.idempotency++;
   await pause();

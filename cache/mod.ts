@@ -552,16 +552,24 @@ export function cache(options: CacheOptions): Middleware {
     }
     const head = method === "HEAD";
     const primary = "GET " + keyOf(context) + variantOf(vary, headers);
-    let found: { key: string; entry: Entry | undefined };
+    let key = primary;
+    let entry: Entry | undefined;
     try {
-      found = await lookup(primary, headers);
+      // lookup(), inlined: a hit on the bare key takes one await.
+      const stored = decode(await store.get(primary));
+      if (stored === undefined || isEntry(stored)) {
+        entry = stored;
+      } else {
+        key = primary + variantOf(stored.v, headers);
+        const variant = decode(await store.get(key));
+        if (variant !== undefined && isEntry(variant)) entry = variant;
+      }
     } catch (error) {
       // An outage: answer uncached. Anything else is a bug: the router's.
       if (!(error instanceof StoreUnavailableError)) throw error;
       failed("read", error);
       return next();
     }
-    const { key, entry } = found;
     const now = Date.now();
     if (entry !== undefined && now < entry.f) return answer(entry, "HIT", head);
     if (entry !== undefined && now < entry.x) {

@@ -6,8 +6,12 @@
 
 import assert from "node:assert/strict";
 import { codeBlocks, makeProject, startCommand } from "../_tools/doc_run.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
 const guide = await Deno.readTextFile(new URL("./guide.md", import.meta.url));
+const redisServer = await redisServerOrSkip();
+// The Redis the guide's blocks name; the tests give them a throwaway one.
+const GUIDE_REDIS = "redis://127.0.0.1:6379";
 const COMMAND = "deno run --unstable-kv --allow-all main.ts";
 
 type Check = (origin: string) => Promise<void>;
@@ -78,6 +82,29 @@ const checks: Record<string, Check> = {
     await valid.body?.cancel();
     assert.equal(valid.status, 303);
     assert.equal(valid.headers.get("location"), "/posts");
+  },
+  "createRedisPubSub({ client })": async (origin) => {
+    const stream = await fetch(`${origin}/news`);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream())
+      .getReader();
+    let text = "";
+    const until = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${pattern}: ${text}`);
+        text += value;
+      }
+    };
+    await until(/event: position/);
+    const posted = await fetch(`${origin}/news`, {
+      method: "POST",
+      body: "hello",
+    });
+    assert.equal(posted.status, 201);
+    const { id } = await posted.json();
+    await until(/event: news\nid: [^\n]+\ndata: \{"text":"hello"\}/);
+    assert.ok(text.includes(`id: ${id}`), text);
+    await reader.cancel();
   },
   "bodyLimit({ maxBytes: 100 * 1024 })": async (origin) => {
     const put = (id: string, body: string, type = "application/json") =>
@@ -157,9 +184,19 @@ Deno.test("docs/guide.md gives the command its tests use", () => {
 
 const blocks = await codeBlocks("docs/guide.md");
 for (const [index, { heading, code }] of blocks.entries()) {
-  Deno.test(`docs/guide.md runs: ${heading} (block ${index + 1})`, async () => {
-    const serves = /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: 8000 \}, /
-      .test(code);
+  const needsRedis = code.includes('from "redis"');
+  Deno.test({
+    name: `docs/guide.md runs: ${heading} (block ${index + 1})`,
+    ignore: needsRedis && redisServer === undefined,
+  }, async () => {
+    // Deno.serve prints where it listens; serve() is told to print it.
+    const denoServe =
+      /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: 8000 \}, /
+        .test(code);
+    const toolkitServe =
+      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8000 \}\)/
+        .test(code);
+    const serves = denoServe || toolkitServe;
     // A block that serves nothing must at least show what it does.
     assert.ok(
       serves || code.includes("console.log("),
@@ -167,10 +204,17 @@ for (const [index, { heading, code }] of blocks.entries()) {
         "(Deno.serve at the end) or prints what it shows",
     );
     const project = await makeProject();
+    let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
     try {
+      redis = needsRedis ? await startRedis(redisServer!) : undefined;
       await Deno.writeTextFile(
         `${project.dir}/main.ts`,
-        code.replace("port: 8000", "port: 0"),
+        code.replace(GUIDE_REDIS, redis?.url ?? GUIDE_REDIS).replace(
+          "port: 8000",
+          toolkitServe
+            ? "port: 0, onListen: (a) => console.log(`Listening on http://${a.hostname}:${a.port}/`)"
+            : "port: 0",
+        ),
       );
       if (code.includes('"./public"')) {
         await Deno.mkdir(`${project.dir}/public`);
@@ -205,6 +249,7 @@ for (const [index, { heading, code }] of blocks.entries()) {
         await app.stop();
       }
     } finally {
+      await redis?.stop();
       await project.remove();
     }
   });

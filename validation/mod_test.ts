@@ -11,6 +11,7 @@ import {
   readBody,
 } from "@fetchkit/toolkit/validation";
 import type { StandardSchemaV1 } from "@fetchkit/toolkit/validation";
+import { watching } from "../form_data/_watchdog.ts";
 import {
   assertHttpError,
   jsonRequest,
@@ -555,4 +556,30 @@ Deno.test("parse*: async schemas are awaited; a schema that throws rejects", asy
   await assert.rejects(pending, /schema bug/);
   await assert.rejects(parseHeaders(new Headers(), throwing), /schema bug/);
   await assert.rejects(parseJson(jsonRequest("1"), throwing), /schema bug/);
+});
+
+Deno.test("readBody and parseJson leave no deadline on the shared watchdog", async () => {
+  const before = watching();
+  const body = JSON.stringify({ a: 1 });
+  // Whole read (declared), chunked read, a refusal mid-read, a stall.
+  await parseJson(
+    jsonRequest(body, { "content-length": String(body.length) }),
+    z.unknown(),
+  );
+  await readBody(streamRequest(repeatedStream("x", 200_000).stream));
+  await assertHttpError(
+    readBody(streamRequest(repeatedStream("x", 5000).stream), {
+      maxBytes: 100,
+    }),
+    413,
+    /maxBytes/,
+  );
+  await assertHttpError(
+    parseJson(streamRequest(stalledStream("[").stream), z.unknown(), {
+      idleTimeout: 30,
+    }),
+    408,
+    /idleTimeout/,
+  );
+  assert.equal(watching(), before);
 });

@@ -6,7 +6,7 @@
  * one operation (start-up, warm-up and the JIT's first compiles cancel
  * out). Every thread counts (the GC's and the compilers' too).
  *
- *     deno run --allow-all bench/cache/hit_instructions.ts [n=20000]
+ *     deno run --allow-all bench/cache/hit_instructions.ts [n=20000] [only]
  *
  * The contenders are those of hit.ts's memory table: the handler the cache
  * saves (a 4 KiB JSON list) through `router.fetch`, a hit through
@@ -23,7 +23,9 @@ if (Deno.args[0] === "--run") {
   await run(Deno.args[1] as typeof CONTENDERS[number], Number(Deno.args[2]));
 } else {
   const rows: string[] = [];
+  const only = Deno.args[1];
   for (const contender of CONTENDERS) {
+    if (only !== undefined && contender !== only) continue;
     const counts: number[] = [];
     for (const count of [n, 2 * n]) {
       counts.push(await instructions(contender, count));
