@@ -165,3 +165,24 @@ Deno.test("README checkout recipe: links runs the quick start against a clone, w
     await Deno.remove(parent, { recursive: true });
   }
 });
+
+Deno.test("README's Guide list links every section of docs/guide.md", async () => {
+  const guide = await Deno.readTextFile(
+    new URL("./guide.md", import.meta.url),
+  );
+  const headings = [
+    ...guide.replace(/```[\s\S]*?```/g, "")
+      .matchAll(/^## (.+)$/gm),
+  ].map((m) => m[1].trim());
+  assert.ok(headings.length > 0, "docs/guide.md has no ## headings");
+  const list = /^## Guide\n([\s\S]*?)^## /m.exec(readme)?.[1];
+  assert.ok(list, "README has a ## Guide section");
+  for (const heading of headings) {
+    const anchor = heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "")
+      .replace(/ /g, "-");
+    assert.ok(
+      list.includes(`(docs/guide.md#${anchor})`),
+      `README's Guide list does not link "## ${heading}" (docs/guide.md#${anchor})`,
+    );
+  }
+});
