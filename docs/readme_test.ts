@@ -186,3 +186,107 @@ Deno.test("README's Guide list links every section of docs/guide.md", async () =
     );
   }
 });
+
+/** The README's `deno.json` for `links`, and a parent folder holding the clone. */
+async function linkedProject(): Promise<
+  { parent: string; hello: string; remove(): Promise<void> }
+> {
+  const parent = await Deno.makeTempDir({ prefix: "fetchkit-links-" });
+  await Deno.symlink(
+    new URL("..", import.meta.url).pathname.replace(/\/$/, ""),
+    `${parent}/toolkit`,
+  );
+  await Deno.mkdir(`${parent}/hello`);
+  const config = /\*\*Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
+    ?.[1];
+  assert.ok(config, "README has the links deno.json");
+  await Deno.writeTextFile(`${parent}/hello/deno.json`, config);
+  return {
+    parent,
+    hello: `${parent}/hello`,
+    remove: () => Deno.remove(parent, { recursive: true }),
+  };
+}
+
+/** Bare specifiers the published code imports (`npm:` names, no subpath). */
+async function publishedImports(): Promise<Set<string>> {
+  const { stdout, stderr, success } = await new Deno.Command(
+    Deno.execPath(),
+    {
+      args: ["publish", "--dry-run", "--allow-dirty", "--no-check"],
+      cwd: new URL("..", import.meta.url),
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    },
+  ).output();
+  // The file list is on stderr; both are read, whichever it moves to.
+  const text = new TextDecoder().decode(stdout) +
+    new TextDecoder().decode(stderr);
+  assert.ok(success, text);
+  const names = new Set<string>();
+  const files = [...text.matchAll(
+    /^\s+(file:\/\/\S+\.ts)\b/gm,
+  )].map((m) => new URL(m[1]));
+  for (const file of files) {
+    // Import statements only: a doc comment's example may import anything.
+    const code = (await Deno.readTextFile(file)).replace(
+      /\/\*[\s\S]*?\*\//g,
+      "",
+    );
+    for (
+      const [, specifier] of code.matchAll(
+        /^(?:import|export)\b[^;]*?\bfrom\s+"([^".][^"]*)"|\bimport\(\s*"([^".][^"]*)"\s*\)/gm,
+      )
+    ) {
+      if (specifier === undefined || /^(node|jsr|npm):/.test(specifier)) {
+        continue;
+      }
+      const parts = specifier.split("/");
+      names.add(
+        specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0],
+      );
+    }
+  }
+  return names;
+}
+
+Deno.test("README checkout recipe: a linking project's deno.lock gets the package's runtime dependencies, no development ones", async () => {
+  const project = await linkedProject();
+  try {
+    const code = await codeUnder("README.md", "Quick start");
+    await Deno.writeTextFile(`${project.hello}/main.ts`, code);
+    const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["cache", "main.ts"],
+      cwd: project.hello,
+      env: { NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(success, new TextDecoder().decode(stderr));
+    const lock = JSON.parse(
+      await Deno.readTextFile(`${project.hello}/deno.lock`),
+    );
+    const links: Record<string, { dependencies?: string[] }> =
+      lock.workspace?.links ?? {};
+    const linked = Object.values(links).flatMap((link) =>
+      link.dependencies ?? []
+    ).map((dependency) =>
+      dependency.replace(/^npm:/, "").replace(/@[^@]*$/, "")
+    );
+    assert.ok(linked.includes("@noble/hashes"), JSON.stringify(lock, null, 2));
+    const used = await publishedImports();
+    assert.ok(used.has("@noble/hashes"), [...used].join(", "));
+    for (const name of linked) {
+      assert.ok(
+        used.has(name),
+        `${name} is in a linking user's deno.lock, but no published module imports it (a development dependency belongs in package.json)`,
+      );
+    }
+    for (const dev of ["playwright-core", "hono", "redis", "bcrypt", "zod"]) {
+      assert.ok(!linked.includes(dev), `${dev} reached the user's lock file`);
+    }
+  } finally {
+    await project.remove();
+  }
+});
