@@ -290,3 +290,123 @@ Deno.test("README checkout recipe: a linking project's deno.lock gets the packag
     await project.remove();
   }
 });
+
+/** Runs `program args` in `dir` until it prints "Listening on <origin>/". */
+async function startProgram(
+  program: string,
+  args: string[],
+  dir: string,
+): Promise<{ origin: string; stop(): Promise<string> }> {
+  const child = new Deno.Command(program, {
+    args,
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      text += chunk;
+    }
+  };
+  const done = Promise.all([collect(child.stdout), collect(child.stderr)]);
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+    await child.status;
+    await done;
+    return text;
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const origin = /Listening on (http:\/\/[^/\s]+)\//.exec(text)?.[1];
+    if (origin !== undefined) return { origin, stop };
+    const exited = await Promise.race([
+      child.status.then(() => true),
+      new Promise<false>((resolve) => setTimeout(resolve, 50, false)),
+    ]);
+    if (exited || Date.now() > deadline) {
+      throw new Error(
+        `${program} ${args.join(" ")} did not start:\n${await stop()}`,
+      );
+    }
+  }
+}
+
+const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
+  Deno.env.get("TOOLKIT_REQUIRE_ALL") !== undefined;
+
+for (const runtime of ["node", "bun"] as const) {
+  Deno.test(`README Node and Bun recipe from a checkout: bundled with its command, main.mjs serves on ${runtime} at 127.0.0.1`, async (t) => {
+    const { bunBinary, dependencies, which } = await import(
+      "../_tools/runtimes/binaries.ts"
+    );
+    const binary = runtime === "bun" ? await bunBinary() : await which("node");
+    if (binary === undefined || !await dependencies()) {
+      if (REQUIRE_ALL) {
+        throw new Error(`${runtime} is missing (required under CI)`);
+      }
+      console.log(`skipped: no ${runtime} here`);
+      return;
+    }
+    const project = await linkedProject();
+    try {
+      const code =
+        /Save this as `main\.mjs`:\n\n(?:<!--.*-->\n)?```js\n([\s\S]*?)```/
+          .exec(readme)?.[1];
+      assert.ok(code, "README has a main.mjs block");
+      assert.match(
+        code,
+        /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8000 \}\)/,
+      );
+      await Deno.writeTextFile(
+        `${project.hello}/main.mjs`,
+        code.replace("port: 8000", "port: 0"),
+      );
+      // What `npm install @hono/node-server ws` leaves: the adapter in
+      // node_modules (the runtimes' install, from npm, without network here).
+      await Deno.symlink(
+        new URL("../_tools/runtimes/node_modules", import.meta.url).pathname,
+        `${project.hello}/node_modules`,
+      );
+      const bundle = commandIn(readme, "deno bundle ").replace(/\s+#.*$/, "");
+      const built = await new Deno.Command(Deno.execPath(), {
+        args: bundle.split(/\s+/).slice(1),
+        cwd: project.hello,
+        env: { NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.ok(built.success, new TextDecoder().decode(built.stderr));
+      const run = commandIn(readme, "node app.mjs").replace(/\s+#.*$/, "");
+      assert.equal(run, "node app.mjs");
+      const app = await startProgram(binary, ["app.mjs"], project.hello);
+      let output = "";
+      try {
+        assert.match(app.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
+        await t.step("show answers the post", async () => {
+          const found = await fetch(`${app.origin}/posts/1`);
+          assert.equal(found.status, 200);
+          assert.equal(
+            await found.text(),
+            '{"id":"1","title":"Hello <world>"}',
+          );
+        });
+        await t.step("an unknown id is 404 Not Found", async () => {
+          const missing = await fetch(`${app.origin}/posts/2`);
+          assert.equal(missing.status, 404);
+          assert.equal(await missing.text(), "Not Found");
+        });
+      } finally {
+        output = await app.stop();
+      }
+      assert.match(output, /GET \/posts\/1 200 34/);
+    } finally {
+      await project.remove();
+    }
+  });
+}
