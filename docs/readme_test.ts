@@ -359,6 +359,9 @@ for (const runtime of ["node", "bun"] as const) {
         /Save this as `main\.mjs`:\n\n(?:<!--.*-->\n)?```js\n([\s\S]*?)```/
           .exec(readme)?.[1];
       assert.ok(code, "README has a main.mjs block");
+      // Installing from JSR (unreachable here) is what the README says.
+      const install = runtime === "bun" ? "bunx jsr add" : "npx jsr add";
+      assert.match(readme, new RegExp(`^${install} @fetchkit/toolkit\\b`, "m"));
       assert.match(
         code,
         /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8000 \}\)/,
