@@ -44,9 +44,9 @@ export function parseUrlEncodedBytes(
   const form = new FormData();
   let fields = 0;
   // Browsers percent-encode every non-ASCII byte, so a body is nearly
-  // always ASCII, and then decoding it whole first (URLSearchParams, about
-  // twice as fast) gives the same pairs. Raw non-ASCII bytes take the
-  // byte-level path. Both come after the percent-encoding is checked.
+  // always ASCII, and then decoding it whole first and cutting the text
+  // gives the same pairs, faster. Raw non-ASCII bytes take the byte-level
+  // path. Both come after the percent-encoding is checked.
   const pairs = checkBytes(bytes) ? asciiPairs(bytes) : parsePairs(bytes);
   for (const [name, value] of pairs) {
     if (++fields > limits.maxFields) {
@@ -91,13 +91,48 @@ function* parsePairs(bytes: Uint8Array): Generator<[string, string]> {
   }
 }
 
-function asciiPairs(bytes: Uint8Array): URLSearchParams {
+/**
+ * The pairs of an all-ASCII body, cut with string scans: on every runtime
+ * cheaper than `URLSearchParams` (bench/runtimes/, "urlencoded POST"). A
+ * part without `%` needs no decoding; one whose escapes are not UTF-8
+ * (`%C3` alone) takes the byte-level decoder, which replaces them with
+ * U+FFFD as the WHATWG parser does (ASCII: character index = byte index).
+ */
+function asciiPairs(bytes: Uint8Array): [string, string][] {
   const text = decoder.decode(bytes);
-  // URLSearchParams drops a leading "?" of a string (it is for query
-  // strings); a form body keeps it, as the URL standard's form parser does.
-  return new URLSearchParams(
-    text.charCodeAt(0) === 63 /* ? */ ? "&" + text : text,
-  );
+  const pairs: [string, string][] = [];
+  const length = text.length;
+  let start = 0;
+  while (start <= length) {
+    let end = text.indexOf("&", start);
+    if (end === -1) end = length;
+    if (end > start) {
+      let eq = text.indexOf("=", start);
+      if (eq === -1 || eq > end) eq = end;
+      pairs.push([
+        decodeAscii(text, bytes, start, eq),
+        eq < end ? decodeAscii(text, bytes, eq + 1, end) : "",
+      ]);
+    }
+    start = end + 1;
+  }
+  return pairs;
+}
+
+function decodeAscii(
+  text: string,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): string {
+  let part = text.slice(start, end);
+  if (part.indexOf("+") !== -1) part = part.replaceAll("+", " ");
+  if (part.indexOf("%") === -1) return part;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return decodeComponent(bytes, start, end);
+  }
 }
 
 /**

@@ -29,20 +29,62 @@ export async function readWholeBody(
   limits: Limits,
   progress?: BodyProgress,
 ): Promise<Uint8Array> {
+  return await readWholeBodyNow(request, limits, progress);
+}
+
+// Bun's `Bun.peek(promise)` gives a settled promise's value at once;
+// feature-detected, and absent on Deno and Node.
+const peek = (globalThis as {
+  Bun?: { peek?: (promise: Promise<unknown>) => unknown };
+}).Bun?.peek;
+
+/**
+ * `readWholeBody`, with the bytes themselves when they have already
+ * arrived (on Bun, where a promise can be read without waiting): no
+ * deadline to watch and no promise to wait for, so a form middleware can
+ * answer synchronously.
+ */
+export function readWholeBodyNow(
+  request: Request,
+  limits: Limits,
+  progress?: BodyProgress,
+): Uint8Array | Promise<Uint8Array> {
   const reading = request.bytes();
+  if (peek !== undefined) {
+    const early = peek(reading);
+    if (early instanceof Uint8Array) return checkSize(early, limits);
+  }
+  return waitForBody(reading, limits, progress);
+}
+
+function checkSize(bytes: Uint8Array, limits: Limits): Uint8Array {
+  // An in-process Request may declare less than its stream holds.
+  if (bytes.length > limits.maxTotalSize) {
+    throw new MaxTotalSizeExceededError(limits.maxTotalSize);
+  }
+  return bytes;
+}
+
+async function waitForBody(
+  reading: Promise<Uint8Array>,
+  limits: Limits,
+  progress: BodyProgress | undefined,
+): Promise<Uint8Array> {
   const [timeout, limit, left] = deadline(limits, progress);
   let entry: Watch | undefined;
   let bytes: Uint8Array;
   try {
-    bytes = timeout === 0 ? await reading : await Promise.race([
-      reading,
-      new Promise<never>((_, reject) => {
+    // One promise settled by the read or the deadline, whichever comes
+    // first (Promise.race would add a promise and a reaction per request).
+    bytes = timeout === 0 ? await reading : await new Promise<Uint8Array>(
+      (resolve, reject) => {
         entry = watch(
           left,
           () => reject(new FormDataTimeoutError(timeout, undefined, limit)),
         );
-      }),
-    ]);
+        reading.then(resolve, reject);
+      },
+    );
   } catch (error) {
     // A read left behind by a timeout settles when the connection ends.
     reading.catch(() => {});
@@ -54,11 +96,7 @@ export async function readWholeBody(
   } finally {
     if (entry !== undefined) unwatch(entry);
   }
-  // An in-process Request may declare less than its stream holds.
-  if (bytes.length > limits.maxTotalSize) {
-    throw new MaxTotalSizeExceededError(limits.maxTotalSize);
-  }
-  return bytes;
+  return checkSize(bytes, limits);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { resolveLimits } from "./_limits.ts";
 import { FormDataParseError } from "./errors.ts";
-import { type ParseFormDataOptions, parseWithLimits } from "./parse.ts";
+import { type ParseFormDataOptions, parseWithLimitsNow } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
 
 /** Options of {@linkcode formData}: the parse options plus `onError`. */
@@ -73,25 +73,39 @@ export function formData(options: FormDataOptions = {}): Middleware {
   // Validate once, so that a bad option fails at startup, not per request.
   const limits = resolveLimits(options);
   const { onError } = options;
-  return async (context, next) => {
+  function refuse(
+    error: unknown,
+    context: RequestContext,
+  ): Response | Promise<Response> {
+    if (!(error instanceof FormDataParseError)) throw error;
+    if (onError !== undefined) return onError(error, context);
+    return new NativeResponse(error.message, {
+      status: error.status,
+      headers: { "content-type": "text/plain; charset=utf-8" },
+    });
+  }
+  // Not async: a form that needs no waiting (a small body already
+  // arrived, on Bun) keeps the chain synchronous.
+  return (context, next) => {
     if (context.has(FormData)) return next();
     const method = context.request.method;
     if (method === "GET" || method === "HEAD") {
       context.set(FormData, new FormData());
       return next();
     }
-    let form: FormData;
+    let parsed: FormData | Promise<FormData>;
     try {
-      form = await parseWithLimits(context.request, limits);
+      parsed = parseWithLimitsNow(context.request, limits);
     } catch (error) {
-      if (!(error instanceof FormDataParseError)) throw error;
-      if (onError !== undefined) return await onError(error, context);
-      return new NativeResponse(error.message, {
-        status: error.status,
-        headers: { "content-type": "text/plain; charset=utf-8" },
-      });
+      return refuse(error, context);
     }
-    context.set(FormData, form);
-    return next();
+    if (parsed instanceof FormData) {
+      context.set(FormData, parsed);
+      return next();
+    }
+    return parsed.then((form) => {
+      context.set(FormData, form);
+      return next();
+    }, (error) => refuse(error, context));
   };
 }

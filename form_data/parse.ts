@@ -6,11 +6,11 @@
  */
 
 import { BodyReader } from "./_body.ts";
-import { formBodyKind } from "./_headers.ts";
+import { type FormBodyKind, formBodyKind } from "./_headers.ts";
 import { type Limits, resolveLimits } from "./_limits.ts";
 import { parseMultipartBody } from "./_parse_multipart.ts";
 import { parseUrlEncodedBody, parseUrlEncodedBytes } from "./_urlencoded.ts";
-import { readWholeBody, WHOLE_BODY_MAX } from "./_whole_body.ts";
+import { readWholeBodyNow, WHOLE_BODY_MAX } from "./_whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
 import { bodyProgress } from "./body_progress.ts";
@@ -147,6 +147,19 @@ export async function parseWithLimits(
   request: Request,
   limits: Limits,
 ): Promise<FormData> {
+  return await parseWithLimitsNow(request, limits);
+}
+
+/**
+ * `parseWithLimits`, with the form itself when nothing is left to wait
+ * for (a body that is not a form; on Bun, a small urlencoded body that has
+ * already arrived), so `formData()` can answer synchronously. Throws what
+ * `parseWithLimits` rejects with.
+ */
+export function parseWithLimitsNow(
+  request: Request,
+  limits: Limits,
+): FormData | Promise<FormData> {
   const kind = formBodyKind(request.headers.get("content-type"));
   if (kind === null) return new FormData();
   // A body that is absent is not used either, so this may come first.
@@ -158,19 +171,42 @@ export async function parseWithLimits(
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    let bytes: Uint8Array;
+    let bytes: Uint8Array | Promise<Uint8Array>;
     try {
-      bytes = await readWholeBody(request, limits, bodyProgress(request));
+      bytes = readWholeBodyNow(request, limits, bodyProgress(request));
     } catch (error) {
-      // Refused unread: another reader holds the body. (Looking first
-      // would make the stream object, and Deno's whole-body read slower.)
-      if (!request.bodyUsed && request.body?.locked) {
-        throw bodyTaken("taken by a reader");
-      }
-      throw error;
+      throw refusedUnread(request, error);
     }
-    return parseUrlEncodedBytes(bytes, limits);
+    if (bytes instanceof Uint8Array) return parseUrlEncodedBytes(bytes, limits);
+    return bytes.then(
+      (arrived) => parseUrlEncodedBytes(arrived, limits),
+      (error) => {
+        throw refusedUnread(request, error);
+      },
+    );
   }
+  return parseStream(request, kind, declared, limits);
+}
+
+/**
+ * A whole-body read that failed: refused unread when another reader holds
+ * the body. (Looking first would make the stream object, and Deno's
+ * whole-body read slower.)
+ */
+function refusedUnread(request: Request, error: unknown): unknown {
+  if (!request.bodyUsed && request.body?.locked) {
+    return bodyTaken("taken by a reader");
+  }
+  return error;
+}
+
+/** A body read as a stream: multipart, or urlencoded of unknown or large size. */
+async function parseStream(
+  request: Request,
+  kind: FormBodyKind,
+  declared: number,
+  limits: Limits,
+): Promise<FormData> {
   if (request.body?.locked) throw bodyTaken("taken by a reader");
   if (request.body === null) {
     if (kind.kind === "multipart") {

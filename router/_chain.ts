@@ -1,4 +1,4 @@
-import type { RequestContext } from "./context.ts";
+import { applyStaged, type RequestContext } from "./context.ts";
 import type { Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";
 
@@ -179,6 +179,8 @@ async function later(
     if (recover === undefined) throw error;
     response = await recover(error, context);
   }
+  // The outermost link's answer is the request's: staged headers go on it.
+  if (recover !== undefined) response = applyStaged(context, response);
   if (report !== undefined) report.response = response;
   return response;
 }

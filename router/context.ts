@@ -53,6 +53,14 @@ let connect: (
   resolve: RemoteAddrResolver,
 ) => void;
 
+// Set by RequestContext's static block: the staged response headers,
+// taken once (so they are applied once).
+let takeStaged: (context: RequestContext) => Headers | undefined;
+
+// Set by RequestContext's static block: the route a native router (Bun's)
+// already matched, for the router's dispatch to take.
+let routeSlot: (context: RequestContext, route: unknown) => unknown;
+
 /**
  * `context.get`: works detached, as in `({ get }) => ...`.
  *
@@ -168,11 +176,23 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
   #info: ServeInfo | undefined = undefined;
   #resolve: RemoteAddrResolver | undefined = undefined;
   #remoteAddr: RemoteAddr | undefined | null = null;
+  #route: unknown = undefined;
+  #staged: Headers | undefined = undefined;
 
   static {
     connect = (context, info, resolve) => {
       context.#info = info;
       context.#resolve = resolve;
+    };
+    takeStaged = (context) => {
+      const staged = context.#staged;
+      context.#staged = undefined;
+      return staged;
+    };
+    routeSlot = (context, route) => {
+      const found = context.#route;
+      if (route !== undefined) context.#route = route;
+      return found;
     };
     provide = (context, input) => {
       (context.#values ??= new Map()).set(INPUT_KEY, input);
@@ -222,6 +242,33 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
   /** The request headers. */
   get headers(): Headers {
     return this.request.headers;
+  }
+
+  /**
+   * Headers for the response, staged: middleware and handlers write them
+   * before or after the handler runs, and the router applies them once,
+   * to the response the request is answered with (errors, 404 and 405
+   * included), replacing headers of the same name (`Set-Cookie` is added
+   * to the response's own). A middleware that only stages headers can
+   * stay synchronous: `(context, next) => { ...; return next(); }`.
+   *
+   * @example
+   * ```ts
+   * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+   *
+   * const router = createRouter({
+   *   middleware: [(context, next) => {
+   *     context.responseHeaders.set("X-Frame-Options", "DENY");
+   *     return next();
+   *   }],
+   * });
+   * router.get("/", () => new Response("home"));
+   * const response = await router.fetch(new Request("http://localhost/"));
+   * response.headers.get("X-Frame-Options"); // "DENY"
+   * ```
+   */
+  get responseHeaders(): Headers {
+    return this.#staged ??= new Headers();
   }
 
   /**
@@ -333,4 +380,49 @@ export function connectContext(
   resolve: RemoteAddrResolver,
 ): void {
   connect(context, info, resolve);
+}
+
+/**
+ * Stores the route a native router matched for this request (with
+ * `route`), or reads it (without).
+ */
+export function matchedRoute(
+  context: RequestContext,
+  route?: unknown,
+): unknown {
+  return routeSlot(context, route);
+}
+
+/**
+ * Applies the headers staged with `context.responseHeaders` to `response`
+ * (once: a second call finds none). A response whose headers cannot
+ * change (`Response.redirect()`, a fetched one) is copied first.
+ */
+export function applyStaged(
+  context: RequestContext,
+  response: Response,
+): Response {
+  const staged = takeStaged(context);
+  if (staged === undefined) return response;
+  try {
+    copyHeaders(staged, response.headers);
+    return response;
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const copy = new Response(response.body, response);
+    copyHeaders(staged, copy.headers);
+    return copy;
+  }
+}
+
+function copyHeaders(from: Headers, to: Headers): void {
+  let cookies = false;
+  // forEach, not for-of: Deno's Headers iterator costs about 5x more.
+  from.forEach((value, name) => {
+    if (name === "set-cookie") cookies = true;
+    else to.set(name, value);
+  });
+  if (cookies) {
+    for (const cookie of from.getSetCookie()) to.append("set-cookie", cookie);
+  }
 }

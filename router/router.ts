@@ -9,7 +9,13 @@ import {
 } from "./_validate.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import { joinPatterns } from "../routes/pattern.ts";
-import { connectContext, RequestContext } from "./context.ts";
+import {
+  applyStaged,
+  connectContext,
+  matchedRoute,
+  type Params,
+  RequestContext,
+} from "./context.ts";
 import {
   createRemoteAddrResolver,
   type ServeInfo,
@@ -23,6 +29,7 @@ import {
   type Terminal,
 } from "./_chain.ts";
 import { headResponse } from "./_head.ts";
+import { nativeRoutes, type Registered } from "./_native_routes.ts";
 import { Matcher } from "./_matcher.ts";
 import { routePathOf } from "./url_path.ts";
 import { rememberText } from "../response/body_size.ts";
@@ -290,6 +297,22 @@ export interface Router extends RouteMethods<""> {
 
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
+/** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
+const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+
+/** A route in the matcher: its composed chain and full pattern. */
+interface RouteEntry {
+  run: Terminal;
+  pattern: string;
+}
+
+/** A route Bun matched: its method, entry and params. */
+interface Prematched {
+  method: string;
+  value: RouteEntry;
+  params: Params | undefined;
+}
+
 /**
  * The router's own plain-text answers. No `Content-Length` header:
  * `Deno.serve` adds it to a string body (an explicit one measured slower),
@@ -385,7 +408,9 @@ export function createRouter(options: RouterOptions = {}): Router {
   const inputOptions = options.input;
   const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
   // Each route keeps its full pattern, given to the context on a match.
-  const matcher = new Matcher<{ run: Terminal; pattern: string }>();
+  const matcher = new Matcher<RouteEntry>();
+  // Every route as added, for Bun's native routes (_native_routes.ts).
+  const registered: Registered<RouteEntry>[] = [];
 
   function add(
     method: string,
@@ -409,10 +434,12 @@ export function createRouter(options: RouterOptions = {}): Router {
       );
     }
     // The chain is composed here, once, not per request.
-    matcher.add(method, pattern, {
+    const entry: RouteEntry = {
       run: compose(middleware, handler as Terminal, handleError),
       pattern,
-    });
+    };
+    matcher.add(method, pattern, entry);
+    registered.push({ method, pattern, value: entry });
   }
 
   function toTarget(
@@ -615,6 +642,13 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   /** Routing after router middleware: match once, or answer 405/404. */
   function dispatch(context: RequestContext): Response | Promise<Response> {
+    const found = matchedRoute(context) as Prematched | undefined;
+    // Bun matched it, for the method router middleware left in place.
+    if (found !== undefined && found.method === context.method) {
+      if (found.params !== undefined) context.params = found.params;
+      context.routePattern = found.value.pattern;
+      return found.value.run(context);
+    }
     const path = routePathOf(context.request.url);
     const match = matcher.find(context.method, path);
     if (match === undefined) return miss(context, path);
@@ -679,6 +713,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     } catch (error) {
       response = await handleError(error, context);
     }
+    response = applyStaged(context, response);
     if (head && response.body !== null) {
       response = await headResponse(response);
     }
@@ -694,23 +729,53 @@ export function createRouter(options: RouterOptions = {}): Router {
   ): Response | Promise<Response> {
     const context = new RequestContext(request);
     if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
+    return respond(context, run);
+  }
+
+  const routerMiddleware = (options.middleware ?? []).length > 0;
+
+  /** A request Bun's router matched to `value` (see _native_routes.ts). */
+  function answerMatched(
+    request: Request,
+    info: unknown,
+    value: RouteEntry,
+    params: Params | undefined,
+  ): Response | Promise<Response> {
+    const context = new RequestContext(request, params);
+    if (info !== undefined) {
+      connectContext(context, info as ServeInfo, resolveRemoteAddr);
+    }
+    // Without router middleware the route's chain is the whole answer.
+    if (!routerMiddleware) {
+      context.routePattern = value.pattern;
+      return respond(context, value.run);
+    }
+    matchedRoute(context, { method: context.method, value, params });
+    return respond(context, run);
+  }
+
+  function respond(
+    context: RequestContext,
+    chain: Terminal,
+  ): Response | Promise<Response> {
     // The request's method, read once (middleware may change context.method).
     const head = context.method === "HEAD";
     let result: unknown;
     enter(context);
     try {
-      result = run(context);
+      result = chain(context);
     } catch (error) {
       outermost();
       return finish(undefined, { error }, context, head);
     }
     const recovered = outermost();
     if (result instanceof NativeResponse) {
+      const response = applyStaged(context, result);
       // Reading .body makes a stream out of a string body: ask only for HEAD.
-      return head && result.body !== null ? headResponse(result) : result;
+      return head && response.body !== null ? headResponse(response) : response;
     }
-    // The outermost chain's promise is checked and recovers from errors:
-    // it goes to the server as it is.
+    // The outermost chain's promise is checked, recovers from errors and
+    // has the staged headers applied: it goes to the server as it is.
     if (recovered !== undefined && result === recovered && !head) {
       return recovered;
     }
@@ -718,5 +783,15 @@ export function createRouter(options: RouterOptions = {}): Router {
     return finish(result as PromiseLike<unknown>, undefined, context, head);
   }
 
+  // An internal hook, not enumerable: serve() on Bun hands these routes
+  // to Bun's native router (see _native_routes.ts).
+  Object.defineProperty(fetch, BUN_ROUTES, {
+    value: () =>
+      nativeRoutes(
+        registered,
+        answerMatched,
+        fetch as (request: Request, info: unknown) => Response,
+      ),
+  });
   return { fetch, ...section("").methods };
 }

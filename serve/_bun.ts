@@ -87,6 +87,39 @@ function toArrayBuffer(data: string | Uint8Array): string | ArrayBuffer {
   ) as ArrayBuffer;
 }
 
+type Inner = (request: Request, info: unknown) => Response | Promise<Response>;
+
+/**
+ * The hook's routes for Bun: a function (alone or under a method) is
+ * called as the handler is, `(request, info)`, and tracked as it is; a
+ * static `Response` stays as it is.
+ */
+function adaptRoutes(
+  given: Record<string, unknown>,
+  hooks: AdapterHooks,
+): Record<string, unknown> {
+  const adapt = (inner: Inner) => {
+    const tracked = hooks.wrap(inner);
+    return (request: Request, server: BunServer) =>
+      tracked(request, new BunInfo(server, request));
+  };
+  const routes: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(given)) {
+    if (typeof value === "function") routes[path] = adapt(value as Inner);
+    else if (
+      typeof value === "object" && value !== null &&
+      !(value instanceof Response)
+    ) {
+      const methods: Record<string, unknown> = {};
+      for (const [method, one] of Object.entries(value)) {
+        methods[method] = typeof one === "function" ? adapt(one as Inner) : one;
+      }
+      routes[path] = methods;
+    } else routes[path] = value;
+  }
+  return routes;
+}
+
 export function listenBun(
   hostname: string | undefined,
   port: number | undefined,
@@ -128,7 +161,12 @@ export function listenBun(
     },
   };
   const routes = (options.original as Record<symbol, unknown>)?.[BUN_ROUTES];
-  if (typeof routes === "function") serveOptions.routes = routes();
+  if (typeof routes === "function") {
+    serveOptions.routes = adaptRoutes(
+      routes() as Record<string, unknown>,
+      hooks,
+    );
+  }
   let server: BunServer;
   try {
     server = bun.serve(serveOptions);

@@ -92,6 +92,10 @@ export function bunServers(): Set<unknown> {
 export interface AdapterHooks {
   /** The handler, wrapped to track long-lived responses. */
   handler(request: Request, info: unknown): Response | Promise<Response>;
+  /** Wraps another handler the same way (Bun's native routes). */
+  wrap(
+    inner: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): (request: Request, info: unknown) => Response | Promise<Response>;
   /** Socket bookkeeping for a shutdown. */
   sockets: Set<RawSocket>;
   /** Told when a listener fails (descriptor exhaustion). */

@@ -310,7 +310,10 @@ function checkOptions(options: ServeOptions): void {
  *
  * On Bun, a handler with a function under
  * `Symbol.for("fetchkit.serve.bunRoutes")` has its result passed as
- * `Bun.serve`'s `routes` (an internal hook for the router).
+ * `Bun.serve`'s `routes` (an internal hook for the router): its functions
+ * (also those under a method) are called as the handler is, with the
+ * request and the connection info, and their responses are tracked for
+ * the shutdown as the handler's are.
  *
  * @example Graceful shutdown with an abort signal
  * ```ts
@@ -374,17 +377,17 @@ export function serve(
     // An upgrade on Bun: the socket is Bun's now, and fetch answers nothing.
     return (runtime === "bun" ? undefined : response) as Response;
   }
-  function wrapped(
-    request: Request,
-    info: unknown,
-  ): Response | Promise<Response> {
-    const result =
-      (handler as (r: Request, i: unknown) => Response | Promise<Response>)(
-        request,
-        info,
-      );
-    return result instanceof Promise ? result.then(track) : track(result);
+  function wrap(
+    inner: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): (request: Request, info: unknown) => Response | Promise<Response> {
+    return (request, info) => {
+      const result = inner(request, info);
+      return result instanceof Promise ? result.then(track) : track(result);
+    };
   }
+  const wrapped = wrap(
+    handler as (r: Request, i: unknown) => Response | Promise<Response>,
+  );
 
   let resolveFinished!: () => void;
   let rejectFinished!: (error: unknown) => void;
@@ -396,6 +399,7 @@ export function serve(
 
   const hooks = {
     handler: wrapped,
+    wrap,
     sockets,
     log,
     fatal(error: unknown) {

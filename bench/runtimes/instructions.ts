@@ -1,0 +1,168 @@
+/**
+ * Instructions per request on every runtime, for the servers and
+ * scenarios of `load.ts`: each server runs under valgrind's callgrind with
+ * counting off; every scenario is warmed with wrk (twice over), then
+ * counted over `seconds` of wrk with counting switched on and off by
+ * `callgrind_control`, and the count divided by the requests wrk
+ * completed; the fewest of `repeat` such windows is reported (Bun's JIT
+ * threads, counted too, can still be compiling in the first). Counts do not depend on what else the machine does, where
+ * req/s on a shared machine moves by 10-40 %.
+ *
+ * ```sh
+ * deno run -A bench/runtimes/instructions.ts [--warm=3] [--seconds=5] [--repeat=2]
+ *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
+ *   [--base=<dir>]
+ * ```
+ *
+ * `--base` as in `load.ts`. Needs `valgrind` and `wrk`; about a minute
+ * and a half per server.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { wrkRun } from "../_load.ts";
+import {
+  build,
+  options,
+  OUT,
+  SCENARIOS,
+  serversOf,
+  start,
+  staticOnly,
+} from "./_bench.ts";
+
+const args = options();
+const warmSeconds = Number(args.get("warm") ?? 3);
+const seconds = Number(args.get("seconds") ?? 5);
+const repeat = Number(args.get("repeat") ?? 2);
+const runtimes = (args.get("runtimes") ?? "bun,node,deno").split(",");
+const only = args.get("servers")?.split(",");
+const words = args.get("scenarios")?.split(",");
+const scenarios = SCENARIOS.filter((scenario) =>
+  words === undefined || words.some((word) => scenario.name.includes(word))
+);
+// Under valgrind a server runs some 30x slower: few connections suffice.
+const CONNECTIONS = 4;
+
+const baseRoot = args.get("base");
+const { bundle, post } = await build();
+const bundles = {
+  bundle,
+  baseRoot,
+  base: baseRoot === undefined ? undefined : (await build(baseRoot)).bundle,
+};
+
+async function control(pid: number, ...flags: string[]): Promise<void> {
+  const { success } = await new Deno.Command("callgrind_control", {
+    args: [...flags, String(pid)],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
+}
+
+async function dumpTotal(file: string): Promise<number> {
+  for (let tries = 0; tries < 100; tries++) {
+    try {
+      const total = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
+      if (total !== null) return Number(total[1]);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no callgrind dump at ${file}`);
+}
+
+const counts = new Map<string, number>();
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+for (const runtime of runtimes) {
+  const names = serversOf(runtime, baseRoot).filter((name) =>
+    only === undefined || only.includes(name)
+  );
+  for (const server of names) {
+    const mine = scenarios.filter((scenario) =>
+      !staticOnly(server) || scenario.name === "static"
+    );
+    const file = join(OUT, `callgrind.${runtime}.${server}`);
+    const running = await start(runtime, server, bundles, [
+      "valgrind",
+      "--tool=callgrind",
+      "--smc-check=all-non-file",
+      "--instr-atstart=no",
+      `--callgrind-out-file=${file}`,
+    ]);
+    const load = async (path: string, isPost: boolean, duration: number) =>
+      (await wrkRun(`http://127.0.0.1:${running.port}${path}`, {
+        seconds: duration,
+        connections: CONNECTIONS,
+        timeout: 60,
+        script: isPost ? post : undefined,
+      })).total;
+    let dumps = 0;
+    try {
+      for (let pass = 0; pass < 2; pass++) {
+        for (const scenario of mine) {
+          await load(scenario.path, scenario.post, warmSeconds);
+        }
+      }
+      for (const scenario of mine) {
+        // The fewest of `repeat` windows: a window in which a JIT compiler
+        // thread still worked on this path counts its work too.
+        let fewest = Infinity;
+        for (let window = 0; window < repeat; window++) {
+          await load(scenario.path, scenario.post, 1);
+          await control(running.pid, "--zero");
+          await control(running.pid, "--instr=on");
+          const requests = await load(scenario.path, scenario.post, seconds);
+          await control(running.pid, "--instr=off");
+          await control(running.pid, "--dump");
+          const total = await dumpTotal(`${file}.${++dumps}`);
+          fewest = Math.min(fewest, total / requests);
+          console.error(
+            `${runtime} ${server} ${scenario.name}: ${fmt(total / requests)}`,
+          );
+        }
+        counts.set(`${runtime}|${scenario.name}|${server}`, fewest);
+      }
+    } finally {
+      await running.stop();
+    }
+  }
+}
+
+for (const runtime of runtimes) {
+  const names = serversOf(runtime, baseRoot).filter((name) =>
+    only === undefined || only.includes(name)
+  );
+  const peers = names.filter((name) =>
+    name !== "fetchkit" && !staticOnly(name) && name !== "base"
+  );
+  console.log(`\n#### ${runtime}, instructions per request\n`);
+  console.log(
+    `| scenario | ${names.join(" | ")} | ours ÷ fewest of ${
+      peers.join(", ")
+    } |`,
+  );
+  console.log(`|---|${"---:|".repeat(names.length + 1)}`);
+  for (const scenario of scenarios) {
+    const get = (name: string) =>
+      counts.get(`${runtime}|${scenario.name}|${name}`);
+    const ours = get("fetchkit");
+    const fewest = Math.min(
+      ...peers.map((peer) => get(peer) ?? Infinity),
+    );
+    console.log(
+      `| ${scenario.name} | ${
+        names.map((name) => {
+          const n = get(name);
+          return n === undefined ? "—" : fmt(n);
+        }).join(" | ")
+      } | ${
+        ours === undefined || fewest === Infinity
+          ? "—"
+          : (ours / fewest).toFixed(2)
+      } |`,
+    );
+  }
+}

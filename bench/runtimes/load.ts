@@ -1,0 +1,178 @@
+/**
+ * HTTP load on every runtime, in one sitting: ours (`serve(router.fetch)`),
+ * Elysia, Hono and bare `Bun.serve` on Bun; ours, Fastify, Hono and bare
+ * `node:http` on Node; ours, Hono and bare `Deno.serve` on Deno; on the
+ * five scenarios of `_bench.ts`. All servers of a runtime run side by
+ * side; each round loads every scenario on each server back to back, in
+ * an order that rotates from round to round. Reported: req/s (median and
+ * quartiles) and the server's CPU time per request (user + system from
+ * `/proc`, median and min-max), which other load on a shared machine moves
+ * less than req/s; then ours ÷ the fastest peer's CPU per request (per
+ * round, median and min-max), and on the static route ours ÷ bare req/s.
+ *
+ * ```sh
+ * bash _tools/runtimes/install.sh                                   # Bun
+ * (cd bench/runtimes && npm ci --ignore-scripts)                    # Elysia, Fastify
+ * deno run -A bench/runtimes/load.ts [--rounds=7] [--seconds=2] [--runtimes=bun,node,deno]
+ *   [--scenarios=static,404] [--save=after]
+ * ```
+ *
+ * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`.
+ * `--base=<dir>` adds `base`: ours from another checkout (an earlier
+ * commit, with this folder's `_servers.ts` copied in), for before/after
+ * figures from one sitting (`git archive <commit> | tar -x -C <dir>`).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { wrkRun } from "../_load.ts";
+import { median, quantile } from "../_stats.ts";
+import {
+  build,
+  check,
+  cpuSeconds,
+  options,
+  OUT,
+  type Running,
+  SCENARIOS,
+  serversOf,
+  start,
+  staticOnly,
+} from "./_bench.ts";
+
+const args = options();
+const rounds = Number(args.get("rounds") ?? 7);
+const seconds = Number(args.get("seconds") ?? 2);
+const runtimes = (args.get("runtimes") ?? "bun,node,deno").split(",");
+const words = args.get("scenarios")?.split(",");
+const scenarios = SCENARIOS.filter((scenario) =>
+  words === undefined || words.some((word) => scenario.name.includes(word))
+);
+
+const baseRoot = args.get("base");
+const { bundle, post } = await build();
+const bundles = {
+  bundle,
+  baseRoot,
+  base: baseRoot === undefined ? undefined : (await build(baseRoot)).bundle,
+};
+
+/** Per runtime|scenario|server: req/s and CPU µs per request, by round. */
+const rps = new Map<string, number[]>();
+const cpu = new Map<string, number[]>();
+const push = (map: Map<string, number[]>, key: string, value: number) =>
+  map.set(key, [...(map.get(key) ?? []), value]);
+
+for (const runtime of runtimes) {
+  const names = serversOf(runtime, baseRoot);
+  const running = new Map<string, Running>();
+  try {
+    for (const server of names) {
+      running.set(server, await start(runtime, server, bundles));
+    }
+    for (const [server, { port }] of running) {
+      for (const scenario of scenarios) {
+        if (staticOnly(server) && scenario.name !== "static") continue;
+        await check(port, scenario, `${runtime} ${server}`);
+      }
+    }
+    for (let round = 0; round < rounds; round++) {
+      const order = names.map((_, index) =>
+        names[(index + round) % names.length]!
+      );
+      for (const scenario of scenarios) {
+        for (const server of order) {
+          // The bare server answers one text to everything.
+          if (staticOnly(server) && scenario.name !== "static") continue;
+          const { port, pid } = running.get(server)!;
+          const before = await cpuSeconds(pid);
+          const result = await wrkRun(
+            `http://127.0.0.1:${port}${scenario.path}`,
+            { seconds, script: scenario.post ? post : undefined },
+          );
+          const used = await cpuSeconds(pid) - before;
+          const key = `${runtime}|${scenario.name}|${server}`;
+          push(rps, key, result.rps);
+          push(cpu, key, used / result.total * 1e6);
+        }
+      }
+      console.error(`${runtime}: round ${round + 1} of ${rounds}`);
+    }
+  } finally {
+    for (const server of running.values()) await server.stop();
+  }
+}
+
+if (args.has("save")) {
+  await Deno.writeTextFile(
+    join(OUT, `${args.get("save")}.json`),
+    JSON.stringify({
+      rps: Object.fromEntries(rps),
+      cpu: Object.fromEntries(cpu),
+    }),
+  );
+}
+
+const k = (n: number) => `${(n / 1000).toFixed(1)}k`;
+const range = (values: number[], digits: number) =>
+  `${Math.min(...values).toFixed(digits)}-${
+    Math.max(...values).toFixed(digits)
+  }`;
+for (const runtime of runtimes) {
+  const names = serversOf(runtime, baseRoot);
+  const peers = names.filter((name) =>
+    name !== "fetchkit" && !staticOnly(name) && name !== "base"
+  );
+  console.log(`\n#### ${runtime}\n`);
+  console.log(
+    `| scenario | ${
+      names.map((name) => `${name} req/s (quartiles)`).join(" | ")
+    } | ${
+      names.map((name) => `${name} CPU µs/req (min-max)`).join(" | ")
+    } | ours ÷ fastest peer, CPU/req (min-max) | ours ÷ bare, req/s |${
+      baseRoot === undefined ? "" : " ours ÷ base, CPU/req (min-max) |"
+    }`,
+  );
+  console.log(
+    `|---|${"---:|".repeat(names.length * 2 + 2 + (baseRoot ? 1 : 0))}`,
+  );
+  for (const scenario of scenarios) {
+    const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+    const rpsCells = names.map((name) => {
+      const values = rps.get(key(name));
+      return values === undefined
+        ? "—"
+        : `${k(median(values))} (${k(quantile(values, 0.25))}-${
+          k(quantile(values, 0.75))
+        })`;
+    });
+    const cpuCells = names.map((name) => {
+      const values = cpu.get(key(name));
+      return values === undefined
+        ? "—"
+        : `${median(values).toFixed(1)} (${range(values, 1)})`;
+    });
+    // Per round: ours over the peer with the least CPU per request then.
+    const ours = cpu.get(key("fetchkit"))!;
+    const ratios = ours.map((value, round) =>
+      value / Math.min(...peers.map((peer) => cpu.get(key(peer))![round]!))
+    );
+    const bare = rps.get(key("bare"));
+    const bareRatio = bare === undefined ? "—" : median(
+      rps.get(key("fetchkit"))!.map((value, round) => value / bare[round]!),
+    ).toFixed(2);
+    let baseCell = "";
+    if (baseRoot !== undefined) {
+      const base = cpu.get(key("base"))!;
+      const overBase = ours.map((value, round) => value / base[round]!);
+      baseCell = ` ${median(overBase).toFixed(2)} (${range(overBase, 2)}) |`;
+    }
+    console.log(
+      `| ${scenario.name} | ${rpsCells.join(" | ")} | ${
+        cpuCells.join(" | ")
+      } | ${median(ratios).toFixed(2)} (${
+        range(ratios, 2)
+      }) | ${bareRatio} |${baseCell}`,
+    );
+  }
+}

@@ -1,0 +1,239 @@
+// Bun.serve({ routes }) for the router: the routes whose paths Bun's
+// native router matches exactly as ours does, so the common request is
+// never matched (nor its URL read) in JavaScript. Everything else, and
+// anything in doubt, goes to the router's own matcher.
+import { compile, type Form, paramsFactory } from "./_trie.ts";
+
+/** One route as added: its method, pattern and composed chain. */
+export interface Registered<T> {
+  method: string;
+  pattern: string;
+  value: T;
+}
+
+/** What a native route hands the router: the chain and the params. */
+export type NativeAnswer<T> = (
+  request: Request,
+  info: unknown,
+  value: T,
+  params: Record<string, string> | undefined,
+) => Response | Promise<Response>;
+
+/** A handler as `serve()` calls the functions of its Bun routes. */
+export type NativeHandler = (
+  request: Request,
+  info: unknown,
+) => Response | Promise<Response>;
+
+// Static text Bun and our matcher read alike: unreserved characters only
+// (Bun matches the raw path, ours decodes escapes of these first; a path
+// that differs only so falls through to our matcher).
+const PLAIN_TEXT = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*$/;
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Shape = (string | { name: string })[];
+
+/** The path of a pattern as segments, or undefined when Bun cannot route it alike. */
+function shapeOf(form: Form): Shape | undefined {
+  if (form.path !== undefined) {
+    if (form.path === "/") return [];
+    const parts = form.path.split("/").slice(1);
+    return parts.every((part) => PLAIN_TEXT.test(part)) ? parts : undefined;
+  }
+  if (form.tail !== undefined) return undefined;
+  const shape: Shape = [];
+  for (const segment of form.segments) {
+    if (segment.length !== 1) return undefined;
+    const token = segment[0]!;
+    if (token.type === "text" && PLAIN_TEXT.test(token.value)) {
+      shape.push(token.value);
+    } else if (token.type === "param" && PARAM_NAME.test(token.name)) {
+      shape.push({ name: token.name });
+    } else return undefined;
+  }
+  return shape;
+}
+
+/**
+ * Whether two patterns could match one path. A pattern Bun cannot route
+ * (`undefined`, with its forms' leading static segments in `prefix`) is
+ * assumed to overlap any pattern its static prefix does not rule out.
+ */
+function overlaps(
+  a: Shape,
+  b: Shape | undefined,
+  prefix: readonly (string | undefined)[],
+): boolean {
+  if (b === undefined) {
+    for (let i = 0; i < prefix.length && i < a.length; i++) {
+      const x = a[i]!, y = prefix[i];
+      if (typeof x === "string" && y !== undefined && x !== y) return false;
+    }
+    return true;
+  }
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!, y = b[i]!;
+    if (typeof x === "string" && typeof y === "string" && x !== y) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Leading static segments of a form (to rule out overlaps cheaply). */
+function staticPrefix(form: Form): (string | undefined)[] {
+  if (form.path !== undefined) return form.path.split("/").slice(1);
+  const prefix: (string | undefined)[] = [];
+  for (const segment of form.segments) {
+    const token = segment[0];
+    if (segment.length !== 1 || token?.type !== "text") break;
+    prefix.push(token.value);
+  }
+  return prefix;
+}
+
+/**
+ * A parameter Bun decoded where ours would not match, or would match after
+ * the URL's own normalisation (dot segments, backslashes, bad escapes).
+ */
+function doubtful(value: string): boolean {
+  return value === "." || value === ".." || value.includes("\\") ||
+    value.includes("\uFFFD");
+}
+
+/**
+ * The `routes` for `Bun.serve`: static patterns, and patterns of whole
+ * `:name` segments that no other route could contest. A handler answers
+ * the methods its pattern has a route for (first added wins, as in the
+ * matcher); another method, a route added since, or a doubtful parameter
+ * goes to `fallback`, the router's full path.
+ */
+export function nativeRoutes<T>(
+  registered: readonly Registered<T>[],
+  answer: NativeAnswer<T>,
+  fallback: NativeHandler,
+): Record<string, NativeHandler> {
+  const snapshot = registered.length;
+  const live = () => registered.length === snapshot;
+  interface Candidate {
+    shape: Shape | undefined;
+    prefix: (string | undefined)[];
+    routes: Registered<T>[];
+  }
+  const byPattern = new Map<string, Candidate>();
+  for (const route of registered) {
+    let candidate = byPattern.get(route.pattern);
+    if (candidate === undefined) {
+      const forms = compile(route.pattern);
+      const shape = forms.length === 1 ? shapeOf(forms[0]!) : undefined;
+      candidate = {
+        shape,
+        prefix: forms.length === 1 ? staticPrefix(forms[0]!) : [],
+        routes: [],
+      };
+      byPattern.set(route.pattern, candidate);
+    }
+    candidate.routes.push(route);
+  }
+  const candidates = [...byPattern.values()];
+  // Rivals of a parameter pattern, found by bucket rather than by a scan of
+  // every pattern (quadratic in the routes): patterns Bun cannot route,
+  // and parameter patterns of the same length whose first segment is the
+  // same text or a parameter.
+  const complex = candidates.filter((candidate) =>
+    candidate.shape === undefined
+  );
+  interface Bucket {
+    byFirst: Map<string, Candidate[]>;
+    paramFirst: Candidate[];
+    all: Candidate[];
+  }
+  const byLength = new Map<number, Bucket>();
+  for (const candidate of candidates) {
+    const { shape } = candidate;
+    if (
+      shape === undefined || shape.every((part) => typeof part === "string")
+    ) {
+      continue;
+    }
+    let bucket = byLength.get(shape.length);
+    if (bucket === undefined) {
+      bucket = { byFirst: new Map(), paramFirst: [], all: [] };
+      byLength.set(shape.length, bucket);
+    }
+    bucket.all.push(candidate);
+    const first = shape[0];
+    if (typeof first === "string") {
+      const list = bucket.byFirst.get(first);
+      if (list === undefined) bucket.byFirst.set(first, [candidate]);
+      else list.push(candidate);
+    } else bucket.paramFirst.push(candidate);
+  }
+  const rivalsOf = (shape: Shape): Candidate[] => {
+    const bucket = byLength.get(shape.length)!;
+    const first = shape[0];
+    return typeof first === "string"
+      ? [...(bucket.byFirst.get(first) ?? []), ...bucket.paramFirst]
+      : bucket.all;
+  };
+  const routes: Record<string, NativeHandler> = {};
+  const keys = new Set<string>();
+  for (const candidate of candidates) {
+    const { shape } = candidate;
+    if (shape === undefined) continue;
+    const names = shape.flatMap((part) =>
+      typeof part === "string" ? [] : [part.name]
+    );
+    if (names.length > 0) {
+      // Bun's order among parameter patterns is its own: give it only
+      // those no other non-static pattern could contest.
+      const contested = complex.some((other) =>
+        overlaps(shape, undefined, other.prefix)
+      ) ||
+        rivalsOf(shape).some((other) =>
+          other !== candidate && overlaps(shape, other.shape, other.prefix)
+        );
+      if (contested) continue;
+    }
+    const key = "/" +
+      shape.map((part) => typeof part === "string" ? part : `:${part.name}`)
+        .join("/");
+    // Two patterns that look alike to Bun (`/:a` and `/:b`) are contested.
+    if (keys.has(key)) continue;
+    keys.add(key);
+    // Per method, the first route that serves it (ANY serves all but HEAD).
+    const table: Record<string, T> = Object.create(null);
+    const methods = new Set(candidate.routes.map((route) => route.method));
+    for (const method of methods) {
+      if (method === "ANY") continue;
+      table[method] = candidate.routes.find((route) =>
+        route.method === method || (route.method === "ANY" && method !== "HEAD")
+      )!.value;
+    }
+    if (names.length === 0) {
+      routes[key] = (request, info) => {
+        const value = table[request.method];
+        return value === undefined || !live()
+          ? fallback(request, info)
+          : answer(request, info, value, undefined);
+      };
+      continue;
+    }
+    const make = paramsFactory(names);
+    routes[key] = (request, info) => {
+      const value = table[request.method];
+      if (value === undefined || !live()) return fallback(request, info);
+      const found = (request as { params?: Record<string, string> }).params;
+      if (found === undefined) return fallback(request, info);
+      const values: string[] = [];
+      for (const name of names) {
+        const one = found[name];
+        if (one === undefined || doubtful(one)) return fallback(request, info);
+        values.push(one);
+      }
+      return answer(request, info, value, make(values));
+    };
+  }
+  return routes;
+}

@@ -1,0 +1,363 @@
+// The router behind serve() answers alike whether Bun's native router
+// matched the request (serve() hands it the router's routes on Bun) or the
+// router's own matcher did: the same router is served twice, once with
+// its Bun routes hook and once behind a plain function without it, and
+// raw HTTP requests (exact bytes, dot segments and bad escapes included)
+// must get the same status, headers and body from both. On Deno and Node
+// neither server has native routes; the test runs there too.
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import { serve, type Server } from "@fetchkit/toolkit/serve";
+import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
+
+const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+const onBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
+
+function answer(
+  context: {
+    method: string;
+    params: Record<string, string | undefined>;
+    url: URL;
+    remoteAddr?: { hostname: string };
+    routePattern?: string;
+  },
+  name: string,
+): Response {
+  return Response.json({
+    name,
+    method: context.method,
+    params: { ...context.params },
+    path: context.url.pathname,
+    client: context.remoteAddr?.hostname ?? null,
+    pattern: context.routePattern ?? null,
+  }, { headers: { "X-Route": name } });
+}
+
+function build(withRouterMiddleware: boolean): Router {
+  const router = createRouter({
+    middleware: withRouterMiddleware
+      ? [(context, next) => {
+        // As methodOverride() does: a different method after routing began.
+        const override = context.headers.get("x-method");
+        if (override !== null) context.method = override;
+        return next();
+      }]
+      : [],
+  });
+  router.get("/", (c) => answer(c, "home"));
+  router.get("/staged/:id", (context, next) => {
+    context.responseHeaders.set("X-Staged", context.params.id ?? "");
+    return next();
+  }, (c) => answer(c, "staged"));
+  router.get("/about", (c) => answer(c, "about GET"));
+  router.post("/about", (c) => answer(c, "about POST"));
+  router.get("/users/new", (c) => answer(c, "new user"));
+  router.get("/users/:id", (c) => answer(c, "user"));
+  router.put("/users/:id", (c) => answer(c, "user PUT"));
+  router.get("/users/:userId/posts/:postId", (c) => answer(c, "post"));
+  router.get("/files/*", (c) => answer(c, "files"));
+  router.get("/a/:y/z", (c) => answer(c, "a/:y/z"));
+  router.get("/:x/b/z", (c) => answer(c, ":x/b/z"));
+  router.any("/any", (c) => answer(c, "any"));
+  router.get("/h", (c) => answer(c, "h GET"));
+  router.head("/h", () => new Response(null, { headers: { "X-Head": "1" } }));
+  router.get("/throws/:id", () => {
+    throw new Error("boom");
+  });
+  router.get(
+    "/mw/:id",
+    async (_context, next) => {
+      const response = await next();
+      response.headers.set("X-After", "1");
+      return response;
+    },
+    (c) => answer(c, "mw"),
+  );
+  router.mount("/orgs/:orgId", (org) => {
+    org.use((context) => {
+      if (context.headers.get("x-deny") !== null) {
+        return new Response("denied", { status: 403 });
+      }
+    });
+    org.get("/teams/:teamId", (c) => answer(c, "team"));
+  });
+  return router;
+}
+
+interface Raw {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One request as exact bytes on a new connection; the parsed answer. */
+function raw(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      const lines = [`${method} ${path} HTTP/1.1`, "Host: localhost"];
+      for (const [name, value] of Object.entries(headers)) {
+        lines.push(`${name}: ${value}`);
+      }
+      socket.write(lines.join("\r\n") + "\r\nConnection: close\r\n\r\n");
+    });
+    const chunks: Uint8Array[] = [];
+    socket.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = new TextDecoder().decode(
+        new Uint8Array(chunks.flatMap((chunk) => [...chunk])),
+      );
+      const split = text.indexOf("\r\n\r\n");
+      const [statusLine, ...headerLines] = text.slice(0, split).split("\r\n");
+      const parsed: Record<string, string> = {};
+      for (const line of headerLines) {
+        const colon = line.indexOf(":");
+        parsed[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1)
+          .trim();
+      }
+      resolve({
+        status: Number(statusLine!.split(" ")[1]),
+        headers: parsed,
+        body: text.slice(split + 4),
+      });
+    });
+  });
+}
+
+/** What must agree: the status, the body, and the headers that matter. */
+function comparable(answer: Raw): unknown {
+  const keep = [
+    "allow",
+    "content-type",
+    "x-route",
+    "x-head",
+    "x-after",
+    "x-staged",
+  ];
+  const headers: Record<string, string> = {};
+  for (const name of keep) {
+    if (answer.headers[name] !== undefined) {
+      headers[name] = answer.headers[name]!;
+    }
+  }
+  // Chunked or not is the server's choice; the body is what counts.
+  const body = answer.headers["transfer-encoding"] === "chunked"
+    ? dechunk(answer.body)
+    : answer.body;
+  return { status: answer.status, headers, body };
+}
+
+function dechunk(body: string): string {
+  let out = "";
+  let rest = body;
+  while (rest.length > 0) {
+    const end = rest.indexOf("\r\n");
+    const size = parseInt(rest.slice(0, end), 16);
+    if (!(size > 0)) break;
+    out += rest.slice(end + 2, end + 2 + size);
+    rest = rest.slice(end + 2 + size + 2);
+  }
+  return out;
+}
+
+const REQUESTS: [string, string, Record<string, string>?][] = [
+  ["GET", "/"],
+  ["GET", "/about"],
+  ["POST", "/about"],
+  ["PUT", "/about"],
+  ["OPTIONS", "/about"],
+  ["HEAD", "/about"],
+  ["GET", "/about/"],
+  ["GET", "//about"],
+  ["GET", "/%61bout"],
+  ["GET", "/ABOUT"],
+  ["GET", "/about?x=1"],
+  ["GET", "/users/1"],
+  ["PUT", "/users/1"],
+  ["DELETE", "/users/1"],
+  ["HEAD", "/users/1"],
+  ["GET", "/users/new"],
+  ["PUT", "/users/new"],
+  ["GET", "/users/a%2Fb"],
+  ["GET", "/users/a%20b"],
+  ["GET", "/users/%E2%82%AC"],
+  ["GET", "/users/%EF%BF%BD"],
+  ["GET", "/users/%ZZ"],
+  ["GET", "/users/%"],
+  ["GET", "/users/%C3"],
+  ["GET", "/users/.."],
+  ["GET", "/users/%2e%2e"],
+  ["GET", "/users/."],
+  ["GET", "/users/a\\b"],
+  ["GET", "/users/1;x"],
+  ["GET", "/users/"],
+  ["GET", "/users/1/"],
+  ["GET", "/users/1/posts/2"],
+  ["GET", "/users/1/posts/"],
+  ["GET", "/files/x/y"],
+  ["GET", "/a/b/z"],
+  ["GET", "/a/c/z"],
+  ["GET", "/c/b/z"],
+  ["GET", "/any"],
+  ["PATCH", "/any"],
+  ["HEAD", "/any"],
+  ["GET", "/h"],
+  ["HEAD", "/h"],
+  ["GET", "/throws/1"],
+  ["GET", "/mw/7"],
+  ["GET", "/staged/7"],
+  ["HEAD", "/staged/7"],
+  ["GET", "/orgs/1/teams/2"],
+  ["GET", "/orgs/1/teams/2", { "X-Deny": "1" }],
+  ["GET", "/users/1", { "X-Method": "PUT" }],
+  ["GET", "/users/1", { "X-Method": "DELETE" }],
+  ["POST", "/about", { "X-Method": "GET" }],
+  ["GET", "/no/such/page"],
+];
+
+const local = { hostname: "127.0.0.1", port: 0, handleSignals: false };
+
+async function compareAll(router: Router, label: string): Promise<void> {
+  const wrapperCalls: string[] = [];
+  // The hook is what serve() looks for; the plain function has none.
+  const native = Object.assign(
+    (request: Request, info: unknown) => {
+      wrapperCalls.push(new URL(request.url).pathname);
+      return router.fetch(request, info as { remoteAddr?: never });
+    },
+    {
+      [BUN_ROUTES]: (router.fetch as unknown as Record<symbol, () => unknown>)[
+        BUN_ROUTES
+      ],
+    },
+  );
+  const plain = (request: Request, info: unknown) =>
+    router.fetch(request, info as { remoteAddr?: never });
+  const servers: Server[] = [serve(native, local), serve(plain, local)];
+  const [a, b] = servers.map((server) => server.addr.port);
+  // The route that throws is logged by the router; not needed here.
+  const error = console.error;
+  console.error = () => {};
+  try {
+    for (const [method, path, headers] of REQUESTS) {
+      const [ours, reference] = await Promise.all([
+        raw(a!, method, path, headers),
+        raw(b!, method, path, headers),
+      ]);
+      assert.deepEqual(
+        comparable(ours),
+        comparable(reference),
+        `${label}: ${method} ${path} ${JSON.stringify(headers ?? {})}`,
+      );
+    }
+    // A route added while serving: Bun's snapshot of the routes would send
+    // /users/me to /users/:id, the router sends it to the new route.
+    router.get("/users/me", (c) => answer(c, "me"));
+    const [ours, reference] = await Promise.all([
+      raw(a!, "GET", "/users/me"),
+      raw(b!, "GET", "/users/me"),
+    ]);
+    assert.equal(ours.headers["x-route"], "me");
+    assert.deepEqual(comparable(ours), comparable(reference));
+  } finally {
+    console.error = error;
+    await Promise.all(servers.map((server) => server.shutdown()));
+  }
+  if (onBun) {
+    // Bun answered these itself, without calling the server's fetch.
+    for (
+      const path of ["/", "/about", "/users/1", "/users/1/posts/2", "/staged/7"]
+    ) {
+      assert.ok(!wrapperCalls.includes(path), `${label}: ${path} not native`);
+    }
+    // Paths Bun cannot route alike went to fetch.
+    for (const path of ["/files/x/y", "/a/b/z"]) {
+      assert.ok(wrapperCalls.includes(path), `${label}: ${path} native`);
+    }
+  }
+}
+
+Deno.test("native routes: answers match the router's own matcher, without router middleware", async () => {
+  await compareAll(build(false), "no router middleware");
+});
+
+Deno.test("native routes: answers match the router's own matcher, with router middleware that changes the method", async () => {
+  await compareAll(build(true), "router middleware");
+});
+
+Deno.test("native routes: static and uncontested parameter patterns only", () => {
+  const routes = (build(false).fetch as unknown as Record<
+    symbol,
+    () => Record<string, unknown>
+  >)[BUN_ROUTES]!();
+  assert.deepEqual(Object.keys(routes).sort(), [
+    "/",
+    "/about",
+    "/any",
+    "/h",
+    "/mw/:id",
+    "/orgs/:orgId/teams/:teamId",
+    "/staged/:id",
+    "/throws/:id",
+    "/users/:id",
+    "/users/:userId/posts/:postId",
+    "/users/new",
+  ]);
+});
+
+Deno.test("native routes: an event stream from a native route is ended by the shutdown, as the handler's are", async () => {
+  const router = createRouter();
+  router.get(
+    "/events/:topic",
+    ({ params }) =>
+      createEventStreamResponse(async function* (signal: AbortSignal) {
+        yield { data: `first ${params.topic}` };
+        await new Promise((resolve) =>
+          signal.addEventListener("abort", resolve)
+        );
+      }),
+  );
+  const server = serve(router.fetch, local);
+  const response = await fetch(
+    `http://127.0.0.1:${server.addr.port}/events/news`,
+  );
+  const reader = response.body!.getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  assert.equal(first, "data: first news\n\n");
+  const t0 = Date.now();
+  await server.shutdown();
+  assert.ok(Date.now() - t0 < 2000, `finished in ${Date.now() - t0} ms`);
+  let rest = await reader.read();
+  while (!rest.done) rest = await reader.read();
+});
+
+Deno.test("native routes: a parameter pattern goes to Bun only when no other pattern could take its paths", () => {
+  const keysOf = (patterns: string[]) => {
+    const router = createRouter();
+    for (const pattern of patterns) router.get(pattern, () => new Response());
+    return Object.keys(
+      (router.fetch as unknown as Record<
+        symbol,
+        () => Record<string, unknown>
+      >)[BUN_ROUTES]!(),
+    ).sort();
+  };
+  // Different text, or a different number of segments: no contest.
+  assert.deepEqual(
+    keysOf(["/users/:id", "/posts/:id", "/users/:id/edit", "/users/new"]),
+    ["/posts/:id", "/users/:id", "/users/:id/edit", "/users/new"],
+  );
+  // A wildcard, a parameter in the first segment, or a twin.
+  assert.deepEqual(keysOf(["/users/:id", "/users/*"]), []);
+  assert.deepEqual(keysOf(["/users/:id", "/:section/new"]), []);
+  assert.deepEqual(keysOf(["/users/:id", "/users/:name"]), []);
+  assert.deepEqual(keysOf(["/users/:id", "/posts/*"]), ["/users/:id"]);
+  // Optional groups and parameters inside a segment stay with our matcher.
+  assert.deepEqual(keysOf(["/a(/:b)", "/files/:name.:ext"]), []);
+});
