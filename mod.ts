@@ -4,8 +4,52 @@
  * request logger, response helpers, an `html` template tag, static files and
  * CORS.
  *
- * Each part also has its own export (`@fetchkit/toolkit/fetch-router`,
- * `@fetchkit/toolkit/session-middleware`, ...); this module gathers them all.
+ * Each part also has its own export, listed below; this module re-exports
+ * their public names:
+ *
+ * - `@fetchkit/toolkit/fetch-router`: the router: `createRouter()`, middleware, typed context keys
+ * - `@fetchkit/toolkit/fetch-router/routes`: typed route maps: `route()`, `form()`, `resources()`, `resource()`
+ * - `@fetchkit/toolkit/method-override-middleware`: HTML forms reach PUT, PATCH and DELETE routes
+ * - `@fetchkit/toolkit/response/redirect`: redirect responses
+ * - `@fetchkit/toolkit/response/html`: HTML responses
+ * - `@fetchkit/toolkit/response/json`: JSON responses
+ * - `@fetchkit/toolkit/html-template`: the `html` template tag, escaping every interpolated value
+ * - `@fetchkit/toolkit/form-data-middleware`: form bodies: `formData()`, a streaming multipart parser with limits
+ * - `@fetchkit/toolkit/session-middleware`: `session()`: loads the session before the handler, saves it after
+ * - `@fetchkit/toolkit/session/cookie-storage`: sessions kept whole in a signed cookie
+ * - `@fetchkit/toolkit/session/memory-storage`: sessions in memory, for tests and development
+ * - `@fetchkit/toolkit/session-storage-kv`: sessions on Deno KV
+ * - `@fetchkit/toolkit/session-storage-redis`: sessions on Redis
+ * - `@fetchkit/toolkit/logger-middleware`: one log line per request from a `%token` format
+ * - `@fetchkit/toolkit/csrf-middleware`: cross-site request forgery protection, no tokens in forms
+ * - `@fetchkit/toolkit/static-middleware`: static files from a folder
+ * - `@fetchkit/toolkit/cors-middleware`: CORS and preflights
+ * - `@fetchkit/toolkit/timeout-middleware`: a time limit per request (`503` or `504`)
+ * - `@fetchkit/toolkit/rate-limit-middleware`: `429` once a client is over its budget, in memory, Deno KV or Redis
+ * - `@fetchkit/toolkit/request-id-middleware`: an id per request, reused from `X-Request-Id` when safe
+ * - `@fetchkit/toolkit/secure-headers-middleware`: security headers and a Content-Security-Policy with nonces
+ * - `@fetchkit/toolkit/response/event-stream`: server-sent events from an async iterable
+ * - `@fetchkit/toolkit/form-validation`: validates a parsed form with any Standard Schema library
+ * - `@fetchkit/toolkit/compress-middleware`: response compression (`br`, `zstd`, `gzip`)
+ * - `@fetchkit/toolkit/etag-middleware`: entity tags and `304 Not Modified`
+ * - `@fetchkit/toolkit/http-error`: `HttpError`: throw it, and the router answers with its status
+ * - `@fetchkit/toolkit/store`: the store layer: outage errors (`503` with `Retry-After`) and time limits
+ * - `@fetchkit/toolkit/pubsub`: publish and subscribe across servers
+ * - `@fetchkit/toolkit/stream-limit-middleware`: bounds on long-lived responses per client and in all
+ * - `@fetchkit/toolkit/validation`: validates params, query, headers and JSON bodies with Standard Schema
+ * - `@fetchkit/toolkit/body-limit-middleware`: a request body size limit (`413`)
+ * - `@fetchkit/toolkit/serve`: one `serve(handler)` for Deno, Node and Bun, with graceful shutdown
+ * - `@fetchkit/toolkit/websocket`: WebSockets on Deno, Node and Bun
+ * - `@fetchkit/toolkit/cache-middleware`: a shared response cache in memory, Deno KV or Redis
+ * - `@fetchkit/toolkit/idempotency-middleware`: the `Idempotency-Key` header: a repeated `POST` gets the first answer
+ * - `@fetchkit/toolkit/context-storage`: the current request's context from anywhere below the handler
+ * - `@fetchkit/toolkit/server-timing-middleware`: `Server-Timing` headers
+ * - `@fetchkit/toolkit/bearer-auth-middleware`: bearer token authentication
+ * - `@fetchkit/toolkit/basic-auth-middleware`: HTTP Basic authentication
+ * - `@fetchkit/toolkit/jwt-middleware`: JSON Web Token authentication
+ * - `@fetchkit/toolkit/tracing-middleware`: OpenTelemetry tracing, one span per request
+ * - `@fetchkit/toolkit/client`: a typed client for a route map
+ * - `@fetchkit/toolkit/openapi`: an OpenAPI 3.1 document from a route map
  *
  * @example
  * ```ts

@@ -43,6 +43,15 @@ export async function makeProject(): Promise<
     await Deno.readTextFile(new URL("deno.json", repo)),
   );
   const imports: Record<string, string> = { ...config.imports };
+  // Development dependencies (zod, redis, ... used by doc examples) live in
+  // package.json; the user's project gets them as npm: imports.
+  const { devDependencies = {} } = JSON.parse(
+    await Deno.readTextFile(new URL("package.json", repo)),
+  );
+  for (const [name, version] of Object.entries<string>(devDependencies)) {
+    imports[name] ??= `npm:${name}@${version}`;
+    imports[`${name}/`] ??= `npm:/${name}@${version}/`;
+  }
   for (const [subpath, file] of Object.entries<string>(config.exports)) {
     imports[`${config.name}${subpath.slice(1)}`] = new URL(file, repo).href;
   }

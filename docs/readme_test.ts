@@ -165,3 +165,251 @@ Deno.test("README checkout recipe: links runs the quick start against a clone, w
     await Deno.remove(parent, { recursive: true });
   }
 });
+
+Deno.test("README's Guide list links every section of docs/guide.md", async () => {
+  const guide = await Deno.readTextFile(
+    new URL("./guide.md", import.meta.url),
+  );
+  const headings = [
+    ...guide.replace(/```[\s\S]*?```/g, "")
+      .matchAll(/^## (.+)$/gm),
+  ].map((m) => m[1].trim());
+  assert.ok(headings.length > 0, "docs/guide.md has no ## headings");
+  const list = /^## Guide\n([\s\S]*?)^## /m.exec(readme)?.[1];
+  assert.ok(list, "README has a ## Guide section");
+  for (const heading of headings) {
+    const anchor = heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, "")
+      .replace(/ /g, "-");
+    assert.ok(
+      list.includes(`(docs/guide.md#${anchor})`),
+      `README's Guide list does not link "## ${heading}" (docs/guide.md#${anchor})`,
+    );
+  }
+});
+
+/** The README's `deno.json` for `links`, and a parent folder holding the clone. */
+async function linkedProject(): Promise<
+  { parent: string; hello: string; remove(): Promise<void> }
+> {
+  const parent = await Deno.makeTempDir({ prefix: "fetchkit-links-" });
+  await Deno.symlink(
+    new URL("..", import.meta.url).pathname.replace(/\/$/, ""),
+    `${parent}/toolkit`,
+  );
+  await Deno.mkdir(`${parent}/hello`);
+  const config = /\*\*Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
+    ?.[1];
+  assert.ok(config, "README has the links deno.json");
+  await Deno.writeTextFile(`${parent}/hello/deno.json`, config);
+  return {
+    parent,
+    hello: `${parent}/hello`,
+    remove: () => Deno.remove(parent, { recursive: true }),
+  };
+}
+
+/** Bare specifiers the published code imports (`npm:` names, no subpath). */
+async function publishedImports(): Promise<Set<string>> {
+  const { stdout, stderr, success } = await new Deno.Command(
+    Deno.execPath(),
+    {
+      args: ["publish", "--dry-run", "--allow-dirty", "--no-check"],
+      cwd: new URL("..", import.meta.url),
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    },
+  ).output();
+  // The file list is on stderr; both are read, whichever it moves to.
+  const text = new TextDecoder().decode(stdout) +
+    new TextDecoder().decode(stderr);
+  assert.ok(success, text);
+  const names = new Set<string>();
+  const files = [...text.matchAll(
+    /^\s+(file:\/\/\S+\.ts)\b/gm,
+  )].map((m) => new URL(m[1]));
+  for (const file of files) {
+    // Import statements only: a doc comment's example may import anything.
+    const code = (await Deno.readTextFile(file)).replace(
+      /\/\*[\s\S]*?\*\//g,
+      "",
+    );
+    for (
+      const [, specifier] of code.matchAll(
+        /^(?:import|export)\b[^;]*?\bfrom\s+"([^".][^"]*)"|\bimport\(\s*"([^".][^"]*)"\s*\)/gm,
+      )
+    ) {
+      if (specifier === undefined || /^(node|jsr|npm):/.test(specifier)) {
+        continue;
+      }
+      const parts = specifier.split("/");
+      names.add(
+        specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0],
+      );
+    }
+  }
+  return names;
+}
+
+Deno.test("README checkout recipe: a linking project's deno.lock gets the package's runtime dependencies, no development ones", async () => {
+  const project = await linkedProject();
+  try {
+    const code = await codeUnder("README.md", "Quick start");
+    await Deno.writeTextFile(`${project.hello}/main.ts`, code);
+    const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["cache", "main.ts"],
+      cwd: project.hello,
+      env: { NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(success, new TextDecoder().decode(stderr));
+    const lock = JSON.parse(
+      await Deno.readTextFile(`${project.hello}/deno.lock`),
+    );
+    const links: Record<string, { dependencies?: string[] }> =
+      lock.workspace?.links ?? {};
+    const linked = Object.values(links).flatMap((link) =>
+      link.dependencies ?? []
+    ).map((dependency) =>
+      dependency.replace(/^npm:/, "").replace(/@[^@]*$/, "")
+    );
+    assert.ok(linked.includes("@noble/hashes"), JSON.stringify(lock, null, 2));
+    const used = await publishedImports();
+    assert.ok(used.has("@noble/hashes"), [...used].join(", "));
+    for (const name of linked) {
+      assert.ok(
+        used.has(name),
+        `${name} is in a linking user's deno.lock, but no published module imports it (a development dependency belongs in package.json)`,
+      );
+    }
+    for (const dev of ["playwright-core", "hono", "redis", "bcrypt", "zod"]) {
+      assert.ok(!linked.includes(dev), `${dev} reached the user's lock file`);
+    }
+  } finally {
+    await project.remove();
+  }
+});
+
+/** Runs `program args` in `dir` until it prints "Listening on <origin>/". */
+async function startProgram(
+  program: string,
+  args: string[],
+  dir: string,
+): Promise<{ origin: string; stop(): Promise<string> }> {
+  const child = new Deno.Command(program, {
+    args,
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      text += chunk;
+    }
+  };
+  const done = Promise.all([collect(child.stdout), collect(child.stderr)]);
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch {
+      // already gone
+    }
+    await child.status;
+    await done;
+    return text;
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const origin = /Listening on (http:\/\/[^/\s]+)\//.exec(text)?.[1];
+    if (origin !== undefined) return { origin, stop };
+    const exited = await Promise.race([
+      child.status.then(() => true),
+      new Promise<false>((resolve) => setTimeout(resolve, 50, false)),
+    ]);
+    if (exited || Date.now() > deadline) {
+      throw new Error(
+        `${program} ${args.join(" ")} did not start:\n${await stop()}`,
+      );
+    }
+  }
+}
+
+const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
+  Deno.env.get("TOOLKIT_REQUIRE_ALL") !== undefined;
+
+for (const runtime of ["node", "bun"] as const) {
+  Deno.test(`README Node and Bun recipe from a checkout: bundled with its command, main.mjs serves on ${runtime} at 127.0.0.1`, async (t) => {
+    const { bunBinary, dependencies, which } = await import(
+      "../_tools/runtimes/binaries.ts"
+    );
+    const binary = runtime === "bun" ? await bunBinary() : await which("node");
+    if (binary === undefined || !await dependencies()) {
+      if (REQUIRE_ALL) {
+        throw new Error(`${runtime} is missing (required under CI)`);
+      }
+      console.log(`skipped: no ${runtime} here`);
+      return;
+    }
+    const project = await linkedProject();
+    try {
+      const code =
+        /Save this as `main\.mjs`:\n\n(?:<!--.*-->\n)?```js\n([\s\S]*?)```/
+          .exec(readme)?.[1];
+      assert.ok(code, "README has a main.mjs block");
+      // Installing from JSR (unreachable here) is what the README says.
+      const install = runtime === "bun" ? "bunx jsr add" : "npx jsr add";
+      assert.match(readme, new RegExp(`^${install} @fetchkit/toolkit\\b`, "m"));
+      assert.match(
+        code,
+        /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8000 \}\)/,
+      );
+      await Deno.writeTextFile(
+        `${project.hello}/main.mjs`,
+        code.replace("port: 8000", "port: 0"),
+      );
+      // What `npm install @hono/node-server ws` leaves: the adapter in
+      // node_modules (the runtimes' install, from npm, without network here).
+      await Deno.symlink(
+        new URL("../_tools/runtimes/node_modules", import.meta.url).pathname,
+        `${project.hello}/node_modules`,
+      );
+      const bundle = commandIn(readme, "deno bundle ").replace(/\s+#.*$/, "");
+      const built = await new Deno.Command(Deno.execPath(), {
+        args: bundle.split(/\s+/).slice(1),
+        cwd: project.hello,
+        env: { NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.ok(built.success, new TextDecoder().decode(built.stderr));
+      const run = commandIn(readme, "node app.mjs").replace(/\s+#.*$/, "");
+      assert.equal(run, "node app.mjs");
+      const app = await startProgram(binary, ["app.mjs"], project.hello);
+      let output = "";
+      try {
+        assert.match(app.origin, /^http:\/\/127\.0\.0\.1:\d+$/);
+        await t.step("show answers the post", async () => {
+          const found = await fetch(`${app.origin}/posts/1`);
+          assert.equal(found.status, 200);
+          assert.equal(
+            await found.text(),
+            '{"id":"1","title":"Hello <world>"}',
+          );
+        });
+        await t.step("an unknown id is 404 Not Found", async () => {
+          const missing = await fetch(`${app.origin}/posts/2`);
+          assert.equal(missing.status, 404);
+          assert.equal(await missing.text(), "Not Found");
+        });
+      } finally {
+        output = await app.stop();
+      }
+      assert.match(output, /GET \/posts\/1 200 34/);
+    } finally {
+      await project.remove();
+    }
+  });
+}

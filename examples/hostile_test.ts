@@ -155,7 +155,7 @@ const cases: Case[] = [
             "Content-Length": 9,
           }) + "title=abc",
         )),
-    // Not a form: parsed as an empty form, as the seed treats missing fields.
+    // Not a form: parsed as an empty form, as missing fields are read (an empty string).
     ok: (r) => r.status !== undefined && r.status < 500,
   },
   {

@@ -37,7 +37,7 @@ Deno.test("form() honours formMethod and names", () => {
   );
 });
 
-Deno.test("resources() makes the seven RESTful routes of the seed's table", () => {
+Deno.test("resources() makes the seven RESTful routes (index, new, create, show, edit, update, destroy)", () => {
   assert.deepEqual(shape(resources("posts")), {
     index: "GET /posts",
     new: "GET /posts/new",

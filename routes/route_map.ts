@@ -130,7 +130,7 @@ export function route(
     : buildMap("", baseOrDefs);
 }
 
-/** Alias of {@linkcode route}, under the seed's other name. */
+/** Alias of {@linkcode route}, for code that calls it `routes`. */
 export const routes: typeof route = route;
 
 function buildMap(base: string, defs: RouteDefinitions): RouteMap {

@@ -44,7 +44,7 @@ Deno.test("routes is an alias of route", () => {
   assert.equal(routes, route);
 });
 
-Deno.test("a spread of resources with a child group forms the seed's nesting", () => {
+Deno.test("a spread of resources with a child group nests the children under the member path", () => {
   const map = route({
     brands: {
       ...resources("brands"),

@@ -56,7 +56,7 @@ export type SessionKey =
  * context (`context.set(key, ...)`), is refused with an `Error` saying so
  * (the router's 500), rather than silently dropping one side's changes.
  *
- * @example The seed's setup
+ * @example One session per request, on a typed context key
  * ```ts
  * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
  * import { session, type Session } from "@fetchkit/toolkit/session-middleware";

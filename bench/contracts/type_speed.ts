@@ -35,9 +35,15 @@ const TYPESCRIPT = "6.0.3";
 const rounds = Number(Deno.args[0] ?? 3);
 const sizes = (Deno.args[1] ?? "0,100,250,500").split(",").map(Number);
 
+// Development dependencies' versions are in package.json, the runtime ones
+// in deno.json.
 const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-const npmVersion = (name: string) =>
-  (config.imports[name] as string).replace(`npm:${name}@`, "");
+const { devDependencies } = JSON.parse(
+  await Deno.readTextFile(`${ROOT}package.json`),
+);
+const npmVersion = (name: string): string =>
+  devDependencies[name] ??
+    (config.imports[name] as string).replace(`npm:${name}@`, "");
 
 async function run(
   command: string,

@@ -1,5 +1,5 @@
 /**
- * The example authentication app: the seed's routes, built from the
+ * The example authentication app: its routes, built from the
  * toolkit's parts. `createApp()` returns a router, so tests call
  * `app.fetch(request)` in-process and `main.ts` hands it to `Deno.serve`.
  *
@@ -94,7 +94,7 @@ export interface AppOptions {
   loginAddressLimit?: number;
   /** Where sessions live. */
   sessions: SessionStorage;
-  /** bcrypt cost. Default 12 (the seed's); tests may lower it. */
+  /** bcrypt cost. Default 12; tests may lower it. */
   bcryptCost?: number;
   /** Where log lines go; `null` for none. Default `console.log`. */
   log?: ((line: string) => void) | null;

@@ -1,4 +1,4 @@
-// The seed's tables, row by row, through app.fetch (in-process).
+// The app's state tables (controllers/auth.ts), row by row, through app.fetch (in-process).
 import assert from "node:assert/strict";
 import { Client, read, testApp } from "./_test_app.ts";
 
@@ -27,7 +27,7 @@ Deno.test("register: a new email creates the user, signs in, renews the id, → 
   close();
 });
 
-Deno.test("register: a used email, in any case, flashes the seed's error once", async () => {
+Deno.test("register: a used email, in any case, flashes `Email already in use` once", async () => {
   const { app, close } = await testApp();
   await new Client(app).register("ada@example.com");
   const client = new Client(app);
@@ -137,7 +137,7 @@ Deno.test("login: right password renews the id (old one deleted) and goes to /da
   close();
 });
 
-Deno.test("login: wrong password or unknown email flashes the seed's error, keeps returnTo", async () => {
+Deno.test("login: wrong password or unknown email flashes `Invalid email or password`, keeps returnTo", async () => {
   const { app, close } = await testApp();
   await new Client(app).register("ada@example.com");
   for (
@@ -387,7 +387,7 @@ Deno.test("CSRF: a cross-site POST is refused with 403 before anything happens",
   close();
 });
 
-Deno.test("the seed's cookie storage works too (SESSION_STORAGE=cookie)", async () => {
+Deno.test("signed-cookie session storage works too (SESSION_STORAGE=cookie)", async () => {
   const { app, close } = await testApp({ storage: "cookie" });
   const client = new Client(app);
   await client.register("ada@example.com");

@@ -1,7 +1,7 @@
 /**
  * The values middleware hands to handlers, each under its own typed key:
  * the session and the signed-in user. (The parsed form is read with the
- * `FormData` class itself as key, as the seed does.)
+ * `FormData` class itself as key, which `formData()` sets.)
  *
  * @module
  */

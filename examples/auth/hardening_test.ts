@@ -143,7 +143,7 @@ Deno.test("login: a refused form shows the problem beside its field, keeps the e
   close();
 });
 
-Deno.test("the seed's messages stay: a wrong password and a taken email are flashed as before", async () => {
+Deno.test("the messages stay: `Invalid email or password` and `Email already in use` are flashed as before", async () => {
   const { app, close } = await testApp();
   const client = new Client(app);
   await client.login("admin@example.com", "wrong password");

@@ -14,7 +14,7 @@
  * fail closed (`rateLimit()`'s default): the login gets a `503` page with
  * `Retry-After`, never an unchecked password guess.
  *
- * The per-email limit is the seed's: `rateLimit()` with `algorithm:
+ * The per-email limit: `rateLimit()` with `algorithm:
  * "lockout"` counts attempts per email and forgets the count 15 minutes
  * after the last counted attempt, checked on every read. The sixth
  * attempt is refused with `429` and `Retry-After: 900`, and so is every
@@ -63,7 +63,7 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 
-/** The seed's login limit: 5 attempts per email... */
+/** The login limit: 5 attempts per email; the sixth is refused... */
 export const LOGIN_LIMIT = 5;
 /** ...forgotten 15 minutes after the last counted one. */
 export const LOGIN_WINDOW_MS = 15 * 60 * 1000;

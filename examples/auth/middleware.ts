@@ -1,5 +1,5 @@
 /**
- * The seed's four authentication middlewares. `loadUser()` runs on every
+ * The four authentication middlewares. `loadUser()` runs on every
  * request, after `session()`; the other three guard single routes.
  *
  * @module
@@ -48,7 +48,7 @@ export function requireGuest(): Middleware {
 
 /**
  * Lets only users with one of `roles` through; other signed-in users get
- * `403 Forbidden`, guests the login page (without `returnTo`, as the seed says).
+ * `403 Forbidden`, guests the login page (without `returnTo`).
  */
 export function requireRole(...roles: Role[]): Middleware {
   return (context, next) => {
@@ -128,7 +128,7 @@ export function serverError(
 }
 
 /**
- * The seed's `403` with body `Forbidden`; a browser (which asks for
+ * A `403` with the plain-text body `Forbidden`; a browser (which asks for
  * `text/html`) gets the same status as a page with the site's navigation,
  * so the user is not stranded on a bare word.
  */

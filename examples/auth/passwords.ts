@@ -1,5 +1,5 @@
 /**
- * Password hashing with bcrypt (`npm:bcrypt`, cost 12 as the seed asks).
+ * Password hashing with bcrypt (`npm:bcrypt`, cost 12 by default).
  *
  * Checking an unknown email compares against a real hash of the same cost,
  * so a wrong email takes as long as a wrong password and response times do

@@ -1,11 +1,11 @@
 /**
  * The session storage the app runs on, chosen by `SESSION_STORAGE`:
  * Deno KV (default: one server, or many sharing a KV Connect database),
- * the seed's signed cookies, or Redis (several servers behind a load
+ * signed cookies (`SESSION_STORAGE=cookie`), or Redis (several servers behind a load
  * balancer).
  *
  * Two lifetimes: a signed-in session lives {@linkcode SESSION_MAX_AGE}
- * (seven days, the seed's); a guest's session, which holds nothing but
+ * (seven days); a guest's session, which holds nothing but
  * flash messages (a failed login, "You have been signed out"), lives
  * {@linkcode GUEST_MAX_AGE} (ten minutes), cookie and stored data alike. So a
  * client that fails logins or registrations in a loop leaves only small
@@ -35,7 +35,7 @@ import {
 /** Where sessions live. */
 export type SessionStorageKind = "kv" | "cookie" | "redis";
 
-/** The seed's session lifetime: seven days, in seconds. */
+/** A signed-in session's lifetime: seven days, in seconds. */
 export const SESSION_MAX_AGE = 604800;
 
 /** Lifetime of a guest's session (flash messages only): ten minutes. */

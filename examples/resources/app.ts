@@ -1,5 +1,5 @@
 /**
- * A small CRUD app over an in-memory collection: the seed's `resources()`
+ * A small CRUD app over an in-memory collection: the seven `resources()`
  * endpoints, with HTML forms that reach PUT and DELETE through
  * `methodOverride()`. `create` and `update` validate the form with one zod
  * schema through `parseForm()`; a form that fails answers 422: browsers get

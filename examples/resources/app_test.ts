@@ -4,7 +4,7 @@ import { createApp, routes } from "./app.ts";
 const base = "http://localhost";
 const form = (fields: Record<string, string>) => new URLSearchParams(fields);
 
-Deno.test("resources example: the seed's endpoint table, end to end", async () => {
+Deno.test("resources example: the seven RESTful endpoints, end to end", async () => {
   const app = createApp({ log: null });
   const call = (
     method: string,

@@ -1,5 +1,5 @@
 /**
- * Login, registration and logout: the seed's state table.
+ * Login, registration and logout, as this state table says.
  *
  * | from     | request               | when                    | then                                   |
  * | -------- | --------------------- | ----------------------- | -------------------------------------- |
@@ -224,7 +224,7 @@ export function authController(
                 name: input.name,
                 password: await passwords.hash(input.password),
               });
-              // The seed keeps the id here; we renew it (see README).
+              // Registering signs the user in, a privilege change: renew the id (see README).
               session.regenerateId(true);
               session.set("userId", user.id);
               session.flash("notice", `Welcome, ${user.name}!`);

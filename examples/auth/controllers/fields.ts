@@ -1,5 +1,5 @@
 /**
- * Reads form fields as the seed says: a missing field is an empty string.
+ * Reads form fields: a missing field is an empty string.
  *
  * @module
  */

@@ -59,7 +59,7 @@ function bcryptReadable<T extends z.ZodType<string>>(schema: T) {
 /**
  * The login form. Only input that could never match a stored account is
  * refused here (an email too long, a password bcrypt cannot read); a
- * missing field is an empty string (the seed's rule), which goes on to
+ * missing field is an empty string, which goes on to
  * the limiter and the password check like any other wrong guess.
  */
 export const LoginForm = z.object({

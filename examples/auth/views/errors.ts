@@ -18,7 +18,7 @@ export function notFoundPage(user: User | undefined): Response {
 
 /**
  * The page for a signed-in user without the role a page needs: status 403.
- * Its heading is the seed's body, `Forbidden`.
+ * Its heading is the plain-text answer's body, `Forbidden`.
  */
 export function forbiddenPage(user: User): Response {
   return page(
