@@ -8,7 +8,7 @@
 import type { RequestContext } from "../router/context.ts";
 import { bodySize } from "../response/body_size.ts";
 import { formatClfDate } from "./_date.ts";
-import { statusText } from "./_status_text.ts";
+import { responseStatusText } from "../http_error/status_text.ts";
 import { host, hostname, path, pathname, port, search } from "./_url.ts";
 import { RequestId } from "../request_id/mod.ts";
 import { isSpanContextValid, trace } from "@opentelemetry/api";
@@ -149,7 +149,7 @@ const TOKENS: Record<string, TokenFactory> = {
       ? (_context, response) => colorStatus(response.status)
       : (_context, response) => String(response.status),
   statusText: () => (_context, response) =>
-    statusText(response.status, response.statusText),
+    responseStatusText(response.status, response.statusText),
   url: () => fromRequest((context) => context.request.url),
   userAgent: () =>
     fromRequest((context) => context.request.headers.get("User-Agent") ?? ""),

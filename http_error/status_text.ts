@@ -1,11 +1,13 @@
 /**
- * Deno leaves `statusText` empty unless a handler sets it, so `%statusText`
- * falls back to the standard reason phrase.
+ * The standard reason phrases of HTTP statuses (RFC 9110 and friends), shared
+ * by `HttpError` (the text of a hidden message) and the logger (Deno leaves a
+ * response's `statusText` empty unless a handler sets it, so `%statusText`
+ * falls back to the standard phrase). Not a public export.
  *
  * @module
  */
 
-const STATUS_TEXT: Record<number, string> = {
+export const STATUS_TEXT: Record<number, string> = {
   100: "Continue",
   101: "Switching Protocols",
   102: "Processing",
@@ -70,7 +72,7 @@ const STATUS_TEXT: Record<number, string> = {
   511: "Network Authentication Required",
 };
 
-/** The response's status text, or the standard one for its status. */
-export function statusText(status: number, given: string): string {
+/** A response's status text, or the standard one for its status. */
+export function responseStatusText(status: number, given: string): string {
   return given || STATUS_TEXT[status] || "";
 }
