@@ -413,3 +413,20 @@ for (const runtime of ["node", "bun"] as const) {
     }
   });
 }
+
+Deno.test("README's module table has a row for every export of deno.json", async () => {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  );
+  const readme = await Deno.readTextFile(
+    new URL("../README.md", import.meta.url),
+  );
+  for (const subpath of Object.keys(config.exports)) {
+    if (subpath === ".") continue;
+    const row = new RegExp(
+      `^\\| \`${config.name}${subpath.slice(1).replaceAll(".", "\\.")}\` +\\|`,
+      "m",
+    );
+    assert.match(readme, row, `no README row for ${subpath}`);
+  }
+});
