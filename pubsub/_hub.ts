@@ -9,11 +9,7 @@
  */
 
 import { HttpError } from "../http_error/mod.ts";
-import {
-  checkTimeout,
-  StoreUnavailableError,
-  withTimeout,
-} from "../store/mod.ts";
+import { checkTimeout } from "../store/mod.ts";
 
 /** One event as a subscriber receives it. */
 export interface PubSubEvent<T = unknown> {
@@ -238,36 +234,6 @@ export function settingsOf(options: PubSubOptions, label: string): Settings {
       console.error(`${label}: reading events failed; retrying:`, error);
     }),
   };
-}
-
-/** Runs one store call under the timeout, mapping outages to 503. */
-export async function storeCall<T>(
-  store: string,
-  what: string,
-  ms: number,
-  call: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await withTimeout(call, ms, { store, what });
-  } catch (error) {
-    // Outages that store/ does not classify yet: node-redis without its
-    // offline queue ("The client is offline", an Error named "Error"), and
-    // a closed Deno KV handle ("BadResource: Bad resource ID").
-    if (
-      error instanceof Error &&
-      (/client is offline/i.test(error.message) ||
-        error.name === "BadResource")
-    ) {
-      throw new StoreUnavailableError(
-        store,
-        `${store} failed: ${error.message}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    throw error;
-  }
 }
 
 interface Topic {

@@ -12,10 +12,9 @@ import {
   type PubSub,
   type PubSubOptions,
   settingsOf,
-  storeCall,
   type StoredEvent,
 } from "./_hub.ts";
-import { StoreUnavailableError } from "../store/mod.ts";
+import { StoreUnavailableError, withTimeout } from "../store/mod.ts";
 import { backoff, budgetOf, elapsed, whileLocked } from "../store/retry.ts";
 
 /** A key as the pub/sub writes it: strings and numbers. */
@@ -157,7 +156,7 @@ export function createKvPubSub(options: KvPubSubOptions): PubSub {
   ): KvPubSubKey => [prefix, topic, "e", n];
 
   function call<T>(what: string, run: () => Promise<T>): Promise<T> {
-    return storeCall(store, what, timeout, () => whileLocked(run));
+    return withTimeout(() => whileLocked(run), timeout, { store, what });
   }
 
   async function range(

@@ -11,9 +11,9 @@ import {
   type PubSub,
   type PubSubOptions,
   settingsOf,
-  storeCall,
   type StoredEvent,
 } from "./_hub.ts";
+import { withTimeout } from "../store/mod.ts";
 
 /**
  * A connection as the pub/sub uses it: `npm:redis` (node-redis 5 and
@@ -158,12 +158,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   let closed = false;
 
   function call<T>(what: string, args: string[], ms = timeout): Promise<T> {
-    return storeCall(
+    return withTimeout(() => client.sendCommand(args) as Promise<T>, ms, {
       store,
       what,
-      ms,
-      () => client.sendCommand(args) as Promise<T>,
-    );
+    });
   }
 
   function openReader(): Promise<
@@ -176,12 +174,14 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
         if (!closed) settings.onError(error);
       });
       try {
-        await storeCall(store, "connect", timeout, () => connection.connect());
-        const id = await storeCall(
+        await withTimeout(() => connection.connect(), timeout, {
           store,
-          "CLIENT ID",
-          timeout,
+          what: "connect",
+        });
+        const id = await withTimeout(
           () => connection.sendCommand(["CLIENT", "ID"]),
+          timeout,
+          { store, what: "CLIENT ID" },
         );
         return { connection, id: String(id) };
       } catch (error) {
@@ -263,10 +263,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       signal.addEventListener("abort", unblock, { once: true });
       let reply: unknown;
       try {
-        reply = await storeCall(
-          store,
-          "XREAD",
-          blockMs + timeout,
+        reply = await withTimeout(
           () =>
             connection.sendCommand([
               "XREAD",
@@ -278,6 +275,8 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
               ...keys,
               ...ids,
             ]),
+          blockMs + timeout,
+          { store, what: "XREAD" },
         );
       } catch (error) {
         // A read that timed out may still be blocked: start afresh.

@@ -9,7 +9,6 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/base64.ts";
 import { whileLocked } from "./retry.ts";
 import { checkTimeout, withTimeout } from "./timeout.ts";
-import { StoreUnavailableError } from "./errors.ts";
 import {
   checkSet,
   type VersionedStore,
@@ -78,21 +77,6 @@ const MAX_KEY_LENGTH = 512;
 const VERSIONSTAMP = /^[0-9a-f]{20}$/;
 const encoder = new TextEncoder();
 
-/**
- * A closed `Deno.Kv` says only "Bad resource ID" (a `BadResource`), which
- * names no outage: say which it is.
- */
-function closed(error: unknown): never {
-  if (error instanceof Error && error.name === "BadResource") {
-    throw new StoreUnavailableError(
-      "Deno KV",
-      `Deno KV failed: the database is closed (${error.message})`,
-      { cause: error },
-    );
-  }
-  throw error;
-}
-
 /** What is stored: the value and its own expiry time (KV expires lazily). */
 interface Stored {
   e: number;
@@ -129,7 +113,7 @@ export function createKvVersionedStore(
 
   /** One call: retried while locked, limited in time, outages mapped. */
   function call<T>(what: string, operation: () => Promise<T>): Promise<T> {
-    return withTimeout(() => whileLocked(operation).catch(closed), timeout, {
+    return withTimeout(() => whileLocked(operation), timeout, {
       store: "Deno KV",
       what,
     });
