@@ -8,6 +8,7 @@ import {
   rateLimit,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { app } from "./_test_app.ts";
+import { longestMapKey } from "../_tools/map_keys.ts";
 
 Deno.test("memory store: full at maxKeys, a new key is refused until the earliest entry expires; held keys count on", () => {
   const clock = FakeTimers.install({ now: 1_000_000, toFake: ["Date"] });
@@ -78,34 +79,6 @@ Deno.test("memory store: the limiter answers 429 with Retry-After when the store
   // Until "a" is fully restored: one interval, 60 s / 5.
   assert.equal(refused.headers.get("Retry-After"), "12");
 });
-
-/** The longest string key given to Map get/has/set/delete while `fn` runs. */
-async function longestMapKey(fn: () => unknown): Promise<number> {
-  const methods = ["get", "has", "set", "delete"] as const;
-  const originals = methods.map((name) => Map.prototype[name]);
-  let longest = 0;
-  methods.forEach((name, i) => {
-    const original = originals[i] as (...args: unknown[]) => unknown;
-    (Map.prototype as unknown as Record<string, unknown>)[name] = function (
-      this: Map<unknown, unknown>,
-      ...args: unknown[]
-    ) {
-      if (typeof args[0] === "string" && args[0].length > longest) {
-        longest = args[0].length;
-      }
-      return original.apply(this, args);
-    };
-  });
-  try {
-    await fn();
-  } finally {
-    methods.forEach((name, i) => {
-      (Map.prototype as unknown as Record<string, unknown>)[name] =
-        originals[i];
-    });
-  }
-  return longest;
-}
 
 Deno.test("rate-limit keys: a 17 KB key is never looked up: the store refuses it, the limiter stores its hash", async () => {
   const store = createMemoryRateLimitStore();

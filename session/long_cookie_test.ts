@@ -7,36 +7,9 @@ import assert from "node:assert/strict";
 import type { SessionStorage } from "@fetchkit/toolkit/session-middleware";
 import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
 import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
+import { longestMapKey } from "../_tools/map_keys.ts";
 
 const cookie = { name: "session", secrets: ["secret".repeat(6)] };
-
-/** The longest string key given to Map get/has/set while `fn` runs. */
-async function longestMapKey(fn: () => Promise<unknown>): Promise<number> {
-  const methods = ["get", "has", "set"] as const;
-  const originals = methods.map((name) => Map.prototype[name]);
-  let longest = 0;
-  methods.forEach((name, i) => {
-    const original = originals[i] as (...args: unknown[]) => unknown;
-    (Map.prototype as unknown as Record<string, unknown>)[name] = function (
-      this: Map<unknown, unknown>,
-      ...args: unknown[]
-    ) {
-      if (typeof args[0] === "string" && args[0].length > longest) {
-        longest = args[0].length;
-      }
-      return original.apply(this, args);
-    };
-  });
-  try {
-    await fn();
-  } finally {
-    methods.forEach((name, i) => {
-      (Map.prototype as unknown as Record<string, unknown>)[name] =
-        originals[i];
-    });
-  }
-  return longest;
-}
 
 const stores: [string, SessionStorage, number][] = [
   ["memory (a signed id)", createMemorySessionStorage({ cookie }), 68],
