@@ -7,9 +7,7 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -18,6 +16,11 @@ import { openKv } from "@deno/kv";
 import { createClient } from "redis";
 import { createKvPubSub, createRedisPubSub } from "@fetchkit/toolkit/pubsub";
 import { pubSubSuite } from "../../pubsub/_test_suite.ts";
+import {
+  findRedisServer,
+  type NodeRedis,
+  startNodeRedis,
+} from "./node_redis.ts";
 import { test } from "./harness.ts";
 
 const bun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
@@ -50,62 +53,7 @@ pubSubSuite({
   },
 });
 
-function findRedisServer(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    if (dir !== "" && existsSync(join(dir, "redis-server"))) {
-      return join(dir, "redis-server");
-    }
-  }
-  return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-let redis:
-  | Promise<{ url: string; child: ChildProcess; dir: string }>
-  | undefined;
-function startRedis(path: string) {
-  return redis ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fetchkit-pubsub-redis-"));
-    const port = await freePort();
-    const child = spawn(path, [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      dir,
-    ], { stdio: "ignore" });
-    const url = `redis://127.0.0.1:${port}`;
-    for (let attempt = 0;; attempt++) {
-      try {
-        const probe = await createClient({
-          url,
-          socket: { reconnectStrategy: false },
-        }).connect();
-        probe.destroy();
-        break;
-      } catch (error) {
-        if (attempt === 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    return { url, child, dir };
-  })();
-}
+let redis: Promise<NodeRedis> | undefined;
 
 const redisPath = findRedisServer();
 if (redisPath === undefined) {
@@ -119,7 +67,7 @@ if (redisPath === undefined) {
   pubSubSuite({
     name: "redis pub/sub on npm:redis",
     async open(options) {
-      const { url } = await startRedis(redisPath);
+      const { url } = await (redis ??= startNodeRedis(redisPath));
       const one = await createClient({ url }).connect();
       const two = await createClient({ url }).connect();
       const a = createRedisPubSub({ client: one, ...options });
@@ -138,8 +86,6 @@ if (redisPath === undefined) {
   });
   test("redis pub/sub on npm:redis: (stop redis-server)", async () => {
     if (redis === undefined) return;
-    const { child, dir } = await redis;
-    child.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
+    (await redis).stop();
   });
 }

@@ -7,36 +7,12 @@
  *
  * @module
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import { createClient } from "redis";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import { storageSuite } from "../../session/_test_suite.ts";
 import { test, type TestContext } from "./harness.ts";
-
-function findRedisServer(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(":")) {
-    if (dir !== "" && existsSync(join(dir, "redis-server"))) {
-      return join(dir, "redis-server");
-    }
-  }
-  return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { findRedisServer, startNodeRedis } from "./node_redis.ts";
 
 test("redis storage on npm:redis (throwaway redis-server)", async (t: TestContext) => {
   const path = findRedisServer();
@@ -47,23 +23,10 @@ test("redis storage on npm:redis (throwaway redis-server)", async (t: TestContex
     console.log("skipped: redis-server is not installed");
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), "fetchkit-redis-"));
-  const port = await freePort();
-  const child = spawn(path, [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-    "--dir",
-    dir,
-  ], { stdio: "ignore" });
+  const redis = await startNodeRedis(path);
   const connect = () =>
     createClient({
-      url: `redis://127.0.0.1:${port}`,
+      url: redis.url,
       socket: { reconnectStrategy: false },
     }).connect();
   let client: Awaited<ReturnType<typeof connect>> | undefined;
@@ -86,7 +49,6 @@ test("redis storage on npm:redis (throwaway redis-server)", async (t: TestContex
     });
   } finally {
     await client?.quit().catch(() => undefined);
-    child.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
+    redis.stop();
   }
 });
