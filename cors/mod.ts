@@ -56,6 +56,7 @@
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 
 /**
  * Which origins may read responses: `"*"` (any, without credentials), one
@@ -222,23 +223,6 @@ function addVary(headers: Headers, names: string): void {
   }
 }
 
-/** Changes a response's headers, copying it first if they are immutable. */
-function editHeaders(
-  response: Response,
-  edit: (headers: Headers) => void,
-): Response {
-  try {
-    edit(response.headers);
-    return response;
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    // Response.redirect() and fetch() responses have immutable headers.
-    const copy = new NativeResponse(response.body, response);
-    edit(copy.headers);
-    return copy;
-  }
-}
-
 /**
  * Answers CORS preflights and adds CORS headers to responses, as router
  * middleware (so it runs before routing).
@@ -350,6 +334,6 @@ export function cors(options: CorsOptions = {}): Middleware {
         }
       }
       if (!anyOrigin) addVary(headers, "Origin");
-    });
+    }, undefined);
   };
 }

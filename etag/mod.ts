@@ -48,6 +48,7 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { readReady } from "../response/read_ready.ts";
 import { createBodyHash } from "./_hash.ts";
@@ -142,16 +143,13 @@ function rebuilt(response: Response, body: BodyInit | null): Response {
   });
 }
 
+function setTag(headers: Headers, tag: string): void {
+  headers.set("ETag", tag);
+}
+
 /** `response` with the `ETag` header, copied if its headers are immutable. */
 function withTag(response: Response, tag: string): Response {
-  try {
-    response.headers.set("ETag", tag);
-    return response;
-  } catch {
-    const copy = rebuilt(response, response.body);
-    copy.headers.set("ETag", tag);
-    return copy;
-  }
+  return editHeaders(response, setTag, tag);
 }
 
 /**

@@ -89,6 +89,7 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { formatIp, isIpv4, parseIp } from "../router/ip_address.ts";
 import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { toBase64Url } from "../runtime/base64.ts";
 import { createMemoryRateLimitStore } from "./memory_store.ts";
@@ -617,16 +618,11 @@ function decorate(
   refused: boolean,
 ): Response {
   if (!limiter.headers && !refused) return response;
-  try {
-    applyHeaders(limiter, response.headers, { result, refused });
-    return response;
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    // Response.redirect() and fetch() responses have immutable headers.
-    const copy = new NativeResponse(response.body, response);
-    applyHeaders(limiter, copy.headers, { result, refused });
-    return copy;
-  }
+  return editHeaders(
+    response,
+    (headers, outcome) => applyHeaders(limiter, headers, outcome),
+    { result, refused },
+  );
 }
 
 function warnNoKey(limiter: Limiter): void {

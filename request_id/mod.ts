@@ -26,7 +26,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
-import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 
 /**
  * The context key of the request id: `context.get(RequestId)` is the id,
@@ -138,6 +138,8 @@ export function requestId(options: RequestIdOptions = {}): Middleware {
     );
   }
   const lower = header.toLowerCase();
+  // Made once, not per request.
+  const setId = (headers: Headers, id: string) => headers.set(header, id);
 
   return async function requestId(context, next) {
     let id = trustIncoming ? context.request.headers.get(lower) : null;
@@ -146,15 +148,6 @@ export function requestId(options: RequestIdOptions = {}): Middleware {
     }
     context.set(RequestId, id);
     const response = await next();
-    try {
-      response.headers.set(header, id);
-      return response;
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-      // Response.redirect() and fetch() responses have immutable headers.
-      const copy = new NativeResponse(response.body, response);
-      copy.headers.set(header, id);
-      return copy;
-    }
+    return editHeaders(response, setId, id);
   };
 }

@@ -11,6 +11,7 @@ import type {
   ContextValue,
 } from "./context_key.ts";
 import { ContextKey, missingValue } from "./context_key.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 import { PARAMS_PROTOTYPE } from "../matcher/trie.ts";
 import type {
   RemoteAddr,
@@ -411,18 +412,10 @@ export function applyStaged(
 ): Response {
   const staged = takeStaged(context);
   if (staged === undefined) return response;
-  try {
-    copyHeaders(staged, response.headers);
-    return response;
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    const copy = new Response(response.body, response);
-    copyHeaders(staged, copy.headers);
-    return copy;
-  }
+  return editHeaders(response, copyStaged, staged);
 }
 
-function copyHeaders(from: Headers, to: Headers): void {
+function copyStaged(to: Headers, from: Headers): void {
   let cookies = false;
   // forEach, not for-of: Deno's Headers iterator costs about 5x more.
   from.forEach((value, name) => {

@@ -72,7 +72,7 @@
 import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
-import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 import { createNonce } from "./_nonce.ts";
 
 /**
@@ -429,15 +429,6 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     const https = context.request.url.startsWith("https:");
     const response = await next();
     const used = nonceFor(response.headers, nonce);
-    try {
-      apply(response.headers, https, used);
-      return response;
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-      // Response.redirect() and fetch() responses have immutable headers.
-      const copy = new NativeResponse(response.body, response);
-      apply(copy.headers, https, used);
-      return copy;
-    }
+    return editHeaders(response, (headers) => apply(headers, https, used), 0);
   };
 }

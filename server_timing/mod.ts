@@ -28,6 +28,7 @@ import type { RequestContext } from "../router/context.ts";
 import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 
 /** Options of {@linkcode serverTiming}. */
 export interface ServerTimingOptions {
@@ -178,15 +179,7 @@ export function serverTiming(options: ServerTimingOptions = {}): Middleware {
         `total;dur=${format(performance.now() - start)}`;
     }
     if (value === "") return response;
-    try {
-      response.headers.append("Server-Timing", value);
-      return response;
-    } catch {
-      // Immutable headers (a response from fetch()): answer with a copy.
-      const copy = new Response(response.body, response);
-      copy.headers.append("Server-Timing", value);
-      return copy;
-    }
+    return editHeaders(response, appendTiming, value);
   };
 }
 
@@ -294,4 +287,8 @@ export async function time<T>(
   } finally {
     record(timings, name, performance.now() - start, options.description);
   }
+}
+
+function appendTiming(headers: Headers, value: string): void {
+  headers.append("Server-Timing", value);
 }

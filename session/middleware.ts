@@ -10,6 +10,7 @@ import type { Middleware } from "../router/types.ts";
 import { type Session, SessionObject, stateOf } from "./session.ts";
 import type { SessionStorage } from "./storage.ts";
 import { NativeResponse } from "../response/native.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 import { isStoreOutage, StoreUnavailableError } from "../store/errors.ts";
 
 export type { Session } from "./session.ts";
@@ -212,13 +213,9 @@ function finish(
   noStore: boolean,
 ): Response {
   if (setCookie === null && !noStore) return response;
-  try {
-    apply(response.headers, setCookie, noStore);
-    return response;
-  } catch {
-    // Responses from fetch() and Response.redirect() have immutable headers.
-    const copy = new NativeResponse(response.body, response);
-    apply(copy.headers, setCookie, noStore);
-    return copy;
-  }
+  return editHeaders(
+    response,
+    (headers, cookie) => apply(headers, cookie, noStore),
+    setCookie,
+  );
 }
