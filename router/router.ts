@@ -303,6 +303,14 @@ export interface Router extends RouteMethods<""> {
 }
 
 const TEXT_TYPE = "text/plain; charset=utf-8";
+// On Bun a Response copies a Headers given in its init for less than it
+// reads an object literal (about 1,600 instructions less a 404). Bun
+// only: @hono/node-server's Response on Node keeps the given Headers as
+// its own, so a shared one would collect other responses' edits.
+const TEXT_HEADERS: HeadersInit =
+  typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
+    ? new Headers({ "Content-Type": TEXT_TYPE })
+    : { "Content-Type": TEXT_TYPE };
 
 /** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
@@ -331,7 +339,7 @@ function text(body: string, status: number, allow?: string): Response {
   const response = new NativeResponse(body, {
     status,
     headers: allow === undefined
-      ? { "Content-Type": TEXT_TYPE }
+      ? TEXT_HEADERS
       : { "Content-Type": TEXT_TYPE, "Allow": allow },
   });
   rememberText(response, body);

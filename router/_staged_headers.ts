@@ -1,0 +1,187 @@
+/**
+ * `context.responseHeaders`: response headers staged in plain JavaScript
+ * and applied once to the response, with a real `Headers` made only when
+ * the staged headers are read or given a name or value out of the
+ * ordinary. On Bun, every call into a native `Headers` with a header name
+ * it does not know costs hundreds of instructions; staging one header in
+ * a `Headers` and copying it over cost more than building the response
+ * (BENCHMARKS.md, "Every runtime against its fastest framework").
+ *
+ * @module
+ */
+
+// A name every runtime's Headers takes as it is (RFC 9110 token).
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// A value every runtime's Headers stores as it is: visible ASCII, inner
+// spaces and tabs; nothing to trim, nothing to refuse, not empty (runtimes
+// differ in how they join an empty value with others).
+const PLAIN_VALUE = /^[\x21-\x7E](?:[\t\x20-\x7E]*[\x21-\x7E])?$/;
+
+/**
+ * A `Headers` (by prototype, so `instanceof Headers` holds) that keeps
+ * what is written to it in arrays until something reads it.
+ */
+export class StagedHeaders {
+  /** Lowercased names, in the order first written (not set-cookie). */
+  #names: string[] = [];
+  /** Each name's value as `get()` would give it; `undefined` once deleted. */
+  #values: (string | undefined)[] = [];
+  /** Set-Cookie values, kept apart as `Headers` keeps them. */
+  #cookies: string[] | undefined = undefined;
+  /** The real headers, once read or written out of the ordinary. */
+  #real: Headers | undefined = undefined;
+
+  /** Sets a header, replacing any value of that name. */
+  set(name: string, value: string): void {
+    if (this.#real !== undefined) return this.#real.set(name, value);
+    name = `${name}`;
+    value = `${value}`;
+    if (!TOKEN.test(name) || !PLAIN_VALUE.test(value)) {
+      return this.#materialize().set(name, value);
+    }
+    const lower = name.toLowerCase();
+    if (lower === "set-cookie") {
+      this.#cookies = [value];
+      return;
+    }
+    const index = this.#names.indexOf(lower);
+    if (index === -1) {
+      this.#names.push(lower);
+      this.#values.push(value);
+    } else this.#values[index] = value;
+  }
+
+  /** Adds a value to a header (joined with ", ", except Set-Cookie). */
+  append(name: string, value: string): void {
+    if (this.#real !== undefined) return this.#real.append(name, value);
+    name = `${name}`;
+    value = `${value}`;
+    if (!TOKEN.test(name) || !PLAIN_VALUE.test(value)) {
+      return this.#materialize().append(name, value);
+    }
+    const lower = name.toLowerCase();
+    if (lower === "set-cookie") {
+      (this.#cookies ??= []).push(value);
+      return;
+    }
+    const index = this.#names.indexOf(lower);
+    if (index === -1) {
+      this.#names.push(lower);
+      this.#values.push(value);
+    } else {
+      const before = this.#values[index];
+      this.#values[index] = before === undefined
+        ? value
+        : `${before}, ${value}`;
+    }
+  }
+
+  /** Removes a staged header (the response keeps its own of that name). */
+  delete(name: string): void {
+    if (this.#real !== undefined) return this.#real.delete(name);
+    name = `${name}`;
+    if (!TOKEN.test(name)) return this.#materialize().delete(name);
+    const lower = name.toLowerCase();
+    if (lower === "set-cookie") {
+      this.#cookies = undefined;
+      return;
+    }
+    const index = this.#names.indexOf(lower);
+    if (index !== -1) this.#values[index] = undefined;
+  }
+
+  /** The real `Headers`, made from what was staged so far. */
+  #materialize(): Headers {
+    if (this.#real !== undefined) return this.#real;
+    const real = new Headers();
+    const names = this.#names;
+    for (let i = 0; i < names.length; i++) {
+      const value = this.#values[i];
+      if (value !== undefined) real.append(names[i]!, value);
+    }
+    for (const cookie of this.#cookies ?? []) real.append("set-cookie", cookie);
+    this.#names = [];
+    this.#values = [];
+    this.#cookies = undefined;
+    return this.#real = real;
+  }
+
+  /**
+   * Writes the staged headers onto `to`: each replaces the header of its
+   * name; Set-Cookie values are added to the response's own.
+   */
+  static applyTo(to: Headers, staged: StagedHeaders): void {
+    const real = staged.#real;
+    if (real !== undefined) {
+      let cookies = false;
+      // forEach, not for-of: Deno's Headers iterator costs about 5x more.
+      real.forEach((value, name) => {
+        if (name === "set-cookie") cookies = true;
+        else to.set(name, value);
+      });
+      if (cookies) {
+        for (const cookie of real.getSetCookie()) {
+          to.append("set-cookie", cookie);
+        }
+      }
+      return;
+    }
+    const names = staged.#names;
+    for (let i = 0; i < names.length; i++) {
+      const value = staged.#values[i];
+      if (value !== undefined) to.set(names[i]!, value);
+    }
+    const cookies = staged.#cookies;
+    if (cookies !== undefined) {
+      for (let i = 0; i < cookies.length; i++) {
+        to.append("set-cookie", cookies[i]!);
+      }
+    }
+  }
+
+  /** Whether nothing is staged (so the response needs no change). */
+  static isEmpty(staged: StagedHeaders): boolean {
+    if (staged.#real !== undefined) return false;
+    if (staged.#cookies !== undefined && staged.#cookies.length > 0) {
+      return false;
+    }
+    for (const value of staged.#values) if (value !== undefined) return false;
+    return true;
+  }
+
+  static {
+    // Every other member of the runtime's Headers (get, has, forEach,
+    // entries, getSetCookie, the iterator, and Bun's toJSON, count and
+    // getAll) reads the real headers.
+    const own = StagedHeaders.prototype as unknown as Record<
+      PropertyKey,
+      unknown
+    >;
+    const native = Headers.prototype;
+    for (const key of Reflect.ownKeys(native)) {
+      if (key === "constructor" || Object.hasOwn(own, key)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(native, key)!;
+      if (typeof descriptor.value === "function") {
+        const method = descriptor.value as (...args: unknown[]) => unknown;
+        Object.defineProperty(own, key, {
+          ...descriptor,
+          value: {
+            [method.name]: function (this: StagedHeaders, ...args: unknown[]) {
+              return method.apply(this.#materialize(), args);
+            },
+          }[method.name],
+        });
+      } else if (descriptor.get !== undefined) {
+        const getter = descriptor.get;
+        Object.defineProperty(own, key, {
+          ...descriptor,
+          get(this: StagedHeaders) {
+            return getter.call(this.#materialize());
+          },
+          set: undefined,
+        });
+      }
+    }
+    Object.setPrototypeOf(own, native);
+  }
+}
