@@ -190,6 +190,9 @@ export function nativeRoutes<T>(
     const names = shape.flatMap((part) =>
       typeof part === "string" ? [] : [part.name]
     );
+    // Bun.serve refuses a pattern that names a parameter twice (the
+    // router gives the last value); it stays with the router.
+    if (new Set(names).size !== names.length) continue;
     if (names.length > 0) {
       // Bun's order among parameter patterns is its own: give it only
       // those no other non-static pattern could contest.

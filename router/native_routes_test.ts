@@ -361,3 +361,27 @@ Deno.test("native routes: a parameter pattern goes to Bun only when no other pat
   // Optional groups and parameters inside a segment stay with our matcher.
   assert.deepEqual(keysOf(["/a(/:b)", "/files/:name.:ext"]), []);
 });
+
+Deno.test("native routes: a pattern that names a parameter twice stays with the router (Bun.serve refuses it)", async () => {
+  const router = createRouter();
+  router.mount("/orgs/:id", (org) => {
+    org.get("/teams/:id", ({ params }) => new Response(params.id));
+  });
+  router.get("/users/:id", ({ params }) => new Response(params.id));
+  const routes = (router.fetch as unknown as Record<
+    symbol,
+    () => Record<string, unknown>
+  >)[BUN_ROUTES]!();
+  assert.deepEqual(Object.keys(routes), ["/users/:id"]);
+  // Bun.serve threw "duplicate route parameter names" when given it.
+  const server = serve(router.fetch, local);
+  try {
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const team = await fetch(`${base}/orgs/1/teams/2`);
+    assert.equal(await team.text(), "2");
+    const user = await fetch(`${base}/users/3`);
+    assert.equal(await user.text(), "3");
+  } finally {
+    await server.shutdown();
+  }
+});
