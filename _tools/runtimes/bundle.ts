@@ -17,7 +17,7 @@
  */
 
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** The repository root. */
 export const ROOT: string = resolve(
@@ -85,6 +85,34 @@ export function portableTestFiles(): string[] {
   ).sort();
 }
 
+/** Options of {@linkcode bundleTests}. */
+export interface BundleOptions {
+  /**
+   * Specifiers mapped to other files (absolute paths) in this bundle only,
+   * on top of `deno.json`'s `imports`. Keys match whole specifiers, so
+   * `@fetchkit/toolkit/fetch-router` leaves `.../fetch-router/routes` and
+   * the other exports resolving by the package's own name.
+   */
+  replace?: Record<string, string>;
+}
+
+/** An import map: `deno.json`'s `imports` plus `replace`; its path. */
+async function importMapWith(
+  name: string,
+  replace: Record<string, string>,
+): Promise<string> {
+  const config = JSON.parse(
+    await Deno.readTextFile(join(ROOT, "deno.json")),
+  ) as { imports?: Record<string, string> };
+  const imports: Record<string, string> = { ...config.imports };
+  for (const [specifier, path] of Object.entries(replace)) {
+    imports[specifier] = pathToFileURL(path).href;
+  }
+  const path = join(OUT, `${name}_import_map.json`);
+  await Deno.writeTextFile(path, JSON.stringify({ imports }, null, 2) + "\n");
+  return path;
+}
+
 /**
  * Bundles `files` (absolute paths of test modules) into
  * `.out/<name>.mjs`, with a last statement that runs them.
@@ -94,8 +122,12 @@ export function portableTestFiles(): string[] {
 export async function bundleTests(
   name: string,
   files: readonly string[],
+  options: BundleOptions = {},
 ): Promise<string> {
   await Deno.mkdir(OUT, { recursive: true });
+  const importMap = options.replace === undefined
+    ? []
+    : ["--import-map", await importMapWith(name, options.replace)];
   const entry = join(OUT, `${name}_entry.ts`);
   const lines = [
     `import { run } from "../harness.ts";`,
@@ -113,6 +145,7 @@ export async function bundleTests(
       "--platform=deno",
       "--external=@deno/kv",
       "--external=@hono/node-server",
+      ...importMap,
       "--output",
       output,
       entry,
