@@ -1,6 +1,7 @@
-// The router's answers through Deno.serve (Content-Length on the wire):
-// Deno-only, beside router_test.ts, which stays portable so its tests run
-// on Node and Bun too (and through Bun's native routes).
+// The router through Deno.serve (Content-Length on the wire, the real
+// peer's address): Deno-only, beside router_test.ts and
+// remote_addr_test.ts, which stay portable so their tests run on Node and
+// Bun too (and through Bun's native routes).
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 
@@ -60,5 +61,27 @@ Deno.test("the router's own 404, 405 and 500 answers go out with Content-Length"
   } finally {
     await server.shutdown();
     console.error = error;
+  }
+});
+
+Deno.test("remoteAddr: the real peer through Deno.serve", async () => {
+  const router = createRouter();
+  router.get(
+    "/",
+    ({ remoteAddr }) =>
+      Response.json(remoteAddr === undefined ? null : { ...remoteAddr }),
+  );
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.addr.port}/`);
+    const addr = await response.json();
+    assert.equal(addr.hostname, "127.0.0.1");
+    assert.equal(addr.transport, "tcp");
+    assert.ok(addr.port > 0);
+  } finally {
+    await server.shutdown();
   }
 });

@@ -92,6 +92,9 @@ const NOT_OVER_A_SOCKET: Record<string, string> = {
     SYNCHRONOUS,
   "router.fetch answers a synchronous chain with the Response itself, else a promise":
     SYNCHRONOUS,
+  "remoteAddr: the peer the server passes, undefined without info":
+    "passes Bun's and Node's info objects by hand, with functions " +
+    "(`requestIP()`) and sockets; only plain data crosses the socket",
   "remix router.test.ts › router.fetch() > uses a Request input directly":
     "asserts that `context.request` is the test's own Request object; the " +
     "server's request is another object",
