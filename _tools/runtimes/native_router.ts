@@ -51,17 +51,18 @@ export const nativeCounts: { native: number; all: number } = {
   all: 0,
 };
 
-const servers = new Set<Server>();
+/** Running servers, each with what forgets it in its router. */
+const servers = new Map<Server, () => void>();
 
 /** Stops every server (after each test, so none piles up). */
 export async function stopServers(): Promise<void> {
   const all = [...servers];
   servers.clear();
-  for (const stop of stopping) stop();
-  stopping.clear();
-  await Promise.all(all.map((server) => server.shutdown()));
+  await Promise.all(all.map(([server, forget]) => {
+    forget();
+    return server.shutdown();
+  }));
 }
-const stopping = new Set<() => void>();
 afterEach(stopServers);
 // The line runtimes_test.ts reads: proof that Bun's router answered.
 afterAll(() => {
@@ -224,8 +225,7 @@ export function createRouter(options?: RouterOptions): Router {
       handleSignals: false,
       shutdownTimeoutMs: 1000,
     });
-    servers.add(started);
-    stopping.add(() => {
+    servers.set(started, () => {
       server = undefined;
     });
     return started;
