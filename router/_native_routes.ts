@@ -100,11 +100,12 @@ function staticPrefix(form: Form): (string | undefined)[] {
 
 /**
  * A parameter Bun decoded where ours would not match, or would match after
- * the URL's own normalisation (dot segments, backslashes, bad escapes).
+ * the URL's own normalisation (dot segments, backslashes, bad escapes, a
+ * fragment in the request target, which Bun keeps and the URL drops).
  */
 function doubtful(value: string): boolean {
   return value === "." || value === ".." || value.includes("\\") ||
-    value.includes("\uFFFD");
+    value.includes("\uFFFD") || value.includes("#");
 }
 
 /**
