@@ -7,6 +7,8 @@
  * It covers what the suite uses: `Deno.test(name, fn)`, `(fn)`,
  * `({ name, fn, ignore, only })`, `(name, options, fn)`, and `t.step()`
  * in the same forms. Deno's sanitizers and permissions are ignored.
+ * `afterEach` and `afterAll` are for the run's own helpers (the native
+ * routes run stops its servers with them), not for test files.
  */
 
 /** What a test function receives. */
