@@ -2,7 +2,8 @@
  * Runs the portable part of the suite on Node and Bun: the test files that
  * use no Deno API (see `bundle.ts`), plus real HTTP (`serve_checks.ts`) and
  * the Deno KV storage on `@deno/kv` (`kv_checks.ts`), bundled once and run
- * as a subprocess of each runtime.
+ * as a subprocess of each runtime. A third run on Bun takes the router's
+ * test files through `serve()` and Bun's native routes (`native_router.ts`).
  *
  * Node is the one on PATH (Debian's); Bun is the binary of the npm package
  * `@oven/bun-<platform>` that `install.sh` puts in `node_modules` (a `bun`
