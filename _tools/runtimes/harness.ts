@@ -100,6 +100,13 @@ const NOT_OVER_A_SOCKET: Record<string, string> = {
   "remix router.test.ts › router.fetch() > uses a Request input directly":
     "asserts that `context.request` is the test's own Request object; the " +
     "server's request is another object",
+  "context.url: a Host that makes the request URL unparsable is a 400 naming the Host header, on every runtime's server, and the server keeps serving":
+    "serves router.fetch with serve() itself (so Bun's native routes are " +
+    "on in the plain Bun run); here router.fetch would forward the bad " +
+    "URL over a second socket, which cannot carry it",
+  "context.url: a request whose url does not parse gives a 400 through the router's boundary, not a 500":
+    "hands the router a Request whose url is not absolute; no socket can " +
+    "carry one",
   "routes added while serving are compiled once per burst, on a settled table":
     "times 2,000 add-then-request pairs against a 5 s bound; here each add " +
     "starts a new server (Bun's routes are a snapshot), so it would time " +
