@@ -11,6 +11,7 @@ import type {
   ContextValue,
 } from "./context_key.ts";
 import { ContextKey, missingValue } from "./context_key.ts";
+import { HttpError } from "../http_error/mod.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 import { StagedHeaders } from "./_staged_headers.ts";
 import { PARAMS_PROTOTYPE } from "../matcher/trie.ts";
@@ -223,9 +224,13 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     this.params = params ?? (NO_PARAMS as P);
   }
 
-  /** The request URL, parsed on first use. */
+  /**
+   * The request URL, parsed on first use. A URL that cannot be parsed
+   * (Bun hands `/path` alone for a `Host` such as `a?x`) throws an
+   * `HttpError` 400, so the client learns what was wrong, not a 500.
+   */
   get url(): URL {
-    return this.#url ??= new URL(this.request.url);
+    return this.#url ??= requestUrl(this.request.url);
   }
 
   /**
@@ -414,4 +419,15 @@ export function applyStaged(
   const staged = takeStaged(context);
   if (staged === undefined || StagedHeaders.isEmpty(staged)) return response;
   return editHeaders(response, StagedHeaders.applyTo, staged);
+}
+
+function requestUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new HttpError(
+      400,
+      "Bad Request: the request's URL could not be parsed; is its Host header a valid host?",
+    );
+  }
 }
