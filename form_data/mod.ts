@@ -32,6 +32,11 @@
  */
 
 export { formData, type FormDataOptions } from "./middleware.ts";
+export {
+  type FormFieldRecord,
+  FormFields,
+  type FormFieldValue,
+} from "./fields.ts";
 export { parseFormData, type ParseFormDataOptions } from "./parse.ts";
 export {
   FileUpload,

@@ -9,7 +9,12 @@ import { BodyReader } from "./body_reader.ts";
 import { type FormBodyKind, formBodyKind } from "./_headers.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { parseMultipartBody } from "./_parse_multipart.ts";
-import { parseUrlEncodedBody, parseUrlEncodedBytes } from "./_urlencoded.ts";
+import {
+  type FieldPairs,
+  formFromPairs,
+  parseUrlEncodedBody,
+  parseUrlEncodedPairs,
+} from "./_urlencoded.ts";
 import { readWholeBodyNow, WHOLE_BODY_MAX } from "./whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
@@ -160,8 +165,35 @@ export function parseWithLimitsNow(
   request: Request,
   limits: Limits,
 ): FormData | Promise<FormData> {
+  const parsed = parseFormNow(request, limits);
+  if (parsed instanceof Promise) return parsed.then(toForm);
+  return toForm(parsed);
+}
+
+function toForm(parsed: ParsedForm): FormData {
+  return parsed instanceof FormData ? parsed : formFromPairs(parsed);
+}
+
+/**
+ * A parsed form: a `FormData` (multipart), or a urlencoded body's names and
+ * values in turn, turned into a `FormData` only when one is asked for.
+ */
+export type ParsedForm = FormData | FieldPairs;
+
+/** An empty form, as pairs: no `FormData` made for it. */
+const NO_FIELDS: FieldPairs = [];
+
+/**
+ * `parseWithLimitsNow`, with a urlencoded body (or no form body at all) as
+ * pairs: `formData()` makes the `FormData` or the record a handler asks for
+ * from them. Throws what `parseWithLimits` rejects with.
+ */
+export function parseFormNow(
+  request: Request,
+  limits: Limits,
+): ParsedForm | Promise<ParsedForm> {
   const kind = formBodyKind(request.headers.get("content-type"));
-  if (kind === null) return new FormData();
+  if (kind === null) return NO_FIELDS;
   // A body that is absent is not used either, so this may come first.
   if (request.bodyUsed) throw bodyTaken("read");
   const declared = Number(request.headers.get("content-length") ?? NaN);
@@ -177,9 +209,9 @@ export function parseWithLimitsNow(
     } catch (error) {
       throw refusedUnread(request, error);
     }
-    if (bytes instanceof Uint8Array) return parseUrlEncodedBytes(bytes, limits);
+    if (bytes instanceof Uint8Array) return parseUrlEncodedPairs(bytes, limits);
     return bytes.then(
-      (arrived) => parseUrlEncodedBytes(arrived, limits),
+      (arrived) => parseUrlEncodedPairs(arrived, limits),
       (error) => {
         throw refusedUnread(request, error);
       },
@@ -206,13 +238,13 @@ async function parseStream(
   kind: FormBodyKind,
   declared: number,
   limits: Limits,
-): Promise<FormData> {
+): Promise<ParsedForm> {
   if (request.body?.locked) throw bodyTaken("taken by a reader");
   if (request.body === null) {
     if (kind.kind === "multipart") {
       throw new FormDataParseError("The multipart body is empty");
     }
-    return new FormData();
+    return NO_FIELDS;
   }
   const progress = bodyProgress(request);
   const body = new BodyReader(

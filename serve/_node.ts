@@ -7,8 +7,8 @@
  * @module
  */
 
-import { createAdaptorServer } from "@hono/node-server";
-import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import { createServer, type IncomingMessage, STATUS_CODES } from "node:http";
 import { Buffer } from "node:buffer";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
@@ -193,6 +193,36 @@ function wire(
   });
 }
 
+/** Largest declared body read before the handler runs, when it has arrived. */
+const ARRIVED_MAX = 64 * 1024;
+
+/**
+ * Whether the request declares a body small enough to be read before the
+ * handler runs, when it has arrived with its headers (a form, a JSON
+ * document sent in one packet).
+ */
+function smallBody(incoming: IncomingMessage): boolean {
+  const length = incoming.headers["content-length"];
+  if (length === undefined) return false;
+  const declared = Number(length);
+  return declared > 0 && declared <= ARRIVED_MAX;
+}
+
+/**
+ * A body that arrived whole with its headers (the parser has finished the
+ * message once the packet is parsed, a microtask after the 'request'
+ * event) becomes `incoming.rawBody`, which @hono/node-server reads as the
+ * body: no stream listeners and no waiting for the handler's read.
+ */
+function takeArrived(incoming: IncomingMessage): void {
+  if (!incoming.complete) return;
+  const length = incoming.readableLength;
+  if (length !== Number(incoming.headers["content-length"])) return;
+  // Without a size, read() takes all and ends the stream ('end' follows).
+  const body = incoming.read() as Buffer | null;
+  if (body !== null) (incoming as { rawBody?: Buffer }).rawBody = body;
+}
+
 export function listenNode(
   hostname: string | undefined,
   port: number | undefined,
@@ -200,16 +230,23 @@ export function listenNode(
   timeouts: NodeTimeouts,
 ): Listening {
   const { handler, sockets } = hooks;
-  const server = createAdaptorServer({
-    fetch: (request: Request, env: { incoming: unknown }) =>
+  const listener = getRequestListener(
+    (request: Request, env: { incoming: unknown }) =>
       handler(request, new NodeInfo(env.incoming as IncomingMessage)),
-    hostname,
-    serverOptions: {
-      ...timeouts,
-      // How often headersTimeout and requestTimeout are checked.
-      connectionsCheckingInterval: 1000,
-    },
-  }) as Server;
+    { hostname },
+  );
+  const server = createServer({
+    ...timeouts,
+    // How often headersTimeout and requestTimeout are checked.
+    connectionsCheckingInterval: 1000,
+  }, (incoming, outgoing) => {
+    if (smallBody(incoming)) {
+      queueMicrotask(() => {
+        takeArrived(incoming);
+        listener(incoming, outgoing);
+      });
+    } else listener(incoming, outgoing);
+  });
 
   // One `ws` server per message limit: `ws` stops reading a message at
   // its limit (close 1009) instead of buffering it.
