@@ -64,8 +64,19 @@ export class Rng {
   }
 }
 
+/** An environment variable on Deno, Node and Bun (the fuzz tests are portable). */
+function env(name: string): string | undefined {
+  const runtime = globalThis as {
+    Deno?: { env: { get(name: string): string | undefined } };
+    process?: { env: Record<string, string | undefined> };
+  };
+  return runtime.Deno !== undefined
+    ? runtime.Deno.env.get(name)
+    : runtime.process?.env[name];
+}
+
 function envNumber(name: string): number | undefined {
-  const value = Deno.env.get(name);
+  const value = env(name);
   if (value === undefined || value === "") return undefined;
   const number = Number(value);
   if (!Number.isFinite(number)) throw new TypeError(`${name}=${value}`);
@@ -98,7 +109,7 @@ export function fuzz(
     ...options,
     async fn() {
       const only = envNumber("FUZZ_SEED");
-      const long = Deno.env.get("FUZZ_LONG") === "1";
+      const long = env("FUZZ_LONG") === "1";
       const count = envNumber("FUZZ_CASES") ?? (long ? 30_000 : cases);
       const budget = envNumber("FUZZ_TIME") ?? (long ? 60_000 : 20_000);
       const base = (Date.now() ^ (Math.random() * 2 ** 32)) >>> 0;
@@ -122,7 +133,7 @@ export function fuzz(
       }
       const ms = Math.round(performance.now() - started);
       fuzzStats[name] = { cases: ran, ms };
-      if (Deno.env.get("FUZZ_REPORT")) {
+      if (env("FUZZ_REPORT")) {
         console.log(`fuzz: ${name}: ${ran} cases, 0 failures, ${ms} ms`);
       }
     },

@@ -1,8 +1,7 @@
 /**
  * The routes every HTTP benchmark app serves, for fetchkit and for Hono:
  * static, one and two params, three middlewares, a urlencoded POST. The
- * Deno apps (`_http_servers.ts`) add KV sessions and the `html` table;
- * the Node and Bun apps (`_runtime_servers.ts`) serve these alone.
+ * Deno apps (`_http_servers.ts`) add KV sessions and the `html` table.
  *
  * @module
  */

@@ -49,6 +49,7 @@
  * @module
  */
 
+import { atLeast } from "../store/options.ts";
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware, Next } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
@@ -218,15 +219,6 @@ const COPIES_BODY =
   typeof (globalThis as { Deno?: { version?: { deno?: unknown } } }).Deno
     ?.version?.deno === "string";
 
-function positive(name: string, value: number, min = 0): number {
-  if (typeof value !== "number" || !(value >= min) || !Number.isFinite(value)) {
-    throw new RangeError(
-      `cache(): ${name} must be a finite number >= ${min}, got ${value}`,
-    );
-  }
-  return value;
-}
-
 /**
  * Creates the cache middleware; put it on the routes (or the router)
  * whose answers may be shared between clients. See the module docs for
@@ -290,15 +282,22 @@ export function cache(options: CacheOptions): Middleware {
       "cache() needs `store`: createMemoryCacheStore(), createKvCacheStore() or createRedisCacheStore()",
     );
   }
-  const ttlMs = positive("ttl", options.ttl ?? 60) * 1000;
-  const staleMs = positive(
+  const ttlMs = atLeast("cache()", "ttl", options.ttl ?? 60, 0) * 1000;
+  const staleMs = atLeast(
+    "cache()",
     "staleWhileRevalidate",
     options.staleWhileRevalidate ?? 0,
+    0,
   ) * 1000;
-  const lockTimeout = positive("lockTimeout", options.lockTimeout ?? 5000, 1);
+  const lockTimeout = atLeast(
+    "cache()",
+    "lockTimeout",
+    options.lockTimeout ?? 5000,
+    1,
+  );
   // Room for the status, headers and times next to the body.
   const maxBodyBytes = Math.min(
-    positive("maxBodyBytes", options.maxBodyBytes ?? 1024 * 1024),
+    atLeast("cache()", "maxBodyBytes", options.maxBodyBytes ?? 1024 * 1024, 0),
     store.maxValueBytes - 8192,
   );
   const keyOf = options.key ?? ((context: RequestContext) => context.url.href);

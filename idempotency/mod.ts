@@ -69,6 +69,7 @@
  * @module
  */
 
+import { atLeast } from "../store/options.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { RequestContext } from "../router/context.ts";
 import type { AnyContextKey } from "../router/context_key.ts";
@@ -290,15 +291,6 @@ async function bodyHash(
   return hex(hash.digest());
 }
 
-function positive(name: string, value: number, min: number): number {
-  if (typeof value !== "number" || !(value >= min) || !Number.isFinite(value)) {
-    throw new RangeError(
-      `idempotency(): ${name} must be a finite number >= ${min}, got ${value}`,
-    );
-  }
-  return value;
-}
-
 /**
  * Creates the `Idempotency-Key` middleware (see the module docs for every
  * answer it gives). Put it on the routes that create or change things,
@@ -353,13 +345,25 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       "idempotency() needs `store`: createMemoryCacheStore(), createKvCacheStore() or createRedisCacheStore()",
     );
   }
-  const ttlMs = positive("ttl", options.ttl ?? 86_400, 1) * 1000;
-  const lockTimeout = positive("lockTimeout", options.lockTimeout ?? 60_000, 1);
+  const ttlMs = atLeast("idempotency()", "ttl", options.ttl ?? 86_400, 1) *
+    1000;
+  const lockTimeout = atLeast(
+    "idempotency()",
+    "lockTimeout",
+    options.lockTimeout ?? 60_000,
+    1,
+  );
   const maxBodyBytes = Math.min(
-    positive("maxBodyBytes", options.maxBodyBytes ?? 1024 * 1024, 0),
+    atLeast(
+      "idempotency()",
+      "maxBodyBytes",
+      options.maxBodyBytes ?? 1024 * 1024,
+      0,
+    ),
     store.maxValueBytes - 8192,
   );
-  const maxRequestBytes = positive(
+  const maxRequestBytes = atLeast(
+    "idempotency()",
     "maxRequestBytes",
     options.maxRequestBytes ?? 1024 * 1024,
     0,

@@ -100,11 +100,12 @@ function staticPrefix(form: Form): (string | undefined)[] {
 
 /**
  * A parameter Bun decoded where ours would not match, or would match after
- * the URL's own normalisation (dot segments, backslashes, bad escapes).
+ * the URL's own normalisation (dot segments, backslashes, bad escapes, a
+ * fragment in the request target, which Bun keeps and the URL drops).
  */
 function doubtful(value: string): boolean {
   return value === "." || value === ".." || value.includes("\\") ||
-    value.includes("\uFFFD");
+    value.includes("\uFFFD") || value.includes("#");
 }
 
 /**
@@ -190,6 +191,9 @@ export function nativeRoutes<T>(
     const names = shape.flatMap((part) =>
       typeof part === "string" ? [] : [part.name]
     );
+    // Bun.serve refuses a pattern that names a parameter twice (the
+    // router gives the last value); it stays with the router.
+    if (new Set(names).size !== names.length) continue;
     if (names.length > 0) {
       // Bun's order among parameter patterns is its own: give it only
       // those no other non-static pattern could contest.

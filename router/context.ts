@@ -11,6 +11,7 @@ import type {
   ContextValue,
 } from "./context_key.ts";
 import { ContextKey, missingValue } from "./context_key.ts";
+import { HttpError } from "../http_error/mod.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 import { PARAMS_PROTOTYPE } from "../matcher/trie.ts";
 import type {
@@ -243,9 +244,13 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     this.params = params ?? (NO_PARAMS as P);
   }
 
-  /** The request URL, parsed on first use. */
+  /**
+   * The request URL, parsed on first use. A URL that cannot be parsed
+   * (Bun hands `/path` alone for a `Host` such as `a?x`) throws an
+   * `HttpError` 400, so the client learns what was wrong, not a 500.
+   */
   get url(): URL {
-    return this.#url ??= new URL(this.request.url);
+    return this.#url ??= requestUrl(this.request.url);
   }
 
   /**
@@ -462,5 +467,16 @@ function copyStaged(to: Headers, from: Headers): void {
   });
   if (cookies) {
     for (const cookie of from.getSetCookie()) to.append("set-cookie", cookie);
+  }
+}
+
+function requestUrl(url: string): URL {
+  try {
+    return new URL(url);
+  } catch {
+    throw new HttpError(
+      400,
+      "Bad Request: the request's URL could not be parsed; is its Host header a valid host?",
+    );
   }
 }

@@ -107,11 +107,16 @@ async function readPrefix(
     // Cancelling our copy leaves the request's own body flowing.
     if (!complete) reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(size);
+  // One chunk can carry more than the limit (Bun reads a whole in-memory
+  // body at once): what lies past it is not looked at, however it came.
+  if (size > MAX_PREFIX_BYTES) complete = false;
+  const bytes = new Uint8Array(Math.min(size, MAX_PREFIX_BYTES));
   let offset = 0;
   for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+    if (offset === bytes.byteLength) break;
+    const part = chunk.subarray(0, bytes.byteLength - offset);
+    bytes.set(part, offset);
+    offset += part.byteLength;
   }
   return { bytes, complete };
 }

@@ -253,6 +253,15 @@ function checkSize(
   return value;
 }
 
+/** The host of a request URL; undefined when it cannot be parsed (Bun, a bad Host). */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether `origin` may open a socket to `request`. */
 function originAllowed(
   origin: string,
@@ -265,7 +274,7 @@ function originAllowed(
   } catch {
     return false; // "null" (a sandboxed frame, a file) and garbage
   }
-  if (host === new URL(request.url).host) return true;
+  if (host === hostOf(request.url)) return true;
   if (typeof allowed === "function") return allowed(origin) === true;
   return allowed !== undefined &&
     (allowed.includes("*") || allowed.includes(origin));

@@ -2,7 +2,8 @@
  * Runs the portable part of the suite on Node and Bun: the test files that
  * use no Deno API (see `bundle.ts`), plus real HTTP (`serve_checks.ts`) and
  * the Deno KV storage on `@deno/kv` (`kv_checks.ts`), bundled once and run
- * as a subprocess of each runtime.
+ * as a subprocess of each runtime. A third run on Bun takes the router's
+ * test files through `serve()` and Bun's native routes (`native_router.ts`).
  *
  * Node is the one on PATH (Debian's); Bun is the binary of the npm package
  * `@oven/bun-<platform>` that `install.sh` puts in `node_modules` (a `bun`
@@ -66,8 +67,38 @@ function bundle(): Promise<string> {
   ]);
 }
 
-async function runOn(runtime: string, binary: string): Promise<void> {
-  const path = await bundle();
+/**
+ * The router's test files (and methodOverride's) for the "native" run:
+ * `@fetchkit/toolkit/fetch-router` is `native_router.ts` there, whose
+ * routers answer over loopback HTTP through serve() and Bun's native
+ * routes.
+ */
+function routerTestFiles(): string[] {
+  return portableTestFiles().filter((path) => {
+    const file = path.slice(ROOT.length + 1);
+    // It serves router.fetch itself and compares the native routes with
+    // the router's matcher; a wrapped router.fetch has no hook to compare.
+    if (file === "router/native_routes_test.ts") return false;
+    return file.startsWith("router/") || file.startsWith("routes/");
+  });
+}
+
+let nativeBundled: Promise<string> | undefined;
+
+function nativeBundle(): Promise<string> {
+  return nativeBundled ??= bundleTests("native", routerTestFiles(), {
+    replace: {
+      "@fetchkit/toolkit/fetch-router": join(HERE, "native_router.ts"),
+    },
+  });
+}
+
+async function runOn(
+  runtime: string,
+  binary: string,
+  path?: string,
+): Promise<string> {
+  path ??= await bundle();
   const { code, stdout, stderr } = await output(binary, [path], 240_000);
   const line = stdout.split("\n").find((text) =>
     text.startsWith("fetchkit-tests ")
@@ -87,13 +118,14 @@ async function runOn(runtime: string, binary: string): Promise<void> {
   };
   console.log(
     `${runtime}: ${counts.passed} passed (${counts.steps} steps), ` +
-      `${counts.failed} failed, ${counts.ignored} not portable`,
+      `${counts.failed} failed, ${counts.ignored} skipped (harness.ts says why)`,
   );
   assert.equal(counts.failed, 0);
   assert.ok(
     counts.passed >= MIN_PASSED,
     `only ${counts.passed} tests ran on ${runtime}`,
   );
+  return stdout;
 }
 
 Deno.test("portable tests on Node", async () => {
@@ -114,6 +146,27 @@ Deno.test("portable tests on Bun", async () => {
   await runOn("bun", bun);
 });
 
+Deno.test("the router's tests on Bun through serve() and its native routes", async () => {
+  if (!await dependencies()) {
+    return unavailable("_tools/runtimes/install.sh failed (npm unreachable?)");
+  }
+  const bun = await bunBinary();
+  if (bun === undefined) return unavailable("bun is not installed");
+  const stdout = await runOn("bun (native routes)", bun, await nativeBundle());
+  // The mode is real only if Bun's router answered some of the requests.
+  const line = stdout.split("\n").find((text) =>
+    text.startsWith("fetchkit-native ")
+  );
+  assert.ok(line !== undefined, "no count of native answers");
+  const { native, all } = JSON.parse(
+    line.slice("fetchkit-native ".length),
+  ) as { native: number; all: number };
+  console.log(
+    `bun (native routes): ${native} of ${all} requests matched by Bun's router`,
+  );
+  assert.ok(native > 0, "no request reached a native route");
+});
+
 Deno.test("every portable test file is found", () => {
   const files = portableTestFiles().map((path) => path.slice(ROOT.length + 1));
   // A few that must stay portable: if one picks up a Deno API, it drops
@@ -121,6 +174,8 @@ Deno.test("every portable test file is found", () => {
   for (
     const file of [
       "router/mount_test.ts",
+      "router/router_test.ts",
+      "router/method_override_test.ts",
       "runtime/fs_test.ts",
       "session/cookie_storage_test.ts",
       "form_data/parse_test.ts",

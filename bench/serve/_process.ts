@@ -7,7 +7,8 @@
 import { join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { freePort, untilReady } from "../_load.ts";
-import { OUT, runtimeBinary } from "../_runtime_bench.ts";
+import { bunBinary } from "../../_tools/runtimes/binaries.ts";
+import { OUT } from "../../_tools/runtimes/bundle.ts";
 
 const SCRIPT = join(ROOT, "bench/serve/_servers.ts");
 let bundled: Promise<string> | undefined;
@@ -56,7 +57,7 @@ export async function commandFor(
     ];
   }
   return [
-    await runtimeBinary(runtime),
+    runtime === "node" ? "node" : await bunBinary() ?? "bun",
     ...(runtime === "node" ? ["--expose-gc"] : []),
     await (bundled ??= bundle()),
     kind,
