@@ -33,6 +33,7 @@ export type FormFieldValue = string | File;
  * ```
  */
 export interface FormFieldRecord {
+  /** The value, or values, sent under `name`; `undefined` when none was. */
   [name: string]: FormFieldValue | FormFieldValue[] | undefined;
 }
 

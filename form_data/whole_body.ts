@@ -34,6 +34,21 @@ export async function readWholeBody(
   return await readWholeBodyNow(request, limits, progress);
 }
 
+// A symbol-keyed property on the request, as `body_progress.ts` does.
+const ARRIVED: unique symbol = Symbol("fetchkit.arrivedBody");
+type WithArrived = Request & { [ARRIVED]?: Uint8Array };
+
+/**
+ * Hands the whole body of `request`, which the server already holds (on
+ * Node, a small body that came with the headers), to the next
+ * `readWholeBodyNow`, which then needs no read, deadline or promise. The
+ * request's own body stays readable (the server keeps its copy): a
+ * handler that calls `request.text()` after `formData()` gets it again.
+ */
+export function noteArrivedBody(request: Request, bytes: Uint8Array): void {
+  (request as WithArrived)[ARRIVED] = bytes;
+}
+
 // Bun's `Bun.peek(promise)` gives a settled promise's value at once;
 // feature-detected, and absent on Deno and Node.
 const peek = (globalThis as {
@@ -51,6 +66,11 @@ export function readWholeBodyNow(
   limits: Limits,
   progress?: BodyProgress,
 ): Uint8Array | Promise<Uint8Array> {
+  const arrived = (request as WithArrived)[ARRIVED];
+  if (arrived !== undefined) {
+    (request as WithArrived)[ARRIVED] = undefined;
+    return checkSize(arrived, limits);
+  }
   const reading = request.bytes();
   if (peek !== undefined) {
     const early = peek(reading);
@@ -67,38 +87,52 @@ function checkSize(bytes: Uint8Array, limits: Limits): Uint8Array {
   return bytes;
 }
 
-async function waitForBody(
+/**
+ * The read, failing with a `FormDataTimeoutError` at the deadline. Plain
+ * callbacks on one promise, not an async function with a race: this runs
+ * for every small form whose body was not there yet when the handler ran
+ * (most of them on Bun under load).
+ */
+function waitForBody(
   reading: Promise<Uint8Array>,
   limits: Limits,
   progress: BodyProgress | undefined,
 ): Promise<Uint8Array> {
   const [timeout, limit, left] = deadline(limits, progress);
-  let entry: Watch | undefined;
-  let bytes: Uint8Array;
-  try {
-    // One promise settled by the read or the deadline, whichever comes
-    // first (Promise.race would add a promise and a reaction per request).
-    bytes = timeout === 0 ? await reading : await new Promise<Uint8Array>(
-      (resolve, reject) => {
-        entry = watch(
-          left,
-          () => reject(new FormDataTimeoutError(timeout, undefined, limit)),
-        );
-        reading.then(resolve, reject);
-      },
-    );
-  } catch (error) {
-    // A read left behind by a timeout settles when the connection ends.
-    reading.catch(() => {});
-    if (error instanceof FormDataTimeoutError) throw error;
-    throw new FormDataParseError(
-      "The request body stream failed before the form was complete",
-      { cause: error },
-    );
-  } finally {
-    if (entry !== undefined) unwatch(entry);
+  if (timeout === 0) {
+    return reading.then((bytes) => checkSize(bytes, limits), streamFailed);
   }
-  return checkSize(bytes, limits);
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const entry: Watch = watch(left, () => {
+      // A read left behind settles when the connection ends.
+      reading.catch(ignore);
+      reject(new FormDataTimeoutError(timeout, undefined, limit));
+    });
+    reading.then((bytes) => {
+      unwatch(entry);
+      try {
+        resolve(checkSize(bytes, limits));
+      } catch (error) {
+        reject(error);
+      }
+    }, (error) => {
+      unwatch(entry);
+      try {
+        streamFailed(error);
+      } catch (failure) {
+        reject(failure);
+      }
+    });
+  });
+}
+
+function ignore(): void {}
+
+function streamFailed(error: unknown): never {
+  throw new FormDataParseError(
+    "The request body stream failed before the form was complete",
+    { cause: error },
+  );
 }
 
 /**

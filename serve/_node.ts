@@ -13,6 +13,7 @@ import { Buffer } from "node:buffer";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
+import { noteArrivedBody } from "../form_data/whole_body.ts";
 import {
   type AdapterHooks,
   describe,
@@ -209,19 +210,28 @@ function smallBody(incoming: IncomingMessage): boolean {
 }
 
 /**
- * A body that arrived whole with its headers (the parser has finished the
- * message once the packet is parsed, a microtask after the 'request'
- * event) becomes `incoming.rawBody`, which @hono/node-server reads as the
- * body: no stream listeners and no waiting for the handler's read.
+ * A body whose declared bytes have all arrived (with the headers, in one
+ * packet: the parser has pushed them a microtask after the 'request'
+ * event, though it marks the message complete only later) is read here and
+ * becomes `incoming.rawBody`, which @hono/node-server reads as the body: no
+ * stream listeners and no waiting for the handler's read. Whether it was.
  */
-function takeArrived(incoming: IncomingMessage): void {
-  if (!incoming.complete) return;
+function takeArrived(incoming: IncomingMessage): boolean {
   const length = incoming.readableLength;
-  if (length !== Number(incoming.headers["content-length"])) return;
-  // Without a size, read() takes all and ends the stream ('end' follows).
+  if (length !== Number(incoming.headers["content-length"])) return false;
+  // Without a size, read() takes all that is buffered.
   const body = incoming.read() as Buffer | null;
-  if (body !== null) (incoming as { rawBody?: Buffer }).rawBody = body;
+  if (body === null) return false;
+  (incoming as { rawBody?: Buffer }).rawBody = body;
+  // And for formData(), which then parses it at once.
+  (incoming as { [ARRIVED]?: Buffer })[ARRIVED] = body;
+  // Flowing, so that 'end' comes once the parser finishes the message.
+  incoming.resume();
+  return true;
 }
+
+/** Marks a body `takeArrived` read (not a `rawBody` someone else set). */
+const ARRIVED: unique symbol = Symbol("fetchkit.arrived");
 
 export function listenNode(
   hostname: string | undefined,
@@ -230,11 +240,19 @@ export function listenNode(
   timeouts: NodeTimeouts,
 ): Listening {
   const { handler, sockets } = hooks;
-  const listener = getRequestListener(
-    (request: Request, env: { incoming: unknown }) =>
-      handler(request, new NodeInfo(env.incoming as IncomingMessage)),
-    { hostname },
-  );
+  const fetch = (request: Request, env: { incoming: unknown }) => {
+    const incoming = env.incoming as IncomingMessage & { [ARRIVED]?: Buffer };
+    const arrived = incoming[ARRIVED];
+    if (arrived !== undefined) noteArrivedBody(request, arrived);
+    return handler(request, new NodeInfo(incoming));
+  };
+  const listener = getRequestListener(fetch, { hostname });
+  // For a body read whole before the handler: nothing is left for the
+  // adapter to drain after the response (it would arm a timer to).
+  const readListener = getRequestListener(fetch, {
+    hostname,
+    autoCleanupIncoming: false,
+  });
   const server = createServer({
     ...timeouts,
     // How often headersTimeout and requestTimeout are checked.
@@ -242,8 +260,8 @@ export function listenNode(
   }, (incoming, outgoing) => {
     if (smallBody(incoming)) {
       queueMicrotask(() => {
-        takeArrived(incoming);
-        listener(incoming, outgoing);
+        if (takeArrived(incoming)) readListener(incoming, outgoing);
+        else listener(incoming, outgoing);
       });
     } else listener(incoming, outgoing);
   });
