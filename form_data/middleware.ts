@@ -12,7 +12,7 @@ import { FormDataParseError } from "./errors.ts";
 import {
   type ParsedForm,
   type ParseFormDataOptions,
-  parseFormNow,
+  parseFormThen,
 } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
 import { deferValue } from "../router/context.ts";
@@ -107,20 +107,15 @@ export function formData(options: FormDataOptions = {}): Middleware {
       provide(context, NO_FIELDS);
       return next();
     }
-    let parsed: ParsedForm | Promise<ParsedForm>;
-    try {
-      parsed = parseFormNow(context.request, limits);
-    } catch (error) {
-      return refuse(error, context);
-    }
-    if (!(parsed instanceof Promise)) {
-      provide(context, parsed);
-      return next();
-    }
-    return parsed.then((form) => {
-      provide(context, form);
-      return next();
-    }, (error) => refuse(error, context));
+    return parseFormThen(
+      context.request,
+      limits,
+      (form) => {
+        provide(context, form);
+        return next();
+      },
+      (error) => refuse(error, context),
+    );
   };
 }
 

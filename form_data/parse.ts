@@ -15,7 +15,7 @@ import {
   parseUrlEncodedBody,
   parseUrlEncodedPairs,
 } from "./_urlencoded.ts";
-import { readWholeBodyNow, WHOLE_BODY_MAX } from "./whole_body.ts";
+import { readWholeBodyThen, WHOLE_BODY_MAX } from "./whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
 import { bodyProgress } from "./body_progress.ts";
@@ -185,17 +185,42 @@ const NO_FIELDS: FieldPairs = [];
 
 /**
  * `parseWithLimitsNow`, with a urlencoded body (or no form body at all) as
- * pairs: `formData()` makes the `FormData` or the record a handler asks for
- * from them. Throws what `parseWithLimits` rejects with.
+ * pairs. Throws what `parseWithLimits` rejects with.
  */
 export function parseFormNow(
   request: Request,
   limits: Limits,
 ): ParsedForm | Promise<ParsedForm> {
+  return parseFormThen(request, limits, same, rethrow);
+}
+
+function same(form: ParsedForm): ParsedForm {
+  return form;
+}
+
+function rethrow(error: unknown): never {
+  throw error;
+}
+
+/**
+ * The parsed form handed to `done`, or the error (a `FormDataParseError`,
+ * or the `TypeError` of a body already taken) to `fail`: at once when
+ * nothing is left to wait for, else from one callback on the body's read,
+ * so `formData()` continues to the handler without promises of its own in
+ * between. A urlencoded body (or no form body at all) comes as pairs, from
+ * which `formData()` makes the `FormData` or the record a handler asks
+ * for. What `done` throws is thrown (or rejects), not passed to `fail`.
+ */
+export function parseFormThen<T>(
+  request: Request,
+  limits: Limits,
+  done: (form: ParsedForm) => T | Promise<T>,
+  fail: (error: unknown) => T | Promise<T>,
+): T | Promise<T> {
   const kind = formBodyKind(request.headers.get("content-type"));
-  if (kind === null) return NO_FIELDS;
+  if (kind === null) return done(NO_FIELDS);
   // A body that is absent is not used either, so this may come first.
-  if (request.bodyUsed) throw bodyTaken("read");
+  if (request.bodyUsed) return fail(bodyTaken("read"));
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (
     kind.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
@@ -203,21 +228,23 @@ export function parseFormNow(
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    let bytes: Uint8Array | Promise<Uint8Array>;
-    try {
-      bytes = readWholeBodyNow(request, limits, bodyProgress(request));
-    } catch (error) {
-      throw refusedUnread(request, error);
-    }
-    if (bytes instanceof Uint8Array) return parseUrlEncodedPairs(bytes, limits);
-    return bytes.then(
-      (arrived) => parseUrlEncodedPairs(arrived, limits),
-      (error) => {
-        throw refusedUnread(request, error);
+    return readWholeBodyThen(
+      request,
+      limits,
+      bodyProgress(request),
+      (bytes) => {
+        let pairs: FieldPairs;
+        try {
+          pairs = parseUrlEncodedPairs(bytes, limits);
+        } catch (error) {
+          return fail(error);
+        }
+        return done(pairs);
       },
+      (error) => fail(refusedUnread(request, error)),
     );
   }
-  return parseStream(request, kind, declared, limits);
+  return parseStream(request, kind, declared, limits).then(done, fail);
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 
 import { type Limits, timerDelay } from "./limits.ts";
-import { unwatch, type Watch, watch } from "./_watchdog.ts";
+import { unwatch, watch } from "./_watchdog.ts";
 import type { BodyProgress } from "./body_progress.ts";
 import {
   FormDataParseError,
@@ -66,25 +66,53 @@ export function readWholeBodyNow(
   limits: Limits,
   progress?: BodyProgress,
 ): Uint8Array | Promise<Uint8Array> {
+  return readWholeBodyThen(request, limits, progress, same, rethrow);
+}
+
+function same(bytes: Uint8Array): Uint8Array {
+  return bytes;
+}
+
+function rethrow(error: unknown): never {
+  throw error;
+}
+
+/**
+ * The whole body handed to `done`, or what went wrong (a limit, a stream
+ * that failed, a timeout) to `fail`: at once when the bytes are there, or
+ * from one callback on the read, so that a form middleware's own
+ * continuation runs without a promise of its own between the read and it.
+ * What `done` throws rejects (it is not passed to `fail`).
+ */
+export function readWholeBodyThen<T>(
+  request: Request,
+  limits: Limits,
+  progress: BodyProgress | undefined,
+  done: (bytes: Uint8Array) => T | Promise<T>,
+  fail: (error: unknown) => T | Promise<T>,
+): T | Promise<T> {
+  let bytes: Uint8Array;
   const arrived = (request as WithArrived)[ARRIVED];
   if (arrived !== undefined) {
     (request as WithArrived)[ARRIVED] = undefined;
-    return checkSize(arrived, limits);
+    bytes = arrived;
+  } else {
+    let reading: Promise<Uint8Array>;
+    try {
+      reading = request.bytes();
+    } catch (error) {
+      return fail(error);
+    }
+    const early = peek === undefined ? undefined : peek(reading);
+    if (!(early instanceof Uint8Array)) {
+      return waitForBody(reading, limits, progress, done, fail);
+    }
+    bytes = early;
   }
-  const reading = request.bytes();
-  if (peek !== undefined) {
-    const early = peek(reading);
-    if (early instanceof Uint8Array) return checkSize(early, limits);
-  }
-  return waitForBody(reading, limits, progress);
-}
-
-function checkSize(bytes: Uint8Array, limits: Limits): Uint8Array {
-  // An in-process Request may declare less than its stream holds.
   if (bytes.length > limits.maxTotalSize) {
-    throw new MaxTotalSizeExceededError(limits.maxTotalSize);
+    return fail(new MaxTotalSizeExceededError(limits.maxTotalSize));
   }
-  return bytes;
+  return done(bytes);
 }
 
 /**
@@ -93,47 +121,50 @@ function checkSize(bytes: Uint8Array, limits: Limits): Uint8Array {
  * for every small form whose body was not there yet when the handler ran
  * (most of them on Bun under load).
  */
-function waitForBody(
+function waitForBody<T>(
   reading: Promise<Uint8Array>,
   limits: Limits,
   progress: BodyProgress | undefined,
-): Promise<Uint8Array> {
+  done: (bytes: Uint8Array) => T | Promise<T>,
+  fail: (error: unknown) => T | Promise<T>,
+): Promise<T> {
   const [timeout, limit, left] = deadline(limits, progress);
-  if (timeout === 0) {
-    return reading.then((bytes) => checkSize(bytes, limits), streamFailed);
-  }
-  return new Promise<Uint8Array>((resolve, reject) => {
-    const entry: Watch = watch(left, () => {
+  return new Promise<T>((resolve, reject) => {
+    const entry = timeout === 0 ? undefined : watch(left, () => {
       // A read left behind settles when the connection ends.
       reading.catch(ignore);
-      reject(new FormDataTimeoutError(timeout, undefined, limit));
+      settle(fail, new FormDataTimeoutError(timeout, undefined, limit));
     });
-    reading.then((bytes) => {
-      unwatch(entry);
+    // Once: after a timeout, a read that still comes runs nothing.
+    let settled = false;
+    const settle = <A>(next: (value: A) => T | Promise<T>, value: A) => {
+      if (settled) return;
+      settled = true;
       try {
-        resolve(checkSize(bytes, limits));
+        resolve(next(value));
       } catch (error) {
         reject(error);
       }
+    };
+    reading.then((bytes) => {
+      if (entry !== undefined) unwatch(entry);
+      if (bytes.length > limits.maxTotalSize) {
+        settle(fail, new MaxTotalSizeExceededError(limits.maxTotalSize));
+      } else settle(done, bytes);
     }, (error) => {
-      unwatch(entry);
-      try {
-        streamFailed(error);
-      } catch (failure) {
-        reject(failure);
-      }
+      if (entry !== undefined) unwatch(entry);
+      settle(
+        fail,
+        new FormDataParseError(
+          "The request body stream failed before the form was complete",
+          { cause: error },
+        ),
+      );
     });
   });
 }
 
 function ignore(): void {}
-
-function streamFailed(error: unknown): never {
-  throw new FormDataParseError(
-    "The request body stream failed before the form was complete",
-    { cause: error },
-  );
-}
 
 /**
  * The timeout that applies, its option, and the milliseconds left of it:
