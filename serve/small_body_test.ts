@@ -152,3 +152,29 @@ Deno.test("serve(): a small body sent with its headers reads as JSON, once", asy
     await server.shutdown();
   }
 });
+
+Deno.test("serve(): on Node, a small form sent with its headers is answered without waiting for a read", async () => {
+  const runtime = globalThis as { Deno?: unknown; Bun?: unknown };
+  // Deno and Bun read the body themselves; this path is Node's.
+  if (runtime.Deno !== undefined || runtime.Bun !== undefined) return;
+  const router = createRouter();
+  router.post(
+    "/form",
+    formData(),
+    ({ get }) => new Response(String(get(FormFields)?.name)),
+  );
+  const answers: boolean[] = [];
+  const server = serve((request, info) => {
+    const answer = router.fetch(request, info);
+    answers.push(answer instanceof Response);
+    return answer;
+  }, local);
+  try {
+    const body = "name=Ada";
+    const got = await raw(server.addr.port, [head(body.length) + body], 0);
+    assert.deepEqual(got, { status: 200, body: "Ada" });
+    assert.deepEqual(answers, [true]);
+  } finally {
+    await server.shutdown();
+  }
+});
