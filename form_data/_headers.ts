@@ -25,16 +25,18 @@ export type FormBodyKind =
   | { kind: "urlencoded" }
   | { kind: "multipart"; boundary: string | undefined };
 
+const URLENCODED: FormBodyKind = Object.freeze({ kind: "urlencoded" });
+
 /** Tells which form body `contentType` announces, or `null` for others. */
 export function formBodyKind(contentType: string | null): FormBodyKind | null {
   if (contentType === null) return null;
+  // What browsers send, as they send it: no slicing or lowering needed.
+  if (contentType === "application/x-www-form-urlencoded") return URLENCODED;
   const semicolon = contentType.indexOf(";");
   const essence =
     (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
       .trim().toLowerCase();
-  if (essence === "application/x-www-form-urlencoded") {
-    return { kind: "urlencoded" };
-  }
+  if (essence === "application/x-www-form-urlencoded") return URLENCODED;
   if (essence !== "multipart/form-data") return null;
   const params = semicolon === -1
     ? new Map<string, string>()

@@ -17,11 +17,18 @@ import {
 // A leading BOM is data (WHATWG: "UTF-8 decode without BOM"), as in Deno.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
+/**
+ * A urlencoded form as names and values in turn (`[name0, value0, name1,
+ * ...]`): one array per body, turned into a `FormData` or a record only
+ * when a handler asks for one.
+ */
+export type FieldPairs = string[];
+
 /** Reads the whole body (bounded by `maxTotalSize`) and checks field limits. */
 export async function parseUrlEncodedBody(
   body: BodyReader,
   limits: Limits,
-): Promise<FormData> {
+): Promise<FieldPairs> {
   // Packed as it comes, so that a body sent in tiny packets costs its size
   // rather than an array per packet.
   const collected = new ByteCollector();
@@ -37,38 +44,68 @@ export async function parseUrlEncodedBody(
     await body.cancel(error);
     throw error;
   }
-  return parseUrlEncodedBytes(collected.bytes(), limits);
+  return parseUrlEncodedPairs(collected.bytes(), limits);
 }
 
-/** Parses a whole urlencoded body, with the field limits. */
+/** Parses a whole urlencoded body into a `FormData`, with the field limits. */
 export function parseUrlEncodedBytes(
   bytes: Uint8Array,
   limits: Limits,
 ): FormData {
-  const form = new FormData();
-  let fields = 0;
+  return formFromPairs(parseUrlEncodedPairs(bytes, limits));
+}
+
+/** Parses a whole urlencoded body into pairs, with the field limits. */
+export function parseUrlEncodedPairs(
+  bytes: Uint8Array,
+  limits: Limits,
+): FieldPairs {
   // Browsers percent-encode every non-ASCII byte, so a body is nearly
   // always ASCII, and then decoding it whole first and cutting the text
   // gives the same pairs, faster. Raw non-ASCII bytes take the byte-level
   // path. Both come after the percent-encoding is checked.
-  const pairs = checkBytes(bytes) ? asciiPairs(bytes) : parsePairs(bytes);
-  for (const [name, value] of pairs) {
-    if (++fields > limits.maxFields) {
-      throw new MaxFieldsExceededError(limits.maxFields, { fieldName: name });
-    }
-    if (fieldSize(value, limits.maxFieldSize) > limits.maxFieldSize) {
-      throw new MaxFieldSizeExceededError(limits.maxFieldSize, {
-        fieldName: name,
-      });
-    }
-    form.append(name, value);
+  const ascii = asciiPairs(bytes);
+  if (ascii !== null) return checkFields(ascii, limits);
+  checkBytes(bytes);
+  // Checked as they come: a huge body of tiny fields stops at maxFields.
+  const pairs: FieldPairs = [];
+  for (const part of parsePairs(bytes)) {
+    pairs.push(part);
+    if (pairs.length % 2 === 0) checkField(pairs, pairs.length - 2, limits);
   }
-  return form;
+  return pairs;
 }
 
-/** A value's UTF-8 size, counted only when it could pass `max`. */
-function fieldSize(text: string, max: number): number {
-  return text.length * 3 <= max ? text.length : utf8Length(text);
+/** Checks every field of `pairs` against the field limits, in order. */
+function checkFields(pairs: FieldPairs, limits: Limits): FieldPairs {
+  for (let i = 0; i < pairs.length; i += 2) checkField(pairs, i, limits);
+  return pairs;
+}
+
+/** Checks the field whose name is at `pairs[i]`. */
+function checkField(pairs: FieldPairs, i: number, limits: Limits): void {
+  if (i >= limits.maxFields * 2) {
+    throw new MaxFieldsExceededError(limits.maxFields, {
+      fieldName: pairs[i],
+    });
+  }
+  const value = pairs[i + 1]!;
+  // A UTF-8 size counted only when the value could pass the limit.
+  const max = limits.maxFieldSize;
+  if (
+    value.length > max || (value.length * 3 > max && utf8Length(value) > max)
+  ) {
+    throw new MaxFieldSizeExceededError(max, { fieldName: pairs[i] });
+  }
+}
+
+/** A `FormData` holding `pairs`, in order. */
+export function formFromPairs(pairs: FieldPairs): FormData {
+  const form = new FormData();
+  for (let i = 0; i < pairs.length; i += 2) {
+    form.append(pairs[i]!, pairs[i + 1]!);
+  }
+  return form;
 }
 
 /**
@@ -78,7 +115,7 @@ function fieldSize(text: string, max: number): number {
  * would turn a raw non-ASCII byte next to a percent escape (`\xc7%80`)
  * into two U+FFFD instead of the one character the bytes spell.
  */
-function* parsePairs(bytes: Uint8Array): Generator<[string, string]> {
+function* parsePairs(bytes: Uint8Array): Generator<string> {
   let start = 0;
   while (start <= bytes.length) {
     let end = bytes.indexOf(0x26, /* & */ start);
@@ -86,52 +123,76 @@ function* parsePairs(bytes: Uint8Array): Generator<[string, string]> {
     if (end > start) {
       let eq = bytes.indexOf(0x3d, /* = */ start);
       if (eq === -1 || eq > end) eq = end;
-      yield [
-        decodeComponent(bytes, start, eq),
-        decodeComponent(bytes, Math.min(eq + 1, end), end),
-      ];
+      yield decodeComponent(bytes, start, eq);
+      yield decodeComponent(bytes, Math.min(eq + 1, end), end);
     }
     start = end + 1;
   }
 }
 
 /**
- * The pairs of an all-ASCII body, cut with string scans: on every runtime
- * cheaper than `URLSearchParams` (bench/runtimes/, "urlencoded POST"). A
- * part without `%` needs no decoding; one whose escapes are not UTF-8
- * (`%C3` alone) takes the byte-level decoder, which replaces them with
- * U+FFFD as the WHATWG parser does (ASCII: character index = byte index).
+ * The pairs of an all-ASCII body, cut in one pass over its text (on every
+ * runtime cheaper than `URLSearchParams`; bench/runtimes/, "urlencoded
+ * POST"), or `null` at the first character that is not ASCII: raw
+ * non-ASCII bytes take the byte-level path. Throws a `FormDataParseError`
+ * (400) at the first `%` not followed by two hexadecimal digits (see
+ * `checkBytes`). A part without `%` needs no decoding; one whose escapes
+ * are not UTF-8 (`%C3` alone) takes the byte-level decoder, which replaces
+ * them with U+FFFD as the WHATWG parser does (ASCII: character index =
+ * byte index).
  */
-function asciiPairs(bytes: Uint8Array): [string, string][] {
+function asciiPairs(bytes: Uint8Array): FieldPairs | null {
+  // Any byte over 0x7f decodes to a character over 0x7f (U+FFFD when it
+  // is not UTF-8), so the text tells an ASCII body as the bytes would.
   const text = decoder.decode(bytes);
-  const pairs: [string, string][] = [];
+  const pairs: FieldPairs = [];
   const length = text.length;
   let start = 0;
-  while (start <= length) {
-    let end = text.indexOf("&", start);
-    if (end === -1) end = length;
-    if (end > start) {
-      let eq = text.indexOf("=", start);
-      if (eq === -1 || eq > end) eq = end;
-      pairs.push([
-        decodeAscii(text, bytes, start, eq),
-        eq < end ? decodeAscii(text, bytes, eq + 1, end) : "",
-      ]);
-    }
-    start = end + 1;
+  let eq = -1;
+  // Bits: 1 a "+" in the name, 2 a "%" in the name, 4 and 8 in the value.
+  let flags = 0;
+  for (let i = 0; i <= length; i++) {
+    const code = i === length ? 0x26 : text.charCodeAt(i);
+    if (code === 0x26 /* & */) {
+      if (i > start) {
+        const nameEnd = eq === -1 ? i : eq;
+        pairs.push(
+          decodeAscii(text, bytes, start, nameEnd, flags & 3),
+          eq === -1 ? "" : decodeAscii(text, bytes, eq + 1, i, flags >> 2),
+        );
+      }
+      start = i + 1;
+      eq = -1;
+      flags = 0;
+    } else if (code === 0x3d /* = */) {
+      if (eq === -1) eq = i;
+    } else if (code === 0x2b /* + */) {
+      flags |= eq === -1 ? 1 : 4;
+    } else if (code === 0x25 /* % */) {
+      if (
+        i + 2 >= length || hexValue(text.charCodeAt(i + 1)) === -1 ||
+        hexValue(text.charCodeAt(i + 2)) === -1
+      ) {
+        // Not ASCII further on? The byte-level check finds this first.
+        throw malformedPercent(bytes, i);
+      }
+      flags |= eq === -1 ? 2 : 8;
+    } else if (code > 0x7f) return null;
   }
   return pairs;
 }
 
+/** A part of an ASCII body: `+` (flag 1) to space, `%` (flag 2) escapes. */
 function decodeAscii(
   text: string,
   bytes: Uint8Array,
   start: number,
   end: number,
+  flags: number,
 ): string {
   let part = text.slice(start, end);
-  if (part.indexOf("+") !== -1) part = part.replaceAll("+", " ");
-  if (part.indexOf("%") === -1) return part;
+  if ((flags & 1) !== 0) part = part.replaceAll("+", " ");
+  if ((flags & 2) === 0) return part;
   try {
     return decodeURIComponent(part);
   } catch {

@@ -9,8 +9,15 @@ import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
 import { resolveLimits } from "./limits.ts";
 import { FormDataParseError } from "./errors.ts";
-import { type ParseFormDataOptions, parseWithLimitsNow } from "./parse.ts";
+import {
+  type ParsedForm,
+  type ParseFormDataOptions,
+  parseFormThen,
+} from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
+import { deferValue } from "../router/context.ts";
+import { type FormFieldRecord, FormFields } from "./fields.ts";
+import { formFromPairs, recordFromForm, recordFromPairs } from "./_fields.ts";
 
 /** Options of {@linkcode formData}: the parse options plus `onError`. */
 export interface FormDataOptions extends ParseFormDataOptions {
@@ -28,15 +35,17 @@ export interface FormDataOptions extends ParseFormDataOptions {
 
 /**
  * Parses `application/x-www-form-urlencoded` and `multipart/form-data`
- * bodies into a standard `FormData`, stored in the request context and read
- * with `context.get(FormData)`. Text fields are strings; files are `File`s
- * (`name`, `size`, `type`, `text()`, `arrayBuffer()`), or whatever the
- * `uploadHandler` returns.
+ * bodies into the request context, read as a standard `FormData` with
+ * `context.get(FormData)`, or as a plain record of fields with
+ * `context.get(FormFields)` (see {@linkcode FormFields}; for a urlencoded
+ * body neither is built until a handler asks for it). Text fields are
+ * strings; files are `File`s (`name`, `size`, `type`, `text()`,
+ * `arrayBuffer()`), or whatever the `uploadHandler` returns.
  *
  * - GET and HEAD requests, bodies of other types and empty bodies get an
- *   empty `FormData`.
+ *   empty form.
  * - It runs once per request: when a `FormData` is already in the context
- *   (an earlier `formData()`), it is kept.
+ *   (an earlier `formData()`), it is kept, and `FormFields` is made from it.
  * - A body that cannot be parsed ends the request with status 400
  *   (malformed), 413 (a limit) or 408 (`idleTimeout`, `bodyTimeout`) and a
  *   plain-text message naming the field or file and the limit, or with what
@@ -87,25 +96,45 @@ export function formData(options: FormDataOptions = {}): Middleware {
   // Not async: a form that needs no waiting (a small body already
   // arrived, on Bun) keeps the chain synchronous.
   return (context, next) => {
-    if (context.has(FormData)) return next();
+    if (context.has(FormData)) {
+      if (!context.has(FormFields)) {
+        deferValue(context, FormFields, fieldsOfContext, context);
+      }
+      return next();
+    }
     const method = context.request.method;
     if (method === "GET" || method === "HEAD") {
-      context.set(FormData, new FormData());
+      provide(context, NO_FIELDS);
       return next();
     }
-    let parsed: FormData | Promise<FormData>;
-    try {
-      parsed = parseWithLimitsNow(context.request, limits);
-    } catch (error) {
-      return refuse(error, context);
-    }
-    if (parsed instanceof FormData) {
-      context.set(FormData, parsed);
-      return next();
-    }
-    return parsed.then((form) => {
-      context.set(FormData, form);
-      return next();
-    }, (error) => refuse(error, context));
+    return parseFormThen(
+      context.request,
+      limits,
+      (form) => {
+        provide(context, form);
+        return next();
+      },
+      (error) => refuse(error, context),
+    );
   };
+}
+
+const NO_FIELDS: ParsedForm = [];
+
+/**
+ * Puts a parsed form in the context as `FormData` and as `FormFields`,
+ * the one not parsed into made only when a handler reads it.
+ */
+function provide(context: RequestContext, parsed: ParsedForm): void {
+  if (parsed instanceof FormData) {
+    context.set(FormData, parsed);
+    deferValue(context, FormFields, recordFromForm, parsed);
+  } else {
+    deferValue(context, FormData, formFromPairs, parsed);
+    deferValue(context, FormFields, recordFromPairs, parsed);
+  }
+}
+
+function fieldsOfContext(context: RequestContext): FormFieldRecord {
+  return recordFromForm(context.get(FormData));
 }

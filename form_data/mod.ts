@@ -15,6 +15,10 @@
  * });
  * ```
  *
+ * `context.get(FormFields)` gives the same form as a plain record of fields
+ * (see {@linkcode FormFields}), cheaper to get than the `FormData` when a
+ * handler only reads fields by name.
+ *
  * Status codes for bodies that cannot be parsed: 400 malformed, 413 a limit
  * exceeded, 408 a client that stopped sending (`idleTimeout`) or took too
  * long to send the whole body (`bodyTimeout`).
@@ -32,6 +36,11 @@
  */
 
 export { formData, type FormDataOptions } from "./middleware.ts";
+export {
+  type FormFieldRecord,
+  FormFields,
+  type FormFieldValue,
+} from "./fields.ts";
 export { parseFormData, type ParseFormDataOptions } from "./parse.ts";
 export {
   FileUpload,

@@ -9,8 +9,13 @@ import { BodyReader } from "./body_reader.ts";
 import { type FormBodyKind, formBodyKind } from "./_headers.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { parseMultipartBody } from "./_parse_multipart.ts";
-import { parseUrlEncodedBody, parseUrlEncodedBytes } from "./_urlencoded.ts";
-import { readWholeBodyNow, WHOLE_BODY_MAX } from "./whole_body.ts";
+import {
+  type FieldPairs,
+  formFromPairs,
+  parseUrlEncodedBody,
+  parseUrlEncodedPairs,
+} from "./_urlencoded.ts";
+import { readWholeBodyThen, WHOLE_BODY_MAX } from "./whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
 import { bodyProgress } from "./body_progress.ts";
@@ -160,10 +165,62 @@ export function parseWithLimitsNow(
   request: Request,
   limits: Limits,
 ): FormData | Promise<FormData> {
+  const parsed = parseFormNow(request, limits);
+  if (parsed instanceof Promise) return parsed.then(toForm);
+  return toForm(parsed);
+}
+
+function toForm(parsed: ParsedForm): FormData {
+  return parsed instanceof FormData ? parsed : formFromPairs(parsed);
+}
+
+/**
+ * A parsed form: a `FormData` (multipart), or a urlencoded body's names and
+ * values in turn, turned into a `FormData` only when one is asked for.
+ */
+export type ParsedForm = FormData | FieldPairs;
+
+/** An empty form, as pairs: no `FormData` made for it. */
+const NO_FIELDS: FieldPairs = [];
+
+/**
+ * `parseWithLimitsNow`, with a urlencoded body (or no form body at all) as
+ * pairs. Throws what `parseWithLimits` rejects with.
+ */
+export function parseFormNow(
+  request: Request,
+  limits: Limits,
+): ParsedForm | Promise<ParsedForm> {
+  return parseFormThen(request, limits, same, rethrow);
+}
+
+function same(form: ParsedForm): ParsedForm {
+  return form;
+}
+
+function rethrow(error: unknown): never {
+  throw error;
+}
+
+/**
+ * The parsed form handed to `done`, or the error (a `FormDataParseError`,
+ * or the `TypeError` of a body already taken) to `fail`: at once when
+ * nothing is left to wait for, else from one callback on the body's read,
+ * so `formData()` continues to the handler without promises of its own in
+ * between. A urlencoded body (or no form body at all) comes as pairs, from
+ * which `formData()` makes the `FormData` or the record a handler asks
+ * for. What `done` throws is thrown (or rejects), not passed to `fail`.
+ */
+export function parseFormThen<T>(
+  request: Request,
+  limits: Limits,
+  done: (form: ParsedForm) => T | Promise<T>,
+  fail: (error: unknown) => T | Promise<T>,
+): T | Promise<T> {
   const kind = formBodyKind(request.headers.get("content-type"));
-  if (kind === null) return new FormData();
+  if (kind === null) return done(NO_FIELDS);
   // A body that is absent is not used either, so this may come first.
-  if (request.bodyUsed) throw bodyTaken("read");
+  if (request.bodyUsed) return fail(bodyTaken("read"));
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (
     kind.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
@@ -171,21 +228,23 @@ export function parseWithLimitsNow(
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    let bytes: Uint8Array | Promise<Uint8Array>;
-    try {
-      bytes = readWholeBodyNow(request, limits, bodyProgress(request));
-    } catch (error) {
-      throw refusedUnread(request, error);
-    }
-    if (bytes instanceof Uint8Array) return parseUrlEncodedBytes(bytes, limits);
-    return bytes.then(
-      (arrived) => parseUrlEncodedBytes(arrived, limits),
-      (error) => {
-        throw refusedUnread(request, error);
+    return readWholeBodyThen(
+      request,
+      limits,
+      bodyProgress(request),
+      (bytes) => {
+        let pairs: FieldPairs;
+        try {
+          pairs = parseUrlEncodedPairs(bytes, limits);
+        } catch (error) {
+          return fail(error);
+        }
+        return done(pairs);
       },
+      (error) => fail(refusedUnread(request, error)),
     );
   }
-  return parseStream(request, kind, declared, limits);
+  return parseStream(request, kind, declared, limits).then(done, fail);
 }
 
 /**
@@ -206,13 +265,13 @@ async function parseStream(
   kind: FormBodyKind,
   declared: number,
   limits: Limits,
-): Promise<FormData> {
+): Promise<ParsedForm> {
   if (request.body?.locked) throw bodyTaken("taken by a reader");
   if (request.body === null) {
     if (kind.kind === "multipart") {
       throw new FormDataParseError("The multipart body is empty");
     }
-    return new FormData();
+    return NO_FIELDS;
   }
   const progress = bodyProgress(request);
   const body = new BodyReader(

@@ -10,7 +10,7 @@
  */
 
 import { type Limits, timerDelay } from "./limits.ts";
-import { unwatch, type Watch, watch } from "./_watchdog.ts";
+import { unwatch, watch } from "./_watchdog.ts";
 import type { BodyProgress } from "./body_progress.ts";
 import {
   FormDataParseError,
@@ -34,6 +34,26 @@ export async function readWholeBody(
   return await readWholeBodyNow(request, limits, progress);
 }
 
+// A symbol-keyed property on the request, as `body_progress.ts` does.
+const ARRIVED: unique symbol = Symbol("fetchkit.arrivedBody");
+type WithArrived = Request & { [ARRIVED]?: Uint8Array };
+
+/**
+ * Hands the whole body of `request`, which the server already holds (on
+ * Node, a small body that came with the headers), to the next
+ * `readWholeBodyNow`, which then needs no read, deadline or promise. The
+ * request's own body stays readable (the server keeps its copy): a
+ * handler that calls `request.text()` after `formData()` gets it again.
+ */
+export function noteArrivedBody(request: Request, bytes: Uint8Array): void {
+  arrivals = true;
+  (request as WithArrived)[ARRIVED] = bytes;
+}
+
+// Whether a server ever noted a body (Node): a symbol the object lacks
+// costs Bun about 120 ns to look up on a request, so it never looks.
+let arrivals = false;
+
 // Bun's `Bun.peek(promise)` gives a settled promise's value at once;
 // feature-detected, and absent on Deno and Node.
 const peek = (globalThis as {
@@ -51,55 +71,105 @@ export function readWholeBodyNow(
   limits: Limits,
   progress?: BodyProgress,
 ): Uint8Array | Promise<Uint8Array> {
-  const reading = request.bytes();
-  if (peek !== undefined) {
-    const early = peek(reading);
-    if (early instanceof Uint8Array) return checkSize(early, limits);
-  }
-  return waitForBody(reading, limits, progress);
+  return readWholeBodyThen(request, limits, progress, same, rethrow);
 }
 
-function checkSize(bytes: Uint8Array, limits: Limits): Uint8Array {
-  // An in-process Request may declare less than its stream holds.
-  if (bytes.length > limits.maxTotalSize) {
-    throw new MaxTotalSizeExceededError(limits.maxTotalSize);
-  }
+function same(bytes: Uint8Array): Uint8Array {
   return bytes;
 }
 
-async function waitForBody(
+function rethrow(error: unknown): never {
+  throw error;
+}
+
+/**
+ * The whole body handed to `done`, or what went wrong (a limit, a stream
+ * that failed, a timeout) to `fail`: at once when the bytes are there, or
+ * from one callback on the read, so that a form middleware's own
+ * continuation runs without a promise of its own between the read and it.
+ * What `done` throws rejects (it is not passed to `fail`).
+ */
+export function readWholeBodyThen<T>(
+  request: Request,
+  limits: Limits,
+  progress: BodyProgress | undefined,
+  done: (bytes: Uint8Array) => T | Promise<T>,
+  fail: (error: unknown) => T | Promise<T>,
+): T | Promise<T> {
+  let bytes: Uint8Array;
+  const arrived = arrivals ? (request as WithArrived)[ARRIVED] : undefined;
+  if (arrived !== undefined) {
+    (request as WithArrived)[ARRIVED] = undefined;
+    bytes = arrived;
+  } else {
+    let reading: Promise<Uint8Array>;
+    try {
+      reading = request.bytes();
+    } catch (error) {
+      return fail(error);
+    }
+    const early = peek === undefined ? undefined : peek(reading);
+    if (!(early instanceof Uint8Array)) {
+      return waitForBody(reading, limits, progress, done, fail);
+    }
+    bytes = early;
+  }
+  if (bytes.length > limits.maxTotalSize) {
+    return fail(new MaxTotalSizeExceededError(limits.maxTotalSize));
+  }
+  return done(bytes);
+}
+
+/**
+ * The read, failing with a `FormDataTimeoutError` at the deadline. Plain
+ * callbacks on one promise, not an async function with a race: this runs
+ * for every small form whose body was not there yet when the handler ran
+ * (most of them on Bun under load).
+ */
+function waitForBody<T>(
   reading: Promise<Uint8Array>,
   limits: Limits,
   progress: BodyProgress | undefined,
-): Promise<Uint8Array> {
+  done: (bytes: Uint8Array) => T | Promise<T>,
+  fail: (error: unknown) => T | Promise<T>,
+): Promise<T> {
   const [timeout, limit, left] = deadline(limits, progress);
-  let entry: Watch | undefined;
-  let bytes: Uint8Array;
-  try {
-    // One promise settled by the read or the deadline, whichever comes
-    // first (Promise.race would add a promise and a reaction per request).
-    bytes = timeout === 0 ? await reading : await new Promise<Uint8Array>(
-      (resolve, reject) => {
-        entry = watch(
-          left,
-          () => reject(new FormDataTimeoutError(timeout, undefined, limit)),
-        );
-        reading.then(resolve, reject);
-      },
-    );
-  } catch (error) {
-    // A read left behind by a timeout settles when the connection ends.
-    reading.catch(() => {});
-    if (error instanceof FormDataTimeoutError) throw error;
-    throw new FormDataParseError(
-      "The request body stream failed before the form was complete",
-      { cause: error },
-    );
-  } finally {
-    if (entry !== undefined) unwatch(entry);
-  }
-  return checkSize(bytes, limits);
+  return new Promise<T>((resolve, reject) => {
+    const entry = timeout === 0 ? undefined : watch(left, () => {
+      // A read left behind settles when the connection ends.
+      reading.catch(ignore);
+      settle(fail, new FormDataTimeoutError(timeout, undefined, limit));
+    });
+    // Once: after a timeout, a read that still comes runs nothing.
+    let settled = false;
+    const settle = <A>(next: (value: A) => T | Promise<T>, value: A) => {
+      if (settled) return;
+      settled = true;
+      try {
+        resolve(next(value));
+      } catch (error) {
+        reject(error);
+      }
+    };
+    reading.then((bytes) => {
+      if (entry !== undefined) unwatch(entry);
+      if (bytes.length > limits.maxTotalSize) {
+        settle(fail, new MaxTotalSizeExceededError(limits.maxTotalSize));
+      } else settle(done, bytes);
+    }, (error) => {
+      if (entry !== undefined) unwatch(entry);
+      settle(
+        fail,
+        new FormDataParseError(
+          "The request body stream failed before the form was complete",
+          { cause: error },
+        ),
+      );
+    });
+  });
 }
+
+function ignore(): void {}
 
 /**
  * The timeout that applies, its option, and the milliseconds left of it:
@@ -112,7 +182,8 @@ function deadline(
 ): [number, "idleTimeout" | "bodyTimeout", number] {
   const idle = timerDelay(limits.idleTimeout);
   const total = timerDelay(limits.bodyTimeout);
-  const now = performance.now();
+  // The clock only when a peek waited already (a call costs Bun ~50 ns).
+  const now = progress === undefined ? 0 : performance.now();
   const idleLeft = idle - (progress ? now - progress.lastDataAt : 0);
   const totalLeft = total - (progress ? now - progress.startedAt : 0);
   // The sooner of the two that are set (0 is "not set").

@@ -67,6 +67,24 @@ let connect: (
 // taken once (so they are applied once).
 let takeStaged: (context: RequestContext) => StagedHeaders | undefined;
 
+/**
+ * A value made the first time `get` reads it (see `deferValue`): a parser
+ * can offer two forms of one result and build only the one a handler asks
+ * for.
+ */
+class Deferred {
+  readonly make: (source: unknown) => unknown;
+  readonly source: unknown;
+  constructor(make: (source: unknown) => unknown, source: unknown) {
+    this.make = make;
+    this.source = source;
+  }
+}
+
+// Set by RequestContext's static block: stores a value without making the
+// detached `set` (a closure) for it.
+let put: (context: RequestContext, key: unknown, value: unknown) => void;
+
 // Set by RequestContext's static block: the route a native router (Bun's)
 // already matched, for the router's dispatch to take.
 let routeSlot: (context: RequestContext, route: unknown) => unknown;
@@ -204,6 +222,9 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       if (route !== undefined) context.#route = route;
       return found;
     };
+    put = (context, key, value) => {
+      (context.#values ??= new Map()).set(key, value);
+    };
     provide = (context, input) => {
       (context.#values ??= new Map()).set(INPUT_KEY, input);
     };
@@ -332,8 +353,12 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     return this.#get ??= (key) => {
       const values = this.#values;
       if (values !== undefined) {
-        const value = values.get(key);
+        let value = values.get(key);
         if (value !== undefined || values.has(key)) {
+          if (value instanceof Deferred) {
+            value = value.make(value.source);
+            values.set(key, value);
+          }
           return value as ContextLookup<typeof key>;
         }
       }
@@ -385,6 +410,19 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
 /** Gives a context its validated input, for `context.input`. */
 export function provideInput(context: RequestContext, input: InputBase): void {
   provide(context, input);
+}
+
+/**
+ * Stores under `key` a value made by `make(source)` the first time `get`
+ * reads it (once; `has` is true at once, and a `set` replaces it unmade).
+ */
+export function deferValue<K extends AnyContextKey, S>(
+  context: RequestContext,
+  key: K,
+  make: (source: S) => ContextValue<K>,
+  source: S,
+): void {
+  put(context, key, new Deferred(make as (source: unknown) => unknown, source));
 }
 
 /** Gives a context what the server passed, for `context.remoteAddr`. */

@@ -50,14 +50,43 @@ export const POST_BODY = "text=hello+world&n=1";
 
 /** The servers of each runtime, ours first, the bare server last. */
 export const SERVERS: Record<string, string[]> = {
-  deno: ["fetchkit", "hono", "bare"],
-  node: ["fetchkit", "fastify", "hono", "bare", "adapter"],
-  bun: ["fetchkit", "elysia", "hono", "bare"],
+  deno: ["fetchkit", "fetchkit-formdata", "hono", "bare"],
+  node: [
+    "fetchkit",
+    "fetchkit-formdata",
+    "fastify",
+    "hono",
+    "bare",
+    "adapter",
+  ],
+  bun: [
+    "fetchkit",
+    "fetchkit-formdata",
+    "elysia",
+    "hono",
+    "bare",
+  ],
 };
 
 /** Servers that answer one constant text: loaded on the static route only. */
 export function staticOnly(server: string): boolean {
   return server === "bare" || server === "adapter";
+}
+
+/**
+ * Whether `server` is loaded on `scenario`: the bare servers on the static
+ * route only, and `fetchkit-formdata` (ours, its POST handler reading
+ * `get(FormData)` instead of `get(FormFields)`) on the POST only.
+ */
+export function loads(server: string, scenario: string): boolean {
+  if (staticOnly(server)) return scenario === "static";
+  if (server === "fetchkit-formdata") return scenario === "urlencoded POST";
+  return true;
+}
+
+/** Whether `server` is ours (a variant, or base), not a peer. */
+export function isOurs(server: string): boolean {
+  return server.startsWith("fetchkit") || server === "base";
 }
 
 /** `--name=value` options. */

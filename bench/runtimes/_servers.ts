@@ -19,7 +19,7 @@
  * @module
  */
 import { createRouter, type Middleware } from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import { formData, FormFields } from "@fetchkit/toolkit/form-data-middleware";
 import { serve } from "@fetchkit/toolkit/serve";
 import { Hono, type MiddlewareHandler } from "hono";
 
@@ -47,7 +47,8 @@ const ready = () => console.log("ready");
 // deno-lint-ignore no-explicit-any
 const load = (specifier: string): Promise<any> => import(specifier);
 
-function fetchkit(): void {
+/** With `formDataVariant`, the POST handler reads `get(FormData)`. */
+function fetchkit(formDataVariant = false): void {
   const readsAccept: Middleware = (context, next) => {
     context.headers.get("accept");
     return next();
@@ -78,7 +79,9 @@ function fetchkit(): void {
   router.post(
     "/echo",
     formData(),
-    ({ get }) => new Response(String(get(FormData).get("text") ?? "")),
+    formDataVariant
+      ? ({ get }) => new Response(String(get(FormData).get("text") ?? ""))
+      : ({ get }) => new Response(String(get(FormFields)?.text ?? "")),
   );
   serve(router.fetch, {
     hostname,
@@ -243,7 +246,8 @@ async function adapter(): Promise<void> {
 const servers: Record<string, () => unknown> = {
   adapter,
   bare,
-  fetchkit,
+  fetchkit: () => fetchkit(),
+  "fetchkit-formdata": () => fetchkit(true),
   hono: () => fetchServer(honoApp()),
   elysia,
   fastify,

@@ -23,6 +23,8 @@ import { join } from "node:path";
 import { wrkRun } from "../_load.ts";
 import {
   build,
+  isOurs,
+  loads,
   options,
   OUT,
   SCENARIOS,
@@ -81,9 +83,7 @@ for (const runtime of runtimes) {
     only === undefined || only.includes(name)
   );
   for (const server of names) {
-    const mine = scenarios.filter((scenario) =>
-      !staticOnly(server) || scenario.name === "static"
-    );
+    const mine = scenarios.filter((scenario) => loads(server, scenario.name));
     const file = join(OUT, `callgrind.${runtime}.${server}`);
     const running = await start(runtime, server, bundles, [
       "valgrind",
@@ -135,9 +135,7 @@ for (const runtime of runtimes) {
   const names = serversOf(runtime, baseRoot).filter((name) =>
     only === undefined || only.includes(name)
   );
-  const peers = names.filter((name) =>
-    name !== "fetchkit" && !staticOnly(name) && name !== "base"
-  );
+  const peers = names.filter((name) => !isOurs(name) && !staticOnly(name));
   console.log(`\n#### ${runtime}, instructions per request\n`);
   console.log(
     `| scenario | ${names.join(" | ")} | ours ÷ fewest of ${

@@ -31,6 +31,8 @@ import {
   build,
   check,
   cpuSeconds,
+  isOurs,
+  loads,
   options,
   OUT,
   type Running,
@@ -72,7 +74,7 @@ for (const runtime of runtimes) {
     }
     for (const [server, { port }] of running) {
       for (const scenario of scenarios) {
-        if (staticOnly(server) && scenario.name !== "static") continue;
+        if (!loads(server, scenario.name)) continue;
         await check(port, scenario, `${runtime} ${server}`);
       }
     }
@@ -83,7 +85,7 @@ for (const runtime of runtimes) {
       for (const scenario of scenarios) {
         for (const server of order) {
           // The bare server answers one text to everything.
-          if (staticOnly(server) && scenario.name !== "static") continue;
+          if (!loads(server, scenario.name)) continue;
           const { port, pid } = running.get(server)!;
           const before = await cpuSeconds(pid);
           const result = await wrkRun(
@@ -120,9 +122,7 @@ const range = (values: number[], digits: number) =>
   }`;
 for (const runtime of runtimes) {
   const names = serversOf(runtime, baseRoot);
-  const peers = names.filter((name) =>
-    name !== "fetchkit" && !staticOnly(name) && name !== "base"
-  );
+  const peers = names.filter((name) => !isOurs(name) && !staticOnly(name));
   console.log(`\n#### ${runtime}\n`);
   console.log(
     `| scenario | ${
