@@ -111,6 +111,11 @@ export class StagedHeaders {
    * name; Set-Cookie values are added to the response's own.
    */
   static applyTo(to: Headers, staged: StagedHeaders): void {
+    // A handler gave `context.responseHeaders` as its Response's headers and
+    // the Response kept the object as its own (@hono/node-server's does):
+    // they are on it already, and appending its cookies to itself would
+    // never end.
+    if ((to as unknown) === staged) return;
     const real = staged.#real;
     if (real !== undefined) {
       let cookies = false;

@@ -217,3 +217,51 @@ Deno.test("the router's own 404: an edit of one answer's headers is not seen on 
     await server.shutdown();
   }
 });
+
+Deno.test("responseHeaders given as the Response's own headers: a staged cookie is sent, served, and the answer ends", async () => {
+  // On Node, serve()'s adapter keeps a Headers given in the init as the
+  // Response's own, so the staged headers were applied onto themselves:
+  // each appended cookie was appended again, without end.
+  const router = createRouter();
+  router.get("/cookie", (context) => {
+    context.responseHeaders.append("Set-Cookie", "sid=1; HttpOnly");
+    context.responseHeaders.set("X-Staged", "yes");
+    return new Response("hi", { headers: context.responseHeaders });
+  });
+  const server = serve(router.fetch, {
+    hostname: "127.0.0.1",
+    port: 0,
+    handleSignals: false,
+  });
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.addr.port}/cookie`);
+    assert.equal(await response.text(), "hi");
+    assert.equal(response.headers.get("x-staged"), "yes");
+    assert.ok(response.headers.getSetCookie().includes("sid=1; HttpOnly"));
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("responseHeaders given as the Response's own headers: applied once, not onto themselves", async () => {
+  // What @hono/node-server's Response does, in process: its headers are
+  // the object it was given.
+  class KeepsHeaders extends Response {
+    #headers: Headers;
+    constructor(body: string, init: { headers: Headers }) {
+      super(body, init);
+      this.#headers = init.headers;
+    }
+    override get headers(): Headers {
+      return this.#headers;
+    }
+  }
+  const router = createRouter();
+  router.get("/cookie", (context) => {
+    context.responseHeaders.append("Set-Cookie", "sid=1");
+    return new KeepsHeaders("hi", { headers: context.responseHeaders });
+  });
+  const response = await router.fetch(new Request("http://localhost/cookie"));
+  assert.equal(await response.text(), "hi");
+  assert.deepEqual(response.headers.getSetCookie(), ["sid=1"]);
+});
