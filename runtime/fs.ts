@@ -146,27 +146,6 @@ export function statSync(path: string | URL, feature: string): FileInfo {
   };
 }
 
-interface BunFiles {
-  file(path: string): Blob;
-}
-
-/**
- * On Bun, `length` bytes of the file at `path` from `start` as a lazy
- * `Blob` (Bun sends it by `sendfile`, with its `Content-Length`; it drops
- * an explicit length on a stream body and sends it chunked); `undefined`
- * elsewhere, where a stream keeps the length it is given.
- */
-export function fileBlob(
-  path: string,
-  start: number,
-  length: number,
-): Blob | undefined {
-  const bun = (globalThis as { Bun?: BunFiles }).Bun;
-  return typeof bun?.file === "function"
-    ? bun.file(path).slice(start, start + length)
-    : undefined;
-}
-
 /** Opens `path` for reading at byte `start`. */
 export function openReadSync(
   path: string,

@@ -1,9 +1,8 @@
 /**
  * Static files as router middleware: `serveStatic({ root: "public" })`.
  *
- * Files are streamed from disk (Deno's file API on Deno, `node:fs` on Node,
- * Bun's own file body on Bun, which it sends with `sendfile` and its
- * length; a file is never read whole into memory, except one that fits in
+ * Files are streamed from disk (Deno's file API on Deno, `node:fs` on Node
+ * and Bun; a file is never read whole into memory, except one that fits in
  * a single 64 KiB chunk of the stream, which is read with one call) with
  * `Content-Type` from the extension, `Content-Length`, `ETag` and `Last-Modified`, `Cache-Control`,
  * `X-Content-Type-Options: nosniff`, `304 Not Modified` for
@@ -82,7 +81,6 @@ import {
 } from "./_conditional.ts";
 import { contentTypeOf } from "./_mime.ts";
 import {
-  fileBlob,
   type FileInfo,
   isNotFound,
   joinSegments,
@@ -491,10 +489,6 @@ function sendFile(
   // request.method, not context.method: the router strips HEAD bodies by it.
   if (request.method === "HEAD" || length === 0) {
     return new NativeResponse(null, { status, headers });
-  }
-  const blob = length > CHUNK ? fileBlob(path, start, length) : undefined;
-  if (blob !== undefined) {
-    return new NativeResponse(blob, { status, headers });
   }
   const file = openReadSync(path, start, FEATURE);
   let body: BodyInit;
