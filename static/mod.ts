@@ -8,7 +8,10 @@
  * `X-Content-Type-Options: nosniff`, `304 Not Modified` for
  * `If-None-Match` / `If-Modified-Since`, `412 Precondition Failed` for
  * `If-Match` / `If-Unmodified-Since`, single byte ranges (`206`, `416`,
- * `If-Range`) and `HEAD`. Preconditions are evaluated in the order of
+ * `If-Range`) and `HEAD`. (On Bun a file larger than 64 KiB goes out
+ * chunked: Bun drops `Content-Length` from a stream body, and Bun's own lazy
+ * file body, which keeps it, would open the path again when sent, after the
+ * check that it lies inside `root`.) Preconditions are evaluated in the order of
  * RFC 9110 §13.2.2: `If-Match` (strong comparison; `If-Unmodified-Since`
  * is ignored when it is there), then `If-Unmodified-Since`, then
  * `If-None-Match` (which wins over `If-Modified-Since`), then `If-Range`,
