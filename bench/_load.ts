@@ -63,6 +63,40 @@ export async function untilReady(
   }
 }
 
+/** A server process started by {@linkcode spawnReady}. */
+export interface Running {
+  port: number;
+  pid: number;
+  /** Kills it (SIGKILL) and waits for it to end. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `argv` in `cwd` (a server that listens on `port` and prints
+ * "ready") and waits for it to be ready.
+ */
+export async function spawnReady(
+  argv: string[],
+  port: number,
+  options: { cwd: string; what: string },
+): Promise<Running> {
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    cwd: options.cwd,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  await untilReady(child, options.what);
+  return {
+    port,
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGKILL");
+      await child.status;
+    },
+  };
+}
+
 /** Ends a server started with {@linkcode startServer}. */
 export async function stopServer(server: ServerProcess): Promise<void> {
   server.process.kill("SIGTERM");

@@ -8,7 +8,9 @@
 import { join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
-import { freePort, untilReady } from "../_load.ts";
+import { freePort, type Running, spawnReady } from "../_load.ts";
+
+export type { Running } from "../_load.ts";
 
 /** One scenario: how to request it and what a correct answer holds. */
 export interface Scenario {
@@ -147,13 +149,6 @@ export async function build(
   return { bundle, post };
 }
 
-/** A running server process. */
-export interface Running {
-  port: number;
-  pid: number;
-  stop(): Promise<void>;
-}
-
 /**
  * Starts `server` on `runtime`, under `wrap` (valgrind) when given; `base`
  * is ours from `bundles.base` (or the base checkout, on Deno).
@@ -186,21 +181,10 @@ export async function start(
     isBase ? "fetchkit" : server,
     String(port),
   ];
-  const child = new Deno.Command(argv[0]!, {
-    args: argv.slice(1),
+  return await spawnReady(argv, port, {
     cwd: ROOT,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  await untilReady(child, `${runtime} ${server}`);
-  return {
-    port,
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGKILL");
-      await child.status;
-    },
-  };
+    what: `${runtime} ${server}`,
+  });
 }
 
 /** Checks that a server answers `scenario` correctly; throws if not. */

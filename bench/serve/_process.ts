@@ -5,10 +5,9 @@
  * @module
  */
 import { join } from "node:path";
-import { ROOT } from "../../_tools/runtimes/bundle.ts";
-import { freePort, untilReady } from "../_load.ts";
+import { freePort, type Running, spawnReady } from "../_load.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
-import { OUT } from "../../_tools/runtimes/bundle.ts";
+import { OUT, ROOT } from "../../_tools/runtimes/bundle.ts";
 
 const SCRIPT = join(ROOT, "bench/serve/_servers.ts");
 let bundled: Promise<string> | undefined;
@@ -32,12 +31,7 @@ async function bundle(): Promise<string> {
   return output;
 }
 
-/** A running server process. */
-export interface Running {
-  port: number;
-  pid: number;
-  stop(): Promise<void>;
-}
+export type { Running } from "../_load.ts";
 
 /** The command line that serves `kind` on `runtime` at `port`. */
 export async function commandFor(
@@ -76,21 +70,7 @@ export async function startKind(
 ): Promise<Running> {
   const port = freePort();
   const argv = [...wrap, ...await commandFor(runtime, kind, port)];
-  const process = new Deno.Command(argv[0]!, {
-    args: argv.slice(1),
-    cwd: OUT,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  await untilReady(process, `${runtime} ${kind}`);
-  return {
-    port,
-    pid: process.pid,
-    async stop() {
-      process.kill("SIGKILL");
-      await process.status;
-    },
-  };
+  return await spawnReady(argv, port, { cwd: OUT, what: `${runtime} ${kind}` });
 }
 
 /** The server's resident memory, in bytes. */
