@@ -33,47 +33,47 @@ export class StagedHeaders {
 
   /** Sets a header, replacing any value of that name. */
   set(name: string, value: string): void {
-    if (this.#real !== undefined) return this.#real.set(name, value);
-    name = `${name}`;
-    value = `${value}`;
-    if (!TOKEN.test(name) || !PLAIN_VALUE.test(value)) {
-      return this.#materialize().set(name, value);
-    }
-    const lower = name.toLowerCase();
-    if (lower === "set-cookie") {
-      this.#cookies = [value];
-      return;
-    }
-    const index = this.#names.indexOf(lower);
-    if (index === -1) {
-      this.#names.push(lower);
-      this.#values.push(value);
-    } else this.#values[index] = value;
+    this.#write(name, value, false);
   }
 
   /** Adds a value to a header (joined with ", ", except Set-Cookie). */
   append(name: string, value: string): void {
-    if (this.#real !== undefined) return this.#real.append(name, value);
-    name = `${name}`;
-    value = `${value}`;
-    if (!TOKEN.test(name) || !PLAIN_VALUE.test(value)) {
-      return this.#materialize().append(name, value);
+    this.#write(name, value, true);
+  }
+
+  /** `set` (`add` false) or `append` (`add` true). */
+  #write(name: string, value: string, add: boolean): void {
+    let real = this.#real;
+    if (real === undefined) {
+      name = `${name}`;
+      value = `${value}`;
+      if (TOKEN.test(name) && PLAIN_VALUE.test(value)) {
+        this.#stage(name.toLowerCase(), value, add);
+        return;
+      }
+      real = this.#materialize();
     }
-    const lower = name.toLowerCase();
+    if (add) real.append(name, value);
+    else real.set(name, value);
+  }
+
+  /** Stages a plain value under a lowercased name. */
+  #stage(lower: string, value: string, add: boolean): void {
     if (lower === "set-cookie") {
-      (this.#cookies ??= []).push(value);
+      if (add) (this.#cookies ??= []).push(value);
+      else this.#cookies = [value];
       return;
     }
     const index = this.#names.indexOf(lower);
     if (index === -1) {
       this.#names.push(lower);
       this.#values.push(value);
-    } else {
-      const before = this.#values[index];
-      this.#values[index] = before === undefined
-        ? value
-        : `${before}, ${value}`;
+      return;
     }
+    const before = this.#values[index];
+    this.#values[index] = add && before !== undefined
+      ? `${before}, ${value}`
+      : value;
   }
 
   /** Removes a staged header (the response keeps its own of that name). */
