@@ -18,11 +18,8 @@ function add(
 ): void {
   const had = record[name];
   if (had === undefined) {
-    // 93: "]"; a name such as "tags[]" always holds an array.
-    record[name] = name.charCodeAt(name.length - 1) === 93 &&
-        name.endsWith("[]")
-      ? [value]
-      : value;
+    // A name such as "tags[]" always holds an array.
+    record[name] = name.endsWith("[]") ? [value] : value;
   } else if (Array.isArray(had)) had.push(value);
   else record[name] = [had, value];
 }
