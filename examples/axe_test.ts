@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import axe from "axe-core";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
+import { launchChromium } from "../_tools/browser.ts";
 import { chromiumOrSkip } from "../_tools/chromium.ts";
 import { startCommand } from "../_tools/doc_run.ts";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
@@ -474,18 +475,7 @@ Deno.test({
     if (Deno.env.get("SAVE_SCREENSHOTS")) {
       cleanups.push(() => Deno.remove(temp, { recursive: true }));
     }
-    const browser = await chromium.launch({
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium(executablePath);
     cleanups.push(() => browser.close());
     const findings: Finding[] = [];
     try {

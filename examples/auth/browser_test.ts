@@ -3,7 +3,7 @@
 // phone, 390 px. Screenshots of every page go to $SCREENSHOT_DIR (default:
 // a temp folder, printed).
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../../_tools/browser.ts";
 import { startMain } from "./_test_server.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 
@@ -24,18 +24,7 @@ Deno.test({
       ADMIN_EMAIL: "admin@example.com",
       ADMIN_PASSWORD: "admin-password",
     });
-    const browser = await chromium.launch({
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium(executablePath);
     try {
       const context = await browser.newContext({
         viewport: { width: 1280, height: 720 },

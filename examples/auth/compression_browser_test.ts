@@ -4,7 +4,7 @@
 // Content-Security-Policy violation is reported; the tag sent back gets a
 // 304 from the same server.
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../../_tools/browser.ts";
 import { startMain } from "./_test_server.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 
@@ -19,15 +19,7 @@ Deno.test({
     if (executablePath === undefined) return;
     const dir = await Deno.makeTempDir({ prefix: "auth-compress-" });
     const server = await startMain({ DENO_KV_PATH: `${dir}/auth.sqlite` });
-    const browser = await chromium.launch({
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-      ],
-    });
+    const browser = await launchChromium(executablePath);
     try {
       const context = await browser.newContext();
       await context.addInitScript(`document.addEventListener(

@@ -5,7 +5,8 @@
 // whose server dropped its stream resumes without losing a message.
 // Screenshots go to $SCREENSHOT_DIR (default: a temp folder, printed).
 import assert from "node:assert/strict";
-import { chromium, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
+import { launchChromium } from "../../_tools/browser.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";
 import { startServerProcess } from "../../_tools/server_process.ts";
@@ -40,18 +41,7 @@ Deno.test({
     const b = await startServerProcess(MAIN, [], {
       env: { ...env, SERVER_NAME: "server B" },
     });
-    const browser = await chromium.launch({
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium(executablePath);
     try {
       const problems: string[] = [];
       const open = async (url: string, width: number): Promise<Page> => {

@@ -3,7 +3,8 @@
 // and each error right below its field. Screenshots go to $SCREENSHOT_DIR
 // (default: a temp folder, printed).
 import assert from "node:assert/strict";
-import { chromium, type Page } from "playwright-core";
+import { type Page } from "playwright-core";
+import { launchChromium } from "../../_tools/browser.ts";
 import { createApp } from "./app.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 
@@ -32,18 +33,7 @@ Deno.test({
       createApp({ log: null }).fetch,
     );
     const base = `http://127.0.0.1:${server.addr.port}`;
-    const browser = await chromium.launch({
-      executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium(executablePath);
     try {
       const context = await browser.newContext({
         viewport: { width: 800, height: 480 },
