@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import axe from "axe-core";
-import { type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../_tools/browser.ts";
 import { chromiumOrSkip } from "../_tools/chromium.ts";
 import { startCommand } from "../_tools/doc_run.ts";

@@ -5,7 +5,7 @@
 // whose server dropped its stream resumes without losing a message.
 // Screenshots go to $SCREENSHOT_DIR (default: a temp folder, printed).
 import assert from "node:assert/strict";
-import { type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { launchChromium } from "../../_tools/browser.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";

@@ -3,7 +3,7 @@
 // and each error right below its field. Screenshots go to $SCREENSHOT_DIR
 // (default: a temp folder, printed).
 import assert from "node:assert/strict";
-import { type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { launchChromium } from "../../_tools/browser.ts";
 import { createApp } from "./app.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
