@@ -104,6 +104,7 @@ function page(options: PageOptions): Response {
           <meta charset="utf-8">
           <meta name="viewport" content="width=device-width, initial-scale=1">
           <title>${title} · fetchkit uploads example</title>
+          <link rel="icon" href="data:,">
           <style>${html.raw(STYLE)}</style>
         </head>
         <body>
