@@ -55,6 +55,8 @@ import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { bearerTokenOf } from "../bearer_auth/mod.ts";
 import { HttpError } from "../http_error/mod.ts";
+import { keepPrivate, markCredential } from "../cache/credential.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 
 /** The claims of a verified token (RFC 7519 §4), and any others. */
 export interface JwtClaims {
@@ -550,7 +552,11 @@ export function jwt(options: JwtOptions): Middleware {
       return refuse(describe(error), request);
     }
     context.set(JwtPayload, payload);
-    return next();
+    // What comes next answers this token's holder: cache() keeps it out,
+    // and, the token being in a cookie no cache keys on, so do others.
+    markCredential(context);
+    if (cookie === undefined) return next();
+    return editHeaders(await next(), keepPrivate, undefined);
   };
 }
 
