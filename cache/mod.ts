@@ -66,10 +66,12 @@ import {
   readBodyUpTo,
 } from "../store/response_record.ts";
 import type { CacheStore, VersionedValue } from "./stores.ts";
+import { StoreFullError } from "./memory_store.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { credentialRead } from "./credential.ts";
 
 export {
+  type CacheSetOptions,
   type CacheStore,
   createKvCacheStore,
   createMemoryCacheStore,
@@ -79,6 +81,7 @@ export {
   type KvKeyPart,
   type MemoryCacheStoreOptions,
   type RedisCacheStoreOptions,
+  StoreFullError,
   type VersionedKv,
   type VersionedKvAtomic,
   type VersionedRedisClient,
@@ -472,7 +475,14 @@ export function cache(options: CacheOptions): Middleware {
     return { response: marked(response, body.bytes as BodyInit), entry };
   }
 
+  let lastFullLog = 0;
   function failed(what: string, error: unknown): void {
+    if (error instanceof StoreFullError) {
+      // Full of entries it must keep (idempotency keys): said once a
+      // minute, not once a request.
+      if (Date.now() - lastFullLog < 60_000) return;
+      lastFullLog = Date.now();
+    }
     console.error(`cache(): the ${store.name} store failed to ${what}:`, error);
   }
 
