@@ -4,7 +4,7 @@
  * by the browser's developer tools in the request's Timing tab.
  *
  * Off in production by default (`DENO_ENV` or `NODE_ENV` is
- * `production`, or the environment cannot be read, say under Deno's
+ * `production`, or `DENO_ENV` cannot be read, say under Deno's
  * `--allow-env=PORT`): timings tell a visitor how long your queries take,
  * which helps timing attacks and leaks what a request did. `enabled: true`
  * turns it on regardless.
@@ -44,7 +44,7 @@ export interface ServerTimingOptions {
    * need not check.
    *
    * @default {true} unless `DENO_ENV` or `NODE_ENV` is `production` or
-   * the environment cannot be read
+   * `DENO_ENV` cannot be read
    */
   enabled?: boolean;
   /**
@@ -130,15 +130,15 @@ function readEnv(name: string): string | undefined | null {
 
 /**
  * Whether this may be production: `DENO_ENV` or `NODE_ENV` says so, or
- * the environment cannot be read (fail closed: a production server run
- * with few permissions must not tell visitors its timings).
+ * `DENO_ENV` cannot be read (fail closed: a production server run with
+ * few permissions must not tell visitors its timings). An unreadable
+ * `NODE_ENV` beside a readable `DENO_ENV` (`--allow-env=DENO_ENV`) leaves
+ * the decision to `DENO_ENV`.
  */
 function mayBeProduction(): boolean {
-  for (const name of ["DENO_ENV", "NODE_ENV"]) {
-    const value = readEnv(name);
-    if (value === null || value === "production") return true;
-  }
-  return false;
+  const deno = readEnv("DENO_ENV");
+  return deno === null || deno === "production" ||
+    readEnv("NODE_ENV") === "production";
 }
 
 /**
