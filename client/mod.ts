@@ -506,9 +506,17 @@ function checkLimit(value: number, name: string): void {
   }
 }
 
-/** Browsers follow redirects under CORS, and hide a manual one's target. */
+/**
+ * Browsers (pages and their workers) follow redirects under CORS, and hide
+ * a manual one's target (an opaque redirect): there `fetch` follows. Deno,
+ * Node, Bun and Workers runtimes name themselves otherwise.
+ */
 const IN_BROWSER = typeof (globalThis as { document?: unknown }).document ===
-  "object";
+    "object" ||
+  /^Mozilla\//.test(
+    (globalThis as { navigator?: { userAgent?: string } }).navigator
+      ?.userAgent ?? "",
+  );
 
 /**
  * Sends the request and follows redirects as the module docs say: same
