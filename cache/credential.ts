@@ -59,16 +59,15 @@ export function cacheControlChosen(value: string | null): boolean {
 }
 
 /**
- * Adds `private` to the `Cache-Control` of a response built from a
- * credential a shared cache cannot see in its key (a cookie): downstream
- * caches (a CDN) then keep it out too. A response that already says
- * `public`, `private` or `no-store` keeps the application's choice.
+ * Marks the answer to a request authenticated by a cookie that no cache
+ * keys on (a cookie-borne token) `Cache-Control: no-store`, as `session()`
+ * marks a page built from the session: shared caches downstream (a CDN)
+ * keep it out, and so does the browser's cache (no signed-in page from the
+ * Back button after signing out). An answer that already says `public`,
+ * `private` or `no-store` keeps the application's choice.
  */
-export function keepPrivate(headers: Headers): void {
-  const value = headers.get("Cache-Control");
-  if (cacheControlChosen(value)) return;
-  headers.set(
-    "Cache-Control",
-    value === null || value.trim() === "" ? "private" : `private, ${value}`,
-  );
+export function keepPersonal(headers: Headers): void {
+  if (!cacheControlChosen(headers.get("Cache-Control"))) {
+    headers.set("Cache-Control", "no-store");
+  }
 }

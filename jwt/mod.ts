@@ -55,7 +55,7 @@ import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { bearerTokenOf } from "../bearer_auth/mod.ts";
 import { HttpError } from "../http_error/mod.ts";
-import { keepPrivate, markCredential } from "../cache/credential.ts";
+import { keepPersonal, markCredential } from "../cache/credential.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 
 /** The claims of a verified token (RFC 7519 §4), and any others. */
@@ -447,8 +447,9 @@ function checkAlgorithms(options: JwtOptions): readonly JwtAlgorithm[] {
  *
  * A page built after a token was verified is personal: `cache()` never
  * stores it (unless it says `Cache-Control: public`), and with `cookie`
- * the answer gets `Cache-Control: private`, since shared caches downstream
- * do not key on the cookie.
+ * the answer gets `Cache-Control: no-store` unless it says `public`,
+ * `private` or `no-store` itself, as `session()` marks a page built from
+ * the session: caches downstream do not key on the cookie.
  * When a key set URL cannot be fetched, it answers `503` with
  * `Retry-After` (the server's problem, not the token's).
  *
@@ -588,7 +589,7 @@ export function jwt(options: JwtOptions): Middleware {
     // and, the token being in a cookie no cache keys on, so do others.
     markCredential(context);
     if (cookie === undefined) return next();
-    return editHeaders(await next(), keepPrivate, undefined);
+    return editHeaders(await next(), keepPersonal, undefined);
   };
 }
 
