@@ -18,7 +18,15 @@
  *   were cut.
  * - Slow clients (slowloris): on Node, a request's headers must arrive
  *   within 10 s and the whole request within 120 s, and an idle keep-alive
- *   connection closes after 5 s (`node` option). Bun cuts a connection
+ *   connection closes after 5 s (`node` option). A request that asks for
+ *   an upgrade leaves node:http's timeouts, so `serve()` gives it its own:
+ *   the handler must answer it within `headersTimeout`; a refused one is
+ *   answered with `Connection: close` and cut if the client has not
+ *   closed within `keepAliveTimeout`; an open WebSocket that receives
+ *   nothing for `webSocketIdleTimeout` (120 s) is pinged, and cut when
+ *   nothing comes for as long again. Pongs count against the socket's
+ *   send-buffer bound (`maxBufferedBytes` of `upgradeWebSocket()`), so a
+ *   ping flood from a peer that never reads closes the socket with 1008. Bun cuts a connection
  *   whose headers have not all arrived after about 10 s (12 s measured;
  *   not settable), and one idle for `idleTimeoutSeconds` (30 s; Bun's own
  *   default is 10), which includes a request whose handler sends nothing
@@ -166,12 +174,17 @@ export interface ServeOptions {
   /**
    * Node only: timeouts against clients that send slowly, in ms.
    *
-   * @default {{ headersTimeout: 10000, requestTimeout: 120000, keepAliveTimeout: 5000 }}
+   * @default {{ headersTimeout: 10000, requestTimeout: 120000, keepAliveTimeout: 5000, webSocketIdleTimeout: 120000 }}
    */
   node?: {
     headersTimeout?: number;
     requestTimeout?: number;
     keepAliveTimeout?: number;
+    /**
+     * A WebSocket that receives nothing for this long is pinged, and cut
+     * when nothing (no pong) comes in the same time again.
+     */
+    webSocketIdleTimeout?: number;
   };
   /**
    * Bun only: seconds after which an idle connection is closed (at most
@@ -419,6 +432,7 @@ export function serve(
       headersTimeout: options.node?.headersTimeout ?? 10_000,
       requestTimeout: options.node?.requestTimeout ?? 120_000,
       keepAliveTimeout: options.node?.keepAliveTimeout ?? 5_000,
+      webSocketIdleTimeout: options.node?.webSocketIdleTimeout ?? 120_000,
     });
 
   async function shutdown(fromSignal: boolean): Promise<void> {

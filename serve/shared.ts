@@ -65,6 +65,11 @@ export interface PendingUpgrade {
   readonly protocol: string;
   /** Longest message accepted, in bytes. */
   readonly maxMessageBytes: number;
+  /**
+   * Most bytes that may wait unsent (the app's messages and the server's
+   * own pongs alike); past it the socket closes with 1008.
+   */
+  readonly maxBufferedBytes: number;
   /** More response headers for the handshake. */
   readonly headers: Headers;
   /** Called when the handshake is done. */

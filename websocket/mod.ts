@@ -641,6 +641,7 @@ export function upgradeWebSocket(
     kind: "upgrade",
     protocol,
     maxMessageBytes,
+    maxBufferedBytes,
     headers: new Headers(options.headers),
     open(raw) {
       const connection = new Connection(raw, url, maxBufferedBytes);
