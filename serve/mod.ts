@@ -10,7 +10,9 @@
  *   server stops accepting connections, lets in-flight requests finish
  *   within `shutdownTimeoutMs` (10 s), ends open event streams
  *   (`createEventStreamResponse`) and closes WebSockets (`upgradeWebSocket`)
- *   with code 1001, then resolves `finished`. A second signal exits the
+ *   with code 1001, waits for work handed over by `waitUntil()` (from
+ *   `@fetchkit/toolkit/wait-until`) within the same `shutdownTimeoutMs`
+ *   (logging what it cut off), then resolves `finished`. A second signal exits the
  *   process at once (code 130 for SIGINT, 143 for SIGTERM). After a
  *   signal, the process ends by itself when nothing is left to run; one
  *   still running a second after `finished` (a timer, a client left open,
@@ -68,6 +70,8 @@ import {
   PortInUseError,
   type RawSocket,
   registry,
+  workRegistry,
+  type WorkTracker,
 } from "./shared.ts";
 
 export { PortInUseError };
@@ -371,6 +375,24 @@ export function serve(
   const table = registry();
   let closing = false;
 
+  // Work handed over by waitUntil(): a shutdown waits for it.
+  const pendingWork = new Map<Promise<unknown>, string>();
+  const tracker: WorkTracker = {
+    add(work, label) {
+      pendingWork.set(work, label);
+      const settled = () => pendingWork.delete(work);
+      work.then(settled, settled);
+    },
+    log,
+  };
+  const works = workRegistry();
+  async function workDone(): Promise<void> {
+    // Work may start more work while it runs.
+    while (pendingWork.size > 0) {
+      await Promise.allSettled([...pendingWork.keys()]);
+    }
+  }
+
   // Responses that stay open (event streams, WebSockets on Deno) are
   // remembered, so a shutdown can end them; one WeakMap look-up a request.
   function track(response: Response): Response {
@@ -394,6 +416,8 @@ export function serve(
     inner: (request: Request, info: unknown) => Response | Promise<Response>,
   ): (request: Request, info: unknown) => Response | Promise<Response> {
     return (request, info) => {
+      // With one server in the process, waitUntil() finds it without this.
+      if (works.servers.length > 1) works.byRequest.set(request, tracker);
       const result = inner(request, info);
       return result instanceof Promise ? result.then(track) : track(result);
     };
@@ -416,6 +440,7 @@ export function serve(
     sockets,
     log,
     fatal(error: unknown) {
+      forget();
       running.delete(stop);
       unwatchSignals();
       rejectFinished(error);
@@ -435,10 +460,20 @@ export function serve(
       webSocketIdleTimeout: options.node?.webSocketIdleTimeout ?? 120_000,
     });
 
+  function forget(): void {
+    const index = works.servers.indexOf(tracker);
+    if (index !== -1) works.servers.splice(index, 1);
+  }
+
+  // Listening: this server now takes its requests' work.
+  works.servers.push(tracker);
+
   async function shutdown(fromSignal: boolean): Promise<void> {
     closing = true;
     running.delete(stop);
-    const drained = listening.drain();
+    // In-flight requests first (they may hand over more work), then the
+    // work handed over by waitUntil().
+    const drained = listening.drain().then(workDone);
     for (const entry of closeables) entry.close();
     for (const socket of sockets) socket.close(1001, "Server shutting down");
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -450,6 +485,14 @@ export function serve(
     ]);
     clearTimeout(timer);
     if (late) listening.force();
+    if (pendingWork.size > 0) {
+      log(
+        `serve(): shutdown cut off ${pendingWork.size} piece(s) of work still running after ${shutdownTimeoutMs} ms (waitUntil): ${
+          [...new Set(pendingWork.values())].join(", ")
+        }`,
+      );
+    }
+    forget();
     unwatchSignals();
     resolveFinished();
     if (fromSignal) exitSoon(late ? 1 : 0);
