@@ -65,7 +65,8 @@ import { RequestId } from "../request_id/mod.ts";
 export type WaitUntilSource =
   | {
     readonly request: Request;
-    get?: (key: typeof RequestId) => string | undefined;
+    /** The context's `get`, for the id `requestId()` gave the request. */
+    get?: (key: never) => unknown;
   }
   | Request;
 
@@ -92,7 +93,8 @@ function labelOf(source: WaitUntilSource, request: Request): string {
   let id: string | undefined;
   if (!(source instanceof Request) && typeof source.get === "function") {
     try {
-      id = source.get(RequestId);
+      const value = (source.get as (key: unknown) => unknown)(RequestId);
+      if (typeof value === "string") id = value;
     } catch {
       // A context without the key.
     }

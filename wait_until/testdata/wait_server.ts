@@ -1,7 +1,8 @@
 /**
  * A server for shutdown_test.ts, run on Deno, Node and Bun: `/work/:ms`
  * answers at once and hands `waitUntil()` work that takes `ms` and then
- * prints "work done". Prints its port, and "finished" when serve() has
+ * prints "work done"; `/inline/:ms` does the same work before answering,
+ * `/none` none (for bench/serve/wait_until_ttfb.ts). Prints its port, and "finished" when serve() has
  * shut down. Argument: the shutdown timeout in ms (default 5000).
  *
  * @module
@@ -26,6 +27,14 @@ router.get("/work/:ms", (context) => {
   );
   return new Response("answered");
 });
+
+// The same work awaited before answering: what waitUntil() spares the client.
+router.get("/inline/:ms", async (context) => {
+  await delay(Number(context.params.ms));
+  return new Response("answered");
+});
+// No work at all.
+router.get("/none", () => new Response("answered"));
 
 const server = serve(router.fetch, {
   hostname: "127.0.0.1",
