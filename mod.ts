@@ -70,6 +70,7 @@
  * - [`@fetchkit/toolkit/server-timing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/server-timing-middleware): `Server-Timing` headers
  * - [`@fetchkit/toolkit/tracing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/tracing-middleware): OpenTelemetry tracing, one span per request
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
+ * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
  *
  * @example
  * ```ts
@@ -124,6 +125,7 @@ export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
 export * from "./client/mod.ts";
 export * from "./openapi/mod.ts";
+export * from "./wait_until/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
 export * from "./cache/mod.ts";
