@@ -6,7 +6,6 @@
 
 import {
   findExecutable,
-  freePort,
   redisCommand,
   redisServerName,
   waitForPong,
@@ -74,6 +73,31 @@ export async function clusterToolsOrSkip(): Promise<
   return undefined;
 }
 
+/** Whether `port` on 127.0.0.1 can be listened on now. */
+function free(port: number): boolean {
+  try {
+    Deno.listen({ hostname: "127.0.0.1", port }).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A free port for a cluster node, not in `taken`, whose cluster bus port
+ * (port + 10000) is free too: below the ephemeral range, so that the bus
+ * port stays under 65536 and outgoing connections do not take either.
+ */
+function clusterPort(taken: Set<number>): number {
+  for (;;) {
+    const port = 15000 + Math.floor(Math.random() * 10000);
+    if (!taken.has(port) && free(port) && free(port + 10000)) {
+      taken.add(port);
+      return port;
+    }
+  }
+}
+
 /** Options of {@linkcode startRedisCluster}. */
 export interface StartClusterOptions {
   /** `cluster-node-timeout` in ms. Default 1000 (Redis' own: 15000). */
@@ -102,8 +126,9 @@ export async function startRedisCluster(
     await Deno.remove(root, { recursive: true });
   };
   try {
+    const taken = new Set<number>();
     for (let i = 0; i < 6; i++) {
-      const port = freePort();
+      const port = clusterPort(taken);
       const dir = `${root}/${port}`;
       await Deno.mkdir(dir);
       const child = new Deno.Command(tools.server, {
