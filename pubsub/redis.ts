@@ -19,6 +19,7 @@ import {
   duplicateForBlocking,
   hashSlot,
   isRedisCluster,
+  nodeFor,
   spreadTags,
 } from "../store/redis_client.ts";
 
@@ -205,6 +206,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   const store = "Redis";
   const cluster = isRedisCluster(client);
   const send = commandSender(client);
+  const nodeOf = nodeFor(client);
   // On a cluster every topic's stream carries one of `shards` hash tags,
   // so that one XREAD reads all the followed topics of a tag (one slot).
   const tags = cluster ? spreadTags(shards) : [];
@@ -223,7 +225,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   /** One connection for blocking reads, per group. */
   interface Reader {
     connection: RedisPubSubReader;
-    send: ReturnType<typeof duplicateForBlocking>["send"];
+    node: ReturnType<typeof duplicateForBlocking>["node"];
   }
   const readers = new Map<number, Promise<Reader>>();
   let closed = false;
@@ -256,7 +258,7 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
           store,
           what: "connect",
         });
-        return { connection, send: opened.send };
+        return { connection, node: opened.node };
       } catch (error) {
         readers.delete(group);
         try {
@@ -293,14 +295,25 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     const reader = await openReader(group);
     if (signal.aborted) return [];
     const keys = entries.map(([key]) => key);
+    let node: Awaited<ReturnType<Reader["node"]>>;
+    try {
+      node = await withTimeout(() => reader.node(keys[0]), timeout, {
+        store,
+        what: "connect",
+      });
+    } catch (error) {
+      dropReader(group, reader);
+      throw error;
+    }
+    if (signal.aborted) return [];
     const ids = entries.map(([, id]) => id);
     // The connection's id, asked on the same connection right before the
     // read (so on a cluster of the node that will block, even after a
     // failover): CLIENT UNBLOCK, sent on the shared client to the node of
     // the same key, ends the read early when a topic is added.
     const [idReply, read] = [
-      reader.send(keys[0], ["CLIENT", "ID"], { timeout }),
-      reader.send(keys[0], [
+      node.sendCommand(["CLIENT", "ID"], { timeout }),
+      node.sendCommand([
         "XREAD",
         "COUNT",
         "1000",
@@ -320,11 +333,16 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       const id = String(await idReply.catch(() => ""));
       if (id === "") return;
       for (let attempt = 0; attempt < 20 && !settled; attempt++) {
-        const done = await call<number>("CLIENT UNBLOCK", keys[0], [
-          "CLIENT",
-          "UNBLOCK",
-          id,
-        ]).catch(() => 1);
+        const done = await withTimeout(
+          async () =>
+            await (await nodeOf(keys[0])).sendCommand([
+              "CLIENT",
+              "UNBLOCK",
+              id,
+            ]),
+          timeout,
+          { store, what: "CLIENT UNBLOCK" },
+        ).catch(() => 1);
         if (Number(done) === 1) return;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }

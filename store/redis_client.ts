@@ -62,6 +62,10 @@ export interface ClusterSender {
   ): Promise<unknown>;
   /** node-redis' cluster client has it; a single client does not. */
   getSlotMaster(slot: number): unknown;
+  /** The client of a node (node-redis 4 and later). */
+  nodeClient?(node: unknown): Promise<unknown>;
+  /** The client of the node serving `key` (node-redis 6). */
+  getNodeClientForKey?(key: string): Promise<unknown>;
 }
 
 /**
@@ -152,6 +156,30 @@ export function commandSender(
   return (_key, args, options) => single.sendCommand(args, options);
 }
 
+/**
+ * The connection a command about `key` travels on: the client itself,
+ * or on a cluster the client of the master serving `key`'s slot now.
+ * For commands that must reach one node and name no key the cluster
+ * client could route by (`CLIENT ID`, `CLIENT UNBLOCK`: node-redis sends
+ * keyless commands to any node).
+ */
+export function nodeFor(
+  client: SingleSender | ClusterSender,
+): (key: string) => Promise<SingleSender> {
+  if (!isRedisCluster(client)) {
+    const single = client as SingleSender;
+    return () => Promise.resolve(single);
+  }
+  return async (key) => {
+    if (typeof client.getNodeClientForKey === "function") {
+      return await client.getNodeClientForKey(key) as SingleSender;
+    }
+    return await client.nodeClient!(
+      client.getSlotMaster(hashSlot(key)),
+    ) as SingleSender;
+  };
+}
+
 async function sha1Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-1", encoder.encode(text));
   return Array.from(
@@ -210,24 +238,22 @@ export interface Duplicable {
  * single client's duplicate, or on a cluster a cluster client of its own
  * (connecting to a node only when a read needs it), so a read blocked on
  * one node holds no connection another caller needs, and a read after a
- * failover finds the new master. Its `send` routes like
- * {@linkcode commandSender}'s.
+ * failover finds the new master (once the old connection is dropped).
+ * Its `node(key)` is the connection to the node serving `key`, as
+ * {@linkcode nodeFor} gives it: a blocking read and the `CLIENT ID` of
+ * the connection it blocks go there.
  */
 export function duplicateForBlocking(
   client: Duplicable & (SingleSender | ClusterSender),
 ): {
   connection: BlockingConnection;
-  send: (
-    key: string | undefined,
-    args: string[],
-    options?: SendOptions,
-  ) => Promise<unknown>;
+  node: (key: string) => Promise<SingleSender>;
 } {
   const connection = isRedisCluster(client)
     ? client.duplicate({ minimizeConnections: true })
     : client.duplicate();
   return {
     connection,
-    send: commandSender(connection as unknown as SingleSender | ClusterSender),
+    node: nodeFor(connection as unknown as SingleSender | ClusterSender),
   };
 }
