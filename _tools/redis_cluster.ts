@@ -34,7 +34,8 @@ export interface RedisCluster {
   kill(node: ClusterNode): void;
   /**
    * Resolves once every slot is served again (`cluster_state:ok` on every
-   * live node); how long that took, in ms.
+   * live node) and every killed master's slots have moved to another
+   * node (its replica won the election); how long that took, in ms.
    */
   waitUntilOk(timeoutMs?: number): Promise<number>;
   /** Stops every node (SIGTERM by PID) and removes their folders. */
@@ -212,6 +213,21 @@ export async function startRedisCluster(
     const started = performance.now();
     for (;;) {
       let ok = true;
+      // A killed master must be seen failed, its slots taken over.
+      if (killed.size > 0) {
+        try {
+          for (const line of await clusterNodes()) {
+            const [, address, flags, , , , , , ...slots] = line.split(" ");
+            const port = Number(address.split("@")[0].split(":")[1]);
+            const node = nodes.find((node) => node.port === port);
+            if (node === undefined || !killed.has(node.pid)) continue;
+            const failed = flags.split(",").includes("fail");
+            if (!failed || slots.length > 0) ok = false;
+          }
+        } catch {
+          ok = false;
+        }
+      }
       for (const node of live()) {
         try {
           const info = String(
