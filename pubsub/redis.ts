@@ -156,9 +156,18 @@ function eventsOf(entries: unknown): StoredEvent[] {
  *   on one server cost one read per batch of events.
  * - Every command has a timeout (`timeout`, 5 s; a blocking read gets
  *   `blockMs` on top); an outage is a `StoreUnavailableError` (503).
- * - On Redis Cluster one `XREAD` may name keys of one slot only: give a
- *   prefix with a hash tag (`prefix: "{pubsub}:"`) so every topic lives
- *   in the same slot.
+ * - On Redis Cluster (a node-redis `createCluster()` client as `client`)
+ *   one `XREAD` may only name keys of one hash slot, so each topic's
+ *   stream is `<prefix>{<tag>}<topic>`, its tag one of `shards` (16) tags
+ *   spread evenly over the slots, chosen by the topic's name: topics
+ *   spread over the masters, and each process runs one blocking `XREAD`
+ *   per tag it follows, on a connection of its own to the node serving
+ *   that slot (`CLIENT UNBLOCK` goes to that node). Events of one topic
+ *   stay in one stream: in order and gapless for every subscriber, and
+ *   `since` resumes as on one node. After a failover the new master may
+ *   lack the last events its old master acknowledged but had not yet
+ *   replicated (Redis replicates asynchronously); a subscriber that
+ *   already received them keeps its place after them.
  *
  * @example
  * ```ts

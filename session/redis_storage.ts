@@ -23,8 +23,9 @@ export interface RedisSetOptions {
 }
 
 /**
- * The commands the storage uses: a connected `npm:redis` client fits, and so
- * does any client (or adapter) with the same `get`/`set`/`del` shape.
+ * The commands the storage uses: a connected `npm:redis` client or cluster
+ * client (`createCluster()`) fits, and so does any client (or adapter)
+ * with the same `get`/`set`/`del` shape.
  */
 export interface RedisSessionClient {
   /** `GET key`: the value, or `null`. */
@@ -109,6 +110,22 @@ export interface RedisSessionStorageOptions {
  * without `eval` gets the same logic with `GET` then `SET`, which is not
  * atomic: two servers saving within one round trip can still lose one
  * side's changes.
+ *
+ * On Redis Cluster (a node-redis `createCluster()` client as `client`)
+ * every script touches keys of one hash slot only. A save, a new session
+ * and a destroy touch one key each, so sessions spread over the masters.
+ * `regenerateId()` moves the data to a new id, whose key is in another
+ * slot: the new key is written first (only if free), then the old one is
+ * checked (or, with `regenerateId(true)`, deleted) only if it still holds
+ * what the request read; if another request changed it meanwhile, the
+ * new key is taken back and the save retries on top of that change, as
+ * on one node. A process that dies between the two steps leaves the new
+ * key unused until its TTL (no cookie ever named it). A prefix with a
+ * hash tag (`prefix: "{session}:"`) puts every session in one slot and
+ * makes a regeneration one script again, at the price of one master
+ * holding them all. On failover the promoted replica may lack the last
+ * saves its master acknowledged but had not replicated yet (Redis
+ * replicates asynchronously): those sessions read as they were before.
  *
  * @example
  * ```ts
