@@ -128,7 +128,11 @@ export function createKvCacheStore(options: KvCacheStoreOptions): CacheStore {
 
 /** Options of {@linkcode createRedisCacheStore}. */
 export interface RedisCacheStoreOptions {
-  /** A connected client (`npm:redis`). */
+  /**
+   * A connected client (`npm:redis`): `createClient()`, or
+   * `createCluster()` for Redis Cluster (each entry is one key, so
+   * entries spread over the masters).
+   */
   client: VersionedRedisClient;
   /** Prefix of every key. Default `"cache:"`. */
   prefix?: string;
