@@ -38,7 +38,7 @@ import {
 import { headResponse } from "./_head.ts";
 import { nativeRoutes, type Registered } from "./_native_routes.ts";
 import { Matcher } from "../matcher/matcher.ts";
-import { routePathOf } from "./url_path.ts";
+import { routePathOf } from "../url_path/url_path.ts";
 import { rememberText } from "../response/body_size.ts";
 import type { Handler, Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";
