@@ -77,6 +77,16 @@ const isDeno = (globalThis as { Deno?: unknown }).Deno !== undefined;
 
 /** Ours: `serve(router.fetch)`. */
 export function fetchkitApp(where: Where): void {
+  serve(fetchkitFetch(), {
+    hostname: where.hostname,
+    port: where.port,
+    handleSignals: false,
+    onListen: where.ready,
+  });
+}
+
+/** Our app's `router.fetch` (also for in-process measurements). */
+export function fetchkitFetch(): Handler {
   const Session = createContextKey<
     Session<{ user: string; visits: number }>
   >();
@@ -148,12 +158,7 @@ export function fetchkitApp(where: Where): void {
     cache({ store: createMemoryCacheStore() }),
     () => createHtmlResponse(page("guest", 0, "static")),
   );
-  serve(router.fetch, {
-    hostname: where.hostname,
-    port: where.port,
-    handleSignals: false,
-    onListen: where.ready,
-  });
+  return router.fetch;
 }
 
 /** Hono's app; on Node and Bun its cache is a `Map` (no Cache API there). */
