@@ -90,7 +90,7 @@ async function run(command: string[]): Promise<number> {
 }
 
 await Deno.mkdir(OUT, { recursive: true });
-const programs = new Map<string, { ts: string; js: string }>();
+const programs = new Map<string, { js: string }>();
 for (const [name, root] of roots) {
   const ts = join(OUT, `inprocess_${name}.ts`);
   await Deno.writeTextFile(ts, entry(root));
@@ -102,7 +102,7 @@ for (const [name, root] of roots) {
   if (!built.success) {
     throw new Error(new TextDecoder().decode(built.stderr));
   }
-  programs.set(name, { ts, js });
+  programs.set(name, { js });
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -111,15 +111,9 @@ for (const runtime of runtimes) {
   for (const scenario of scenarios) {
     const cells: number[] = [];
     for (const [name] of roots) {
-      const { ts, js } = programs.get(name)!;
+      const { js } = programs.get(name)!;
       const command = runtime === "deno"
-        ? [
-          Deno.execPath(),
-          "run",
-          "-A",
-          `--config=${join(ROOT, "deno.json")}`,
-          ts,
-        ]
+        ? [Deno.execPath(), "run", "-A", js]
         : [runtime === "node" ? "node" : await bunBinary() ?? "bun", js];
       const argv = [scenario.path, scenario.post ? "post" : "get"];
       const none = await run([...command, ...argv, "0"]);
