@@ -114,3 +114,4 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export * from "./file_storage/mod.ts";

@@ -149,13 +149,17 @@ export function createLocalFileStorage(directory: string): FileStorage {
       if (found === null) return null;
       const { meta, length } = found;
       const open = async (start: number, end: number) => {
-        const again = await readHeader(path);
-        if (again === null || again.meta.id !== meta.id) {
+        // The header is read again from the handle the bytes come from, so
+        // a file replaced since get() is noticed, not mixed in.
+        const handle = await fs().open(path, "r").catch(() => undefined);
+        const again = handle && await readHeaderFrom(handle).catch(() => null);
+        if (handle === undefined || again?.meta.id !== meta.id) {
+          await handle?.close();
           throw new Error(
             `${OWNER}: the file "${key}" was replaced or removed after get()`,
           );
         }
-        return readRange(path, length + start, end - start);
+        return readRange(handle, length + start, end - start);
       };
       return new StoredFile(open, {
         name: meta.name,
@@ -246,19 +250,25 @@ async function readHeader(
     throw error;
   }
   try {
-    const fixed = new Uint8Array(HEADER_FIXED);
-    await readFully(handle, fixed, 0);
-    if (!MAGIC.every((byte, i) => fixed[i] === byte)) {
-      throw new Error(`${OWNER}: ${path} is not a stored file`);
-    }
-    const length = new DataView(fixed.buffer).getUint32(MAGIC.length);
-    const json = new Uint8Array(length);
-    await readFully(handle, json, HEADER_FIXED);
-    const meta = JSON.parse(new TextDecoder().decode(json)) as Meta;
-    return { meta, length: HEADER_FIXED + length };
+    return await readHeaderFrom(handle);
   } finally {
     await handle.close();
   }
+}
+
+async function readHeaderFrom(
+  handle: NodeFsPromises.FileHandle,
+): Promise<{ meta: Meta; length: number }> {
+  const fixed = new Uint8Array(HEADER_FIXED);
+  await readFully(handle, fixed, 0);
+  if (!MAGIC.every((byte, i) => fixed[i] === byte)) {
+    throw new Error(`${OWNER}: not a stored file`);
+  }
+  const length = new DataView(fixed.buffer).getUint32(MAGIC.length);
+  const json = new Uint8Array(length);
+  await readFully(handle, json, HEADER_FIXED);
+  const meta = JSON.parse(new TextDecoder().decode(json)) as Meta;
+  return { meta, length: HEADER_FIXED + length };
 }
 
 async function readFully(
@@ -282,16 +292,14 @@ async function readFully(
 }
 
 function readRange(
-  path: string,
+  handle: NodeFsPromises.FileHandle,
   start: number,
   length: number,
 ): ReadableStream<Uint8Array> {
-  let handle: NodeFsPromises.FileHandle | undefined;
   let position = start;
   let left = length;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      handle ??= await fs().open(path, "r");
       if (left === 0) {
         await handle.close();
         return controller.close();
@@ -312,7 +320,7 @@ function readRange(
       controller.enqueue(buffer.subarray(0, bytesRead));
     },
     async cancel() {
-      await handle?.close();
+      await handle.close();
     },
   });
 }

@@ -19,15 +19,15 @@ import {
   type FileStorageListResult,
   type FileStorageSetOptions,
 } from "./types.ts";
-import { nameOf, StoredFile, streamOf, typeOf } from "./_stored_file.ts";
-import { limitStream } from "./_stored_file.ts";
 import {
-  encodeRfc3986,
-  sha256Hex,
-  type Signable,
-  Signer,
-  UNSIGNED_PAYLOAD,
-} from "./_sigv4.ts";
+  limitStream,
+  nameOf,
+  StoredFile,
+  streamOf,
+  typeOf,
+} from "./_stored_file.ts";
+
+import { encodeRfc3986, sha256Hex, type Signable, Signer } from "./_sigv4.ts";
 import { all, decodeXml, escapeXml, first } from "./_xml.ts";
 
 const OWNER = "createS3FileStorage()";
@@ -687,7 +687,11 @@ function errorFromXml(
 ): Error {
   // A HEAD's refusal has no body to read a code from.
   const code = first(text, "Code") ??
-    (status === 403 ? "Forbidden" : status === 404 ? "NotFound" : `HTTP${status}`);
+    (status === 403
+      ? "Forbidden"
+      : status === 404
+      ? "NotFound"
+      : `HTTP${status}`);
   const message = first(text, "Message");
   const described = `${STORE} refused to ${call.what}${
     describeKey(call.key)
@@ -805,9 +809,4 @@ class PartReader {
   async cancel(reason: unknown): Promise<void> {
     await this.#reader.cancel(reason).catch(() => {});
   }
-}
-
-/** Checks that `error` is an outage of the S3 store (for tests, logs). */
-export function isS3Outage(error: unknown): error is StoreUnavailableError {
-  return error instanceof StoreUnavailableError && error.store === STORE;
 }
