@@ -61,10 +61,6 @@ export interface Ceph {
   stopGateway(): Promise<void>;
   /** Starts the gateway again on the same port; resolves once it answers. */
   startGateway(): Promise<void>;
-  /** Freezes the gateway (SIGSTOP): requests hang. */
-  pauseGateway(): void;
-  /** Thaws it (SIGCONT). */
-  resumeGateway(): void;
   /** Runs `radosgw-admin` with these arguments; its output. */
   admin(args: string[]): Promise<string>;
   /** Stops every daemon and removes the folder. */
@@ -355,17 +351,10 @@ rgw data = ${dir}/rgw
       }
     },
     startGateway,
-    pauseGateway() {
-      gateway?.kill("SIGSTOP");
-    },
-    resumeGateway() {
-      gateway?.kill("SIGCONT");
-    },
     admin(args) {
       return run(join(bin, "radosgw-admin"), ["-c", conf, ...args]);
     },
     async stop() {
-      gateway?.kill("SIGCONT");
       await stop();
     },
   };

@@ -467,6 +467,8 @@ export function createS3FileStorage(
         );
       }
       etags[number - 1] = etag;
+      // Sent: its buffer can hold a later part.
+      reader.release(part);
     };
     try {
       let part: Uint8Array | null = firstPart;
@@ -755,54 +757,93 @@ function decodeListedKey(key: string): string {
 }
 
 /**
- * Reads a stream in parts of `size` bytes, each a new array (a part is
- * handed to `fetch` while the next fills). `done` is true once the source
- * ended, so a caller can tell a first part that is the whole file.
+ * Reads a stream in parts of `size` bytes. The first part is gathered from
+ * the chunks as they come (a small file costs its size, not `size`); the
+ * next ones are copied into buffers of `size` that are used again once
+ * {@linkcode PartReader.release}d, so a long upload holds two part buffers
+ * (the one being sent, the one filling) and leaves no garbage behind. `done`
+ * is true once the source ended and everything was handed out, so a caller
+ * can tell a first part that is the whole file.
  */
 class PartReader {
   #reader: ReadableStreamDefaultReader<Uint8Array>;
   #size: number;
   #left: Uint8Array | undefined;
-  done = false;
+  #ended = false;
+  #first = true;
+  #pool: Uint8Array[] = [];
 
   constructor(stream: ReadableStream<Uint8Array>, size: number) {
     this.#reader = stream.getReader();
     this.#size = size;
   }
 
+  get done(): boolean {
+    return this.#ended && this.#left === undefined;
+  }
+
   /** The next part, `null` at the end; the last part may be shorter. */
   async next(): Promise<Uint8Array | null> {
     if (this.done) return null;
+    if (this.#first) {
+      this.#first = false;
+      return this.#gather();
+    }
+    const buffer = this.#pool.pop() ?? new Uint8Array(this.#size);
+    let length = 0;
+    while (length < this.#size) {
+      let chunk = this.#left;
+      this.#left = undefined;
+      if (chunk === undefined) {
+        if (this.#ended) break;
+        const { value, done } = await this.#reader.read();
+        if (done) {
+          this.#ended = true;
+          break;
+        }
+        chunk = value;
+      }
+      const take = Math.min(chunk.length, this.#size - length);
+      buffer.set(chunk.subarray(0, take), length);
+      length += take;
+      if (take < chunk.length) this.#left = chunk.subarray(take);
+    }
+    if (length === 0) {
+      this.#pool.push(buffer);
+      return null;
+    }
+    return buffer.subarray(0, length);
+  }
+
+  /** Gives a sent part's buffer back for the next parts. */
+  release(part: Uint8Array): void {
+    if (part.buffer.byteLength === this.#size && this.#pool.length < 2) {
+      this.#pool.push(new Uint8Array(part.buffer as ArrayBuffer));
+    }
+  }
+
+  async #gather(): Promise<Uint8Array | null> {
+    // Held, not copied: a stream hands over each chunk it enqueues.
     const chunks: Uint8Array[] = [];
     let length = 0;
-    if (this.#left !== undefined) {
-      chunks.push(this.#left);
-      length = this.#left.length;
-      this.#left = undefined;
-    }
     while (length < this.#size) {
       const { value, done } = await this.#reader.read();
       if (done) {
-        this.done = true;
+        this.#ended = true;
         break;
       }
-      if (value.length === 0) continue;
-      // Held, not copied: a stream hands over each chunk it enqueues.
       chunks.push(value);
       length += value.length;
     }
     if (length === 0) return null;
-    const partLength = Math.min(length, this.#size);
-    const part = new Uint8Array(partLength);
+    const part = new Uint8Array(Math.min(length, this.#size));
     let offset = 0;
     for (const chunk of chunks) {
-      const take = Math.min(chunk.length, partLength - offset);
+      const take = Math.min(chunk.length, part.length - offset);
       part.set(chunk.subarray(0, take), offset);
       offset += take;
       if (take < chunk.length) this.#left = chunk.subarray(take);
     }
-    // Bytes left over make the source not done yet for the caller.
-    if (this.#left !== undefined) this.done = false;
     return part;
   }
 
