@@ -62,6 +62,7 @@
  * - [`@fetchkit/toolkit/etag-middleware`](https://jsr.io/@fetchkit/toolkit/doc/etag-middleware): entity tags and `304 Not Modified`
  * - [`@fetchkit/toolkit/compress-middleware`](https://jsr.io/@fetchkit/toolkit/doc/compress-middleware): response compression (`br`, `zstd`, `gzip`)
  * - [`@fetchkit/toolkit/store`](https://jsr.io/@fetchkit/toolkit/doc/store): the store layer: outage errors (`503` with `Retry-After`) and time limits
+ * - [`@fetchkit/toolkit/file-storage`](https://jsr.io/@fetchkit/toolkit/doc/file-storage): files in memory, on disk or in any S3-compatible store, and uploads streamed into them
  *
  * ### Operations
  *
@@ -136,3 +137,4 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export * from "./file_storage/mod.ts";

@@ -420,6 +420,33 @@ function uploadsSteps(): Step[] {
         assert.match(text, /holiday-photo\.jpg/, "earlier uploads still shown");
       },
     },
+    {
+      name: "422-no-file-chosen",
+      go: async (page) => {
+        await page.goto("/");
+        // The input's `required` stops a browser first; the server's own
+        // answer is what a browser without it (or a script) gets.
+        await skipBrowserChecks(page);
+        await submit(page, "button:has-text('Upload')");
+      },
+      check: async (page) => {
+        const text = await page.locator("main").innerText();
+        assert.match(text, /Choose at least one file to upload\./);
+      },
+    },
+    {
+      name: "uploaded-empty-file",
+      go: async (page) => {
+        await page.goto("/");
+        await page.setInputFiles("#files", [file("empty.txt", 0)]);
+        await submit(page, "button:has-text('Upload')");
+      },
+      check: async (page) => {
+        const text = await page.locator("main").innerText();
+        assert.match(text, /Uploaded 1 file\./);
+        assert.match(text, /empty\.txt \(0 bytes/);
+      },
+    },
     { name: "404", go: async (page) => void await page.goto("/no-such-page") },
   ];
 }
