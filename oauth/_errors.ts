@@ -41,6 +41,8 @@ export class OAuthError extends HttpError {
   readonly providerError: string | undefined;
 
   /**
+   * Creates the error (status 400).
+   *
    * @param reason What failed.
    * @param message A sentence naming it, shown to the client.
    * @param options The provider's error code and the cause.

@@ -9,13 +9,21 @@ import { gitHubUser, type OAuthClaims } from "./_user.ts";
 export interface OAuthProviderPreset {
   /** A display name for buttons: "Google". */
   name: string;
+  /** The OpenID Provider's issuer (discovery). */
   issuer?: string;
+  /** Plain OAuth 2: the authorization endpoint. */
   authorizationEndpoint?: string;
+  /** Plain OAuth 2: the token endpoint. */
   tokenEndpoint?: string;
+  /** Where claims are read with the access token. */
   userinfoEndpoint?: string;
+  /** The scopes asked for. */
   scopes: string[];
+  /** The issuer is a pattern with `{tenantid}` (Microsoft's `common`). */
   multiTenant?: boolean;
+  /** How the client secret is sent. */
   tokenEndpointAuthMethod?: TokenAuthMethod;
+  /** Reads the user with the access token (GitHub). */
   fetchUser?: (
     tokens: OAuthTokens,
     fetch: typeof globalThis.fetch,

@@ -11,6 +11,7 @@ import {
   createOAuthClient,
   type OAuthClient,
   type OAuthClientOptions,
+  OAuthError,
 } from "@fetchkit/toolkit/oauth";
 
 export const APP_ORIGIN = "http://app.test";
@@ -45,9 +46,18 @@ export function oauthApp(
         returnTo: context.url.searchParams.get("returnTo") ?? undefined,
       }),
   );
+  // OAuthError caught and answered here, not thrown: session() saves
+  // nothing for a handler that throws, and the used state must go.
   app.get("/callback", async (context) => {
-    const result = await client.callback(context);
-    return Response.json(result);
+    try {
+      return Response.json(await client.callback(context));
+    } catch (error) {
+      if (error instanceof OAuthError) return error.toResponse();
+      throw error;
+    }
+  });
+  app.get("/callback-throws", async (context) => {
+    return Response.json(await client.callback(context));
   });
   return { app, client };
 }

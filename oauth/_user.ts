@@ -11,12 +11,17 @@ import type { OAuthTokens } from "./_token.ts";
 export interface OAuthClaims {
   /** The provider's stable id of the user; unique per provider only. */
   sub: string;
+  /** The user's email address, verified or not (see `email_verified`). */
   email?: string;
   /** `true` only when the provider vouches the user owns `email`. */
   email_verified?: boolean;
+  /** The full name, for display. */
   name?: string;
+  /** A handle (`octocat`); not unique, never an identifier. */
   preferred_username?: string;
+  /** The URL of a profile picture. */
   picture?: string;
+  /** Any other claim the provider sent. */
   [claim: string]: unknown;
 }
 

@@ -27,6 +27,11 @@
  * The session is whatever `session()` stores under the context key
  * `session` (as `idempotency()` takes it); sign the user in after
  * `callback()` with a new session id (`session.regenerateId(true)`).
+ * Catch {@linkcode OAuthError} in the callback handler and answer a page
+ * (`error.toResponse()` or your own): `session()` saves nothing for a
+ * handler that throws, so a thrown one leaves the used sign-in in the
+ * stored session until its `ttl` (refused again all the same: the
+ * provider's codes are single use).
  *
  * Providers: `issuer` alone is an OpenID Provider, found by discovery
  * (`/.well-known/openid-configuration`, fetched on first use and kept a
@@ -55,7 +60,7 @@
  * import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
  * import { session, type Session } from "@fetchkit/toolkit/session-middleware";
  * import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-storage";
- * import { createOAuthClient, google } from "@fetchkit/toolkit/oauth";
+ * import { createOAuthClient, google, OAuthError } from "@fetchkit/toolkit/oauth";
  * import { redirect } from "@fetchkit/toolkit/response/redirect";
  *
  * const Sessions = createContextKey<Session>();
@@ -72,7 +77,14 @@
  * router.post("/auth/google", (context) =>
  *   googleClient.authorize(context, { returnTo: context.url.searchParams.get("returnTo") ?? undefined }));
  * router.get("/auth/google/callback", async (context) => {
- *   const { claims, returnTo } = await googleClient.callback(context);
+ *   let result;
+ *   try {
+ *     result = await googleClient.callback(context);
+ *   } catch (error) {
+ *     if (error instanceof OAuthError) return error.toResponse(context.request);
+ *     throw error;
+ *   }
+ *   const { claims, returnTo } = result;
  *   const current = context.get(Sessions)!;
  *   current.regenerateId(true);
  *   current.set("sub", claims.sub);
