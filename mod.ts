@@ -114,3 +114,20 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export {
+  type AuthorizeOptions as OAuthAuthorizeOptions,
+  createOAuthClient,
+  github as githubOAuth,
+  google as googleOAuth,
+  microsoft as microsoftOAuth,
+  type OAuthClaims,
+  type OAuthClient,
+  type OAuthClientOptions,
+  OAuthError,
+  type OAuthErrorReason,
+  type OAuthProviderPreset,
+  type OAuthResult,
+  type OAuthTokens,
+  oidc as oidcOAuth,
+  type TokenAuthMethod,
+} from "./oauth/mod.ts";
