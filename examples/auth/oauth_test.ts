@@ -83,10 +83,8 @@ function browser(router: Router): Agent {
 /** Clicks "Sign in with Test SSO": the provider URL. */
 async function start(agent: Agent, returnTo?: string): Promise<string> {
   const query = returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : "";
-  const response = await agent.request(`${ORIGIN}/auth/oauth/oidc${query}`, {
-    method: "POST",
-  });
-  assert.equal(response.status, 303, await response.clone().text());
+  const response = await agent.request(`${ORIGIN}/auth/oauth/oidc${query}`);
+  assert.equal(response.status, 302, await response.clone().text());
   return response.headers.get("Location")!;
 }
 
@@ -121,7 +119,7 @@ Deno.test("oauth example: the login page has the provider's button and the linki
     assert.equal(status, 200);
     assert.match(
       body,
-      /<form method="post" action="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">\s*<button type="submit" class="provider">Sign in with Test SSO<\/button>/,
+      /<a class="provider" href="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">Sign in with Test SSO<\/a>/,
     );
     assert.match(body, /opens it only when the provider has verified/);
   } finally {
@@ -143,9 +141,7 @@ Deno.test("oauth example: a verified new user is created from the claims, then s
     assert.equal(alice?.name, "Alice Provider");
 
     // Signed in: the buttons send to the dashboard.
-    const again = await agent.request(`${ORIGIN}/auth/oauth/oidc`, {
-      method: "POST",
-    });
+    const again = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
     assert.equal(again.headers.get("Location"), "/dashboard");
 
     // A new browser signs in as the same user (the identity is linked).
@@ -239,9 +235,7 @@ Deno.test("oauth example: refusals are login pages naming what failed", async ()
     assert.equal(cancelled.status, 400);
     assert.match(await cancelled.text(), /Sign-in with Test SSO was cancelled/);
 
-    const unknown = await agent.request(`${ORIGIN}/auth/oauth/google`, {
-      method: "POST",
-    });
+    const unknown = await agent.request(`${ORIGIN}/auth/oauth/google`);
     assert.equal(unknown.status, 404);
     await unknown.body?.cancel();
   } finally {
@@ -254,10 +248,8 @@ Deno.test("oauth example: the sign-in routes are rate limited per client address
   try {
     const agent = browser(router);
     for (let i = 0; i < OAUTH_ADDRESS_LIMIT; i++) {
-      const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`, {
-        method: "POST",
-      });
-      assert.equal(response.status, 303);
+      const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
+      assert.equal(response.status, 302);
     }
     const refused = await agent.request(
       `${ORIGIN}/auth/oauth/oidc/callback?state=x`,
@@ -267,10 +259,8 @@ Deno.test("oauth example: the sign-in routes are rate limited per client address
     assert.match(await refused.text(), /Too many sign-in attempts/);
     // Another address is not affected.
     assert.equal(
-      (await browser(router).request(`${ORIGIN}/auth/oauth/oidc`, {
-        method: "POST",
-      })).status,
-      303,
+      (await browser(router).request(`${ORIGIN}/auth/oauth/oidc`)).status,
+      302,
     );
   } finally {
     kv.close();
@@ -284,9 +274,7 @@ Deno.test("oauth example: with no provider configured, no buttons and no routes"
     const [, body] = await page(agent, "/auth/login");
     assert.doesNotMatch(body, /Sign in with/);
     assert.doesNotMatch(body, /providers-title/);
-    const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`, {
-      method: "POST",
-    });
+    const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
     assert.equal(response.status, 404);
     await response.body?.cancel();
   } finally {

@@ -26,7 +26,7 @@ export const routes = route({
     logout: { method: "POST", pattern: "logout" },
   }),
   oauth: route("auth/oauth", {
-    start: { method: "POST", pattern: ":provider" },
+    start: { method: "GET", pattern: ":provider" },
     callback: { method: "GET", pattern: ":provider/callback" },
   }),
   dashboard: { method: "GET", pattern: "/dashboard" },

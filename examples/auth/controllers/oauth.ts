@@ -3,7 +3,7 @@
  *
  * | from  | request                                 | when                                   | then                                          |
  * | ----- | --------------------------------------- | -------------------------------------- | --------------------------------------------- |
- * | guest | `POST /auth/oauth/:provider`            | provider configured                    | → the provider (state, PKCE, nonce in the session) |
+ * | guest | `GET /auth/oauth/:provider`             | provider configured                    | → the provider (state, PKCE, nonce in the session) |
  * | guest | `GET /auth/oauth/:provider/callback`    | identity linked before                 | new session id, `userId`, → `returnTo`        |
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email of an existing account  | identity linked, signed in, notice            |
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |

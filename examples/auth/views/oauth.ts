@@ -1,8 +1,12 @@
 /**
  * The "Sign in with <provider>" buttons of the login page, and the rule
- * for linking accounts, said where people choose. Each button is a small
- * form posting to the app (no JavaScript; `csrf()` refuses the post from
- * another site, so no other site can start a sign-in in your name).
+ * for linking accounts, said where people choose. Each button is a link
+ * (no JavaScript), not a form: the page's Content-Security-Policy allows
+ * forms to post only to the app (`form-action 'self'`), and browsers
+ * apply that to the redirect a form's answer makes, so a form could not
+ * send the browser on to the provider. Starting a sign-in from another
+ * site gains nothing: it can only finish in the browser that started it
+ * (`state` lives in that browser's session).
  *
  * @module
  */
@@ -25,17 +29,10 @@ export function providerButtons(
   return html`
     <section class="providers" aria-labelledby="providers-title">
       <h2 id="providers-title">Or sign in with</h2>
-      ${providers.map((provider) =>
-        html`
-          <form method="post" action="${routes.oauth.start.href(
-            { provider: provider.id },
-            search,
-          )}">
-            <button type="submit" class="provider">Sign in with ${provider
-              .name}</button>
-          </form>
-        `
-      )}
+      ${providers.map((provider) => {
+        const href = routes.oauth.start.href({ provider: provider.id }, search);
+        return html`<a class="provider" href="${href}">Sign in with ${provider.name}</a>`;
+      })}
       <p class="rule" id="linking-rule">
         If you already have an account here, signing in with a provider
         opens it only when the provider has verified that the email
