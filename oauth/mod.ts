@@ -72,7 +72,7 @@
  *   session: Sessions,
  * });
  * const router = createRouter({
- *   middleware: [session(Sessions, createCookieSessionStorage({ secrets: ["…32+ characters…"] }))],
+ *   middleware: [session(Sessions, createCookieSessionStorage({ cookie: { secrets: ["…32+ characters…"] } }))],
  * });
  * router.post("/auth/google", (context) =>
  *   googleClient.authorize(context, { returnTo: context.url.searchParams.get("returnTo") ?? undefined }));
