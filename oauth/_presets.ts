@@ -23,6 +23,8 @@ export interface OAuthProviderPreset {
   multiTenant?: boolean;
   /** How the client secret is sent. */
   tokenEndpointAuthMethod?: TokenAuthMethod;
+  /** Adjusts the claims (Microsoft: `email_verified` from `xms_edov`). */
+  mapClaims?: (claims: OAuthClaims) => OAuthClaims;
   /** Reads the user with the access token (GitHub). */
   fetchUser?: (
     tokens: OAuthTokens,
@@ -56,8 +58,11 @@ export function google(): OAuthProviderPreset {
  * tenant id or domain for one organization; `common` (the default),
  * `organizations` and `consumers` admit many tenants, and the ID token's
  * issuer is then checked as the pattern with the token's own `tid`.
- * Entra's `email` claim is not verified by Microsoft (there is no
- * `email_verified`): treat it as unverified.
+ * Entra sends no `email_verified`, and its `email` is whatever the
+ * tenant typed: the preset sets `email_verified` to `true` only when the
+ * optional claim `xms_edov` ("email domain owner verified") is true. Add
+ * `xms_edov` (and `email`) under "Token configuration" in the app
+ * registration, or every Entra email counts as unverified.
  *
  * @example
  * ```ts
@@ -78,6 +83,11 @@ export function microsoft(
     }/v2.0`,
     scopes: [...OIDC_SCOPES],
     multiTenant: ["common", "organizations", "consumers"].includes(tenant),
+    mapClaims: (claims) => ({
+      ...claims,
+      email_verified: claims.xms_edov === true || claims.xms_edov === "1" ||
+        claims.xms_edov === 1,
+    }),
   };
 }
 

@@ -154,6 +154,11 @@ export interface OAuthClientOptions {
     fetch: typeof globalThis.fetch,
   ) => Promise<OAuthClaims>;
   /**
+   * Adjusts the claims before `callback()` returns them (the Microsoft
+   * preset sets `email_verified` from Entra's `xms_edov`).
+   */
+  mapClaims?: (claims: OAuthClaims) => OAuthClaims;
+  /**
    * The discovered issuer holds `{tenantid}`, filled from each ID token's
    * `tid` (Microsoft's `common`); the preset sets it.
    */
@@ -531,7 +536,11 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       fetch: fetcher,
     });
     const claims = await userOf(provider, tokens, taken);
-    return { claims, tokens, returnTo: taken.returnTo };
+    return {
+      claims: options.mapClaims ? options.mapClaims(claims) : claims,
+      tokens,
+      returnTo: taken.returnTo,
+    };
   }
 
   return { authorize, callback };

@@ -349,6 +349,14 @@ Deno.test("oauth: presets", () => {
   );
   assert.equal(microsoft().multiTenant, true);
   assert.equal(microsoft({ tenant: "contoso.example" }).multiTenant, false);
+  const entra = microsoft().mapClaims!;
+  assert.equal(entra({ sub: "s", email: "a@b.example" }).email_verified, false);
+  assert.equal(
+    entra({ sub: "s", email: "a@b.example", email_verified: true })
+      .email_verified,
+    false, // Entra's own word is xms_edov
+  );
+  assert.equal(entra({ sub: "s", xms_edov: true }).email_verified, true);
   assert.equal(
     github().tokenEndpoint,
     "https://github.com/login/oauth/access_token",
@@ -359,3 +367,17 @@ Deno.test("oauth: presets", () => {
     "profile",
   ]);
 });
+
+Deno.test("oauth: mapClaims adjusts what callback() returns", () =>
+  withIssuer(async (issuer) => {
+    const app = oidcApp(issuer, {
+      mapClaims: (claims: Record<string, unknown>) => ({
+        ...claims,
+        email_verified: false,
+        mapped: true,
+      }),
+    });
+    const { claims } = JSON.parse((await signIn(app)).body);
+    assert.equal(claims.email_verified, false);
+    assert.equal(claims.mapped, true);
+  }));
