@@ -95,7 +95,7 @@ console.log(
   `${ROUNDS} sign-ins each (after ${WARMUP} warm-up), Deno ${Deno.version.deno}`,
 );
 console.log(
-  "| client | sign-in round trip, median (p10-p90) | callback, median (p10-p90) | CPU per callback, median |",
+  "| client | sign-in round trip, median (p10-p90) | callback, median (p10-p90) | CPU per callback, median (p10-p90) |",
 );
 console.log("| --- | --- | --- | --- |");
 for (const [name, list] of samples) {
@@ -107,6 +107,8 @@ for (const [name, list] of samples) {
       ms(quantile(of("callback"), 0.5))
     } ms (${ms(quantile(of("callback"), 0.1))}-${
       ms(quantile(of("callback"), 0.9))
-    }) | ${ms(quantile(of("cpu"), 0.5))} ms |`,
+    }) | ${ms(quantile(of("cpu"), 0.5))} ms (${ms(quantile(of("cpu"), 0.1))}-${
+      ms(quantile(of("cpu"), 0.9))
+    }) |`,
   );
 }
