@@ -64,6 +64,9 @@ export async function verifyIdToken(
   } catch (error) {
     throw mapJoseError(error);
   }
+  if (typeof payload.sub !== "string" || payload.sub === "") {
+    throw refused("its sub is not a string");
+  }
   const issuer = check.issuer.includes("{tenantid}")
     ? check.issuer.replace("{tenantid}", String(payload.tid))
     : check.issuer;

@@ -381,3 +381,11 @@ Deno.test("oauth: mapClaims adjusts what callback() returns", () =>
     assert.equal(claims.email_verified, false);
     assert.equal(claims.mapped, true);
   }));
+
+Deno.test("oauth: an ID token whose sub is not a string is refused", () =>
+  withIssuer(async (issuer) => {
+    issuer.user = { ...issuer.user, sub: 42 };
+    const { status, body } = await signIn(oidcApp(issuer));
+    assert.equal(status, 400);
+    assert.match(body, /its sub is not a string/);
+  }));
