@@ -8,6 +8,7 @@ import type { Router } from "@fetchkit/toolkit/fetch-router";
 import { createApp } from "./app.ts";
 import { createSessionStorage } from "./sessions.ts";
 import { ORIGIN, SECRET } from "./_test_app.ts";
+import { runMain } from "./_test_server.ts";
 import {
   checkNetAccess,
   loadOAuthProviders,
@@ -345,4 +346,31 @@ Deno.test("oauth example: provider settings are checked at start", () => {
 
 globalThis.addEventListener("unload", () => {
   provider.stop();
+});
+
+Deno.test("oauth example: main.ts with the dev task's flags refuses a half-set provider and an unreachable issuer, naming them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "oauth-main-" });
+  try {
+    const half = await runMain({
+      DENO_KV_PATH: `${dir}/a.sqlite`,
+      GOOGLE_CLIENT_ID: "id-only",
+    });
+    assert.equal(half.code, 1);
+    assert.match(
+      half.output,
+      /Cannot start: Set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or neither/,
+    );
+    const far = await runMain({
+      DENO_KV_PATH: `${dir}/b.sqlite`,
+      OIDC_ISSUER: "https://sso.example.com",
+      OIDC_CLIENT_ID: "app",
+    });
+    assert.equal(far.code, 1);
+    assert.match(
+      far.output,
+      /OpenID sign-in needs to reach sso.example.com: add it to --allow-net/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
