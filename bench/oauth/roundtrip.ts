@@ -8,7 +8,10 @@
 //   deno run -A bench/oauth/roundtrip.ts            (ROUNDS=60 by default)
 //
 // "CPU" is this process's user+system time during the callback: the
-// client library and the app, not the provider (another process).
+// client library and the app, not the provider (another process). The
+// example app's password login (bcrypt cost 12, in process) is measured
+// in the same rounds for reference: its "round trip" and "callback" are
+// the one POST.
 import process from "node:process";
 import assert from "node:assert/strict";
 import type { Router } from "@fetchkit/toolkit/fetch-router";
@@ -19,6 +22,7 @@ import {
   startOidcProvider,
 } from "../../oauth/_test_oidc_provider.ts";
 import { oauth4webapiApp } from "./_o4w_app.ts";
+import { Client, testApp } from "../../examples/auth/_test_app.ts";
 
 const ROUNDS = Number(Deno.env.get("ROUNDS") ?? 60);
 const WARMUP = 5;
@@ -36,6 +40,25 @@ const contenders: Record<string, Router> = {
     REDIRECT_URI,
   ),
 };
+
+// For reference: the example app's password login at bcrypt cost 12, in
+// process (a POST /auth/login with the right password, to its redirect).
+const passwordApp = await testApp({ cost: 12, loginAddressLimit: 1_000_000 });
+await new Client(passwordApp.app).register(
+  "bench@example.com",
+  "bench-password",
+);
+
+async function passwordSignIn(): Promise<Sample> {
+  const client = new Client(passwordApp.app);
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const response = await client.login("bench@example.com", "bench-password");
+  const total = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  assert.equal(response.headers.get("Location"), "/dashboard");
+  return { total, callback: total, cpu: (cpu.user + cpu.system) / 1000 };
+}
 
 interface Sample {
   total: number;
@@ -70,8 +93,9 @@ async function signIn(app: Router): Promise<Sample> {
   };
 }
 
+const PASSWORD = "password login, bcrypt 12 (reference)";
 const samples = new Map<string, Sample[]>(
-  Object.keys(contenders).map((name) => [name, []]),
+  [...Object.keys(contenders), PASSWORD].map((name) => [name, []]),
 );
 try {
   for (let round = 0; round < WARMUP + ROUNDS; round++) {
@@ -81,9 +105,12 @@ try {
       const sample = await signIn(app);
       if (round >= WARMUP) samples.get(name)!.push(sample);
     }
+    const password = await passwordSignIn();
+    if (round >= WARMUP) samples.get(PASSWORD)!.push(password);
   }
 } finally {
   await provider.stop();
+  passwordApp.close();
 }
 
 const quantile = (values: number[], q: number) => {
