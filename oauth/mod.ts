@@ -47,6 +47,10 @@
  * the `userinfo` endpoint is read too (its `sub` must match). Link
  * accounts by email only when `email_verified` is `true`.
  *
+ * The provider's answer comes back in the callback URL's query (the
+ * default `response_mode=query`): `form_post` is not supported, since a
+ * `SameSite=Lax` session cookie is not sent with a cross-site POST.
+ *
  * `returnTo` is kept only when it is a path on this origin (`/x`, not
  * `//x`, `/\x` or `https://...`, at most 2048 characters); otherwise it
  * is dropped and `callback()` returns `undefined` for it.
