@@ -199,6 +199,8 @@ export function hostsOf(provider: OAuthProvider): string[] {
       "https://openidconnect.googleapis.com",
     );
   }
+  // Entra's userinfo endpoint, read when the ID token has no email.
+  if (provider.id === "microsoft") urls.push("https://graph.microsoft.com");
   if (provider.id === "github") urls.push("https://api.github.com");
   return urls;
 }

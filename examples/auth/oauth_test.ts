@@ -8,7 +8,7 @@ import type { Router } from "@fetchkit/toolkit/fetch-router";
 import { createApp } from "./app.ts";
 import { createSessionStorage } from "./sessions.ts";
 import { ORIGIN, SECRET } from "./_test_app.ts";
-import { runMain } from "./_test_server.ts";
+import { runMain, startMain } from "./_test_server.ts";
 import {
   checkNetAccess,
   loadOAuthProviders,
@@ -371,6 +371,29 @@ Deno.test("oauth example: main.ts with the dev task's flags refuses a half-set p
       /OpenID sign-in needs to reach sso.example.com: add it to --allow-net/,
     );
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("oauth example: the dev task's --allow-net reaches every preset provider (main.ts starts with all three set)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "oauth-main-" });
+  const server = await startMain({
+    DENO_KV_PATH: `${dir}/c.sqlite`,
+    GOOGLE_CLIENT_ID: "g",
+    GOOGLE_CLIENT_SECRET: "gs",
+    MICROSOFT_CLIENT_ID: "m",
+    MICROSOFT_CLIENT_SECRET: "ms",
+    GITHUB_CLIENT_ID: "h",
+    GITHUB_CLIENT_SECRET: "hs",
+  });
+  try {
+    const page = await fetch(`${server.url}/auth/login`);
+    const body = await page.text();
+    for (const name of ["Google", "Microsoft", "GitHub"]) {
+      assert.match(body, new RegExp(`Sign in with ${name}</a>`));
+    }
+  } finally {
+    await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });
