@@ -99,9 +99,14 @@
  * @module
  */
 import type { AnyContextKey, RequestContext } from "../router/mod.ts";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { toBase64Url } from "../runtime/base64.ts";
 import { NativeResponse } from "../response/native.ts";
+import {
+  challengeOf,
+  checkIss,
+  checkOptions,
+  DEFAULT_SCOPES,
+  sessionOf,
+} from "./_checks.ts";
 import { OAuthError } from "./_errors.ts";
 import { keySets, verifyIdToken } from "./_id_token.ts";
 import { discovery, explicitMetadata, type Metadata } from "./_metadata.ts";
@@ -111,13 +116,8 @@ import {
   randomToken,
   type TokenAuthMethod,
 } from "./_token.ts";
-import {
-  type Pending,
-  putPending,
-  type SessionLike,
-  takePending,
-} from "./_transactions.ts";
-import { localPath, providerUrl } from "./_urls.ts";
+import { type Pending, putPending, takePending } from "./_transactions.ts";
+import { localPath } from "./_urls.ts";
 import { asClaims, getJson, type OAuthClaims } from "./_user.ts";
 
 export { OAuthError, type OAuthErrorReason } from "./_errors.ts";
@@ -236,78 +236,6 @@ export interface OAuthClient {
   callback(context: RequestContext): Promise<OAuthResult>;
 }
 
-const DEFAULT_SCOPES = ["openid", "email", "profile"];
-
-/** The S256 PKCE challenge of `verifier`. */
-function challengeOf(verifier: string): string {
-  return toBase64Url(sha256(new TextEncoder().encode(verifier)));
-}
-
-function sessionOf(context: RequestContext, key: AnyContextKey): SessionLike {
-  const value = context.get(key) as SessionLike | undefined;
-  if (typeof value?.get !== "function" || typeof value.set !== "function") {
-    throw new TypeError(
-      "OAuth: no session under the `session` key; run session() before this route",
-    );
-  }
-  return value;
-}
-
-function checkOptions(options: OAuthClientOptions): void {
-  if (typeof options.clientId !== "string" || options.clientId === "") {
-    throw new TypeError("OAuth: clientId is required");
-  }
-  if (options.session === undefined) {
-    throw new TypeError(
-      "OAuth: session is required (the context key given to session())",
-    );
-  }
-  try {
-    new URL(options.redirectUri);
-  } catch {
-    throw new TypeError(
-      `OAuth: redirectUri must be an absolute URL: "${options.redirectUri}"`,
-    );
-  }
-  const explicit = options.authorizationEndpoint !== undefined ||
-    options.tokenEndpoint !== undefined;
-  if (
-    explicit &&
-    (options.authorizationEndpoint === undefined ||
-      options.tokenEndpoint === undefined)
-  ) {
-    throw new TypeError(
-      "OAuth: give both authorizationEndpoint and tokenEndpoint, or neither",
-    );
-  }
-  if (!explicit && options.issuer === undefined) {
-    throw new TypeError(
-      "OAuth: give issuer (OpenID Connect) or authorizationEndpoint and tokenEndpoint",
-    );
-  }
-  if (options.issuer !== undefined) providerUrl(options.issuer, "issuer");
-  const openid = (options.scopes ?? DEFAULT_SCOPES).includes("openid");
-  if (openid && options.issuer === undefined) {
-    throw new TypeError("OAuth: the openid scope needs issuer");
-  }
-  if (
-    !openid && options.userinfoEndpoint === undefined &&
-    options.fetchUser === undefined && options.issuer === undefined
-  ) {
-    throw new TypeError(
-      "OAuth: without the openid scope, give userinfoEndpoint or fetchUser to read the user",
-    );
-  }
-  for (const name of ["ttl", "clockTolerance"] as const) {
-    const value = options[name];
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new TypeError(
-        `OAuth: ${name} must be seconds (>= 0), not ${value}`,
-      );
-    }
-  }
-}
-
 /**
  * Creates a sign-in client for one provider.
  *
@@ -413,34 +341,6 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     });
   }
 
-  function checkIss(provider: Metadata, iss: string | null): void {
-    const expected = provider.issuer ?? options.issuer;
-    if (iss === null) {
-      if (provider.authorization_response_iss_parameter_supported === true) {
-        throw new OAuthError(
-          "iss",
-          "The provider's answer lacks iss, which it says it always sends (RFC 9207)",
-        );
-      }
-      return;
-    }
-    if (expected === undefined) return;
-    const pattern = expected.includes("{tenantid}")
-      ? new RegExp(
-        "^" + expected.split("{tenantid}").map(escapeRegExp).join("[^/]+") +
-          "$",
-      )
-      : undefined;
-    if (pattern ? !pattern.test(iss) : iss !== expected) {
-      throw new OAuthError(
-        "iss",
-        `The answer's iss "${
-          iss.slice(0, 200)
-        }" is not the provider's issuer "${expected}" (RFC 9207)`,
-      );
-    }
-  }
-
   async function userOf(
     provider: Metadata,
     tokens: OAuthTokens,
@@ -513,7 +413,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       );
     }
     const provider = await metadata();
-    checkIss(provider, query.get("iss"));
+    checkIss(provider, options.issuer, query.get("iss"));
     const error = query.get("error");
     if (error !== null) {
       const description = query.get("error_description");
@@ -548,8 +448,4 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   }
 
   return { authorize, callback };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
