@@ -3,7 +3,8 @@
 // panva's oidc-provider on 127.0.0.1: the whole authorization-code +
 // PKCE flow through the provider's own login and consent pages, with
 // JavaScript turned off in the browser; the unverified-email refusal;
-// axe on the pages with buttons at 1280 and 390 px. Screenshots go to a
+// axe on the login page with buttons and on the refusal, at 1280 and
+// 390 px. Screenshots go to a
 // temp folder (printed), or with SAVE_SCREENSHOTS=1 to
 // examples/auth/screenshots/.
 import assert from "node:assert/strict";
@@ -116,6 +117,32 @@ Deno.test({
         /Company SSO has not verified that admin@example.com is yours/,
       );
       await other.screenshot({ path: `${shots}/oauth-unverified-1280.png` });
+
+      // The refusal page, through axe at both widths (JavaScript on, for axe).
+      await axePage.setViewportSize({ width: 1280, height: 900 });
+      await axePage.goto(`${base}/auth/login`);
+      await axePage.getByRole("link", { name: "Sign in with Company SSO" })
+        .click();
+      await axePage.waitForURL(`${provider.issuer}/**`);
+      await axePage.locator('input[name="login"]').fill("mallory");
+      await axePage.locator('input[name="password"]').fill("x");
+      await axePage.getByRole("button", { name: "Sign-in" }).click();
+      await axePage.getByRole("button", { name: "Continue" }).click();
+      await axePage.waitForURL(`${base}/auth/oauth/oidc/callback?**`);
+      const refusalHtml = await axePage.content();
+      for (const width of [1280, 390]) {
+        await axePage.setViewportSize({ width, height: 900 });
+        assert.deepEqual(await runAxe(axePage), [], `refusal at ${width} px`);
+        const scrollWidth = await axePage.evaluate<number>(
+          "document.documentElement.scrollWidth",
+        );
+        assert.ok(scrollWidth <= width, `refusal is ${scrollWidth} px wide`);
+      }
+      assert.match(refusalHtml, /role="alert"/);
+      await axePage.screenshot({
+        path: `${shots}/oauth-unverified-390.png`,
+        fullPage: true,
+      });
       console.log(`screenshots: ${shots}`);
     } finally {
       await browser.close();
