@@ -47,6 +47,7 @@
  * - [`@fetchkit/toolkit/jwt-middleware`](https://jsr.io/@fetchkit/toolkit/doc/jwt-middleware): JSON Web Token authentication
  * - [`@fetchkit/toolkit/bearer-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/bearer-auth-middleware): bearer token authentication
  * - [`@fetchkit/toolkit/basic-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/basic-auth-middleware): HTTP Basic authentication
+ * - [`@fetchkit/toolkit/oauth`](https://jsr.io/@fetchkit/toolkit/doc/oauth): sign in with Google, Microsoft, GitHub or any OpenID Provider (code + PKCE, ID tokens checked)
  *
  * ### Realtime
  *
@@ -138,3 +139,20 @@ export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
 export * from "./file_storage/mod.ts";
+export {
+  type AuthorizeOptions as OAuthAuthorizeOptions,
+  createOAuthClient,
+  github as githubOAuth,
+  google as googleOAuth,
+  microsoft as microsoftOAuth,
+  type OAuthClaims,
+  type OAuthClient,
+  type OAuthClientOptions,
+  OAuthError,
+  type OAuthErrorReason,
+  type OAuthProviderPreset,
+  type OAuthResult,
+  type OAuthTokens,
+  oidc as oidcOAuth,
+  type TokenAuthMethod,
+} from "./oauth/mod.ts";
