@@ -50,6 +50,7 @@
  * - `@fetchkit/toolkit/tracing-middleware`: OpenTelemetry tracing, one span per request
  * - `@fetchkit/toolkit/client`: a typed client for a route map
  * - `@fetchkit/toolkit/openapi`: an OpenAPI 3.1 document from a route map
+ * - `@fetchkit/toolkit/testing`: a test client with a cookie jar that calls the app in process
  *
  * @example
  * ```ts
@@ -114,3 +115,11 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export {
+  CookieJar,
+  type CookieJarOptions,
+  createTestClient,
+  type StoredCookie,
+  type TestClient,
+  type TestClientOptions,
+} from "./testing/mod.ts";
