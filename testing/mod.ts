@@ -242,8 +242,10 @@ const BODY_HEADERS = [
   "content-location",
 ];
 
-function handlerOf(app: HasFetch | FetchHandler): FetchHandler {
-  if (typeof app === "function") return app;
+function handlerOf(app: HasFetch | FetchHandler | typeof fetch): FetchHandler {
+  // The global fetch takes RequestInit second, not a server's info.
+  if (app === globalThis.fetch) return (request) => fetch(request);
+  if (typeof app === "function") return app as FetchHandler;
   if (
     app !== null && typeof app === "object" && typeof app.fetch === "function"
   ) {
@@ -382,12 +384,13 @@ function searchOf(query: RequestOptions["query"]): string {
  * attack.status; // 403
  * ```
  *
- * @param app A router (or anything with `fetch`), or a fetch handler function.
+ * @param app A router (or anything with `fetch`), a fetch handler
+ * function, or the global `fetch` (with a real server's `origin`).
  * @param options The origin, redirects, a shared jar, default headers.
  * @returns The client.
  */
 export function createTestClient(
-  app: HasFetch | FetchHandler,
+  app: HasFetch | FetchHandler | typeof fetch,
   options: TestClientOptions = {},
 ): TestClient {
   const handler = handlerOf(app);
