@@ -14,10 +14,11 @@
  * placeholder naming it; the page completes.
  *
  * Through middleware: `compress()` flushes its encoder after each chunk,
- * so each part reaches the browser as it is written. `etag()` and
- * `cache()` read the whole body before answering (an entity tag needs all
- * of it), so behind them the page arrives at once, when it is complete:
- * leave streamed pages out of those (or accept that they buffer).
+ * so each part reaches the browser as it is written. `etag()` tags only a
+ * body that is complete at once, so a page still being written passes
+ * through it untagged, streaming as without it. `cache()` reads the whole
+ * body to store it, so behind it the page arrives at once, when complete
+ * (and later hits get the stored copy, deferred parts already at the end).
  *
  * @module
  */
