@@ -38,7 +38,7 @@ Deno.serve(
 // Hono.
 async function Comments() {
   const list = await comments();
-  return <ol>{list.map((c) => <li>{c}</li>)}</ol>;
+  return <ol>{list.map((c) => <li key={c}>{c}</li>)}</ol>;
 }
 const app = new Hono();
 app.get(
@@ -56,7 +56,7 @@ app.get("/", (c) =>
   c.render(
     <>
       <h1>A post</h1>
-      <ul>{ITEMS.map((item) => <li>{item}</li>)}</ul>
+      <ul>{ITEMS.map((item) => <li key={item}>{item}</li>)}</ul>
       <section>
         <Suspense fallback={<p>Loading comments…</p>}>
           <Comments />
