@@ -48,6 +48,7 @@
  * - [`@fetchkit/toolkit/bearer-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/bearer-auth-middleware): bearer token authentication
  * - [`@fetchkit/toolkit/basic-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/basic-auth-middleware): HTTP Basic authentication
  * - [`@fetchkit/toolkit/oauth`](https://jsr.io/@fetchkit/toolkit/doc/oauth): sign in with Google, Microsoft, GitHub or any OpenID Provider (code + PKCE, ID tokens checked)
+ * - [`@fetchkit/toolkit/mcp`](https://jsr.io/@fetchkit/toolkit/doc/mcp): a Model Context Protocol server on a route, behind bearer tokens, with Origin checks
  *
  * ### Realtime
  *
@@ -73,6 +74,7 @@
  * - [`@fetchkit/toolkit/tracing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/tracing-middleware): OpenTelemetry tracing, one span per request
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
  * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
+ * - [`@fetchkit/toolkit/testing`](https://jsr.io/@fetchkit/toolkit/doc/testing): a test client that calls the app in process, with a cookie jar and redirects like a browser
  *
  * @example
  * ```ts
@@ -156,3 +158,11 @@ export {
   oidc as oidcOAuth,
   type TokenAuthMethod,
 } from "./oauth/mod.ts";
+export {
+  CookieJar,
+  type CookieJarOptions,
+  createTestClient,
+  type StoredCookie,
+  type TestClient,
+  type TestClientOptions,
+} from "./testing/mod.ts";
