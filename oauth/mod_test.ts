@@ -15,6 +15,7 @@ import {
 import { APP_ORIGIN, oauthApp, REDIRECT_URI, Sessions } from "./_test_app.ts";
 import { Agent } from "./_test_agent.ts";
 import { startTestIssuer, type TestIssuer } from "./_test_issuer.ts";
+import { tokensEqual } from "./_transactions.ts";
 
 type App = ReturnType<typeof oauthApp>["app"];
 
@@ -389,3 +390,12 @@ Deno.test("oauth: an ID token whose sub is not a string is refused", () =>
     assert.equal(status, 400);
     assert.match(body, /its sub is not a string/);
   }));
+
+Deno.test("oauth: tokensEqual compares whole tokens", () => {
+  const token = "A".repeat(43);
+  assert.equal(tokensEqual(token, token), true);
+  assert.equal(tokensEqual("A".repeat(42) + "B", token), false);
+  assert.equal(tokensEqual("B" + "A".repeat(42), token), false);
+  assert.equal(tokensEqual("A".repeat(42), token), false);
+  assert.equal(tokensEqual("", token), false);
+});
