@@ -88,6 +88,7 @@
  * @module
  */
 
+import { requestWithBody } from "../runtime/request_copy.ts";
 import { atLeast } from "../store/options.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { RequestContext } from "../router/context.ts";
@@ -316,10 +317,8 @@ function headRecord(kept: Kept): Uint8Array {
 /**
  * Reads the body once, bounded (413 past `limits.maxBytes`, 408 when the
  * client stalls), and hands the rest of the chain a request holding those
- * bytes. Not `request.clone()`: on Deno a clone of a `Deno.serve` request
- * reads its `signal`, which switches the server to its legacy abort
- * behaviour and prints a warning. The copy reaches the original's `signal`
- * only if the application reads it.
+ * bytes (`requestWithBody`, not `request.clone()`, which prints Deno's
+ * legacy-abort warning).
  */
 async function takeBody(
   context: RequestContext,
@@ -328,15 +327,7 @@ async function takeBody(
   const request = context.request;
   if (request.body === null) return new Uint8Array(0);
   const bytes = await readBytes(request, limits);
-  const copy = new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: bytes as BodyInit,
-  });
-  Object.defineProperty(copy, "signal", {
-    get: () => request.signal,
-    configurable: true,
-  });
+  const copy = requestWithBody(request, bytes as BodyInit);
   // `request` is read-only to handlers, not to the middleware that took
   // its body: the rest of the chain reads the copy.
   (context as { request: Request }).request = copy;
