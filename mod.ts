@@ -51,6 +51,8 @@
  * - `@fetchkit/toolkit/client`: a typed client for a route map
  * - `@fetchkit/toolkit/openapi`: an OpenAPI 3.1 document from a route map
  * - `@fetchkit/toolkit/testing`: a test client with a cookie jar that calls the app in process
+ * - `@fetchkit/toolkit/mcp`: Model Context Protocol endpoints (`mcpHandler` only from there, so
+ *   this module does not load the MCP SDK; its types are here)
  *
  * @example
  * ```ts
@@ -123,3 +125,11 @@ export {
   type TestClient,
   type TestClientOptions,
 } from "./testing/mod.ts";
+// Types only: mcpHandler loads the MCP SDK (half a second and 20 MB at
+// start-up), so it is imported from @fetchkit/toolkit/mcp alone.
+export type {
+  McpHandler,
+  McpHandlerOptions,
+  McpServerLike,
+  ResourceMetadataOptions,
+} from "./mcp/mod.ts";
