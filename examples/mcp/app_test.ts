@@ -8,9 +8,9 @@ import { createApp } from "./app.ts";
 
 const TOKEN = "t".repeat(40);
 
-async function connected(token = TOKEN) {
+function connected() {
   const app = createApp({
-    token,
+    token: TOKEN,
     authorizationServer: "https://auth.example",
     log: null,
   });
@@ -31,7 +31,7 @@ function textOf(result: Record<string, unknown>): string {
 }
 
 Deno.test("mcp example: notes added, listed, read and deleted through the tools", async () => {
-  const { app, client, transport } = await connected();
+  const { app, client, transport } = connected();
   try {
     await client.connect(transport);
     const names = (await client.listTools()).tools.map((t) => t.name).sort();

@@ -23,14 +23,13 @@ if (token === undefined || token.length < 32) {
 }
 // The app names this server as where tokens come from unless AUTH_SERVER
 // says otherwise, so it is made once the port (maybe a free one) is known.
-let app: ReturnType<typeof createApp> | undefined;
-const server = serve((request, info) => app!.router.fetch(request, info), {
+const server = serve((request, info) => app.router.fetch(request, info), {
   hostname: "127.0.0.1",
   port,
   onListen: ({ hostname, port }) =>
     console.log(`Listening on http://${hostname}:${port}/`),
 });
-app = createApp({
+const app = createApp({
   token,
   authorizationServer: Deno.env.get("AUTH_SERVER") ??
     `http://127.0.0.1:${server.addr.port}`,
