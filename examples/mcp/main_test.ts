@@ -17,6 +17,15 @@ async function readmeCommand(): Promise<string> {
   return line.slice(line.indexOf("deno run"));
 }
 
+/** The README's client block (marked `ignore` for `deno test --doc`). */
+async function clientBlock(): Promise<string> {
+  const readme = await Deno.readTextFile(`${repo}examples/mcp/README.md`);
+  const start = readme.indexOf("```ts ignore\n");
+  assert.ok(start !== -1, "README has the client block");
+  const from = start + "```ts ignore\n".length;
+  return readme.slice(from, readme.indexOf("\n```", from));
+}
+
 Deno.test("mcp example README: the command serves, the client block adds and lists a note", async () => {
   const server = await startCommand(repo, await readmeCommand(), {
     PORT: "0",
@@ -25,7 +34,7 @@ Deno.test("mcp example README: the command serves, the client block adds and lis
   const project = await makeProject();
   try {
     const port = new URL(server.origin).port;
-    const code = (await codeUnder("examples/mcp/README.md", "Connect a client"))
+    const code = (await clientBlock())
       .replaceAll("127.0.0.1:8020", `127.0.0.1:${port}`);
     await Deno.writeTextFile(`${project.dir}/main.ts`, code);
     const run = await new Deno.Command(Deno.execPath(), {
