@@ -2,7 +2,7 @@
 // free port instead of 8020), its client block runs as a user's program in
 // a project of its own, and the curl lines' answers are checked over HTTP.
 import assert from "node:assert/strict";
-import { codeUnder, makeProject, startCommand } from "../../_tools/doc_run.ts";
+import { makeProject, startCommand } from "../../_tools/doc_run.ts";
 
 const repo = new URL("../../", import.meta.url).pathname;
 const TOKEN = "0123456789abcdef".repeat(4);
