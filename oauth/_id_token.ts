@@ -11,9 +11,9 @@ import {
   type JWTPayload,
   jwtVerify,
 } from "jose";
-import { secretsEqual } from "../crypto/compare.ts";
 import { OAuthError } from "./_errors.ts";
 import { badGateway, PROVIDER_TIMEOUT_MS } from "./_metadata.ts";
+import { tokensEqual } from "./_transactions.ts";
 
 /** What an ID token is checked against. */
 export interface IdTokenCheck {
@@ -81,7 +81,7 @@ export async function verifyIdToken(
   }
   if (
     typeof payload.nonce !== "string" ||
-    !secretsEqual(payload.nonce, check.nonce)
+    !tokensEqual(payload.nonce, check.nonce)
   ) {
     throw refused("its nonce is not the one this sign-in sent");
   }

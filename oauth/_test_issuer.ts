@@ -184,8 +184,19 @@ export async function startTestIssuer(): Promise<TestIssuer> {
             "client_secret_post",
           ],
         });
+      // Multi-tenant, as Microsoft's common endpoint: the issuer is a
+      // pattern, and no iss comes with the authorization answer.
+      case "/common/v2.0/.well-known/openid-configuration":
+        return Response.json({
+          issuer: `${origin}/{tenantid}/v2.0`,
+          authorization_endpoint: `${origin}/common/authorize`,
+          token_endpoint: `${origin}/token`,
+          jwks_uri: `${origin}/jwks`,
+          id_token_signing_alg_values_supported: ["ES256"],
+        });
       case "/jwks":
         return Response.json({ keys: [jwk] });
+      case "/common/authorize":
       case "/authorize":
       case "/login/oauth/authorize":
         return authorize(url);

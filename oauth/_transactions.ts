@@ -5,7 +5,22 @@
  * `MAX_PENDING` are kept (the oldest go first), so tabs left open cannot
  * grow a cookie session without bound.
  */
-import { secretsEqual } from "../crypto/compare.ts";
+
+/**
+ * Whether `given` equals `ours`, one of our 43-character random tokens,
+ * reading every character. A length differing is told at once: the length
+ * of our tokens is no secret. (`secretsEqual` from `crypto/compare.ts`
+ * hashes both sides first, for secrets of any length: 40-130 µs a call
+ * measured here, a tenth of a callback's own CPU for its two compares.)
+ */
+export function tokensEqual(given: string, ours: string): boolean {
+  if (given.length !== ours.length) return false;
+  let difference = 0;
+  for (let i = 0; i < ours.length; i++) {
+    difference |= given.charCodeAt(i) ^ ours.charCodeAt(i);
+  }
+  return difference === 0;
+}
 
 /** The session field the entries live under. */
 export const FIELD = "_oauth";
@@ -69,7 +84,7 @@ export function takePending(
   const entries = entriesOf(session);
   let found: string | undefined;
   for (const key of Object.keys(entries)) {
-    if (secretsEqual(state, key)) found = key;
+    if (tokensEqual(state, key)) found = key;
   }
   if (found === undefined) return undefined;
   const entry = entries[found];

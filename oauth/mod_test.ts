@@ -15,6 +15,7 @@ import {
 import { APP_ORIGIN, oauthApp, REDIRECT_URI, Sessions } from "./_test_app.ts";
 import { Agent } from "./_test_agent.ts";
 import { startTestIssuer, type TestIssuer } from "./_test_issuer.ts";
+import { tokensEqual } from "./_transactions.ts";
 
 type App = ReturnType<typeof oauthApp>["app"];
 
@@ -388,4 +389,47 @@ Deno.test("oauth: an ID token whose sub is not a string is refused", () =>
     const { status, body } = await signIn(oidcApp(issuer));
     assert.equal(status, 400);
     assert.match(body, /its sub is not a string/);
+  }));
+
+Deno.test("oauth: tokensEqual compares whole tokens", () => {
+  const token = "A".repeat(43);
+  assert.equal(tokensEqual(token, token), true);
+  assert.equal(tokensEqual("A".repeat(42) + "B", token), false);
+  assert.equal(tokensEqual("B" + "A".repeat(42), token), false);
+  assert.equal(tokensEqual("A".repeat(42), token), false);
+  assert.equal(tokensEqual("", token), false);
+});
+
+Deno.test("oauth: a multi-tenant issuer (Microsoft's common) checks the ID token's iss against its own tid", () =>
+  withIssuer(async (issuer) => {
+    const app = oauthApp({
+      ...microsoft(),
+      issuer: `${issuer.issuer}/common/v2.0`,
+      clientId: issuer.clientId,
+      clientSecret: issuer.clientSecret,
+    }).app;
+    issuer.user = { ...issuer.user, tid: "tenant-1", xms_edov: true };
+    issuer.fault = { iss: `${issuer.issuer}/tenant-1/v2.0` };
+    const good = await signIn(app);
+    assert.equal(good.status, 200, good.body);
+    assert.equal(JSON.parse(good.body).claims.email_verified, true);
+
+    // Another tenant's issuer than the token's own tid: refused.
+    issuer.fault = { iss: `${issuer.issuer}/tenant-2/v2.0` };
+    const bad = await signIn(app);
+    assert.equal(bad.status, 400);
+    assert.match(
+      bad.body,
+      /issued by ".*\/tenant-2\/v2.0", not ".*\/tenant-1\/v2.0"/,
+    );
+
+    // The discovery document must name the pattern only for multiTenant.
+    const strict = oauthApp({
+      issuer: `${issuer.issuer}/common/v2.0`,
+      clientId: issuer.clientId,
+      clientSecret: issuer.clientSecret,
+    }).app;
+    const start = await agentFor(strict).request(`${APP_ORIGIN}/login`);
+    assert.equal(start.status, 502);
+    await start.body?.cancel();
   }));
