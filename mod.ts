@@ -166,3 +166,11 @@ export {
   type TestClient,
   type TestClientOptions,
 } from "./testing/mod.ts";
+// Types only: mcpHandler loads the MCP SDK (half a second and 20 MB at
+// start-up), so it is imported from @fetchkit/toolkit/mcp alone.
+export type {
+  McpHandler,
+  McpHandlerOptions,
+  McpServerLike,
+  ResourceMetadataOptions,
+} from "./mcp/mod.ts";

@@ -16,10 +16,10 @@ export async function codeBlocks(
     if (lines[i].startsWith("#")) heading = lines[i].replace(/^#+\s*/, "");
     if (lines[i] === "```ts") {
       const end = lines.indexOf("```", i + 1);
-      // An unclosed block would send the scan back to the start for ever.
+      // Unterminated, indexOf's -1 would restart the scan forever.
       if (end === -1) {
         throw new Error(
-          `${file}: the \`\`\`ts block at line ${i + 1} is never closed`,
+          `${file}:${i + 1}: a \`\`\`ts block without its closing \`\`\``,
         );
       }
       blocks.push({ heading, code: lines.slice(i + 1, end).join("\n") });
