@@ -20,7 +20,7 @@
 import type { Middleware } from "./types.ts";
 import type { RequestContext } from "./context.ts";
 import { NativeResponse } from "../response/native.ts";
-import { noteBodyProgress } from "../form_data/body_progress.ts";
+import { noteBodyProgress } from "../body_progress/body_progress.ts";
 import { DEFAULTS } from "../form_data/limits.ts";
 import { declaredLength, tooLarge } from "../validation/read_body.ts";
 

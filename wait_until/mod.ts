@@ -206,7 +206,9 @@ export function waitUntil(
  *   return new Response(null, { status: 202 });
  * });
  *
- * export default { fetch: withExecutionContext(router.fetch) };
+ * // The Worker's module ends with `export default worker`.
+ * const worker = { fetch: withExecutionContext(router.fetch) };
+ * console.log(typeof worker.fetch); // "function"
  * ```
  *
  * @param fetch The handler, such as `router.fetch`.
