@@ -8,7 +8,8 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 Deno.test({
-  name: "deno task dev: SIGTERM ends serve() and the file watcher (no waiting for a file change)",
+  name:
+    "deno task dev: SIGTERM ends serve() and the file watcher (no waiting for a file change)",
   ignore: Deno.build.os === "windows",
   async fn() {
     const child = new Deno.Command(Deno.execPath(), {

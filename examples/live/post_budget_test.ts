@@ -167,6 +167,13 @@ Deno.test({
     try {
       const results = await Promise.all([chunkedPost(), chunkedPost()]);
       const grown = (Deno.memoryUsage().rss - rssBefore) / 1024 / 1024;
+      console.log(
+        `sent before the 413: ${
+          results.map(({ sent }) => (sent / 1024 / 1024).toFixed(1)).join(
+            " and ",
+          )
+        } MiB; RSS +${grown.toFixed(0)} MiB`,
+      );
       for (const { head, sent } of results) {
         assert.match(head, /^HTTP\/1\.1 413 /);
         assert.match(head, /4096 bytes/);
