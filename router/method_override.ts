@@ -253,7 +253,8 @@ async function readField(
  * ```
  *
  * A `POST` whose declared `Content-Length` is over `maxBodyBytes` is
- * refused with `413` before anything is read (no wait).
+ * answered `413` (its message names the limit and the declared length)
+ * before anything is read (no wait).
  *
  * @param options `fieldName`: the form field to read; `timeout`; `maxBodyBytes`.
  * @returns The middleware.
@@ -281,7 +282,9 @@ export function methodOverride(
       if (declared !== undefined && declared > maxBodyBytes) {
         const error = tooLarge(maxBodyBytes, declared);
         await context.request.body.cancel(error).catch(() => {});
-        throw error;
+        // Answered here (text, or JSON for a client that prefers it), not
+        // thrown: an app's error boundary may make any throw a 500.
+        return error.toResponse(context.request);
       }
     }
     const wanted = override ??

@@ -27,6 +27,7 @@ import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
+import { AUTH_FORM_LIMITS } from "./controllers/forms.ts";
 import {
   session,
   type SessionStorage,
@@ -166,7 +167,9 @@ export async function createApp(options: AppOptions): Promise<Router> {
         maxAge: 3600,
       }),
       csrf(),
-      methodOverride(),
+      // The forms' own limit: a body declared larger is refused at once,
+      // before methodOverride() would wait for it.
+      methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
     ],
