@@ -43,6 +43,11 @@ export interface FailoverOptions {
   beforeMs?: number;
   /** Load after the last 503, in ms. Default 2000. */
   afterMs?: number;
+  /**
+   * node-redis' `topologyRefreshOnReconnectionAttemptStrategy` in the
+   * servers, in ms; its default (5000) when not given.
+   */
+  topologyRefreshMs?: number;
 }
 
 /** Runs the scenario on `cluster` (which loses a master). */
@@ -53,7 +58,14 @@ export async function runFailover(
   const { sessions = 24, beforeMs = 1500, afterMs = 2000 } = options;
   const urls = cluster.nodes.map(({ url }) => url).join(",");
   const servers: ServerProcess[] = await Promise.all(
-    [0, 1].map(() => startServerProcess(serverScript, [urls])),
+    [0, 1].map(() =>
+      startServerProcess(serverScript, [
+        urls,
+        ...(options.topologyRefreshMs === undefined
+          ? []
+          : [String(options.topologyRefreshMs)]),
+      ])
+    ),
   );
   const statuses: Record<number, number> = {};
   /** Answers by status, per second after the kill. */
