@@ -29,7 +29,7 @@ import {
   findClusterTools,
   startRedisCluster,
 } from "../../_tools/redis_cluster.ts";
-import { runFailover } from "../../store/_failover.ts";
+import { runFailover } from "../../store/_test_failover.ts";
 import { median, quantile } from "../_stats.ts";
 
 const args = Deno.args;

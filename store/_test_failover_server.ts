@@ -3,7 +3,7 @@
 // createCluster() with its default options (and the stores' defaults).
 // Prints its port once listening.
 //
-//   deno run --allow-all store/_failover_server.ts <url>,<url>,... [refresh-ms]
+//   deno run --allow-all store/_test_failover_server.ts <url>,<url>,... [refresh-ms]
 //
 // With refresh-ms, node-redis asks the cluster for its layout that long
 // after a node stops answering (`topologyRefreshOnReconnectionAttemptStrategy`;

@@ -1,5 +1,5 @@
 // The Redis Cluster failover scenario, for the test and the benchmark:
-// two server processes (store/_failover_server.ts) write sessions and
+// two server processes (store/_test_failover_server.ts) write sessions and
 // count a limit on one cluster while a master is killed (SIGKILL). Every
 // answer is recorded: what the clients saw in the gap, how long it
 // lasted, and what acknowledged writes the promoted replica lacks.
@@ -12,7 +12,7 @@ import {
 } from "../_tools/server_process.ts";
 import type { RedisCluster } from "../_tools/redis_cluster.ts";
 
-const serverScript = new URL("./_failover_server.ts", import.meta.url)
+const serverScript = new URL("./_test_failover_server.ts", import.meta.url)
   .pathname;
 
 /** What the failover did, as the clients saw it. */
