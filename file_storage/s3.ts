@@ -29,6 +29,7 @@ import {
 
 import { encodeRfc3986, sha256Hex, type Signable, Signer } from "./_sigv4.ts";
 import { all, decodeXml, escapeXml, first } from "./_xml.ts";
+import { takingLentChunks } from "./_lent.ts";
 
 const OWNER = "createS3FileStorage()";
 const STORE = "S3";
@@ -518,7 +519,8 @@ export function createS3FileStorage(
     }
   }
 
-  return {
+  // PartReader copies each chunk at once, so lent chunks are safe.
+  return takingLentChunks({
     async set(
       key: string,
       file: File | Blob | ReadableStream<Uint8Array>,
@@ -673,7 +675,7 @@ export function createS3FileStorage(
         expiresIn,
       );
     },
-  };
+  });
 
   async function errorOf(response: Response, call: Call): Promise<Error> {
     const text = await response.text().catch(() => "");
@@ -757,9 +759,11 @@ function decodeListedKey(key: string): string {
 }
 
 /**
- * Reads a stream in parts of `size` bytes. The first part is gathered from
- * the chunks as they come (a small file costs its size, not `size`); the
- * next ones are copied into buffers of `size` that are used again once
+ * Reads a stream in parts of `size` bytes, copying each chunk as soon as it
+ * arrives and never keeping one, so the source may lend its chunks (reuse
+ * a chunk's buffer once the next is asked for; see `_lent.ts`). The first
+ * part grows as it fills (a small file costs about its size, not `size`);
+ * the next ones go into buffers of `size` that are used again once
  * {@linkcode PartReader.release}d, so a long upload holds two part buffers
  * (the one being sent, the one filling) and leaves no garbage behind. `done`
  * is true once the source ended and everything was handed out, so a caller
@@ -768,6 +772,7 @@ function decodeListedKey(key: string): string {
 class PartReader {
   #reader: ReadableStreamDefaultReader<Uint8Array>;
   #size: number;
+  /** Bytes read past the last part, copied. */
   #left: Uint8Array | undefined;
   #ended = false;
   #first = true;
@@ -785,11 +790,13 @@ class PartReader {
   /** The next part, `null` at the end; the last part may be shorter. */
   async next(): Promise<Uint8Array | null> {
     if (this.done) return null;
+    let buffer: Uint8Array;
     if (this.#first) {
       this.#first = false;
-      return this.#gather();
+      buffer = new Uint8Array(Math.min(64 * 1024, this.#size));
+    } else {
+      buffer = this.#pool.pop() ?? new Uint8Array(this.#size);
     }
-    const buffer = this.#pool.pop() ?? new Uint8Array(this.#size);
     let length = 0;
     while (length < this.#size) {
       let chunk = this.#left;
@@ -804,12 +811,21 @@ class PartReader {
         chunk = value;
       }
       const take = Math.min(chunk.length, this.#size - length);
+      if (length + take > buffer.length) {
+        // The first part grows by doubling, up to the part size.
+        const grown = new Uint8Array(
+          Math.min(this.#size, Math.max(buffer.length * 2, length + take)),
+        );
+        grown.set(buffer.subarray(0, length));
+        buffer = grown;
+      }
       buffer.set(chunk.subarray(0, take), length);
       length += take;
-      if (take < chunk.length) this.#left = chunk.subarray(take);
+      // A copy: a lent chunk's buffer is read into again.
+      if (take < chunk.length) this.#left = chunk.slice(take);
     }
     if (length === 0) {
-      this.#pool.push(buffer);
+      if (buffer.length === this.#size) this.#pool.push(buffer);
       return null;
     }
     return buffer.subarray(0, length);
@@ -820,31 +836,6 @@ class PartReader {
     if (part.buffer.byteLength === this.#size && this.#pool.length < 2) {
       this.#pool.push(new Uint8Array(part.buffer as ArrayBuffer));
     }
-  }
-
-  async #gather(): Promise<Uint8Array | null> {
-    // Held, not copied: a stream hands over each chunk it enqueues.
-    const chunks: Uint8Array[] = [];
-    let length = 0;
-    while (length < this.#size) {
-      const { value, done } = await this.#reader.read();
-      if (done) {
-        this.#ended = true;
-        break;
-      }
-      chunks.push(value);
-      length += value.length;
-    }
-    if (length === 0) return null;
-    const part = new Uint8Array(Math.min(length, this.#size));
-    let offset = 0;
-    for (const chunk of chunks) {
-      const take = Math.min(chunk.length, part.length - offset);
-      part.set(chunk.subarray(0, take), offset);
-      offset += take;
-      if (take < chunk.length) this.#left = chunk.subarray(take);
-    }
-    return part;
   }
 
   async cancel(reason: unknown): Promise<void> {
