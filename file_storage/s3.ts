@@ -150,6 +150,8 @@ export class S3Error extends HttpError {
   readonly key?: string;
 
   /**
+   * Creates the error for a refused request.
+   *
    * @param message What was refused, and why.
    * @param options The service's status and code.
    */
