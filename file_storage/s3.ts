@@ -197,7 +197,9 @@ interface Call {
  *   part fails (the client went away, the service is down), the upload is
  *   aborted so that no parts stay stored and billed; when the abort itself
  *   cannot reach the service, it is retried in the background (for up to
- *   ten minutes) until it can.
+ *   ten minutes) until it can. A process that ends first leaves the parts:
+ *   give the bucket a lifecycle rule (`AbortIncompleteMultipartUpload`,
+ *   a day) as a backstop.
  * - `get()` asks for the file's size, type and name (`HEAD`) and returns a
  *   `File` whose bytes are fetched when read; `slice()` fetches only its
  *   range (`Range`). A read of a file replaced since `get()` throws (the
@@ -437,27 +439,34 @@ export function createS3FileStorage(
     firstPart: Uint8Array,
     metaHeaders: Record<string, string>,
   ): Promise<void> {
-    const created = await call({
-      method: "POST",
-      key,
-      query: { uploads: "" },
-      headers: metaHeaders,
-      what: "start the upload of",
-    });
-    const uploadId = first(await created.text(), "UploadId");
-    if (uploadId === undefined) {
-      throw new S3Error(
-        `${STORE} started an upload of "${key}" without an UploadId`,
-        { status: created.status, code: "NoUploadId", key },
-      );
+    let uploadId: string | undefined;
+    try {
+      const created = await call({
+        method: "POST",
+        key,
+        query: { uploads: "" },
+        headers: metaHeaders,
+        what: "start the upload of",
+      });
+      uploadId = first(await created.text(), "UploadId");
+      if (uploadId === undefined) {
+        throw new S3Error(
+          `${STORE} started an upload of "${key}" without an UploadId`,
+          { status: created.status, code: "NoUploadId", key },
+        );
+      }
+    } catch (error) {
+      await reader.cancel(error);
+      throw error;
     }
+    const id = uploadId;
     const etags: string[] = [];
     let sending: Promise<void> | undefined;
     const send = async (number: number, part: Uint8Array) => {
       const response = await call({
         method: "PUT",
         key,
-        query: { partNumber: String(number), uploadId },
+        query: { partNumber: String(number), uploadId: id },
         body: part,
         what: `send part ${number} of`,
       });
@@ -500,7 +509,7 @@ export function createS3FileStorage(
       const completed = await call({
         method: "POST",
         key,
-        query: { uploadId },
+        query: { uploadId: id },
         body,
         headers: { "content-type": "application/xml" },
         what: "complete the upload of",
@@ -516,7 +525,7 @@ export function createS3FileStorage(
     } catch (error) {
       await sending?.catch(() => {});
       await reader.cancel(error);
-      await abortUpload(key, uploadId);
+      await abortUpload(key, id);
       throw error;
     }
   }
