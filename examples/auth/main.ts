@@ -12,6 +12,7 @@ import {
   createRedisRateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
+import { portInUseMessage } from "../_port_hint.ts";
 import { createApp } from "./app.ts";
 import {
   type Config,
@@ -20,6 +21,12 @@ import {
   resolveSecrets,
 } from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
+import {
+  checkNetAccess,
+  loadOAuthProviders,
+  type OAuthProvider,
+  publicUrlOf,
+} from "./oauth.ts";
 
 async function openKv(path: string): Promise<Deno.Kv> {
   const slash = path.lastIndexOf("/");
@@ -48,7 +55,24 @@ function loadConfigOrExit(): Config {
   }
 }
 
+/** The sign-in providers configured (see `oauth.ts`), or exit code 1. */
+function loadOAuthOrExit(
+  config: Config,
+): { providers: OAuthProvider[]; publicUrl: string } {
+  const env = (name: string) => Deno.env.get(name);
+  try {
+    const providers = loadOAuthProviders(env);
+    checkNetAccess(providers);
+    return { providers, publicUrl: publicUrlOf(env, config) };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Cannot start: ${error.message}`);
+    Deno.exit(1);
+  }
+}
+
 const config = loadConfigOrExit();
+const oauth = loadOAuthOrExit(config);
 const kv = await openKv(config.kvPath);
 const { secrets, generated } = await resolveSecrets(kv, config);
 if (generated) {
@@ -78,6 +102,8 @@ const app = await createApp({
   admin: config.admin,
   announce: console.log,
   development: !config.production,
+  oauthProviders: oauth.providers,
+  publicUrl: oauth.publicUrl,
 });
 
 let server: Server;
@@ -94,9 +120,10 @@ try {
 } catch (error) {
   if (!(error instanceof PortInUseError)) throw error;
   console.error(
-    `Port ${config.port} is in use. Choose another: PORT=${
-      config.port + 1
-    } deno task dev`,
+    portInUseMessage(config.port, {
+      hostname: config.hostname,
+      command: "deno task dev",
+    }),
   );
   Deno.exit(1);
 }

@@ -1,5 +1,5 @@
-// The README's "Deploying" recipe, run as written: two processes of
-// examples/multi_server/main.ts started with the README's own command lines
+// The guide's "Deploying" recipe, run as written: two processes of
+// examples/multi_server/main.ts started with the guide's own command lines
 // (only the port becomes 0, a free one) share one throwaway redis-server. A
 // login through one is recognised by the other.
 
@@ -11,11 +11,11 @@ const redisServer = await redisServerOrSkip();
 const repo = new URL("../../", import.meta.url).pathname;
 
 async function readmeCommands(): Promise<string[]> {
-  const readme = await Deno.readTextFile(`${repo}README.md`);
+  const readme = await Deno.readTextFile(`${repo}docs/guide.md`);
   const lines = readme.split("\n").filter((line) =>
     /^PORT=\d+ deno run .*examples\/multi_server\/main\.ts &$/.test(line)
   );
-  assert.equal(lines.length, 2, "README shows two processes");
+  assert.equal(lines.length, 2, "the guide shows two processes");
   return lines.map((line) => line.replace(/^PORT=\d+ /, "").replace(/ &$/, ""));
 }
 
@@ -118,6 +118,47 @@ Deno.test({
       assert.match(setCookie, /; Path=\/;/);
       assert.match(setCookie, /; Secure/);
       assert.doesNotMatch(setCookie, /Domain=/);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "login with an empty or blank name: 422, the form again with the reason, nobody logged in",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const [command] = await readmeCommands();
+    const server = await startCommand(repo, command, {
+      PORT: "0",
+      REDIS_URL: redis.url,
+      SESSION_SECRET: crypto.randomUUID() + crypto.randomUUID(),
+    });
+    try {
+      for (const name of ["", "   "]) {
+        const response = await fetch(`${server.origin}/login`, {
+          method: "POST",
+          body: new URLSearchParams({ name }),
+          redirect: "manual",
+        });
+        assert.equal(response.status, 422);
+        assert.equal(response.headers.get("set-cookie"), null);
+        const page = await response.text();
+        assert.match(
+          page,
+          /<p class="error" id="name-error" role="alert">Enter your name: it cannot be empty or only spaces\.<\/p>/,
+        );
+        assert.match(page, /aria-invalid="true"/);
+      }
+      const long = await fetch(`${server.origin}/login`, {
+        method: "POST",
+        body: new URLSearchParams({ name: "x".repeat(101) }),
+      });
+      assert.equal(long.status, 422);
+      assert.match(await long.text(), /at most 100 characters/);
     } finally {
       await server.stop();
       await redis.stop();
