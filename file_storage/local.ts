@@ -114,7 +114,7 @@ export function createLocalFileStorage(directory: string): FileStorage {
       const temp = `${base}.tmp-${crypto.randomUUID()}`;
       const meta: Omit<Meta, "size"> = {
         key,
-        name: nameOf(file, options?.name, key),
+        name: nameOf(options?.name, key),
         type: typeOf(file, options?.type),
         lastModified: Date.now(),
         id: crypto.randomUUID(),

@@ -227,7 +227,9 @@ interface Call {
  *   accessKeyId: Deno.env.get("AWS_ACCESS_KEY_ID")!,
  *   secretAccessKey: Deno.env.get("AWS_SECRET_ACCESS_KEY")!,
  * });
- * await storage.set("avatars/1.png", new File([new Uint8Array(8)], "me.png", { type: "image/png" }));
+ * await storage.set("avatars/1.png", new Blob([new Uint8Array(8)], { type: "image/png" }), {
+ *   name: "me.png",
+ * });
  * const url = await storage.presign("avatars/1.png", { method: "GET", expiresIn: 300 });
  * ```
  *
@@ -541,7 +543,7 @@ export function createS3FileStorage(
       const metaHeaders = {
         "content-type": typeOf(file, setOptions?.type),
         "x-amz-meta-name": encodeURIComponent(
-          nameOf(file, setOptions?.name, key),
+          nameOf(setOptions?.name, key),
         ),
       };
       const reader = new PartReader(streamOf(file), partSize);
