@@ -33,7 +33,7 @@ const sizes = (Deno.env.get("SIZES") ?? "64,1024").split(",").map(Number);
 const partSize = Number(Deno.env.get("PART_SIZE") ?? 8) * MIB;
 const modes = ["fetchkit", "aws4fetch", "drain"] as const;
 
-const ceph = await startCeph({ memstoreBytes: 4 * 1024 * MIB });
+const ceph = await startCeph({ memstoreBytes: 8 * 1024 * MIB });
 try {
   await ceph.createBucket("bench");
   const results = new Map<string, { mibs: number[]; growth: number[] }>();
