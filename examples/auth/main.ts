@@ -20,6 +20,7 @@ import {
   resolveSecrets,
 } from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
+import { createConsoleMailer, createSmtpMailer } from "./mailer.ts";
 
 async function openKv(path: string): Promise<Deno.Kv> {
   const slash = path.lastIndexOf("/");
@@ -68,8 +69,15 @@ const sessions = createSessionStorage({
   secure: config.production,
   redis,
 });
+// Mail (password reset links): SMTP when SMTP_URL is set, else printed.
+const smtp = config.smtpUrl
+  ? await createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
+  : undefined;
+const mailer = smtp ?? createConsoleMailer();
 const app = await createApp({
   kv,
+  appUrl: config.appUrl,
+  mailer,
   sessions,
   rateLimitStore: redis
     ? createRedisRateLimitStore({ client: redis })
@@ -101,5 +109,6 @@ try {
   Deno.exit(1);
 }
 await server.finished;
+smtp?.close();
 kv.close();
 await redis?.quit();

@@ -14,19 +14,27 @@ import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
 import { loginHref, routes } from "./routes.ts";
+import { endSession, sessionIsCurrent } from "./sign_in.ts";
 import {
   forbiddenPage,
   methodNotAllowedPage,
   serverErrorPage,
 } from "./views/errors.ts";
 
-/** Puts the session's user, when it exists, under `CurrentUser`. */
+/**
+ * Puts the session's user, when it exists, under `CurrentUser`. A session
+ * from before the user's last password reset is signed out here (see
+ * `sign_in.ts`).
+ */
 export function loadUser(users: UserStore): Middleware {
   return async (context, next) => {
-    const userId = context.get(Session)?.get("userId");
-    if (userId !== undefined) {
+    const session = context.get(Session);
+    const userId = session?.get("userId");
+    if (session && userId !== undefined) {
       const user = await users.findById(userId);
-      if (user) context.set(CurrentUser, user);
+      if (user && sessionIsCurrent(session, user)) {
+        context.set(CurrentUser, user);
+      } else if (user) endSession(session);
     }
     return next();
   };

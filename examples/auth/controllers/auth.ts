@@ -36,6 +36,7 @@ import {
 import { parseForm } from "@fetchkit/toolkit/form-validation";
 import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { CspNonce } from "@fetchkit/toolkit/secure-headers-middleware";
 import { Session } from "../context.ts";
 import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
@@ -44,6 +45,7 @@ import { loginHref, routes } from "../routes.ts";
 import { EmailInUseError, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import { requireGuest } from "../middleware.ts";
+import { signIn } from "../sign_in.ts";
 import {
   AUTH_FORM_LIMITS,
   type Login,
@@ -149,6 +151,7 @@ export function authController(
                 error: session.get("error"),
                 notice: session.get("notice"),
                 email: session.get("email"),
+                nonce: context.get(CspNonce),
               });
             },
           },
@@ -171,8 +174,7 @@ export function authController(
               const key = emailKey(context);
               if (key !== undefined) await limits.perEmail.reset(key);
               // A new id after a privilege change defeats session fixation.
-              session.regenerateId(true);
-              session.set("userId", user.id);
+              signIn(session, user);
               return redirect(safeReturnTo(returnTo), 303);
             },
           },
@@ -225,8 +227,7 @@ export function authController(
                 password: await passwords.hash(input.password),
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
-              session.regenerateId(true);
-              session.set("userId", user.id);
+              signIn(session, user);
               session.flash("notice", `Welcome, ${user.name}!`);
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {
