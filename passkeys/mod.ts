@@ -162,7 +162,12 @@ export interface AuthenticationOptionsInput {
    * discoverable passkey of this site may answer.
    */
   userId?: string;
-  /** That account's passkeys, for `allowCredentials`. */
+  /**
+   * That account's passkeys, for `allowCredentials`: the browser offers
+   * only these, and the answer must come from one. Without them (a page
+   * that should not tell whether an account has passkeys) any passkey may
+   * answer, and `verifyAuthentication()` refuses one of another account.
+   */
   credentials?: readonly Pick<Passkey, "id" | "transports">[];
 }
 
@@ -469,7 +474,9 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
         challenge,
         expires: Date.now() + ttl,
         userId: input.userId,
-        ids: input.userId === undefined ? undefined : allow.map((c) => c.id),
+        ids: input.userId === undefined || input.credentials === undefined
+          ? undefined
+          : allow.map((c) => c.id),
       });
       return json;
     },
@@ -478,7 +485,7 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
       const what = "sign-in";
       const state = take(context, "authentication", what);
       const response = authenticationResponse(body);
-      if (state.userId !== undefined && !state.ids?.includes(response.id)) {
+      if (state.ids !== undefined && !state.ids.includes(response.id)) {
         throw new HttpError(
           400,
           `Passkey ${what}: this passkey is not one of the account's`,

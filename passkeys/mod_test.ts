@@ -273,6 +273,35 @@ Deno.test("passkeys: with a username, only that account's passkeys answer", asyn
   assert.match(refused.body, /not one of the account's/);
 });
 
+Deno.test("passkeys: with a user id but no list, any passkey may answer and another account's is refused", async () => {
+  const s = site();
+  const alice = new SoftAuthenticator();
+  const bob = new SoftAuthenticator();
+  await register(s, alice, "1");
+  await register(s, bob, "2");
+  const bound = createPasskeys({
+    rpId: "localhost",
+    rpName: "Test",
+    origins: [ORIGIN],
+    session: Sessions,
+  });
+  s.router.post("/login/bound/:user", (context) =>
+    Response.json(
+      bound.authenticationOptions(context, { userId: context.params.user }),
+    ));
+  const options = await s.post("/login/bound/1");
+  assert.equal(options.body.allowCredentials, undefined);
+  const refused = await s.post("/login", await bob.get(options.body, ORIGIN));
+  assert.equal(refused.status, 400);
+  assert.match(refused.body, /belongs to another account/);
+  const own = await s.post(
+    "/login",
+    await alice.get((await s.post("/login/bound/1")).body, ORIGIN),
+  );
+  assert.equal(own.status, 200, own.body);
+  assert.equal(own.body.userId, "1");
+});
+
 Deno.test("passkeys: a user handle that names another account is refused", async () => {
   const s = site();
   const key = new SoftAuthenticator();
