@@ -10,6 +10,7 @@ import type {
 } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { StoreUnavailableError } from "@fetchkit/toolkit/store";
+import { HttpError } from "@fetchkit/toolkit/http-error";
 import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
@@ -107,7 +108,9 @@ export function errorPages(): Middleware {
 }
 
 /**
- * The router's `onError`: logs the error and answers `500` with a page
+ * The router's `onError`: answers a thrown `HttpError` with its status
+ * and message (text, or JSON for clients that ask for it); logs any other
+ * error and answers `500` with a page
  * (for browsers) or the plain text, never the error's text. A store that
  * is down (a `StoreUnavailableError`: KV full or closed, Redis down or
  * slow, wherever it was met, the session or the login limiter) is a
@@ -117,6 +120,11 @@ export function serverError(
   error: unknown,
   context: RequestContext,
 ): Response {
+  // A refusal a handler threw on purpose (a passkey response that does not
+  // verify: 400 naming why) is answered as it says, and is not a failure.
+  if (error instanceof HttpError && !(error instanceof StoreUnavailableError)) {
+    return error.toResponse(context.request);
+  }
   // The request id ties this to the log line and to what the user saw.
   console.error(`Request ${context.get(RequestId) ?? "-"} failed:`, error);
   if (error instanceof StoreUnavailableError) {

@@ -116,8 +116,11 @@ async function signIn(section) {
     const credential = await navigator.credentials.get({
       publicKey: requestOptions(options),
     });
-    const { location } = await post(section.dataset.action, toJSON(credential));
-    location.assign(location);
+    const { location: next } = await post(
+      section.dataset.action,
+      toJSON(credential),
+    );
+    globalThis.location.assign(next);
   } catch (e) {
     show(error, describe(e));
   }
@@ -132,11 +135,11 @@ async function addPasskey(form) {
       publicKey: creationOptions(options),
     });
     const name = form.querySelector("[name=name]").value.trim();
-    const { location } = await post(form.dataset.action, {
+    const { location: next } = await post(form.dataset.action, {
       name: name || undefined,
       credential: toJSON(credential),
     });
-    location.assign(location);
+    globalThis.location.assign(next);
   } catch (e) {
     show(error, describe(e));
   }

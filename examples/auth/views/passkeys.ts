@@ -61,21 +61,23 @@ function passkeyItem(passkey: StoredPasskey, index: number): SafeHtml {
   const nameId = `passkey-name-${index}`;
   return html`
     <li class="passkey-item">
-      <p class="passkey-name"><strong>${passkey.name}</strong>
-        <small>added ${formatDate(passkey.createdAt)}, last used ${formatDate(
-          passkey.lastUsedAt,
-        )}${passkey.backedUp ? ", synced" : ""}</small></p>
-      <form method="post" action="${href}" class="inline">
+      <div class="passkey-head">
+        <p class="passkey-name"><strong>${passkey.name}</strong>
+          <small>Added ${formatDate(passkey.createdAt)}, last used ${formatDate(
+            passkey.lastUsedAt,
+          )}${passkey.backedUp ? ", synced" : ""}</small></p>
+        <form method="post" action="${href}" class="passkey-remove">
+          <input type="hidden" name="_method" value="DELETE">
+          <button type="submit" class="danger"
+            aria-label="Remove ${passkey.name}">Remove</button>
+        </form>
+      </div>
+      <form method="post" action="${href}" class="passkey-rename">
         <input type="hidden" name="_method" value="PUT">
         <label for="${nameId}">New name for ${passkey.name}</label>
         <input id="${nameId}" name="name" required maxlength="${MAX_PASSKEY_NAME}"
           value="${passkey.name}">
         <button type="submit" class="secondary">Rename</button>
-      </form>
-      <form method="post" action="${href}" class="inline">
-        <input type="hidden" name="_method" value="DELETE">
-        <button type="submit" class="danger"
-          aria-label="Remove ${passkey.name}">Remove</button>
       </form>
     </li>
   `;
