@@ -1,6 +1,6 @@
 // Runs every code block of docs/guide.md as the guide says (main.ts in a
 // project of its own, `deno run --unstable-kv --allow-all main.ts`), on a
-// free port instead of 8000, and sends it requests: the ones listed below
+// free port instead of its own, and sends it requests: the ones listed below
 // for the blocks they name, else a GET / that must not answer 5xx. A block
 // that serves nothing must print, and run to its end without an error.
 
@@ -191,16 +191,16 @@ for (const [index, { heading, code }] of blocks.entries()) {
   }, async () => {
     // Deno.serve prints where it listens; serve() is told to print it.
     const denoServe =
-      /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: 8000 \}, /
+      /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: \d+ \}, /
         .test(code);
     const toolkitServe =
-      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8000 \}\)/
+      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: \d+ \}\)/
         .test(code);
     const serves = denoServe || toolkitServe;
     // A block that serves nothing must at least show what it does.
     assert.ok(
       serves || code.includes("console.log("),
-      "a guide block is a whole program: it serves on 127.0.0.1:8000 " +
+      "a guide block is a whole program: it serves on 127.0.0.1 " +
         "(Deno.serve at the end) or prints what it shows",
     );
     const project = await makeProject();
@@ -210,7 +210,7 @@ for (const [index, { heading, code }] of blocks.entries()) {
       await Deno.writeTextFile(
         `${project.dir}/main.ts`,
         code.replace(GUIDE_REDIS, redis?.url ?? GUIDE_REDIS).replace(
-          "port: 8000",
+          /port: \d+/,
           toolkitServe
             ? "port: 0, onListen: (a) => console.log(`Listening on http://${a.hostname}:${a.port}/`)"
             : "port: 0",
@@ -234,7 +234,10 @@ for (const [index, { heading, code }] of blocks.entries()) {
         assert.ok(success, new TextDecoder().decode(stderr));
         return;
       }
-      const app = await startCommand(project.dir, COMMAND);
+      // The Sessions block reads its signing secret from the environment.
+      const app = await startCommand(project.dir, COMMAND, {
+        SESSION_SECRET: crypto.randomUUID() + crypto.randomUUID(),
+      });
       try {
         const known = Object.entries(checks).filter(([key]) =>
           code.includes(key)

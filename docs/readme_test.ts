@@ -1,6 +1,6 @@
 // Follows README.md literally, as a new user: the quick start and the
 // sessions snippet are saved as main.ts in a project of their own and run
-// with the commands the README gives. The only change: port 8000 becomes 0
+// with the commands the README gives. The only change: each port becomes 0
 // (a free port), so the test never collides with a running app.
 
 import assert from "node:assert/strict";
@@ -20,10 +20,10 @@ Deno.test("README quick start runs with its command; show answers 404 Not Found 
   const project = await makeProject();
   try {
     const code = await codeUnder("README.md", "Quick start");
-    assert.match(code, /port: 8000/);
+    assert.match(code, /port: 8080/);
     await Deno.writeTextFile(
       `${project.dir}/main.ts`,
-      code.replace("port: 8000", "port: 0"),
+      code.replace("port: 8080", "port: 0"),
     );
     const command = commandIn(readme, "deno run --allow-net=127.0.0.1 main.ts");
     const app = await startCommand(project.dir, command);
@@ -53,16 +53,21 @@ Deno.test("README quick start runs with its command; show answers 404 Not Found 
   }
 });
 
-Deno.test("README sessions snippet runs with its secret recipe and command", async () => {
+const guide = await Deno.readTextFile(
+  new URL("./guide.md", import.meta.url),
+);
+
+Deno.test("guide sessions snippet runs with its secret recipe and command; its reset command empties the database", async () => {
   const project = await makeProject();
   try {
-    const code = await codeUnder("README.md", "Sessions");
+    const code = await codeUnder("docs/guide.md", "Sessions");
+    assert.match(code, /port: 8101/);
     await Deno.writeTextFile(
       `${project.dir}/main.ts`,
-      code.replace("port: 8000", "port: 0"),
+      code.replace("port: 8101", "port: 0"),
     );
-    // The secret, made by the README's own command.
-    const recipe = commandIn(readme, 'export SESSION_SECRET="$(');
+    // The secret, made by the guide's own command.
+    const recipe = commandIn(guide, 'export SESSION_SECRET="$(');
     const made = await new Deno.Command("sh", {
       args: ["-c", `${recipe} && printf %s "$SESSION_SECRET"`],
       stdout: "piped",
@@ -72,66 +77,49 @@ Deno.test("README sessions snippet runs with its secret recipe and command", asy
       "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}";
     assert.match(secret, new RegExp(`^${uuid}${uuid}$`));
     const command = commandIn(
-      readme,
-      "deno run --unstable-kv --allow-net=127.0.0.1 --allow-env=SESSION_SECRET main.ts",
+      guide,
+      "deno run --unstable-kv --allow-net=127.0.0.1 --allow-env=SESSION_SECRET",
     );
-    // Deno.openKv() with no path keeps its file under DENO_DIR, by the
-    // script's URL: a fresh project folder gets a fresh database.
-    const app = await startCommand(project.dir, command, {
-      SESSION_SECRET: secret,
-    });
-    try {
-      let cookie = "";
-      for (const expected of ["visit 1", "visit 2", "visit 3"]) {
-        const response = await fetch(`${app.origin}/`, { headers: { cookie } });
-        assert.equal(await response.text(), expected);
-        const setCookie = response.headers.get("set-cookie");
-        if (setCookie) cookie = setCookie.split(";")[0];
-        assert.match(setCookie ?? cookie, /^session=/);
+    const visits = async (expected: string[]) => {
+      const app = await startCommand(project.dir, command, {
+        SESSION_SECRET: secret,
+      });
+      try {
+        let cookie = "";
+        for (const text of expected) {
+          const response = await fetch(`${app.origin}/`, {
+            headers: { cookie },
+          });
+          assert.equal(await response.text(), text);
+          const setCookie = response.headers.get("set-cookie");
+          if (setCookie) cookie = setCookie.split(";")[0];
+          assert.match(setCookie ?? cookie, /^session=/);
+        }
+        return cookie;
+      } finally {
+        await app.stop();
       }
-    } finally {
-      await app.stop();
-    }
-    // Where the README says the database is, and its reset command.
-    const folder = await kvFolder(project.dir);
-    assert.ok(
-      (await Deno.stat(`${folder}/kv.sqlite3`)).isFile,
-      `no kv.sqlite3 in ${folder}`,
+    };
+    await visits(["visit 1", "visit 2", "visit 3"]);
+    // Where the guide says the database is, and its reset command.
+    assert.ok((await Deno.stat(`${project.dir}/sessions.sqlite3`)).isFile);
+    const reset = guide.split("\n").find((line) =>
+      line.startsWith("rm -f sessions.sqlite3")
     );
-    const reset = readme.split("\n").find((line) =>
-      line.startsWith('rm -r "$(NO_COLOR=1 deno info')
-    );
-    assert.ok(reset, "README has the reset command");
+    assert.ok(reset, "the guide has the reset command");
     const { success } = await new Deno.Command("sh", {
       args: ["-c", reset],
       cwd: project.dir,
     }).output();
     assert.ok(success, reset);
-    await assert.rejects(Deno.stat(folder), Deno.errors.NotFound);
+    await assert.rejects(
+      Deno.stat(`${project.dir}/sessions.sqlite3`),
+      Deno.errors.NotFound,
+    );
   } finally {
     await project.remove();
   }
 });
-
-/** `location_data/<SHA-256 of the deno.json URL>` under DENO_DIR. */
-async function kvFolder(dir: string): Promise<string> {
-  const info = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    cwd: dir,
-    stdout: "piped",
-  }).output();
-  const { originStorage } = JSON.parse(new TextDecoder().decode(info.stdout));
-  const url = new URL(`file://${dir}/deno.json`).href;
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(url),
-  );
-  const hex = Array.from(
-    new Uint8Array(digest),
-    (byte) => byte.toString(16).padStart(2, "0"),
-  ).join("");
-  return `${originStorage}/${hex}`;
-}
 
 Deno.test("README checkout recipe: links runs the quick start against a clone, without JSR", async () => {
   // As the README lays it out: the clone (here, this checkout) beside a
@@ -143,7 +131,7 @@ Deno.test("README checkout recipe: links runs the quick start against a clone, w
       `${parent}/toolkit`,
     );
     await Deno.mkdir(`${parent}/hello`);
-    const config = /\*\*Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
+    const config = /### Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
       ?.[1];
     assert.ok(config, "README has the links deno.json");
     assert.match(config, /"links": \["\.\.\/toolkit"\]/);
@@ -151,7 +139,7 @@ Deno.test("README checkout recipe: links runs the quick start against a clone, w
     const code = await codeUnder("README.md", "Quick start");
     await Deno.writeTextFile(
       `${parent}/hello/main.ts`,
-      code.replace("port: 8000", "port: 0"),
+      code.replace("port: 8080", "port: 0"),
     );
     const command = commandIn(readme, "deno run --allow-net=127.0.0.1 main.ts");
     const app = await startCommand(`${parent}/hello`, command);
@@ -197,7 +185,7 @@ async function linkedProject(): Promise<
     `${parent}/toolkit`,
   );
   await Deno.mkdir(`${parent}/hello`);
-  const config = /\*\*Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
+  const config = /### Without JSR[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)
     ?.[1];
   assert.ok(config, "README has the links deno.json");
   await Deno.writeTextFile(`${parent}/hello/deno.json`, config);
@@ -340,19 +328,32 @@ async function startProgram(
 const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
   Deno.env.get("TOOLKIT_REQUIRE_ALL") !== undefined;
 
+/** The shell block that follows `marker` in the README, one command a line. */
+function shellAfter(marker: string): string[] {
+  const block = new RegExp(
+    `${
+      marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    }[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``,
+  ).exec(readme)?.[1];
+  assert.ok(block, `README has a sh block after "${marker}"`);
+  return block.trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""));
+}
+
 for (const runtime of ["node", "bun"] as const) {
-  Deno.test(`README Node and Bun recipe from a checkout: bundled with its command, main.mjs serves on ${runtime} at 127.0.0.1`, async (t) => {
-    const { bunBinary, dependencies, which } = await import(
+  Deno.test(`README Node and Bun recipe from a checkout, as written in an empty folder: bundled, main.mjs serves on ${runtime} at 127.0.0.1`, async (t) => {
+    const { bunBinary, which } = await import(
       "../_tools/runtimes/binaries.ts"
     );
     const binary = runtime === "bun" ? await bunBinary() : await which("node");
-    if (binary === undefined || !await dependencies()) {
+    if (binary === undefined) {
       if (REQUIRE_ALL) {
         throw new Error(`${runtime} is missing (required under CI)`);
       }
       console.log(`skipped: no ${runtime} here`);
       return;
     }
+    // Only the README's deno.json and main.mjs: no node_modules, no
+    // package.json, nothing else a person would not have.
     const project = await linkedProject();
     try {
       const code =
@@ -364,19 +365,15 @@ for (const runtime of ["node", "bun"] as const) {
       assert.match(readme, new RegExp(`^${install} @fetchkit/toolkit\\b`, "m"));
       assert.match(
         code,
-        /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8000 \}\)/,
+        /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: 8081 \}\)/,
       );
       await Deno.writeTextFile(
         `${project.hello}/main.mjs`,
-        code.replace("port: 8000", "port: 0"),
+        code.replace("port: 8081", "port: 0"),
       );
-      // What `npm install @hono/node-server ws` leaves: the adapter in
-      // node_modules (the runtimes' install, from npm, without network here).
-      await Deno.symlink(
-        new URL("../_tools/runtimes/node_modules", import.meta.url).pathname,
-        `${project.hello}/node_modules`,
-      );
-      const bundle = commandIn(readme, "deno bundle ").replace(/\s+#.*$/, "");
+      const [bundle, run, ...rest] = shellAfter("let Deno bundle it");
+      assert.deepEqual(rest, [], "the recipe is two commands");
+      assert.match(bundle, /^deno bundle /);
       const built = await new Deno.Command(Deno.execPath(), {
         args: bundle.split(/\s+/).slice(1),
         cwd: project.hello,
@@ -385,8 +382,11 @@ for (const runtime of ["node", "bun"] as const) {
         stderr: "piped",
       }).output();
       assert.ok(built.success, new TextDecoder().decode(built.stderr));
-      const run = commandIn(readme, "node app.mjs").replace(/\s+#.*$/, "");
       assert.equal(run, "node app.mjs");
+      assert.deepEqual(
+        [...Deno.readDirSync(project.hello)].map((entry) => entry.name).sort(),
+        ["app.mjs", "deno.json", "deno.lock", "main.mjs"],
+      );
       const app = await startProgram(binary, ["app.mjs"], project.hello);
       let output = "";
       try {

@@ -35,7 +35,8 @@ function recipePorts(text: string, example: string): number[] {
 }
 
 Deno.test("examples: each has a README naming its default port, and no two share a port", async () => {
-  const root = await Deno.readTextFile(`${REPO}README.md`);
+  const root = await Deno.readTextFile(`${REPO}README.md`) +
+    await Deno.readTextFile(`${REPO}docs/guide.md`);
   const owners = new Map<number, string>();
   for (const example of EXAMPLES) {
     const readme = await Deno.readTextFile(

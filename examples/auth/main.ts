@@ -12,6 +12,7 @@ import {
   createRedisRateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
+import { portInUseMessage } from "../_port_hint.ts";
 import { createApp } from "./app.ts";
 import {
   type Config,
@@ -102,9 +103,10 @@ try {
 } catch (error) {
   if (!(error instanceof PortInUseError)) throw error;
   console.error(
-    `Port ${config.port} is in use. Choose another: PORT=${
-      config.port + 1
-    } deno task dev`,
+    portInUseMessage(config.port, {
+      hostname: config.hostname,
+      command: "deno task dev",
+    }),
   );
   Deno.exit(1);
 }

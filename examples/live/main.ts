@@ -28,6 +28,7 @@ import {
 } from "@fetchkit/toolkit/pubsub";
 import { createLiveApp } from "./app.ts";
 import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
+import { portInUseMessage } from "../_port_hint.ts";
 
 function number(name: string): number | undefined {
   const text = Deno.env.get(name);
@@ -107,7 +108,7 @@ try {
   });
 } catch (error) {
   if (!(error instanceof PortInUseError)) throw error;
-  console.error(`Port ${port} is in use. Choose another: PORT=${port + 1}`);
+  console.error(portInUseMessage(port));
   Deno.exit(1);
 }
 // SIGTERM or Ctrl-C: serve() lets requests finish and ends the event

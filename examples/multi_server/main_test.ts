@@ -1,5 +1,5 @@
-// The README's "Deploying" recipe, run as written: two processes of
-// examples/multi_server/main.ts started with the README's own command lines
+// The guide's "Deploying" recipe, run as written: two processes of
+// examples/multi_server/main.ts started with the guide's own command lines
 // (only the port becomes 0, a free one) share one throwaway redis-server. A
 // login through one is recognised by the other.
 
@@ -11,11 +11,11 @@ const redisServer = await redisServerOrSkip();
 const repo = new URL("../../", import.meta.url).pathname;
 
 async function readmeCommands(): Promise<string[]> {
-  const readme = await Deno.readTextFile(`${repo}README.md`);
+  const readme = await Deno.readTextFile(`${repo}docs/guide.md`);
   const lines = readme.split("\n").filter((line) =>
     /^PORT=\d+ deno run .*examples\/multi_server\/main\.ts &$/.test(line)
   );
-  assert.equal(lines.length, 2, "README shows two processes");
+  assert.equal(lines.length, 2, "the guide shows two processes");
   return lines.map((line) => line.replace(/^PORT=\d+ /, "").replace(/ &$/, ""));
 }
 

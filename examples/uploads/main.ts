@@ -7,6 +7,7 @@
  * @module
  */
 import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
+import { portInUseMessage } from "../_port_hint.ts";
 import { createUploadsApp } from "./app.ts";
 
 const port = Number(Deno.env.get("PORT") ?? 8001);
@@ -33,7 +34,7 @@ try {
 } catch (error) {
   removeUploads();
   if (!(error instanceof PortInUseError)) throw error;
-  console.error(`Port ${port} is in use. Choose another: PORT=${port + 1}`);
+  console.error(portInUseMessage(port));
   Deno.exit(1);
 }
 

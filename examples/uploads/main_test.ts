@@ -69,15 +69,12 @@ Deno.test("uploads main.ts: a taken port is one line, and no folder is left", as
     const status = await child.status;
     await done;
     assert.equal(status.code, 1);
-    assert.match(
-      output(),
-      new RegExp(
-        `^Port ${listener.addr.port} is in use\\. Choose another: PORT=${
-          listener.addr.port + 1
-        }`,
-        "m",
-      ),
-    );
+    const hint = new RegExp(
+      `^Port ${listener.addr.port} is in use\\. Choose another: PORT=(\\d+) `,
+      "m",
+    ).exec(output());
+    assert.ok(hint, output());
+    Deno.listen({ hostname: "127.0.0.1", port: Number(hint[1]) }).close();
     assert.doesNotMatch(output(), /\n {4}at /);
     const left = [...Deno.readDirSync("/tmp")].filter((entry) =>
       entry.name.startsWith("fetchkit-uploads-") && !before.has(entry.name)
