@@ -50,6 +50,7 @@
  * - `@fetchkit/toolkit/tracing-middleware`: OpenTelemetry tracing, one span per request
  * - `@fetchkit/toolkit/client`: a typed client for a route map
  * - `@fetchkit/toolkit/openapi`: an OpenAPI 3.1 document from a route map
+ * - `@fetchkit/toolkit/passkeys`: passkey (WebAuthn) registration and sign-in, challenges in the session
  *
  * @example
  * ```ts
@@ -104,6 +105,7 @@ export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
 export * from "./client/mod.ts";
 export * from "./openapi/mod.ts";
+export * from "./passkeys/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
 export * from "./cache/mod.ts";

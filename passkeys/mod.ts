@@ -244,7 +244,7 @@ export interface Passkeys {
 }
 
 /** Where the challenge lives in the session. */
-export const CHALLENGE_KEY = "passkeys:challenge";
+export const PASSKEY_CHALLENGE_KEY = "passkeys:challenge";
 
 interface Challenge {
   /** Which ceremony. */
@@ -351,7 +351,7 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
   }
 
   function keep(context: RequestContext, challenge: Challenge): void {
-    sessionOf(context).set(CHALLENGE_KEY, challenge);
+    sessionOf(context).set(PASSKEY_CHALLENGE_KEY, challenge);
   }
 
   /** Takes the challenge out of the session: it serves one response. */
@@ -361,8 +361,8 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
     what: string,
   ): Challenge {
     const session = sessionOf(context);
-    const stored = session.get(CHALLENGE_KEY) as Challenge | undefined;
-    if (stored !== undefined) session.unset(CHALLENGE_KEY);
+    const stored = session.get(PASSKEY_CHALLENGE_KEY) as Challenge | undefined;
+    if (stored !== undefined) session.unset(PASSKEY_CHALLENGE_KEY);
     if (stored?.kind !== kind || typeof stored.challenge !== "string") {
       throw new HttpError(
         400,
