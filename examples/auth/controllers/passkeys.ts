@@ -53,9 +53,8 @@ import { routes } from "../routes.ts";
 import { signIn } from "../sign_in.ts";
 import type { UserStore } from "../users.ts";
 import { loginPage } from "../views/auth.ts";
-import { MAX_EMAIL_LENGTH } from "./forms.ts";
 import { field } from "./fields.ts";
-import { AUTH_FORM_LIMITS } from "./forms.ts";
+import { AUTH_FORM_LIMITS, MAX_EMAIL_LENGTH } from "./forms.ts";
 
 /** What the passkeys controller works with. */
 export interface PasskeyDeps {

@@ -236,8 +236,10 @@ export function resetController(
                 status: 422,
               });
             }
-            // Hashed before the token is used up: a failure here leaves
-            // the link working.
+            // A dead link costs no bcrypt time (checked first); a live one
+            // is used up only once the hash is made, so a failure there
+            // leaves it working.
+            if ((await tokens.check(token)) === null) return invalidLinkPage();
             const hash = await passwords.hash(result.value.password);
             const userId = await tokens.consume(token);
             if (userId === null) return invalidLinkPage();
