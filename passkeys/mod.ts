@@ -283,9 +283,25 @@ function challengeBytes(): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(32));
 }
 
-/** The verifier's own message, for the 400 (never a stack). */
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * Runs one of the library's verifiers: its refusal, thrown (with its own
+ * message, never a stack) or `verified: false`, is a 400.
+ */
+async function verified<T extends { verified: boolean }>(
+  what: string,
+  run: () => Promise<T>,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new HttpError(400, `Passkey ${what}: ${reason}`, { cause: error });
+  }
+  if (!result.verified) {
+    throw new HttpError(400, `Passkey ${what}: not verified`);
+  }
+  return result;
 }
 
 /**
@@ -419,24 +435,15 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
           `Passkey ${what}: this authenticator already holds a passkey for this account`,
         );
       }
-      let result;
-      try {
-        result = await verifyRegistrationResponse({
+      const result = await verified(what, () =>
+        verifyRegistrationResponse({
           response,
           expectedChallenge: state.challenge,
           expectedOrigin: origins,
           expectedRPID: rpId,
           requireUserVerification,
-        });
-      } catch (error) {
-        throw new HttpError(400, `Passkey ${what}: ${reason(error)}`, {
-          cause: error,
-        });
-      }
-      if (!result.verified) {
-        throw new HttpError(400, `Passkey ${what}: not verified`);
-      }
-      const info = result.registrationInfo;
+        }));
+      const info = result.registrationInfo!;
       return {
         id: info.credential.id,
         userId: state.userId!,
@@ -514,9 +521,8 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
           `Passkey ${what}: the user handle does not match the passkey's account`,
         );
       }
-      let result;
-      try {
-        result = await verifyAuthenticationResponse({
+      const result = await verified(what, () =>
+        verifyAuthenticationResponse({
           response,
           expectedChallenge: state.challenge,
           expectedOrigin: origins,
@@ -528,15 +534,7 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
             transports: passkey.transports,
           },
           requireUserVerification,
-        });
-      } catch (error) {
-        throw new HttpError(400, `Passkey ${what}: ${reason(error)}`, {
-          cause: error,
-        });
-      }
-      if (!result.verified) {
-        throw new HttpError(400, `Passkey ${what}: not verified`);
-      }
+        }));
       const info = result.authenticationInfo;
       const eligible = info.credentialDeviceType === "multiDevice";
       if (eligible !== passkey.backupEligible) {

@@ -30,7 +30,6 @@ import {
 } from "@fetchkit/toolkit/fetch-router";
 import {
   formData,
-  FormDataLimitError,
   type FormDataParseError,
 } from "@fetchkit/toolkit/form-data-middleware";
 import { parseForm } from "@fetchkit/toolkit/form-validation";
@@ -52,6 +51,7 @@ import {
   LoginForm,
   problemsOf,
   RegistrationForm,
+  unreadableProblem,
 } from "./forms.ts";
 
 /** What the auth controller works with. */
@@ -83,10 +83,7 @@ function unreadableForm(
   error: FormDataParseError,
   context: RequestContext,
 ): Response {
-  const problem = error instanceof FormDataLimitError
-    ? "That form is larger than this page sends; please fill it in again."
-    : "That form could not be read; please try again.";
-  const options = { error: problem, status: error.status };
+  const options = { error: unreadableProblem(error), status: error.status };
   return context.url.pathname === routes.auth.register.action.href()
     ? registerPage(options)
     : loginPage({ ...options, returnTo: returnToOf(context) });

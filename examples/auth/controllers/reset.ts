@@ -42,7 +42,6 @@ import {
 } from "@fetchkit/toolkit/fetch-router";
 import {
   formData,
-  FormDataLimitError,
   type FormDataParseError,
 } from "@fetchkit/toolkit/form-data-middleware";
 import { parseForm } from "@fetchkit/toolkit/form-validation";
@@ -64,7 +63,12 @@ import {
   invalidLinkPage,
   resetPage,
 } from "../views/reset.ts";
-import { AUTH_FORM_LIMITS, problemsOf, RegistrationForm } from "./forms.ts";
+import {
+  AUTH_FORM_LIMITS,
+  problemsOf,
+  RegistrationForm,
+  unreadableProblem,
+} from "./forms.ts";
 
 /** Reset requests per client address per hour. */
 export const RESET_ADDRESS_LIMIT = 20;
@@ -100,12 +104,7 @@ export interface ResetDeps {
 }
 
 function unreadable(error: FormDataParseError): Response {
-  return forgotPage({
-    error: error instanceof FormDataLimitError
-      ? "That form is larger than this page sends; please fill it in again."
-      : "That form could not be read; please try again.",
-    status: error.status,
-  });
+  return forgotPage({ error: unreadableProblem(error), status: error.status });
 }
 
 /** The mail's text. */
