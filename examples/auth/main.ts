@@ -98,6 +98,10 @@ try {
     port: config.port,
     onListen({ hostname, port }) {
       console.log(`Listening on http://${hostname}:${port}/`);
+      // Browsers refuse passkeys on an IP address: point at APP_URL.
+      if (!config.production) {
+        console.log(`Open ${config.appUrl}/ (passkeys need its host name)`);
+      }
     },
   });
 } catch (error) {
