@@ -47,11 +47,18 @@ export interface RunningApp extends AsyncDisposable {
   rss(): Promise<number>;
 }
 
-/** Starts `app` with PORT=0 and waits for its "Listening on" line. */
-export async function startApp(app: ExampleApp): Promise<RunningApp> {
+/**
+ * Starts `app` with PORT=0 and waits for its "Listening on" line; `flags`
+ * go to `deno run` (say `--inspect=127.0.0.1:9300`), `env` over the app's.
+ */
+export async function startApp(
+  app: ExampleApp,
+  options: { flags?: string[]; env?: Record<string, string> } = {},
+): Promise<RunningApp> {
   const command = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      ...(options.flags ?? []),
       "--unstable-kv",
       "--allow-net=127.0.0.1",
       "--allow-env",
@@ -61,7 +68,7 @@ export async function startApp(app: ExampleApp): Promise<RunningApp> {
       app.main,
     ],
     cwd: root,
-    env: { PORT: "0", NO_COLOR: "1", ...app.env },
+    env: { PORT: "0", NO_COLOR: "1", ...app.env, ...options.env },
     stdout: "piped",
     stderr: "piped",
   });

@@ -16,7 +16,10 @@
 import type { Middleware } from "../router/types.ts";
 import type { RequestContext } from "../router/context.ts";
 import type { HttpError } from "../http_error/mod.ts";
-import { bodyProgress, noteBodyProgress } from "../form_data/body_progress.ts";
+import {
+  bodyProgress,
+  noteBodyProgress,
+} from "../body_progress/body_progress.ts";
 import { declaredLength, tooLarge } from "../validation/read_body.ts";
 
 /** Options of {@linkcode bodyLimit}. */

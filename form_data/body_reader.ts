@@ -14,7 +14,7 @@ import {
 } from "./errors.ts";
 import { timerDelay } from "./limits.ts";
 import { unwatch, type Watch, watch } from "./_watchdog.ts";
-import type { BodyProgress } from "./body_progress.ts";
+import type { BodyProgress } from "../body_progress/body_progress.ts";
 
 /** Size of the buffers a byte stream is read into. */
 const CHUNK_SIZE = 64 * 1024;

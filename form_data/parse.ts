@@ -18,7 +18,7 @@ import {
 import { readWholeBodyThen, WHOLE_BODY_MAX } from "./whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
-import { bodyProgress } from "./body_progress.ts";
+import { bodyProgress } from "../body_progress/body_progress.ts";
 
 /**
  * Limits and file handling for {@linkcode parseFormData} and `formData()`.

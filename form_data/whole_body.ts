@@ -11,7 +11,7 @@
 
 import { type Limits, timerDelay } from "./limits.ts";
 import { unwatch, watch } from "./_watchdog.ts";
-import type { BodyProgress } from "./body_progress.ts";
+import type { BodyProgress } from "../body_progress/body_progress.ts";
 import {
   FormDataParseError,
   FormDataTimeoutError,

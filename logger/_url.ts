@@ -6,7 +6,7 @@
  */
 
 import type { RequestContext } from "../router/context.ts";
-import { partsAsSent, pathnameOf, pathStart } from "../router/url_path.ts";
+import { partsAsSent, pathnameOf, pathStart } from "../url_path/url_path.ts";
 
 const DEFAULT_PORTS: Record<string, string> = {
   "http:": "80",

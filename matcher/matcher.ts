@@ -7,7 +7,7 @@
 
 import { compileTable } from "./codegen.ts";
 import { search } from "./interpreter.ts";
-import { normalizeEscapes } from "../router/url_path.ts";
+import { normalizeEscapes } from "../url_path/url_path.ts";
 import {
   compile,
   decode,

@@ -13,7 +13,7 @@ import {
   type FlatToken,
   parsePattern,
 } from "./pattern.ts";
-import { normalizeEscapes } from "../router/url_path.ts";
+import { normalizeEscapes } from "../url_path/url_path.ts";
 
 /**
  * Route matching. Static paths are one `Map` lookup per method; dynamic

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { Matcher, setCodegen, SETTLE } from "../matcher/matcher.ts";
-import { normalizeEscapes } from "./url_path.ts";
+import { normalizeEscapes } from "../url_path/url_path.ts";
 
 /** pattern, request path, expected params (undefined: no match). */
 const CASES: readonly [string, string, Record<string, string> | undefined][] = [

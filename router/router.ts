@@ -5,19 +5,13 @@
  * @module
  */
 
-import { Route } from "../routes/route.ts";
+import type { Route } from "../routes/route.ts";
 import type { RouteMap } from "../routes/route_map.ts";
 import type { ParamsOf } from "../routes/params.ts";
 import type { RouteInput, RouteSchemas } from "../routes/schemas.ts";
-import {
-  type InputOptions,
-  type InvalidHandler,
-  validated,
-} from "./_validate.ts";
+import type { InputOptions, InvalidHandler } from "./_validate.ts";
 import type { JoinPattern } from "../routes/join.ts";
-import { joinPatterns } from "../matcher/pattern.ts";
 import {
-  applyStaged,
   connectContext,
   matchedRoute,
   type Params,
@@ -28,21 +22,13 @@ import {
   type ServeInfo,
   type TrustProxyOptions,
 } from "./remote_addr.ts";
-import {
-  checkResponse,
-  compose,
-  enter,
-  outermost,
-  type Terminal,
-} from "./_chain.ts";
-import { headResponse } from "./_head.ts";
-import { nativeRoutes, type Registered } from "./_native_routes.ts";
-import { Matcher } from "../matcher/matcher.ts";
-import { routePathOf } from "./url_path.ts";
-import { rememberText } from "../response/body_size.ts";
+import { compose } from "./_chain.ts";
+import { nativeRoutes } from "./_native_routes.ts";
 import type { Handler, Middleware } from "./types.ts";
-import { NativeResponse } from "../response/native.ts";
-import { HttpError } from "../http_error/mod.ts";
+import { errorBoundary, responder } from "./_error_boundary.ts";
+import { registry, type RouteEntry } from "./_registration.ts";
+import { dispatcher } from "./_dispatch.ts";
+import { section } from "./_sections.ts";
 
 /**
  * An action of a controller: a handler, or a handler with its own
@@ -302,49 +288,8 @@ export interface Router extends RouteMethods<""> {
   ) => Response | Promise<Response>;
 }
 
-const TEXT_TYPE = "text/plain; charset=utf-8";
-// On Bun a Response copies a Headers given in its init for less than it
-// reads an object literal (about 1,600 instructions less a 404). Bun
-// only: @hono/node-server's Response on Node keeps the given Headers as
-// its own, so a shared one would collect other responses' edits.
-const TEXT_HEADERS: HeadersInit =
-  typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
-    ? new Headers({ "Content-Type": TEXT_TYPE })
-    : { "Content-Type": TEXT_TYPE };
-
 /** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
-
-/** A route in the matcher: its composed chain and full pattern. */
-interface RouteEntry {
-  run: Terminal;
-  pattern: string;
-}
-
-/** A route Bun matched: its method, entry and params. */
-interface Prematched {
-  method: string;
-  value: RouteEntry;
-  params: Params | undefined;
-}
-
-/**
- * The router's own plain-text answers. No `Content-Length` header:
- * `Deno.serve` adds it to a string body (an explicit one measured slower),
- * and the logger and `HEAD` answers read the remembered text instead.
- */
-function text(body: string, status: number, allow?: string): Response {
-  // Every header in the init: Deno 2.9 builds its native response from
-  // them once; setting one afterwards would drop and rebuild it.
-  const response = new NativeResponse(body, {
-    status,
-    headers: allow === undefined
-      ? TEXT_HEADERS
-      : { "Content-Type": TEXT_TYPE, "Allow": allow },
-  });
-  rememberText(response, body);
-  return response;
-}
 
 /**
  * Creates a router.
@@ -418,326 +363,23 @@ function text(body: string, status: number, allow?: string): Response {
  * @returns The router.
  */
 export function createRouter(options: RouterOptions = {}): Router {
-  const { defaultHandler, onError } = options;
-  const routerOnInvalid = options.onInvalid;
-  const inputOptions = options.input;
+  // The parts, each in a file of its own: the error boundary and the last
+  // step of every request (_error_boundary.ts), the routes (_registration.ts),
+  // dispatch after the router's middleware (_dispatch.ts), and the route
+  // methods of the router and its mounted sections (_sections.ts).
+  const recover = errorBoundary(options.onError);
+  const respond = responder(recover);
+  const routes = registry(recover, options);
+  const middleware = options.middleware ?? [];
+  const run = compose(
+    middleware,
+    dispatcher(routes.matcher, options.defaultHandler),
+    recover,
+  );
   const resolveRemoteAddr = createRemoteAddrResolver(options.trustProxy);
-  // Each route keeps its full pattern, given to the context on a match.
-  const matcher = new Matcher<RouteEntry>();
-  // Every route as added, for Bun's native routes (_native_routes.ts).
-  const registered: Registered<RouteEntry>[] = [];
-
-  function add(
-    method: string,
-    pattern: string,
-    middleware: readonly Middleware[],
-    handler: Handler,
-    schemas?: RouteSchemas,
-    onInvalid?: InvalidHandler,
-  ): void {
-    // Only a route with input schemas pays for validation.
-    if (
-      schemas !== undefined &&
-      (schemas.params !== undefined || schemas.query !== undefined ||
-        schemas.body !== undefined)
-    ) {
-      handler = validated(
-        schemas,
-        handler,
-        onInvalid ?? routerOnInvalid,
-        inputOptions,
-      );
-    }
-    // The chain is composed here, once, not per request.
-    const entry: RouteEntry = {
-      run: compose(middleware, handler as Terminal, handleError),
-      pattern,
-    };
-    matcher.add(method, pattern, entry);
-    registered.push({ method, pattern, value: entry });
-  }
-
-  function toTarget(
-    action: unknown,
-    middleware: Middleware[],
-    name: string,
-  ): [Middleware[], Handler, InvalidHandler | undefined] {
-    if (typeof action === "function") {
-      return [middleware, action as Handler, undefined];
-    }
-    if (
-      typeof action === "object" && action !== null &&
-      typeof (action as { handler?: unknown }).handler === "function"
-    ) {
-      const { middleware: own = [], handler, onInvalid } = action as {
-        middleware?: Middleware[];
-        handler: Handler;
-        onInvalid?: InvalidHandler;
-      };
-      if (onInvalid !== undefined && typeof onInvalid !== "function") {
-        throw new TypeError(
-          `The onInvalid of route "${name}" must be a function`,
-        );
-      }
-      return [[...middleware, ...own], handler, onInvalid];
-    }
-    throw new TypeError(
-      `The action for route "${name}" must be a handler or { middleware, handler }`,
-    );
-  }
-
-  /** Checks a controller against its routes, collecting what to add. */
-  function collect(
-    routes: RouteMap,
-    controller: Controller,
-    middleware: Middleware[],
-    prefix: string,
-    out: [Route, Middleware[], Handler, InvalidHandler | undefined][],
-  ): void {
-    if (
-      typeof controller !== "object" || controller === null ||
-      typeof controller.actions !== "object"
-    ) {
-      throw new TypeError(
-        `The controller for "${prefix || "routes"}" needs an "actions" object`,
-      );
-    }
-    const chain = [...middleware, ...(controller.middleware ?? [])];
-    const actions = controller.actions as Record<string, unknown>;
-    for (const name of Object.keys(actions)) {
-      if (!Object.hasOwn(routes, name)) {
-        throw new TypeError(
-          `Unknown route "${prefix}${name}" in actions; the routes here are: ${
-            Object.keys(routes).join(", ")
-          }`,
-        );
-      }
-    }
-    for (const [name, route] of Object.entries(routes)) {
-      const action = actions[name];
-      if (route instanceof Route) {
-        if (action === undefined) {
-          throw new TypeError(
-            `No action for route "${prefix}${name}" (${String(route)})`,
-          );
-        }
-        out.push([route, ...toTarget(action, chain, prefix + name)]);
-      } else if (action !== undefined) {
-        collect(route, action as Controller, chain, `${prefix}${name}.`, out);
-      }
-    }
-  }
-
-  /**
-   * The route methods of one section: `prefix` is joined before every
-   * pattern and `middleware` runs before a route's own. The router itself
-   * is the section with prefix "" and no middleware.
-   */
-  function section(prefix: string): {
-    methods: RouteMethods<string>;
-    middleware: Middleware[];
-    used: () => boolean;
-  } {
-    const middleware: Middleware[] = [];
-    let added = false;
-    const join = (pattern: string) => {
-      added = true;
-      return joinPatterns(prefix, pattern);
-    };
-
-    function adder(method: string): RouteAdder<string> {
-      return (route, ...chain) => {
-        const handler = chain.pop() as Handler | undefined;
-        if (typeof handler !== "function") {
-          throw new TypeError(
-            `router.${method.toLowerCase()}(): the last argument must be a handler`,
-          );
-        }
-        const isRoute = route instanceof Route;
-        add(
-          method,
-          join(isRoute ? route.pattern : route),
-          [...middleware, ...(chain as unknown as Middleware[])],
-          handler as Handler,
-          isRoute ? route.schemas : undefined,
-        );
-      };
-    }
-
-    function map(
-      routes: RouteMap | Route,
-      controller: Controller | Action,
-    ): void {
-      if (routes instanceof Route) {
-        const [chain, handler, onInvalid] = toTarget(
-          controller,
-          [],
-          String(routes),
-        );
-        add(
-          routes.method,
-          join(routes.pattern),
-          [...middleware, ...chain],
-          handler,
-          routes.schemas,
-          onInvalid,
-        );
-      } else {
-        // Check everything first, so a TypeError leaves no route half-mapped.
-        const found: [
-          Route,
-          Middleware[],
-          Handler,
-          InvalidHandler | undefined,
-        ][] = [];
-        collect(routes, controller as Controller, middleware, "", found);
-        for (const [route, chain, handler, onInvalid] of found) {
-          add(
-            route.method,
-            join(route.pattern),
-            chain,
-            handler,
-            route.schemas,
-            onInvalid,
-          );
-        }
-      }
-    }
-
-    function mount(
-      sub: string,
-      define: (scope: RouterScope<string>) => void,
-    ): void {
-      if (typeof define !== "function") {
-        throw new TypeError(
-          `router.mount("${sub}", define): define must be a function that adds the section's routes`,
-        );
-      }
-      const inner = section(join(sub));
-      inner.middleware.push(...middleware);
-      const scope: RouterScope<string> = {
-        ...inner.methods,
-        prefix: joinPatterns(prefix, sub),
-        use(...more: Middleware[]) {
-          if (inner.used()) {
-            throw new TypeError(
-              `use() in router.mount("${scope.prefix}") was called after routes were added there; call it first, so every route of the section runs it`,
-            );
-          }
-          for (const one of more) {
-            if (typeof one !== "function") {
-              throw new TypeError(
-                `use() in router.mount("${scope.prefix}") takes middleware functions, got ${typeof one}`,
-              );
-            }
-          }
-          inner.middleware.push(...more);
-        },
-      };
-      define(scope);
-    }
-
-    return {
-      methods: {
-        map: map as RouteMethods<string>["map"],
-        get: adder("GET"),
-        post: adder("POST"),
-        put: adder("PUT"),
-        patch: adder("PATCH"),
-        delete: adder("DELETE"),
-        head: adder("HEAD"),
-        options: adder("OPTIONS"),
-        any: adder("ANY"),
-        mount,
-      },
-      middleware,
-      used: () => added,
-    };
-  }
-
-  /** Routing after router middleware: match once, or answer 405/404. */
-  function dispatch(context: RequestContext): Response | Promise<Response> {
-    const found = matchedRoute(context) as Prematched | undefined;
-    // Bun matched it, for the method router middleware left in place.
-    if (found !== undefined && found.method === context.method) {
-      if (found.params !== undefined) context.params = found.params;
-      context.routePattern = found.value.pattern;
-      return found.value.run(context);
-    }
-    const path = routePathOf(context.request.url);
-    const match = matcher.find(context.method, path);
-    if (match === undefined) return miss(context, path);
-    // A static route keeps the context's own empty params object.
-    if (match.params !== undefined) context.params = match.params;
-    context.routePattern = match.value.pattern;
-    return match.value.run(context);
-  }
-
-  /** No route for the method and path: 405 with `Allow`, or 404. */
-  function miss(
-    context: RequestContext,
-    path: string,
-  ): Response | Promise<Response> {
-    const allowed = matcher.allowed(path);
-    if (allowed.length > 0) {
-      const allow = allowed.join(", ");
-      if (context.method === "OPTIONS") {
-        return new NativeResponse(null, {
-          status: 204,
-          headers: { Allow: allow },
-        });
-      }
-      return text("Method Not Allowed", 405, allow);
-    }
-    return defaultHandler ? defaultHandler(context) : text("Not Found", 404);
-  }
-
-  const run = compose(options.middleware ?? [], dispatch, handleError);
-
-  async function handleError(
-    error: unknown,
-    context: RequestContext,
-  ): Promise<Response> {
-    if (onError !== undefined) {
-      try {
-        return await onError(error, context);
-      } catch (failure) {
-        console.error("onError threw while handling an error:", failure);
-      }
-    } else if (error instanceof HttpError) {
-      // A hidden message is the server's to read, not the client's.
-      if (!error.expose) console.error(error);
-      return error.toResponse(context.request);
-    } else {
-      console.error(error);
-    }
-    return text("Internal Server Error", 500);
-  }
-
-  /** The slow path: a promised response, or an error to turn into one. */
-  async function finish(
-    pending: PromiseLike<unknown> | undefined,
-    failure: { error: unknown } | undefined,
-    context: RequestContext,
-    head: boolean,
-  ): Promise<Response> {
-    let response: Response;
-    try {
-      if (failure !== undefined) throw failure.error;
-      response = checkResponse(await pending);
-    } catch (error) {
-      response = await handleError(error, context);
-    }
-    response = applyStaged(context, response);
-    if (head && response.body !== null) {
-      response = await headResponse(response);
-    }
-    return response;
-  }
 
   // Not async: a chain that answers synchronously is answered with its
-  // Response itself, which Deno.serve sends on its native path (a Promise
-  // costs it about 2 µs of CPU a request, BENCHMARKS.md "HTTP load").
+  // Response itself (see `responder`).
   function fetch(
     request: Request,
     info?: ServeInfo,
@@ -747,7 +389,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     return respond(context, run);
   }
 
-  const routerMiddleware = (options.middleware ?? []).length > 0;
+  const routerMiddleware = middleware.length > 0;
 
   /** A request Bun's router matched to `value` (see _native_routes.ts). */
   function answerMatched(
@@ -765,37 +407,9 @@ export function createRouter(options: RouterOptions = {}): Router {
       context.routePattern = value.pattern;
       return respond(context, value.run);
     }
+    // Dispatch (_dispatch.ts) takes the match, for the method as it is then.
     matchedRoute(context, { method: context.method, value, params });
     return respond(context, run);
-  }
-
-  function respond(
-    context: RequestContext,
-    chain: Terminal,
-  ): Response | Promise<Response> {
-    // The request's method, read once (middleware may change context.method).
-    const head = context.method === "HEAD";
-    let result: unknown;
-    enter(context);
-    try {
-      result = chain(context);
-    } catch (error) {
-      outermost();
-      return finish(undefined, { error }, context, head);
-    }
-    const recovered = outermost();
-    if (result instanceof NativeResponse) {
-      const response = applyStaged(context, result);
-      // Reading .body makes a stream out of a string body: ask only for HEAD.
-      return head && response.body !== null ? headResponse(response) : response;
-    }
-    // The outermost chain's promise is checked, recovers from errors and
-    // has the staged headers applied: it goes to the server as it is.
-    if (recovered !== undefined && result === recovered && !head) {
-      return recovered;
-    }
-    // A promise, or a wrong result that finish() reports.
-    return finish(result as PromiseLike<unknown>, undefined, context, head);
   }
 
   // An internal hook, not enumerable: serve() on Bun hands these routes
@@ -803,10 +417,10 @@ export function createRouter(options: RouterOptions = {}): Router {
   Object.defineProperty(fetch, BUN_ROUTES, {
     value: () =>
       nativeRoutes(
-        registered,
+        routes.registered,
         answerMatched,
         fetch as (request: Request, info: unknown) => Response,
       ),
   });
-  return { fetch, ...section("").methods };
+  return { fetch, ...section("", routes.add).methods };
 }

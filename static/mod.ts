@@ -73,7 +73,7 @@
 
 import type { Middleware, Next } from "../router/types.ts";
 import type { RequestContext } from "../router/context.ts";
-import { pathnameOf } from "../router/url_path.ts";
+import { pathnameOf } from "../url_path/url_path.ts";
 import { lookupPath, normalizePrefix } from "./_path.ts";
 import { parseRange } from "./_range.ts";
 import {

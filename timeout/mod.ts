@@ -12,7 +12,7 @@
 
 import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
-import { pathnameOf } from "../router/url_path.ts";
+import { pathnameOf } from "../url_path/url_path.ts";
 
 /** Options of {@linkcode timeout}. */
 export interface TimeoutOptions {

@@ -12,7 +12,7 @@ import { HttpError } from "../http_error/mod.ts";
 import { BodyReader } from "../form_data/body_reader.ts";
 import { DEFAULTS, type Limits } from "../form_data/limits.ts";
 import { readWholeBody } from "../form_data/whole_body.ts";
-import { bodyProgress } from "../form_data/body_progress.ts";
+import { bodyProgress } from "../body_progress/body_progress.ts";
 import {
   FormDataParseError,
   FormDataTimeoutError,

@@ -18,6 +18,7 @@ import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { createDiskUploadHandler } from "@fetchkit/toolkit/form-data-middleware";
 import { createPasskeys, type Passkey } from "@fetchkit/toolkit/passkeys";
+import { waitUntil, withExecutionContext } from "@fetchkit/toolkit/wait-until";
 
 const Session = createContextKey<Session>();
 const lines: string[] = [];
@@ -101,4 +102,19 @@ router.post("/passkeys/login", sessions, async (context) => {
   return createJsonResponse({ userId, counter: passkey.counter });
 });
 
-export default { fetch: router.fetch };
+// Work after the answer: done only if the execution context waits for it
+// (workerd cancels a request's timers once it is answered otherwise).
+const done: string[] = [];
+router.get("/wait/:name", (context) => {
+  const name = context.params.name;
+  waitUntil(
+    context,
+    new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
+      done.push(name)
+    ),
+  );
+  return new Response("answered");
+});
+router.get("/waited", () => new Response(done.join(",")));
+
+export default { fetch: withExecutionContext(router.fetch) };

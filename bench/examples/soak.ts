@@ -5,23 +5,41 @@
 // - every session still logged in at the end is live (its dashboard shows
 //   its user);
 // - no request was answered 5xx, and no request failed at the socket;
-// - RSS at the end is within a margin of RSS after warm-up.
+// - memory holds: once RSS has reached its plateau it stops growing. RSS
+//   is sampled every 2 s; the median of the last third of the run may
+//   exceed the median of the middle third by at most 16 MiB or 10 %. (A
+//   server's RSS rises after warm-up as the JIT, V8's heap, KV's SQLite
+//   cache and the allocator's per-thread arenas fill; what matters is that
+//   it levels off, which only minutes of load show.)
 //
-//   deno task soak                       # 60 s, at most 20000 requests
+//   deno task soak                       # 240 s, at most 200000 requests
 //   SOAK_SECONDS=20 SOAK_REQUESTS=5000 SOAK_APP=resources deno task soak
+//
+// SOAK_INSPECT=1 starts the app under the inspector and samples V8's heap
+// (`Deno.memoryUsage()`) beside RSS; SOAK_ENV="NAME=value ..." adds
+// environment variables to the app (say MALLOC_ARENA_MAX=2).
 //
 // SOAK_APP: `auth` (default) or `resources` (CRUD on posts instead of
 // accounts; switch back if examples/auth is unavailable).
 
 import { EXAMPLE_APPS, startApp } from "../../_tools/hostile.ts";
+import { freePort } from "../_load.ts";
+import { median } from "../_stats.ts";
+import { heapReader, type MemorySample, memorySample } from "./_memory.ts";
 
-const seconds = Number(Deno.env.get("SOAK_SECONDS") ?? 60);
-const requestCap = Number(Deno.env.get("SOAK_REQUESTS") ?? 20_000);
+const seconds = Number(Deno.env.get("SOAK_SECONDS") ?? 240);
+const requestCap = Number(Deno.env.get("SOAK_REQUESTS") ?? 200_000);
 const concurrency = Number(Deno.env.get("SOAK_CONCURRENCY") ?? 8);
 const appName = Deno.env.get("SOAK_APP") ?? "auth";
-// RSS at the end may exceed RSS after warm-up by this much.
-const marginBytes = 32 * 1024 * 1024;
-const marginRatio = 0.25;
+// The last third's RSS may exceed the middle third's by this much.
+const marginBytes = 16 * 1024 * 1024;
+const marginRatio = 0.1;
+const inspect = Deno.env.get("SOAK_INSPECT") === "1";
+const extraEnv = Object.fromEntries(
+  (Deno.env.get("SOAK_ENV") ?? "").split(/\s+/).filter(Boolean).map((pair) =>
+    pair.split("=", 2) as [string, string]
+  ),
+);
 
 const app = EXAMPLE_APPS.find((a) => a.name === appName);
 if (app === undefined) throw new Error(`SOAK_APP=${appName}: no such app`);
@@ -40,7 +58,12 @@ const stats = {
 };
 const failures: string[] = [];
 
-await using running = await startApp(app);
+const inspectPort = inspect ? freePort() : 0;
+await using running = await startApp(app, {
+  flags: inspect ? [`--inspect=127.0.0.1:${inspectPort}`] : [],
+  env: extraEnv,
+});
+const heap = inspect ? await heapReader(inspectPort) : undefined;
 const base = `http://127.0.0.1:${running.port}`;
 const deadline = performance.now() + seconds * 1000;
 const warmUpEnd = performance.now() + Math.min(10, seconds / 5) * 1000;
@@ -180,11 +203,18 @@ async function resourcesWorker(worker: number): Promise<void> {
   }
 }
 
+const samples: (MemorySample & { at: number })[] = [];
 const sampler = (async () => {
   while (performance.now() < warmUpEnd && more()) {
     await new Promise((r) => setTimeout(r, 100));
   }
   rssAfterWarmUp = await running.rss();
+  const start = performance.now();
+  while (more()) {
+    const sample = await memorySample(running.pid, heap);
+    samples.push({ at: (performance.now() - start) / 1000, ...sample });
+    await new Promise((r) => setTimeout(r, 2000));
+  }
 })();
 
 const started = performance.now();
@@ -241,10 +271,21 @@ if (appName === "auth") {
 }
 
 const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
-const rssOk = rssEnd <= Math.max(
-  rssAfterWarmUp + marginBytes,
-  rssAfterWarmUp * (1 + marginRatio),
-);
+// Growth after the plateau: the last third of the samples against the
+// middle third (medians, so one GC or one burst does not decide).
+const third = Math.floor(samples.length / 3);
+const middle = median(samples.slice(third, 2 * third).map((s) => s.rss));
+const last = median(samples.slice(2 * third).map((s) => s.rss));
+const growth = last - middle;
+const rssOk = third < 3 ||
+  growth <= Math.max(marginBytes, middle * marginRatio);
+if (third < 3) {
+  console.error(
+    `soak: only ${samples.length} memory samples; run longer (SOAK_SECONDS) for the plateau check`,
+  );
+}
+const peak = Math.max(...samples.map((s) => s.rss));
+const liveSessions = accounts.filter((a) => a.loggedIn).length;
 const report = {
   app: appName,
   seconds: Number(elapsed.toFixed(1)),
@@ -261,15 +302,35 @@ const report = {
   posts: stats.posts,
   liveSessionsChecked: checked,
   rssAfterWarmUpMiB: Number(mb(rssAfterWarmUp)),
+  rssPlateauMiB: Number(mb(middle)),
+  rssLastThirdMiB: Number(mb(last)),
+  rssGrowthAfterPlateauMiB: Number(mb(growth)),
+  rssPeakMiB: Number(mb(peak)),
   rssEndMiB: Number(mb(rssEnd)),
+  liveSessions,
+  memory: samples.filter((_, i) => i % 5 === 0 || i === samples.length - 1)
+    .map((s) => ({
+      at: Math.round(s.at),
+      rssMiB: Number(mb(s.rss)),
+      anonMiB: Number(mb(s.anon)),
+      fileMiB: Number(mb(s.file)),
+      threads: s.threads,
+      ...(s.heapUsed === undefined ? {} : {
+        heapUsedMiB: Number(mb(s.heapUsed)),
+        heapTotalMiB: Number(mb(s.heapTotal!)),
+        externalMiB: Number(mb(s.external!)),
+      }),
+    })),
   failures: failures.slice(0, 20),
 };
 console.log(JSON.stringify(report, null, 2));
 if (failures.length > 0 || !rssOk) {
   console.error(
-    `soak FAILED: ${failures.length} failures; RSS ${mb(rssEnd)} MiB vs ${
-      mb(rssAfterWarmUp)
-    } MiB after warm-up`,
+    `soak FAILED: ${failures.length} failures; RSS grew ${
+      mb(growth)
+    } MiB after its plateau of ${
+      mb(middle)
+    } MiB (last third against middle third)`,
   );
   Deno.exitCode = 1;
 } else {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
 import { freePort, type Running, spawnReady } from "../_load.ts";
+import { ORDER_BODY, ORDER_CHECK, PAGE_CHECK } from "./_app_data.ts";
 
 export type { Running } from "../_load.ts";
 
@@ -20,16 +21,36 @@ export interface Scenario {
   /** The status and a text the body must contain (checked before loading). */
   status: number;
   body: string;
+  /**
+   * `hello` (the five scenarios of `_servers.ts`) or `app` (the real-app
+   * scenarios of `_apps.ts`, served by a process of its own).
+   */
+  group: "hello" | "app";
+  /** A POST's body and type (default: `POST_BODY`, urlencoded). */
+  send?: { body: string; type: string };
+  /**
+   * Sends the session cookie that `GET /login` set, and checks that the
+   * answer rolls it (a new `Set-Cookie`) with a CSP nonce.
+   */
+  signedIn?: boolean;
 }
 
 export const SCENARIOS: Scenario[] = [
-  { name: "static", path: "/", post: false, status: 200, body: "home" },
+  {
+    name: "static",
+    path: "/",
+    post: false,
+    status: 200,
+    body: "home",
+    group: "hello",
+  },
   {
     name: "two params",
     path: "/users/42/posts/7",
     post: false,
     status: 200,
     body: '"postId":"7"',
+    group: "hello",
   },
   {
     name: "three middlewares",
@@ -37,14 +58,49 @@ export const SCENARIOS: Scenario[] = [
     post: false,
     status: 200,
     body: "mw",
+    group: "hello",
   },
-  { name: "404", path: "/no/such/page", post: false, status: 404, body: "" },
+  {
+    name: "404",
+    path: "/no/such/page",
+    post: false,
+    status: 404,
+    body: "",
+    group: "hello",
+  },
   {
     name: "urlencoded POST",
     path: "/echo",
     post: true,
     status: 200,
     body: "hello world",
+    group: "hello",
+  },
+  {
+    name: "signed-in page",
+    path: "/page",
+    post: false,
+    status: 200,
+    body: PAGE_CHECK,
+    group: "app",
+    signedIn: true,
+  },
+  {
+    name: "validated JSON",
+    path: "/api/orders",
+    post: true,
+    status: 200,
+    body: ORDER_CHECK,
+    group: "app",
+    send: { body: ORDER_BODY, type: "application/json" },
+  },
+  {
+    name: "cached page",
+    path: "/cached",
+    post: false,
+    status: 200,
+    body: PAGE_CHECK,
+    group: "app",
   },
 ];
 
@@ -70,17 +126,23 @@ export const SERVERS: Record<string, string[]> = {
   ],
 };
 
+/** The servers that serve the real-app scenarios (`_apps.ts`). */
+const APP_SERVERS = new Set(["fetchkit", "hono", "elysia", "fastify"]);
+
 /** Servers that answer one constant text: loaded on the static route only. */
 export function staticOnly(server: string): boolean {
   return server === "bare" || server === "adapter";
 }
 
 /**
- * Whether `server` is loaded on `scenario`: the bare servers on the static
+ * Whether `server` is loaded on `scenario`: the real-app scenarios on
+ * ours and the frameworks only (not `base`), the bare servers on the static
  * route only, and `fetchkit-formdata` (ours, its POST handler reading
  * `get(FormData)` instead of `get(FormFields)`) on the POST only.
  */
 export function loads(server: string, scenario: string): boolean {
+  const group = SCENARIOS.find((one) => one.name === scenario)?.group;
+  if (group === "app") return APP_SERVERS.has(server);
   if (staticOnly(server)) return scenario === "static";
   if (server === "fetchkit-formdata") return scenario === "urlencoded POST";
   return true;
@@ -100,7 +162,7 @@ export function options(): Map<string, string> {
   );
 }
 
-/** Where the bundle and wrk's POST script go (beside node_modules). */
+/** Where the bundle and the wrk scripts go (beside node_modules). */
 export const OUT: string = join(ROOT, "bench/runtimes/.out");
 const SCRIPT = join(ROOT, "bench/runtimes/_servers.ts");
 
@@ -117,11 +179,11 @@ export function serversOf(runtime: string, base: string | undefined): string[] {
 /**
  * Bundles `_servers.ts` (of `root`, this checkout by default) for Node and
  * Bun into this folder's `.out/` (so `node_modules` here resolves the
- * peers), and writes wrk's POST script.
+ * peers).
  */
 export async function build(
   root: string = ROOT,
-): Promise<{ bundle: string; post: string }> {
+): Promise<{ bundle: string }> {
   await Deno.mkdir(OUT, { recursive: true });
   const bundle = join(OUT, root === ROOT ? "servers.mjs" : "servers_base.mjs");
   const built = await new Deno.Command(Deno.execPath(), {
@@ -141,12 +203,7 @@ export async function build(
       `deno bundle failed:\n${new TextDecoder().decode(built.stderr)}`,
     );
   }
-  const post = join(OUT, "post.lua");
-  await Deno.writeTextFile(
-    post,
-    `wrk.method = "POST"\nwrk.body = "${POST_BODY}"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n`,
-  );
-  return { bundle, post };
+  return { bundle };
 }
 
 /**
@@ -158,6 +215,7 @@ export async function start(
   server: string,
   bundles: { bundle: string; base?: string; baseRoot?: string },
   wrap: string[] = [],
+  group: "hello" | "app" = "hello",
 ): Promise<Running> {
   const port = freePort();
   const isBase = server === "base";
@@ -180,32 +238,82 @@ export async function start(
     ...command,
     isBase ? "fetchkit" : server,
     String(port),
+    group,
   ];
   return await spawnReady(argv, port, {
     cwd: ROOT,
-    what: `${runtime} ${server}`,
+    what: `${runtime} ${server} ${group}`,
   });
 }
 
-/** Checks that a server answers `scenario` correctly; throws if not. */
-export async function check(
+/**
+ * Checks that a server answers `scenario` correctly (throws if not), and
+ * gives the wrk script that sends the scenario's request (`undefined` for
+ * a plain GET): its POST body, or the session cookie `GET /login` set.
+ */
+export async function prepare(
   port: number,
   scenario: Scenario,
   what: string,
-): Promise<void> {
-  const response = await fetch(`http://127.0.0.1:${port}${scenario.path}`, {
-    method: scenario.post ? "POST" : "GET",
-    body: scenario.post ? POST_BODY : undefined,
-    headers: scenario.post
-      ? { "Content-Type": "application/x-www-form-urlencoded" }
-      : {},
-  });
-  const body = await response.text();
-  if (response.status !== scenario.status || !body.includes(scenario.body)) {
-    throw new Error(
-      `${what} ${scenario.name}: ${response.status} ${JSON.stringify(body)}`,
-    );
+): Promise<string | undefined> {
+  const base = `http://127.0.0.1:${port}`;
+  let cookie: string | undefined;
+  if (scenario.signedIn) {
+    const login = await fetch(`${base}/login`);
+    await login.body?.cancel();
+    cookie = login.headers.get("set-cookie")?.split(";")[0];
+    if (cookie === undefined) throw new Error(`${what}: /login set no cookie`);
   }
+  const send = scenario.post
+    ? scenario.send ?? {
+      body: POST_BODY,
+      type: "application/x-www-form-urlencoded",
+    }
+    : undefined;
+  const headers: Record<string, string> = {};
+  if (send !== undefined) headers["Content-Type"] = send.type;
+  if (cookie !== undefined) headers["Cookie"] = cookie;
+  for (let pass = 0; pass < 2; pass++) {
+    // Twice: the cached page's first answer is a miss.
+    const response = await fetch(`${base}${scenario.path}`, {
+      method: scenario.post ? "POST" : "GET",
+      body: send?.body,
+      headers,
+    });
+    const body = await response.text();
+    if (response.status !== scenario.status || !body.includes(scenario.body)) {
+      throw new Error(
+        `${what} ${scenario.name}: ${response.status} ${
+          JSON.stringify(body.slice(0, 300))
+        }`,
+      );
+    }
+    if (
+      scenario.signedIn &&
+      (!response.headers.get("set-cookie")?.startsWith("session=") ||
+        !/'nonce-[^']+'/.test(
+          response.headers.get("content-security-policy") ?? "",
+        ))
+    ) {
+      throw new Error(
+        `${what} ${scenario.name}: no rolled session cookie or CSP nonce`,
+      );
+    }
+  }
+  if (send === undefined && cookie === undefined) return undefined;
+  const lua = [
+    `wrk.method = "${scenario.post ? "POST" : "GET"}"`,
+    ...(send === undefined ? [] : [`wrk.body = ${JSON.stringify(send.body)}`]),
+    ...Object.entries(headers).map(([name, value]) =>
+      `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`
+    ),
+  ].join("\n");
+  const file = join(
+    OUT,
+    `${what.replaceAll(/\W+/g, "_")}_${scenario.path.replaceAll("/", "_")}.lua`,
+  );
+  await Deno.writeTextFile(file, lua + "\n");
+  return file;
 }
 
 /**

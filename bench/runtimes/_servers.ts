@@ -14,7 +14,10 @@
  * - `GET /no/such/page`: no route, the framework's own 404;
  * - `POST /echo`: a urlencoded body, answering its `text` field.
  *
- * Arguments: server, port. Prints "ready" when listening.
+ * With the group `app` (a third argument), the server serves the "real
+ * app" scenarios of `_apps.ts` instead (fetchkit, hono, elysia, fastify).
+ *
+ * Arguments: server, port[, group]. Prints "ready" when listening.
  *
  * @module
  */
@@ -22,12 +25,18 @@ import { createRouter, type Middleware } from "@fetchkit/toolkit/fetch-router";
 import { formData, FormFields } from "@fetchkit/toolkit/form-data-middleware";
 import { serve } from "@fetchkit/toolkit/serve";
 import { Hono, type MiddlewareHandler } from "hono";
+import {
+  elysiaApp,
+  fastifyApp,
+  fetchkitApp,
+  honoApp as honoRealApp,
+} from "./_apps.ts";
 
 const args: string[] = (globalThis as { Deno?: { args: string[] } }).Deno
   ?.args ??
   (globalThis as unknown as { process: { argv: string[] } }).process.argv
     .slice(2);
-const [name, portText] = args;
+const [name, portText, group = "hello"] = args;
 const port = Number(portText);
 const hostname = "127.0.0.1";
 
@@ -243,7 +252,14 @@ async function adapter(): Promise<void> {
   await fetchServer(() => new Response("home"));
 }
 
-const servers: Record<string, () => unknown> = {
+const where = { hostname, port, ready };
+const apps: Record<string, () => unknown> = {
+  fetchkit: () => fetchkitApp(where),
+  hono: () => fetchServer(honoRealApp()),
+  elysia: () => elysiaApp(where, load),
+  fastify: () => fastifyApp(where, load),
+};
+const servers: Record<string, () => unknown> = group === "app" ? apps : {
   adapter,
   bare,
   fetchkit: () => fetchkit(),

@@ -27,6 +27,8 @@ import {
   loads,
   options,
   OUT,
+  prepare,
+  type Scenario,
   SCENARIOS,
   serversOf,
   start,
@@ -47,7 +49,7 @@ const scenarios = SCENARIOS.filter((scenario) =>
 const CONNECTIONS = 4;
 
 const baseRoot = args.get("base");
-const { bundle, post } = await build();
+const { bundle } = await build();
 const bundles = {
   bundle,
   baseRoot,
@@ -83,50 +85,61 @@ for (const runtime of runtimes) {
     only === undefined || only.includes(name)
   );
   for (const server of names) {
-    const mine = scenarios.filter((scenario) => loads(server, scenario.name));
-    const file = join(OUT, `callgrind.${runtime}.${server}`);
-    const running = await start(runtime, server, bundles, [
-      "valgrind",
-      "--tool=callgrind",
-      "--smc-check=all-non-file",
-      "--instr-atstart=no",
-      `--callgrind-out-file=${file}`,
-    ]);
-    const load = async (path: string, isPost: boolean, duration: number) =>
-      (await wrkRun(`http://127.0.0.1:${running.port}${path}`, {
-        seconds: duration,
-        connections: CONNECTIONS,
-        timeout: 60,
-        script: isPost ? post : undefined,
-      })).total;
-    let dumps = 0;
-    try {
-      for (let pass = 0; pass < 2; pass++) {
-        for (const scenario of mine) {
-          await load(scenario.path, scenario.post, warmSeconds);
-        }
-      }
+    // The hello-world and the real-app scenarios run in processes of their own.
+    for (const group of ["hello", "app"] as const) {
+      const mine = scenarios.filter((scenario) =>
+        scenario.group === group && loads(server, scenario.name)
+      );
+      if (mine.length === 0) continue;
+      const file = join(OUT, `callgrind.${runtime}.${server}.${group}`);
+      const running = await start(runtime, server, bundles, [
+        "valgrind",
+        "--tool=callgrind",
+        "--smc-check=all-non-file",
+        "--instr-atstart=no",
+        `--callgrind-out-file=${file}`,
+      ], group);
+      const scripts = new Map<string, string | undefined>();
       for (const scenario of mine) {
-        // The fewest of `repeat` windows: a window in which a JIT compiler
-        // thread still worked on this path counts its work too.
-        let fewest = Infinity;
-        for (let window = 0; window < repeat; window++) {
-          await load(scenario.path, scenario.post, 1);
-          await control(running.pid, "--zero");
-          await control(running.pid, "--instr=on");
-          const requests = await load(scenario.path, scenario.post, seconds);
-          await control(running.pid, "--instr=off");
-          await control(running.pid, "--dump");
-          const total = await dumpTotal(`${file}.${++dumps}`);
-          fewest = Math.min(fewest, total / requests);
-          console.error(
-            `${runtime} ${server} ${scenario.name}: ${fmt(total / requests)}`,
-          );
-        }
-        counts.set(`${runtime}|${scenario.name}|${server}`, fewest);
+        scripts.set(
+          scenario.name,
+          await prepare(running.port, scenario, `${runtime} ${server}`),
+        );
       }
-    } finally {
-      await running.stop();
+      const load = async (scenario: Scenario, duration: number) =>
+        (await wrkRun(`http://127.0.0.1:${running.port}${scenario.path}`, {
+          seconds: duration,
+          connections: CONNECTIONS,
+          timeout: 60,
+          script: scripts.get(scenario.name),
+        })).total;
+      let dumps = 0;
+      try {
+        for (let pass = 0; pass < 2; pass++) {
+          for (const scenario of mine) await load(scenario, warmSeconds);
+        }
+        for (const scenario of mine) {
+          // The fewest of `repeat` windows: a window in which a JIT compiler
+          // thread still worked on this path counts its work too.
+          let fewest = Infinity;
+          for (let window = 0; window < repeat; window++) {
+            await load(scenario, 1);
+            await control(running.pid, "--zero");
+            await control(running.pid, "--instr=on");
+            const requests = await load(scenario, seconds);
+            await control(running.pid, "--instr=off");
+            await control(running.pid, "--dump");
+            const total = await dumpTotal(`${file}.${++dumps}`);
+            fewest = Math.min(fewest, total / requests);
+            console.error(
+              `${runtime} ${server} ${scenario.name}: ${fmt(total / requests)}`,
+            );
+          }
+          counts.set(`${runtime}|${scenario.name}|${server}`, fewest);
+        }
+      } finally {
+        await running.stop();
+      }
     }
   }
 }

@@ -2,7 +2,9 @@
  * HTTP load on every runtime, in one sitting: ours (`serve(router.fetch)`),
  * Elysia, Hono and bare `Bun.serve` on Bun; ours, Fastify, Hono and bare
  * `node:http` on Node; ours, Hono and bare `Deno.serve` on Deno; on the
- * five scenarios of `_bench.ts`. All servers of a runtime run side by
+ * scenarios of `_bench.ts` (five hello-worlds, and three requests of real
+ * apps from `_apps.ts`: a signed-in page, a validated JSON call, a cached
+ * page; those run in a second process per server). All servers of a runtime run side by
  * side; each round loads every scenario on each server back to back, in
  * an order that rotates from round to round. Reported: req/s (median and
  * quartiles) and the server's CPU time per request (user + system from
@@ -29,13 +31,14 @@ import { wrkRun } from "../_load.ts";
 import { median, quantile } from "../_stats.ts";
 import {
   build,
-  check,
   cpuSeconds,
   isOurs,
   loads,
   options,
   OUT,
+  prepare,
   type Running,
+  type Scenario,
   SCENARIOS,
   serversOf,
   start,
@@ -52,7 +55,7 @@ const scenarios = SCENARIOS.filter((scenario) =>
 );
 
 const baseRoot = args.get("base");
-const { bundle, post } = await build();
+const { bundle } = await build();
 const bundles = {
   bundle,
   baseRoot,
@@ -67,15 +70,36 @@ const push = (map: Map<string, number[]>, key: string, value: number) =>
 
 for (const runtime of runtimes) {
   const names = serversOf(runtime, baseRoot);
+  // One process per server and group of scenarios that it serves.
   const running = new Map<string, Running>();
+  const scripts = new Map<string, string | undefined>();
+  const at = (server: string, scenario: Scenario) =>
+    running.get(`${server}|${scenario.group}`)!;
   try {
     for (const server of names) {
-      running.set(server, await start(runtime, server, bundles));
+      for (const group of ["hello", "app"] as const) {
+        if (
+          !scenarios.some((one) =>
+            one.group === group && loads(server, one.name)
+          )
+        ) continue;
+        running.set(
+          `${server}|${group}`,
+          await start(runtime, server, bundles, [], group),
+        );
+      }
     }
-    for (const [server, { port }] of running) {
+    for (const server of names) {
       for (const scenario of scenarios) {
         if (!loads(server, scenario.name)) continue;
-        await check(port, scenario, `${runtime} ${server}`);
+        scripts.set(
+          `${server}|${scenario.name}`,
+          await prepare(
+            at(server, scenario).port,
+            scenario,
+            `${runtime} ${server}`,
+          ),
+        );
       }
     }
     for (let round = 0; round < rounds; round++) {
@@ -86,11 +110,11 @@ for (const runtime of runtimes) {
         for (const server of order) {
           // The bare server answers one text to everything.
           if (!loads(server, scenario.name)) continue;
-          const { port, pid } = running.get(server)!;
+          const { port, pid } = at(server, scenario);
           const before = await cpuSeconds(pid);
           const result = await wrkRun(
             `http://127.0.0.1:${port}${scenario.path}`,
-            { seconds, script: scenario.post ? post : undefined },
+            { seconds, script: scripts.get(`${server}|${scenario.name}`) },
           );
           const used = await cpuSeconds(pid) - before;
           const key = `${runtime}|${scenario.name}|${server}`;
@@ -155,17 +179,21 @@ for (const runtime of runtimes) {
     // Per round: ours over the peer with the least CPU per request then.
     const ours = cpu.get(key("fetchkit"))!;
     const ratios = ours.map((value, round) =>
-      value / Math.min(...peers.map((peer) => cpu.get(key(peer))![round]!))
+      value / Math.min(
+        ...peers.map((peer) => cpu.get(key(peer))?.[round] ?? Infinity),
+      )
     );
     const bare = rps.get(key("bare"));
     const bareRatio = bare === undefined ? "—" : median(
       rps.get(key("fetchkit"))!.map((value, round) => value / bare[round]!),
     ).toFixed(2);
     let baseCell = "";
+    const base = cpu.get(key("base"));
     if (baseRoot !== undefined) {
-      const base = cpu.get(key("base"))!;
-      const overBase = ours.map((value, round) => value / base[round]!);
-      baseCell = ` ${median(overBase).toFixed(2)} (${range(overBase, 2)}) |`;
+      const overBase = ours.map((value, round) => value / base?.[round]!);
+      baseCell = base === undefined
+        ? " — |"
+        : ` ${median(overBase).toFixed(2)} (${range(overBase, 2)}) |`;
     }
     console.log(
       `| ${scenario.name} | ${rpsCells.join(" | ")} | ${

@@ -48,6 +48,8 @@ import { describeAdmin, describeAdmins, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
+import { oauthController } from "./controllers/oauth.ts";
+import { createIdentityStore, type OAuthProvider } from "./oauth.ts";
 import {
   errorPages,
   loadUser,
@@ -131,6 +133,10 @@ export interface AppOptions {
   mailer?: Mailer;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
+  /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
+  oauthProviders?: readonly OAuthProvider[];
+  /** The app's origin, for the providers' callback URLs. */
+  publicUrl?: string;
 }
 
 /**
@@ -206,6 +212,18 @@ export async function createApp(options: AppOptions): Promise<Router> {
       passwords,
       limits,
       addressLimit: options.loginAddressLimit,
+      providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+    }),
+  );
+  router.map(
+    routes.oauth,
+    oauthController({
+      users,
+      passwords,
+      identities: createIdentityStore(kv),
+      providers: options.oauthProviders ?? [],
+      publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
+      limits,
     }),
   );
   router.map(

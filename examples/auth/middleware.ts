@@ -9,7 +9,7 @@ import type {
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
-import { StoreUnavailableError } from "@fetchkit/toolkit/store";
+import { StoreUnavailableError, toStoreError } from "@fetchkit/toolkit/store";
 import { HttpError } from "@fetchkit/toolkit/http-error";
 import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
@@ -114,17 +114,22 @@ export function errorPages(): Middleware {
  * (for browsers) or the plain text, never the error's text. A store that
  * is down (a `StoreUnavailableError`: KV full or closed, Redis down or
  * slow, wherever it was met, the session or the login limiter) is a
- * `503` with `Retry-After` instead.
+ * `503` with `Retry-After` instead, and so is an outage of the app's own
+ * store calls (the user store's KV on a full disk), classified by
+ * `toStoreError()`.
  */
 export function serverError(
-  error: unknown,
+  thrown: unknown,
   context: RequestContext,
 ): Response {
   // A refusal a handler threw on purpose (a passkey response that does not
   // verify: 400 naming why) is answered as it says, and is not a failure.
-  if (error instanceof HttpError && !(error instanceof StoreUnavailableError)) {
-    return error.toResponse(context.request);
+  if (
+    thrown instanceof HttpError && !(thrown instanceof StoreUnavailableError)
+  ) {
+    return thrown.toResponse(context.request);
   }
+  const error = toStoreError(thrown, "store");
   // The request id ties this to the log line and to what the user saw.
   console.error(`Request ${context.get(RequestId) ?? "-"} failed:`, error);
   if (error instanceof StoreUnavailableError) {

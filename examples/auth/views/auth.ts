@@ -11,6 +11,7 @@ import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import { loginHref, routes } from "../routes.ts";
 import { page } from "./layout.ts";
 import { passkeyLogin } from "./passkeys.ts";
+import { type ProviderButton, providerButtons } from "./oauth.ts";
 import {
   MAX_EMAIL_LENGTH,
   MAX_NAME_LENGTH,
@@ -37,6 +38,8 @@ export interface LoginPage {
    * and offers "Sign in with a passkey".
    */
   nonce?: string;
+  /** "Sign in with <provider>" buttons (see `oauth.ts`). */
+  providers?: readonly ProviderButton[];
 }
 
 /** The id of a field's message, for `aria-describedby`. */
@@ -108,6 +111,7 @@ export function loginPage(options: LoginPage): Response {
           .href()}">Forgot password?</a></p>
       </form>
       ${passkeyLogin(options.nonce, returnTo)}
+      ${providerButtons(options.providers, returnTo)}
       <p>No account yet? <a href="${routes.auth.register.index
         .href()}">Register</a></p>
     `,

@@ -5,8 +5,10 @@
  * from when the client really went quiet or the wait began, and not from
  * when the parser began.
  * Without it, a client that stalls gets its 408 only after the peek's own
- * wait plus the whole idle timeout. Internal: not a public export of the
- * package.
+ * wait plus the whole idle timeout. A room of its own below its users
+ * (`methodOverride()` in the router, the form parser, `parseJson`,
+ * `bodyLimit()`), so the router does not import from `form_data/` above it.
+ * Internal: not a public export of the package.
  *
  * @module
  */
