@@ -14,7 +14,7 @@
  * | `ADMIN_PASSWORD`  |                            | 8 characters to 72 bytes, as registration asks |
  * | `DENO_ENV`        |                            | `production`: secret needed, `__Host-` cookie  |
  * | `LOGIN_ADDRESS_LIMIT` | `100`                  | failed logins per client address per hour      |
- * | `APP_URL`         | `http://localhost:$PORT`   | the public origin: passkeys' site, reset links; required in production |
+ * | `APP_URL`         | `PUBLIC_URL` if https: or localhost, else `http://localhost:$PORT` | the public origin: passkeys' site, reset links; required in production |
  * | `SMTP_URL`        | (print mail to the console) | `smtps://user:pass@host:465`: send mail by SMTP |
  * | `MAIL_FROM`       | `no-reply@<APP_URL's host>` | the sender of the app's mail                   |
  *
@@ -121,11 +121,21 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
       `LOGIN_ADDRESS_LIMIT must be a whole number of at least 1, not "${limitText}"`,
     );
   }
-  const appUrlText = env("APP_URL");
+  // One public origin serves passkeys, reset links and the providers'
+  // callbacks: without APP_URL, PUBLIC_URL (see oauth.ts) when passkeys
+  // can use it (https:, or http: on localhost).
+  const publicUrl = env("PUBLIC_URL");
+  const appUrlText = env("APP_URL") ??
+    (publicUrl &&
+        /^(https:\/\/|http:\/\/localhost[:/]|http:\/\/localhost$)/.test(
+          publicUrl,
+        )
+      ? publicUrl
+      : undefined);
   if (production && !appUrlText) {
     throw new ConfigError(
-      "APP_URL is required when DENO_ENV=production: the public origin " +
-        "(https://example.com), for passkeys and password reset links",
+      "APP_URL (or an https: PUBLIC_URL) is required when DENO_ENV=production: " +
+        "the public origin (https://example.com), for passkeys and password reset links",
     );
   }
   const appUrl = appUrlText ?? `http://localhost:${port}`;

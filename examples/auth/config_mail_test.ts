@@ -17,7 +17,7 @@ Deno.test("APP_URL: http://localhost:$PORT by default; required in production; a
   assert.throws(() => loadConfig(env(PRODUCTION)), ConfigError);
   assert.throws(
     () => loadConfig(env(PRODUCTION)),
-    /APP_URL is required when DENO_ENV=production/,
+    /APP_URL \(or an https: PUBLIC_URL\) is required when DENO_ENV=production/,
   );
   assert.equal(
     loadConfig(env({ ...PRODUCTION, APP_URL: "https://example.com/" })).appUrl,
@@ -51,5 +51,29 @@ Deno.test("SMTP_URL must be smtp:// or smtps://; MAIL_FROM defaults to no-reply 
   assert.equal(
     loadConfig(env({ MAIL_FROM: "Auth <a@b.example>" })).mailFrom,
     "Auth <a@b.example>",
+  );
+});
+
+Deno.test("APP_URL falls back to PUBLIC_URL when passkeys can use it (https:, or http: on localhost)", () => {
+  assert.equal(
+    loadConfig(env({ ...PRODUCTION, PUBLIC_URL: "https://auth.example" }))
+      .appUrl,
+    "https://auth.example",
+  );
+  assert.equal(
+    loadConfig(env({ PUBLIC_URL: "http://localhost:9000" })).appUrl,
+    "http://localhost:9000",
+  );
+  // An address passkeys refuse (the OAuth tests' 127.0.0.1) is not taken.
+  assert.equal(
+    loadConfig(env({ PUBLIC_URL: "http://127.0.0.1:9000" })).appUrl,
+    "http://localhost:8000",
+  );
+  assert.equal(
+    loadConfig(
+      env({ APP_URL: "https://a.example", PUBLIC_URL: "https://b.example" }),
+    )
+      .appUrl,
+    "https://a.example",
   );
 });
