@@ -47,6 +47,7 @@
  * - [`@fetchkit/toolkit/jwt-middleware`](https://jsr.io/@fetchkit/toolkit/doc/jwt-middleware): JSON Web Token authentication
  * - [`@fetchkit/toolkit/bearer-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/bearer-auth-middleware): bearer token authentication
  * - [`@fetchkit/toolkit/basic-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/basic-auth-middleware): HTTP Basic authentication
+ * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkey (WebAuthn) registration and sign-in, challenges in the session
  * - [`@fetchkit/toolkit/oauth`](https://jsr.io/@fetchkit/toolkit/doc/oauth): sign in with Google, Microsoft, GitHub or any OpenID Provider (code + PKCE, ID tokens checked)
  * - [`@fetchkit/toolkit/mcp`](https://jsr.io/@fetchkit/toolkit/doc/mcp): a Model Context Protocol server on a route, behind bearer tokens, with Origin checks
  *
@@ -129,6 +130,7 @@ export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
 export * from "./client/mod.ts";
 export * from "./openapi/mod.ts";
+export * from "./passkeys/mod.ts";
 export * from "./wait_until/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
