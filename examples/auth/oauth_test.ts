@@ -397,3 +397,76 @@ Deno.test("oauth example: the dev task's --allow-net reaches every preset provid
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** A port nothing listens on: bound once, then closed. */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+function ssoAt(issuer: string): OAuthProvider[] {
+  return loadOAuthProviders((name) =>
+    ({
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: "down-client",
+      OIDC_CLIENT_SECRET: "down-secret-0123456789",
+      OIDC_NAME: "Test SSO",
+    } as Record<string, string>)[name]
+  );
+}
+
+Deno.test("oauth example: a provider that is down is a 502 login page naming it, not a 500; the used state still goes", async () => {
+  // Down from the start: discovery cannot be fetched.
+  const down = `http://127.0.0.1:${closedPort()}`;
+  const first = await app(ssoAt(down));
+  try {
+    const [status, body] = await page(browser(first.app), "/auth/oauth/oidc");
+    assert.equal(status, 502, body);
+    assert.match(body, /Test SSO is not answering/);
+    assert.match(body, /<form method="post" action="\/auth\/login"/);
+    assert.doesNotMatch(body, /Something went wrong|down-secret/);
+  } finally {
+    first.kv.close();
+  }
+
+  // Discovery answers, the token endpoint is down at the callback.
+  const tokenPort = closedPort();
+  const discovery = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () =>
+      Response.json({
+        issuer: origin,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `http://127.0.0.1:${tokenPort}/token`,
+        jwks_uri: `${origin}/jwks`,
+      }),
+  );
+  const origin = `http://127.0.0.1:${discovery.addr.port}`;
+  const second = await app(ssoAt(origin));
+  try {
+    const agent = browser(second.app);
+    const location = new URL(await start(agent));
+    const callback = new URL(CALLBACK);
+    callback.searchParams.set("code", "some-code");
+    callback.searchParams.set("state", location.searchParams.get("state")!);
+    const [status, body] = await page(
+      agent,
+      callback.pathname + callback.search,
+    );
+    assert.equal(status, 502, body);
+    assert.match(body, /Test SSO is not answering/);
+    assert.doesNotMatch(body, /Something went wrong|down-secret/);
+    // The answer saved the session: the state cannot be tried again.
+    const [again, againBody] = await page(
+      agent,
+      callback.pathname + callback.search,
+    );
+    assert.equal(again, 400, againBody);
+    assert.match(againBody, /The state does not match/);
+  } finally {
+    second.kv.close();
+    await discovery.shutdown();
+  }
+});

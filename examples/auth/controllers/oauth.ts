@@ -9,6 +9,7 @@
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |
  * | guest | `GET /auth/oauth/:provider/callback`    | email unverified or missing            | `403` login page saying why                   |
  * | guest | `GET /auth/oauth/:provider/callback`    | state, iss, code or ID token refused   | `400` login page naming what failed           |
+ * | any   | either                                  | provider down or answering nonsense    | `502` login page naming the provider          |
  * | any   | either                                  | provider not configured                | `404`                                         |
  * | any   | either                                  | over 30 requests per address in 15 min (15 sign-ins) | `429` login page, `Retry-After` |
  *
@@ -33,6 +34,7 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { HttpError } from "@fetchkit/toolkit/http-error";
 import { Session } from "../context.ts";
 import { requireGuest } from "../middleware.ts";
 import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
@@ -93,6 +95,16 @@ export function oauthController(
     clients.get(context.params.provider ?? "");
   const refuse = (error: string, status: number) =>
     loginPage({ error, status, providers: buttons });
+  // The client throws a 502 HttpError when the provider cannot be reached
+  // or answers nonsense: a page saying so, not "something went wrong",
+  // and an answer (not a throw) so the session saves the used state.
+  const unreachable = (provider: OAuthProvider, error: unknown) => {
+    if (!(error instanceof HttpError) || error.status !== 502) throw error;
+    return refuse(
+      `${provider.name} is not answering right now. Try again in a few minutes, or sign in with your password.`,
+      502,
+    );
+  };
 
   const perAddress = rateLimit({
     name: "oauth-address",
@@ -145,13 +157,17 @@ export function oauthController(
   return {
     middleware: [requireGuest(), perAddress],
     actions: {
-      start(context) {
+      async start(context) {
         const entry = clientOf(context);
         if (!entry) return notFoundPage(undefined);
         const returnTo = context.url.searchParams.get("returnTo");
-        return entry.client.authorize(context, {
-          returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
-        });
+        try {
+          return await entry.client.authorize(context, {
+            returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
+          });
+        } catch (error) {
+          return unreachable(entry.provider, error);
+        }
       },
       async callback(context) {
         const entry = clientOf(context);
@@ -161,7 +177,9 @@ export function oauthController(
         try {
           result = await client.callback(context);
         } catch (error) {
-          if (!(error instanceof OAuthError)) throw error;
+          if (!(error instanceof OAuthError)) {
+            return unreachable(provider, error);
+          }
           const message = error.providerError === "access_denied"
             ? `Sign-in with ${provider.name} was cancelled.`
             : `Sign-in with ${provider.name} failed: ${error.message}`;
