@@ -435,7 +435,7 @@ Deno.test("oauth example: a provider that is down is a 502 login page naming it,
   const tokenPort = closedPort();
   const discovery = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () =>
+    (): Response =>
       Response.json({
         issuer: origin,
         authorization_endpoint: `${origin}/authorize`,
@@ -443,7 +443,7 @@ Deno.test("oauth example: a provider that is down is a 502 login page naming it,
         jwks_uri: `${origin}/jwks`,
       }),
   );
-  const origin = `http://127.0.0.1:${discovery.addr.port}`;
+  const origin: string = `http://127.0.0.1:${discovery.addr.port}`;
   const second = await app(ssoAt(origin));
   try {
     const agent = browser(second.app);
