@@ -339,3 +339,32 @@ Deno.test("idempotency: a 204 answer is kept and replayed without a body", async
   assert.equal(again.body, null);
   assert.equal(runs.count, 1);
 });
+
+for (const status of [401, 408, 425, 429]) {
+  Deno.test(`idempotency: a ${status} (retry later, or with credentials) releases the key, so the retry with the same key runs`, async () => {
+    let refuse = true;
+    const { runs, send } = app(() =>
+      refuse
+        ? new Response("not now", {
+          status,
+          headers: { "Retry-After": "1" },
+        })
+        : new Response("ok", { status: 201 })
+    );
+    const first = await send({ key: "retry-me" });
+    assert.equal(first.status, status);
+    assert.equal(first.headers.get("Idempotent-Replayed"), null);
+    await first.body?.cancel();
+    refuse = false;
+    // The client waited as told and sends the same request, same key.
+    const retry = await send({ key: "retry-me" });
+    assert.equal(retry.status, 201, `a ${status} must not be replayed`);
+    assert.equal(retry.headers.get("Idempotent-Replayed"), null);
+    await retry.body?.cancel();
+    const repeat = await send({ key: "retry-me" });
+    assert.equal(repeat.status, 201);
+    assert.equal(repeat.headers.get("Idempotent-Replayed"), "true");
+    await repeat.body?.cancel();
+    assert.equal(runs.count, 2);
+  });
+}

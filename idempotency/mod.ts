@@ -30,7 +30,10 @@
  *   other methods pass by.
  * - A handler that throws or answers `5xx` keeps nothing: the key is
  *   released and the client's retry runs again (a `503` during an outage
- *   must not be replayed for a day). Handlers whose effects may have
+ *   must not be replayed for a day). So do `401`, `408`, `425` and `429`
+ *   (from the handler or middleware after this one, say `rateLimit()` or
+ *   `jwt()`): they ask for the same request again, later or with
+ *   credentials, and a retry with the same key must then run. Handlers whose effects may have
  *   happened before a `5xx` should make them transactional.
  * - `Set-Cookie` is never kept or replayed.
  * - A body over `maxBodyBytes` is not kept: a repeat gets the original
@@ -198,6 +201,11 @@ interface Kept {
 }
 
 const MAX_KEY_LENGTH = 255;
+/**
+ * Answers that say "not done, send it again" (later, or with credentials):
+ * kept, they would be replayed to that very retry for `ttl`.
+ */
+const RETRY_LATER = new Set([401, 408, 425, 429]);
 const encoder = new TextEncoder();
 /** A bare key: printable ASCII without spaces or quotes. */
 const BARE_KEY = /^[\x21\x23-\x7e]+$/;
@@ -546,7 +554,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       await release(key, version);
       throw error;
     }
-    if (response.status >= 500) {
+    if (response.status >= 500 || RETRY_LATER.has(response.status)) {
       await release(key, version);
       return response;
     }
