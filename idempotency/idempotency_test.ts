@@ -368,3 +368,30 @@ for (const status of [401, 408, 425, 429]) {
     assert.equal(runs.count, 2);
   });
 }
+
+Deno.test("idempotency: an answer whose body fails while streaming releases the key, as a throw does", async () => {
+  let broken = true;
+  const { runs, send } = app(() => {
+    if (!broken) return new Response("ok", { status: 201 });
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error("the database cursor died"));
+      },
+    });
+    return new Response(body, { status: 201 });
+  });
+  const original = console.error;
+  console.error = () => {};
+  try {
+    const first = await send({ key: "stream" });
+    assert.equal(first.status, 500);
+    await first.body?.cancel();
+  } finally {
+    console.error = original;
+  }
+  broken = false;
+  const retry = await send({ key: "stream" });
+  assert.equal(retry.status, 201, "the retry runs, not a 409 for lockTimeout");
+  assert.equal(await retry.text(), "ok");
+  assert.equal(runs.count, 2);
+});

@@ -558,7 +558,14 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       await release(key, version);
       return response;
     }
-    const answer = await readBodyUpTo(response, maxBodyBytes);
+    let answer: Awaited<ReturnType<typeof readBodyUpTo>>;
+    try {
+      answer = await readBodyUpTo(response, maxBodyBytes);
+    } catch (error) {
+      // The body failed while streaming: the handler failed, as a throw.
+      await release(key, version);
+      throw error;
+    }
     const kept: Kept = {
       st: "done",
       fp: fingerprint,
