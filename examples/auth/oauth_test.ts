@@ -17,7 +17,15 @@ import {
 } from "./oauth.ts";
 import { OAUTH_ADDRESS_LIMIT } from "./controllers/oauth.ts";
 import { ConfigError } from "./config.ts";
-import { createUserStore } from "./users.ts";
+import { createUserStore, type UserStore } from "./users.ts";
+import { createIdentityStore } from "./oauth.ts";
+import { oauthController } from "./controllers/oauth.ts";
+import { createPasswords } from "./passwords.ts";
+import { Session } from "./context.ts";
+import { routes } from "./routes.ts";
+import { createRouter } from "@fetchkit/toolkit/fetch-router";
+import { session } from "@fetchkit/toolkit/session-middleware";
+import { createMemoryRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import {
   abortAtProvider,
   Agent,
@@ -468,5 +476,74 @@ Deno.test("oauth example: a provider that is down is a 502 login page naming it,
   } finally {
     second.kv.close();
     await discovery.shutdown();
+  }
+});
+
+Deno.test("oauth example: two first sign-ins of one new user at once make one account and both sign in (no 500)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const users = createUserStore(kv);
+    // Both callbacks look the email up before either makes the account:
+    // the race two tabs (or a registration) can hit, made certain here.
+    const waiting: (() => void)[] = [];
+    let released = false;
+    const racing: UserStore = {
+      ...users,
+      async findByEmail(email) {
+        const found = await users.findByEmail(email);
+        if (found === null && !released) {
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve);
+            if (waiting.length === 2) {
+              released = true;
+              for (const go of waiting) go();
+            }
+          });
+        }
+        return found;
+      },
+    };
+    const router = createRouter({
+      middleware: [
+        session(
+          Session,
+          createSessionStorage({
+            kind: "kv",
+            kv,
+            secrets: [SECRET],
+            secure: false,
+          }),
+        ),
+      ],
+    });
+    router.map(
+      routes.oauth,
+      oauthController({
+        users: racing,
+        passwords: await createPasswords({ cost: 4 }),
+        identities: createIdentityStore(kv),
+        providers: providers(),
+        publicUrl: ORIGIN,
+        limits: createMemoryRateLimitStore(),
+      }),
+    );
+    const browsers = [browser(router), browser(router)];
+    const callbacks = await Promise.all(
+      browsers.map(async (agent) =>
+        await signInAtProvider(agent, await start(agent), ORIGIN, "alice")
+      ),
+    );
+    const answers = await Promise.all(
+      browsers.map((agent, index) => agent.request(callbacks[index])),
+    );
+    for (const answer of answers) {
+      assert.equal(answer.status, 303, await answer.clone().text());
+      await answer.body?.cancel();
+    }
+    const made = await users.list();
+    assert.equal(made.length, 1);
+    assert.equal(made[0].email, "alice@example.com");
+  } finally {
+    kv.close();
   }
 });

@@ -41,7 +41,7 @@ import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
-import type { User, UserStore } from "../users.ts";
+import { EmailInUseError, type User, type UserStore } from "../users.ts";
 import { loginPage } from "../views/auth.ts";
 import { notFoundPage } from "../views/errors.ts";
 import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from "./forms.ts";
@@ -143,8 +143,17 @@ export function oauthController(
       const password = await deps.passwords.hash(
         crypto.randomUUID() + crypto.randomUUID(),
       );
-      user = await users.create({ email, name: display, password });
-      notice = `Welcome, ${user.name}!`;
+      try {
+        user = await users.create({ email, name: display, password });
+        notice = `Welcome, ${user.name}!`;
+      } catch (error) {
+        // Another request (a second tab, a registration) made the account
+        // since the lookup: the email is verified, so it is joined.
+        if (!(error instanceof EmailInUseError)) throw error;
+        user = await users.findByEmail(email);
+        if (!user) throw error;
+        notice = `Your ${name} account is now linked to ${user.email}.`;
+      }
     }
     // A racing first sign-in may have linked it already: that link wins.
     if (!await identities.link(id, claims.sub, user.id)) {
