@@ -433,3 +433,31 @@ Deno.test("oauth: a multi-tenant issuer (Microsoft's common) checks the ID token
     assert.equal(start.status, 502);
     await start.body?.cancel();
   }));
+
+Deno.test("oauth: alg confusion: an unsigned (none) ID token and an HS256 one keyed with the public key are refused, even when discovery lists those algs", () =>
+  withIssuer(async (issuer) => {
+    issuer.algs = ["ES256", "HS256", "none"];
+    for (const forgedAlg of ["none", "HS256"] as const) {
+      issuer.fault = { forgedAlg };
+      const { status, body } = await signIn(oidcApp(issuer));
+      assert.equal(status, 400, `${forgedAlg}: ${body}`);
+      assert.match(body, /ID token refused/, forgedAlg);
+      assert.doesNotMatch(body, /mini@example\.com/, forgedAlg);
+    }
+    // The real one still goes through.
+    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+  }));
+
+Deno.test("oauth: an ID token without kid verifies against a one-key JWKS, and is refused against several (OpenID Connect Core 10.1)", () =>
+  withIssuer(async (issuer) => {
+    issuer.fault = { noKid: true };
+    const single = await signIn(oidcApp(issuer));
+    assert.equal(single.status, 200, single.body);
+    issuer.twoKeys = true;
+    issuer.fault = { noKid: true };
+    const several = await signIn(oidcApp(issuer));
+    assert.equal(several.status, 400, several.body);
+    assert.match(several.body, /signature does not verify/);
+    // With its kid, the right key of the two is used.
+    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+  }));
