@@ -53,6 +53,8 @@ export interface TestIssuer {
   algs: string[];
   /** The JWKS holds a second key (a rotation), both without use of kid. */
   twoKeys: boolean;
+  /** The JWKS endpoint answers this status (and no keys) instead. */
+  jwksStatus?: number;
   /** The last token request's form, for checks. */
   lastTokenRequest?: URLSearchParams;
   lastTokenAuthorization?: string | null;
@@ -235,6 +237,11 @@ export async function startTestIssuer(): Promise<TestIssuer> {
           id_token_signing_alg_values_supported: ["ES256"],
         });
       case "/jwks":
+        if (state.jwksStatus !== undefined) {
+          return new Response("down for maintenance", {
+            status: state.jwksStatus,
+          });
+        }
         return Response.json({
           keys: state.twoKeys ? [nextJwk, jwk] : [jwk],
         });

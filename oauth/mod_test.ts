@@ -461,3 +461,34 @@ Deno.test("oauth: an ID token without kid verifies against a one-key JWKS, and i
     // With its kid, the right key of the two is used.
     assert.equal((await signIn(oidcApp(issuer))).status, 200);
   }));
+
+Deno.test("oauth: a provider whose keys (jwks_uri) are down is a 502 naming them, not a 400 about the token", () =>
+  withIssuer(async (issuer) => {
+    for (const status of [503, 500, 404]) {
+      issuer.jwksStatus = status;
+      const { app, client } = oauthApp({
+        issuer: issuer.issuer,
+        clientId: issuer.clientId,
+        clientSecret: issuer.clientSecret,
+      });
+      let thrown: unknown;
+      app.get("/callback-caught", async (context) => {
+        try {
+          return Response.json(await client.callback(context));
+        } catch (error) {
+          thrown = error;
+          return new Response(null, { status: 599 });
+        }
+      });
+      const agent = agentFor(app);
+      const back = await roundTrip(agent);
+      back.pathname = "/callback-caught";
+      await (await agent.request(back)).body?.cancel();
+      assert.ok(!(thrown instanceof OAuthError), `${status}: ${thrown}`);
+      assert.equal((thrown as { status?: number }).status, 502, String(thrown));
+      assert.match(String(thrown), /jwks_uri/);
+      assert.match(String(thrown), /not be read/);
+    }
+    issuer.jwksStatus = undefined;
+    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+  }));
