@@ -12,6 +12,7 @@ const routes = route({
   patch: { method: "PATCH", pattern: "/patch" },
   remove: { method: "DELETE", pattern: "/remove" },
   bomb: { method: "GET", pattern: "/bomb" },
+  loop: { method: "GET", pattern: "/loop" },
 });
 
 function listen(
@@ -90,6 +91,24 @@ Deno.test("client: a gzip answer small on the wire but over maxResponseBytes dec
         error instanceof ResponseTooLargeError &&
         /over maxResponseBytes \(1048576 bytes\)/.test(error.message),
     );
+  } finally {
+    await server.server.shutdown();
+  }
+});
+
+Deno.test("client: a redirect loop stops after 20 hops with an error naming it", async () => {
+  let hops = 0;
+  const server = listen(() => {
+    hops++;
+    return new Response(null, { status: 302, headers: { Location: "/loop" } });
+  });
+  try {
+    const client = createClient(routes, { baseUrl: server.url });
+    await assert.rejects(
+      client.loop(),
+      /GET http:\/\/127\.0\.0\.1:\d+\/loop: more than 20 redirects/,
+    );
+    assert.equal(hops, 21);
   } finally {
     await server.server.shutdown();
   }
