@@ -100,6 +100,9 @@ export function oauthController(
   // and an answer (not a throw) so the session saves the used state.
   const unreachable = (provider: OAuthProvider, error: unknown) => {
     if (!(error instanceof HttpError) || error.status !== 502) throw error;
+    // For the operator (the page says only that the provider is down):
+    // which URL failed and how; no secret is in either.
+    console.error(`${provider.name} sign-in: ${error.message}`);
     return refuse(
       `${provider.name} is not answering right now. Try again in a few minutes, or sign in with your password.`,
       502,
