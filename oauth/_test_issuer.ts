@@ -55,6 +55,8 @@ export interface TestIssuer {
   twoKeys: boolean;
   /** The JWKS endpoint answers this status (and no keys) instead. */
   jwksStatus?: number;
+  /** GitHub's `/user` answers this status instead. */
+  userStatus?: number;
   /** The last token request's form, for checks. */
   lastTokenRequest?: URLSearchParams;
   lastTokenAuthorization?: string | null;
@@ -253,6 +255,9 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       case "/login/oauth/access_token":
         return await token(request);
       case "/user":
+        if (state.userStatus !== undefined) {
+          return new Response("unicorn", { status: state.userStatus });
+        }
         return Response.json({
           id: 4242,
           login: "octo",

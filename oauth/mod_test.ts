@@ -492,3 +492,33 @@ Deno.test("oauth: a provider whose keys (jwks_uri) are down is a 502 naming them
     issuer.jwksStatus = undefined;
     assert.equal((await signIn(oidcApp(issuer))).status, 200);
   }));
+
+Deno.test("oauth: a provider whose user API is down (5xx, unreachable) is a 502, not a 400 about the sign-in", () =>
+  withIssuer(async (issuer) => {
+    const { app, client } = oauthApp({
+      ...github({ baseUrl: issuer.issuer, apiUrl: issuer.issuer }),
+      clientId: issuer.clientId,
+      clientSecret: issuer.clientSecret,
+    });
+    let thrown: unknown;
+    app.get("/callback-caught", async (context) => {
+      try {
+        return Response.json(await client.callback(context));
+      } catch (error) {
+        thrown = error;
+        return new Response(null, { status: 599 });
+      }
+    });
+    issuer.userStatus = 503;
+    const agent = agentFor(app);
+    const back = await roundTrip(agent);
+    back.pathname = "/callback-caught";
+    await (await agent.request(back)).body?.cancel();
+    assert.ok(!(thrown instanceof OAuthError), String(thrown));
+    assert.equal((thrown as { status?: number }).status, 502, String(thrown));
+    assert.match(String(thrown), /\/user answered 503/);
+    // A 401 (the token refused) is still the sign-in's 400.
+    issuer.userStatus = 401;
+    const { status } = await signIn(app);
+    assert.equal(status, 400);
+  }));
