@@ -395,3 +395,56 @@ Deno.test("idempotency: an answer whose body fails while streaming releases the 
   assert.equal(await retry.text(), "ok");
   assert.equal(runs.count, 2);
 });
+
+Deno.test("idempotency: with the session option but session() not run first, it refuses to fall back to the address (which one session's answer would reach another)", async () => {
+  const Session = createContextKey<Session>();
+  const storage = createMemorySessionStorage({
+    cookie: { secrets: ["0123456789abcdef0123456789abcdef-test"] },
+  });
+  const router = createRouter();
+  let runs = 0;
+  router.get("/login", session(Session, storage), ({ get }) => {
+    get(Session)!.set("user", `user ${++runs}`);
+    return new Response("in");
+  });
+  // Misordered: idempotency() before session().
+  router.post(
+    "/orders",
+    idempotency({ store: createMemoryCacheStore(), session: Session }),
+    session(Session, storage),
+    ({ get }) => new Response(`order for ${get(Session)!.get("user")}`),
+  );
+  const login = async () =>
+    (await router.fetch(new Request("http://localhost/login"), {
+      remoteAddr: ADA,
+    })).headers.get("set-cookie")!.split(";")[0];
+  const one = await login();
+  const two = await login();
+  const order = (cookie: string) =>
+    router.fetch(
+      new Request("http://localhost/orders", {
+        method: "POST",
+        headers: { cookie, "Idempotency-Key": "same" },
+        body: "{}",
+      }),
+      { remoteAddr: ADA },
+    );
+  const original = console.error;
+  const logged: unknown[] = [];
+  console.error = (...args: unknown[]) => logged.push(...args);
+  try {
+    const first = await order(one);
+    const second = await order(two);
+    const replayed = second.headers.get("Idempotent-Replayed") === "true";
+    const texts = [await first.text(), await second.text()];
+    assert.ok(!replayed, `the second session got the first's answer: ${texts}`);
+    assert.equal(first.status, 500);
+    assert.equal(second.status, 500);
+    assert.match(
+      logged.map(String).join(" "),
+      /run session\(\) before idempotency\(\)/,
+    );
+  } finally {
+    console.error = original;
+  }
+});

@@ -21,7 +21,9 @@
  * Rules chosen where the draft leaves room:
  *
  * - Keys are scoped: by default to the session the request's cookie
- *   named (with the `session` option), else to the client address, so one
+ *   named (with the `session` option, which needs `session()` to run
+ *   before `idempotency()`: a `TypeError` otherwise), else to the client
+ *   address, so one
  *   client cannot replay another's answer by sending its key. `scope`
  *   replaces this (say, the authenticated user id).
  * - The key may come as a Structured Field string (`"abc"`, as the draft
@@ -445,7 +447,15 @@ export function idempotency(options: IdempotencyOptions): Middleware {
   async function scopeOf(context: RequestContext): Promise<string> {
     const chosen = await options.scope?.(context);
     if (chosen !== undefined) return "scope:" + chosen;
-    if (sessionKey !== undefined && context.has(sessionKey)) {
+    if (sessionKey !== undefined) {
+      // Without the session, the address scope would let one session's
+      // answer reach another behind the same address: a misordered chain
+      // is the application's bug, told at its first request.
+      if (!context.has(sessionKey)) {
+        throw new TypeError(
+          "idempotency(): no session under the `session` key; run session() before idempotency()",
+        );
+      }
       const session = context.get(sessionKey);
       const loaded = typeof session === "object" && session !== null
         ? stateOf(session).loadedId
