@@ -28,8 +28,12 @@ export function requestWithBody(
   });
   const source = request as unknown as Record<symbol, unknown>;
   const target = copy as unknown as Record<symbol, unknown>;
+  // Only what the server added: the copy's own symbols are the runtime's
+  // internals (Deno keeps a Request's body under one), which must stay the
+  // copy's, or the copy would hold the original's body, already teed.
+  const own = new Set(Object.getOwnPropertySymbols(copy));
   for (const key of Object.getOwnPropertySymbols(request)) {
-    target[key] = source[key];
+    if (!own.has(key)) target[key] = source[key];
   }
   return copy;
 }

@@ -18,6 +18,7 @@ import {
 import { OAUTH_ADDRESS_LIMIT } from "./controllers/oauth.ts";
 import { ConfigError } from "./config.ts";
 import { createUserStore, type UserStore } from "./users.ts";
+import { createPasskeyStore } from "./passkeys.ts";
 import { createIdentityStore } from "./oauth.ts";
 import { oauthController } from "./controllers/oauth.ts";
 import { createPasswords } from "./passwords.ts";
@@ -189,6 +190,79 @@ Deno.test("oauth example: a verified email joins the existing account with that 
     assert.match(dashboard, /Bob Registered/);
     assert.equal((await users.list()).length, 2);
     assert.equal((await users.findByEmail("bob@example.com"))!.id, bob.id);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: a verified email that joins a registered account takes it from whoever set its password (no pre-takeover)", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const users = createUserStore(kv);
+    const passkeys = createPasskeyStore(kv);
+    // The attacker registers Bob's email with a password of their own
+    // (the app does not verify registration emails) and stays signed in.
+    const attacker = browser(router);
+    const registered = await attacker.request(`${ORIGIN}/auth/register`, {
+      method: "POST",
+      body: new URLSearchParams({
+        email: "bob@example.com",
+        password: "attacker-password-1",
+        name: "Not Bob",
+      }),
+    });
+    assert.equal(registered.status, 303);
+    assert.equal((await page(attacker, "/dashboard"))[0], 200);
+    const account = (await users.findByEmail("bob@example.com"))!;
+    // ...and adds a passkey of their own to it.
+    await passkeys.add({
+      id: "attacker-passkey",
+      userId: String(account.id),
+      publicKey: "AA",
+      counter: 0,
+      backupEligible: false,
+      backedUp: false,
+      name: "Attacker",
+      createdAt: new Date(),
+    });
+
+    // Bob signs in with his provider, which has verified bob@example.com.
+    const bob = browser(router);
+    assert.equal((await signIn(bob, "bob")).status, 303);
+    const [status, dashboard] = await page(bob, "/dashboard");
+    assert.equal(status, 200);
+    // The attacker's session is over...
+    const after = await attacker.request(`${ORIGIN}/dashboard`, {
+      headers: { Accept: "text/html" },
+    });
+    assert.notEqual(after.status, 200, "the attacker's session still works");
+    assert.match(after.headers.get("Location") ?? "", /^\/auth\/login/);
+    // ...their password no longer signs in...
+    const login = await browser(router).request(`${ORIGIN}/auth/login`, {
+      method: "POST",
+      body: new URLSearchParams({
+        email: "bob@example.com",
+        password: "attacker-password-1",
+      }),
+    });
+    assert.equal(login.status, 303);
+    assert.match(
+      login.headers.get("Location") ?? "",
+      /^\/auth\/login/,
+      "the attacker's password still signs in",
+    );
+    // ...and their passkey is gone.
+    assert.deepEqual(await passkeys.listByUser(account.id), []);
+    // Bob is told what changed.
+    assert.match(
+      dashboard,
+      /password set when this account was registered no longer works/,
+    );
+    assert.match(dashboard, /Forgot password\?/);
+
+    // Bob is still in, in the same account.
+    assert.equal((await page(bob, "/dashboard"))[0], 200);
+    assert.equal((await users.findByEmail("bob@example.com"))!.id, account.id);
   } finally {
     kv.close();
   }
