@@ -224,6 +224,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       identities: createIdentityStore(kv),
+      passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,

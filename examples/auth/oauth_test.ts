@@ -597,6 +597,7 @@ Deno.test("oauth example: two first sign-ins of one new user at once make one ac
         users: racing,
         passwords: await createPasswords({ cost: 4 }),
         identities: createIdentityStore(kv),
+        passkeys: createPasskeyStore(kv),
         providers: providers(),
         publicUrl: ORIGIN,
         limits: createMemoryRateLimitStore(),

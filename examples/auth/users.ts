@@ -34,6 +34,13 @@ export interface User {
    * `sign_in.ts`). Absent means 0.
    */
   generation?: number;
+  /**
+   * `true` when no password signs in: an account made by a provider
+   * sign-in, or one a provider took over from an unverified registration
+   * (`takeOver()`). Cleared when a reset sets a password. Absent means the
+   * password was set by whoever registered or reset it.
+   */
+  passwordUnusable?: boolean;
 }
 
 /** What a new user needs; `password` must already be a hash. */
@@ -64,6 +71,13 @@ export interface UserStore {
    * session of the user; `null` when there is no such user.
    */
   setPassword(id: number, hash: string): Promise<User | null>;
+  /**
+   * For a provider sign-in with a verified email joining this account:
+   * stores `unusableHash` (of a random password nobody knows), marks the
+   * password unusable, and bumps `generation`, which ends every session
+   * of the user; `null` when there is no such user.
+   */
+  takeOver(id: number, unusableHash: string): Promise<User | null>;
 }
 
 const COUNTER = ["counters", "users"];
@@ -132,9 +146,16 @@ export function createUserStore(kv: Deno.Kv): UserStore {
     },
     setRole: (id, role) => update(id, (user) => ({ ...user, role })),
     setPassword: (id, password) =>
+      update(id, ({ passwordUnusable: _, ...user }) => ({
+        ...user,
+        password,
+        generation: (user.generation ?? 0) + 1,
+      })),
+    takeOver: (id, password) =>
       update(id, (user) => ({
         ...user,
         password,
+        passwordUnusable: true,
         generation: (user.generation ?? 0) + 1,
       })),
   };
