@@ -132,6 +132,8 @@ Deno.test("oauth example: the login page has the provider's button and the linki
       /<a class="provider" href="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">Sign in with Test SSO<\/a>/,
     );
     assert.match(body, /opens it only when the provider has verified/);
+    assert.match(body, /registered with a password, the\s+provider proves/);
+    assert.match(body, /that password stops\s+working/);
   } finally {
     kv.close();
   }

@@ -31,6 +31,31 @@ Deno.test("users: sequential ids, unique case-insensitive emails", async () => {
   kv.close();
 });
 
+Deno.test("users: takeOver() marks the password unusable and ends sessions; a reset's setPassword() makes it usable again", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const users = createUserStore(kv);
+    const user = await users.create({
+      email: "t@x.example",
+      name: "T",
+      password: "registered",
+    });
+    assert.equal(user.passwordUnusable, undefined);
+    const taken = (await users.takeOver(user.id, "random"))!;
+    assert.equal(taken.password, "random");
+    assert.equal(taken.passwordUnusable, true);
+    assert.equal(taken.generation, 1);
+    assert.deepEqual(await users.findById(user.id), taken);
+    const reset = (await users.setPassword(user.id, "chosen"))!;
+    assert.equal(reset.password, "chosen");
+    assert.equal("passwordUnusable" in reset, false);
+    assert.equal(reset.generation, 2);
+    assert.equal(await users.takeOver(99, "random"), null);
+  } finally {
+    kv.close();
+  }
+});
+
 Deno.test("users: concurrent registrations of one email: exactly one wins", async () => {
   const { app, kv, close } = await testApp();
   const clients = Array.from({ length: 8 }, () => new Client(app));

@@ -38,7 +38,11 @@ export function providerButtons(
         opens it only when the provider has verified that the email
         address is yours. A provider that has not verified your address
         cannot open an existing account or make a new one: verify it
-        there, or sign in with your password.
+        there, or sign in with your password. When a verified sign-in
+        opens an account that was registered with a password, the
+        provider proves the account is yours: that password stops
+        working, its passkeys are removed, other sessions are signed out,
+        and "Forgot password?" sets a new one.
       </p>
     </section>
   `;
