@@ -4,8 +4,10 @@
  * a clone of a `Deno.serve` request reads its `signal`, which switches the
  * server to its legacy abort behaviour and prints a warning for the process.
  * The copy reaches the original's `signal` only if the application reads it,
- * and keeps the symbols a server set on the original (the body Node already
- * read, the client address).
+ * and keeps the toolkit's own symbols a server set on the original (the body
+ * Node already read, the work `waitUntil()` tracks): those named
+ * `fetchkit.*`, never the runtime's internal ones (copying Deno's would hand
+ * the copy the original's body).
  *
  * @module
  */
@@ -28,12 +30,8 @@ export function requestWithBody(
   });
   const source = request as unknown as Record<symbol, unknown>;
   const target = copy as unknown as Record<symbol, unknown>;
-  // Only what the server added: the copy's own symbols are the runtime's
-  // internals (Deno keeps a Request's body under one), which must stay the
-  // copy's, or the copy would hold the original's body, already teed.
-  const own = new Set(Object.getOwnPropertySymbols(copy));
   for (const key of Object.getOwnPropertySymbols(request)) {
-    if (!own.has(key)) target[key] = source[key];
+    if (key.description?.startsWith("fetchkit.")) target[key] = source[key];
   }
   return copy;
 }

@@ -7,7 +7,7 @@ Deno.test("requestWithBody(): the copy reads its own body (a teed branch), not t
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams({ email: "a@x.example", name: "A" }),
   });
-  const serverSet = Symbol("server-set");
+  const serverSet = Symbol("fetchkit.server-set");
   (original as unknown as Record<symbol, unknown>)[serverSet] = "kept";
   const [peek, rest] = original.body!.tee();
   const copy = requestWithBody(original, rest);
