@@ -143,6 +143,50 @@ Deno.test({
         path: `${shots}/oauth-unverified-390.png`,
         fullPage: true,
       });
+      // Account pre-takeover: someone registers bob@example.com with a
+      // password of their own; Bob's verified sign-in takes the account
+      // over, and the page after says what changed (axe, both widths).
+      const squatter = await (await browser.newContext({
+        javaScriptEnabled: false,
+        viewport: { width: 1280, height: 900 },
+      })).newPage();
+      await squatter.goto(`${base}/auth/register`);
+      await squatter.fill("#name", "Not Bob");
+      await squatter.fill("#email", "bob@example.com");
+      await squatter.fill("#password", "squatter-password");
+      await squatter.click("button[type=submit]:has-text('Create account')");
+      await squatter.waitForURL(`${base}/dashboard`);
+      const bobPage = await (await browser.newContext()).newPage();
+      await bobPage.setViewportSize({ width: 1280, height: 900 });
+      await bobPage.goto(`${base}/auth/login`);
+      await bobPage.getByRole("link", { name: "Sign in with Company SSO" })
+        .click();
+      await bobPage.waitForURL(`${provider.issuer}/**`);
+      await bobPage.locator('input[name="login"]').fill("bob");
+      await bobPage.locator('input[name="password"]').fill("bob-password");
+      await bobPage.getByRole("button", { name: "Sign-in" }).click();
+      await bobPage.getByRole("button", { name: "Continue" }).click();
+      await bobPage.waitForURL(`${base}/dashboard`);
+      assert.match(
+        (await bobPage.textContent("main")) ?? "",
+        /the password set when this account was registered no longer works/,
+      );
+      for (const width of [1280, 390]) {
+        await bobPage.setViewportSize({ width, height: 900 });
+        assert.deepEqual(await runAxe(bobPage), [], `takeover at ${width} px`);
+        const scrollWidth = await bobPage.evaluate<number>(
+          "document.documentElement.scrollWidth",
+        );
+        assert.ok(scrollWidth <= width, `takeover is ${scrollWidth} px wide`);
+      }
+      await bobPage.screenshot({
+        path: `${shots}/oauth-takeover-390.png`,
+        fullPage: true,
+      });
+      // The squatter's session is over.
+      await squatter.goto(`${base}/dashboard`);
+      assert.match(squatter.url(), /\/auth\/login/);
+
       console.log(`screenshots: ${shots}`);
     } finally {
       await browser.close();

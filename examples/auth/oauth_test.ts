@@ -189,7 +189,8 @@ Deno.test("oauth example: a verified email joins the existing account with that 
       dashboard,
       /Your Test SSO account is now linked to Bob@Example.com/,
     );
-    assert.match(dashboard, /Bob Registered/);
+    // The provider's name replaces the one typed at registration.
+    assert.match(dashboard, /Bob Provider/);
     assert.equal((await users.list()).length, 2);
     assert.equal((await users.findByEmail("bob@example.com"))!.id, bob.id);
   } finally {
@@ -262,6 +263,9 @@ Deno.test("oauth example: a verified email that joins a registered account takes
     );
     assert.match(dashboard, /Forgot password\?/);
 
+    // The name the attacker chose is gone too.
+    assert.match(dashboard, /Bob Provider/);
+    assert.doesNotMatch(dashboard, /Not Bob/);
     // Bob is still in, in the same account.
     assert.equal((await page(bob, "/dashboard"))[0], 200);
     assert.equal((await users.findByEmail("bob@example.com"))!.id, account.id);

@@ -73,11 +73,16 @@ export interface UserStore {
   setPassword(id: number, hash: string): Promise<User | null>;
   /**
    * For a provider sign-in with a verified email joining this account:
-   * stores `unusableHash` (of a random password nobody knows), marks the
-   * password unusable, and bumps `generation`, which ends every session
-   * of the user; `null` when there is no such user.
+   * stores `password` (the hash of a random one nobody knows), marks the
+   * password unusable, replaces the display name when `name` is given
+   * (the registration's was chosen by whoever registered), and bumps
+   * `generation`, which ends every session of the user; `null` when there
+   * is no such user.
    */
-  takeOver(id: number, unusableHash: string): Promise<User | null>;
+  takeOver(
+    id: number,
+    change: { password: string; name?: string },
+  ): Promise<User | null>;
 }
 
 const COUNTER = ["counters", "users"];
@@ -151,9 +156,10 @@ export function createUserStore(kv: Deno.Kv): UserStore {
         password,
         generation: (user.generation ?? 0) + 1,
       })),
-    takeOver: (id, password) =>
+    takeOver: (id, { password, name }) =>
       update(id, (user) => ({
         ...user,
+        name: name ?? user.name,
         password,
         passwordUnusable: true,
         generation: (user.generation ?? 0) + 1,

@@ -41,7 +41,11 @@ Deno.test("users: takeOver() marks the password unusable and ends sessions; a re
       password: "registered",
     });
     assert.equal(user.passwordUnusable, undefined);
-    const taken = (await users.takeOver(user.id, "random"))!;
+    const taken = (await users.takeOver(user.id, {
+      password: "random",
+      name: "From the provider",
+    }))!;
+    assert.equal(taken.name, "From the provider");
     assert.equal(taken.password, "random");
     assert.equal(taken.passwordUnusable, true);
     assert.equal(taken.generation, 1);
@@ -50,7 +54,7 @@ Deno.test("users: takeOver() marks the password unusable and ends sessions; a re
     assert.equal(reset.password, "chosen");
     assert.equal("passwordUnusable" in reset, false);
     assert.equal(reset.generation, 2);
-    assert.equal(await users.takeOver(99, "random"), null);
+    assert.equal(await users.takeOver(99, { password: "random" }), null);
   } finally {
     kv.close();
   }

@@ -19,7 +19,8 @@
  * own and wait. When the owner later signs in with a provider that has
  * verified the address, the provider is the first proof of who owns the
  * account, and it wins: the password set at registration is replaced by
- * a random one nobody knows, the account's passkeys (added by whoever
+ * a random one nobody knows, the display name by the provider's (when it
+ * sends one), the account's passkeys (added by whoever
  * knew that password) are removed, and every other session of the user
  * ends (the session `generation`, as after a password reset; see
  * `sign_in.ts`). The page after sign-in says the old password no longer
@@ -161,6 +162,7 @@ export function oauthController(
   async function join(
     user: User,
     name: string,
+    display: string | undefined,
   ): Promise<{ user: User; notice: string }> {
     if (user.passwordUnusable) {
       return {
@@ -168,7 +170,10 @@ export function oauthController(
         notice: `Your ${name} account is now linked to ${user.email}.`,
       };
     }
-    const taken = await users.takeOver(user.id, await unusablePassword());
+    const taken = await users.takeOver(user.id, {
+      password: await unusablePassword(),
+      name: display,
+    });
     if (!taken) throw new Error(`User ${user.id} vanished during sign-in`);
     for (const passkey of await deps.passkeys.listByUser(user.id)) {
       await deps.passkeys.remove(user.id, passkey.id);
@@ -192,6 +197,9 @@ export function oauthController(
     ) {
       return { refused: unverifiedEmail(name, email) };
     }
+    const display = typeof claims.name === "string" && claims.name.trim()
+      ? claims.name.trim().slice(0, MAX_NAME_LENGTH)
+      : undefined;
     let user = await users.findByEmail(email);
     let notice: string;
     let joined = false;
@@ -199,15 +207,14 @@ export function oauthController(
       joined = true;
       notice = "";
     } else {
-      const display = typeof claims.name === "string" && claims.name.trim()
-        ? claims.name.trim().slice(0, MAX_NAME_LENGTH)
-        : email.slice(0, email.indexOf("@")).slice(0, MAX_NAME_LENGTH);
+      const fallback = email.slice(0, email.indexOf("@"))
+        .slice(0, MAX_NAME_LENGTH);
       // No password signs in to this account: a random one, never shown.
       const password = await unusablePassword();
       try {
         user = await users.create({
           email,
-          name: display,
+          name: display ?? fallback,
           password,
           passwordUnusable: true,
         });
@@ -232,7 +239,7 @@ export function oauthController(
         notice: `Your ${name} account is now linked to ${user.email}.`,
       };
     }
-    return joined ? await join(user, name) : { user, notice };
+    return joined ? await join(user, name, display) : { user, notice };
   }
 
   return {
