@@ -236,7 +236,9 @@ export function oauthController(
       user = winner === null ? user : await users.findById(winner) ?? user;
       return {
         user,
-        notice: `Your ${name} account is now linked to ${user.email}.`,
+        notice: joined
+          ? `Your ${name} account is now linked to ${user.email}.`
+          : notice,
       };
     }
     return joined ? await join(user, name, display) : { user, notice };
