@@ -13,6 +13,7 @@
  * @module
  */
 
+import { requestWithBody } from "../runtime/request_copy.ts";
 import type { Middleware } from "../router/types.ts";
 import type { RequestContext } from "../router/context.ts";
 import type { HttpError } from "../http_error/mod.ts";
@@ -127,11 +128,9 @@ export function bodyLimit(options: BodyLimitOptions): Middleware {
         return reader.cancel(reason);
       },
     }, { highWaterMark: 0 });
-    const copy = new Request(request, {
-      body: limited,
-      // Node's fetch asks for it with a stream body.
-      duplex: "half",
-    } as RequestInit);
+    // Not `new Request(request, ...)`: copying a Deno.serve request reads
+    // its signal and prints Deno's legacy-abort warning.
+    const copy = requestWithBody(request, limited);
     const progress = bodyProgress(request);
     if (progress !== undefined) noteBodyProgress(copy, progress);
     // The handler must read the limited copy; `request` is readonly to

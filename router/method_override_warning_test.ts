@@ -4,7 +4,7 @@
 // own, so the warning (printed once per process) is its stderr.
 import assert from "node:assert/strict";
 
-Deno.test("methodOverride() under Deno.serve: the override and the whole body reach the handler, and nothing is printed to stderr", async () => {
+Deno.test("bodyLimit() and methodOverride() under Deno.serve: the override and the whole body reach the handler, and nothing is printed to stderr", async () => {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",

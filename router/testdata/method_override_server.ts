@@ -1,10 +1,14 @@
-// A Deno.serve app with methodOverride() and formData(); the warning test
-// runs it in a process of its own and reads its stderr.
+// A Deno.serve app with bodyLimit(), methodOverride() and formData(), each of
+// which hands the chain a copy of the request; the warning test runs it in a
+// process of its own and reads its stderr.
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
 import { formData } from "@fetchkit/toolkit/form-data-middleware";
+import { bodyLimit } from "@fetchkit/toolkit/body-limit-middleware";
 
-const router = createRouter({ middleware: [methodOverride()] });
+const router = createRouter({
+  middleware: [bodyLimit({ maxBytes: 1024 }), methodOverride()],
+});
 router.put(
   "/x",
   formData(),
