@@ -32,8 +32,18 @@ const scenarios = SCENARIOS.filter((scenario) =>
   (words === undefined || words.some((word) => scenario.name.includes(word)))
 );
 const baseRoot = args.get("base");
+// `--only=base` counts the base checkout alone (to run it beside a
+// separate count of ours, on a machine with cores to spare).
+const only = args.get("only");
 const roots: [string, string][] = [["ours", ROOT]];
 if (baseRoot !== undefined) roots.push(["base", baseRoot]);
+if (only !== undefined) {
+  roots.splice(
+    0,
+    roots.length,
+    ...roots.filter(([name]) => name === only),
+  );
+}
 
 /** The app and the loop, importing the router of `root`. */
 function entry(root: string): string {
