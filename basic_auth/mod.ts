@@ -33,6 +33,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { HttpError } from "../http_error/mod.ts";
+import { markCredential } from "../cache/credential.ts";
 import { digestOf, digestsEqual, quoteParam } from "../crypto/compare.ts";
 
 /** Options of {@linkcode basicAuth}: `users` or `verify`, and `realm`. */
@@ -210,6 +211,8 @@ export function basicAuth(options: BasicAuthOptions): Middleware {
       return unauthorized(request);
     }
     context.set(BasicAuthUser, username);
+    // What comes next answers this user: cache() keeps it.
+    markCredential(context);
     return next();
   };
 }

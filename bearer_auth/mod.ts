@@ -28,6 +28,7 @@ import { createContextKey } from "../router/context_key.ts";
 import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { HttpError } from "../http_error/mod.ts";
+import { markCredential } from "../cache/credential.ts";
 import { digestOf, digestsEqual, quoteParam } from "../crypto/compare.ts";
 
 /** Options of {@linkcode bearerAuth}: `token` or `verify`. */
@@ -212,6 +213,8 @@ export function bearerAuth(options: BearerAuthOptions): Middleware {
       );
     }
     context.set(BearerToken, given);
+    // What comes next answers this token's holder: cache() keeps it.
+    markCredential(context);
     return next();
   };
 }

@@ -10,7 +10,7 @@ const serverScript = new URL("./_test_server.ts", import.meta.url).pathname;
 
 /** Two processes on `kind` `target`; runs `fn`; stops them. */
 export async function withServers(
-  kind: "kv" | "redis",
+  kind: "kv" | "redis" | "redis-cluster",
   target: string,
   fn: (servers: ServerProcess[]) => Promise<void>,
 ): Promise<void> {

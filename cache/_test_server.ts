@@ -4,11 +4,12 @@
 //
 //   deno run ... cache/_test_server.ts kv <path-to-kv-file>
 //   deno run ... cache/_test_server.ts redis <redis-url>
+//   deno run ... cache/_test_server.ts redis-cluster <url>,<url>,...
 //
 // GET /slow is cached, GET /stale too with stale-while-revalidate; POST
 // /orders takes an Idempotency-Key; the handlers take 300 ms. GET /runs tells how often each handler ran here.
 
-import { createClient } from "redis";
+import { createClient, createCluster } from "redis";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import {
   cache,
@@ -25,6 +26,11 @@ if (kind === "kv") {
   const kv = await Deno.openKv(target);
   store = createKvCacheStore({ client: kv });
   close = () => Promise.resolve(kv.close());
+} else if (kind === "redis-cluster") {
+  const rootNodes = target.split(",").map((url) => ({ url }));
+  const client = await createCluster({ rootNodes }).connect();
+  store = createRedisCacheStore({ client });
+  close = async () => void await client.close();
 } else {
   const client = await createClient({ url: target }).connect();
   store = createRedisCacheStore({ client });

@@ -19,10 +19,16 @@
  *   `key` option) and the request headers named by the `vary` option and by
  *   each response's own `Vary`.
  *
- * A personalised page with no `Vary` naming what personalises it is the
- * classic cache-poisoning case: a page built from a session cookie must say
- * `Cache-Control: private` (or set a cookie, which also keeps it out), or
- * the first visitor's page is served to everyone.
+ * **Personalised pages are never stored.** A page with no `Vary` naming
+ * what personalises it is the classic cache-poisoning case: the first
+ * visitor's page served to everyone. So an answer built after a credential
+ * was read for the request is not stored, unless its `Cache-Control` says
+ * `public`: the session (`session()` marks the request once the handler
+ * reads or writes it), a JWT (`jwt()`, from `Authorization` or a cookie),
+ * a bearer token (`bearerAuth()`), Basic credentials (`basicAuth()`). This
+ * holds whichever side of `cache()` those middleware sit, and with
+ * `etag()` or `compress()` between them. A handler that reads a cookie of
+ * its own should say `Cache-Control: private`.
  *
  * The request's own `Cache-Control` (`no-cache`, `max-age=0`) is ignored:
  * any client could otherwise make every request regenerate and so undo
@@ -60,9 +66,12 @@ import {
   readBodyUpTo,
 } from "../store/response_record.ts";
 import type { CacheStore, VersionedValue } from "./stores.ts";
+import { StoreFullError } from "./memory_store.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
+import { credentialRead } from "./credential.ts";
 
 export {
+  type CacheSetOptions,
   type CacheStore,
   createKvCacheStore,
   createMemoryCacheStore,
@@ -72,6 +81,7 @@ export {
   type KvKeyPart,
   type MemoryCacheStoreOptions,
   type RedisCacheStoreOptions,
+  StoreFullError,
   type VersionedKv,
   type VersionedKvAtomic,
   type VersionedRedisClient,
@@ -400,16 +410,23 @@ export function cache(options: CacheOptions): Middleware {
   async function keep(
     response: Response,
     primary: string,
-    headers: Headers,
+    context: RequestContext,
   ): Promise<{ response: Response; entry?: Entry }> {
     if (response.status !== 200 || response.headers.has("set-cookie")) {
       return { response: marked(response) };
     }
+    const headers = context.headers;
     const directives = directivesOf(response.headers.get("cache-control"));
     if (
       directives.has("no-store") || directives.has("private") ||
       directives.has("no-cache")
     ) {
+      return { response: marked(response) };
+    }
+    // Built from a credential (whichever side of cache() read it): one
+    // visitor's page, unless the application said it is for everyone.
+    const shared = directives.has("public");
+    if (!shared && credentialRead(context)) {
       return { response: marked(response) };
     }
     const names = varyNames(response.headers.get("vary"));
@@ -423,6 +440,10 @@ export function cache(options: CacheOptions): Middleware {
     const swr = directives.get("stale-while-revalidate");
     const body = await readBodyUpTo(response, maxBodyBytes);
     if (!body.complete) return { response: marked(response, body.body) };
+    // A credential read while the body streamed counts as well.
+    if (!shared && credentialRead(context)) {
+      return { response: marked(response, body.bytes as BodyInit) };
+    }
     const now = Date.now();
     const entry: Entry = {
       s: 200,
@@ -454,7 +475,14 @@ export function cache(options: CacheOptions): Middleware {
     return { response: marked(response, body.bytes as BodyInit), entry };
   }
 
+  let lastFullLog = 0;
   function failed(what: string, error: unknown): void {
+    if (error instanceof StoreFullError) {
+      // Full of entries it must keep (idempotency keys): said once a
+      // minute, not once a request.
+      if (Date.now() - lastFullLog < 60_000) return;
+      lastFullLog = Date.now();
+    }
     console.error(`cache(): the ${store.name} store failed to ${what}:`, error);
   }
 
@@ -512,7 +540,7 @@ export function cache(options: CacheOptions): Middleware {
       if (background) return {};
     }
     try {
-      return await keep(await next(), primary, context.headers);
+      return await keep(await next(), primary, context);
     } finally {
       if (token !== undefined) {
         store.delete(lock, { ifVersion: token }).catch((error) =>
@@ -586,7 +614,7 @@ export function cache(options: CacheOptions): Middleware {
     if (pending !== undefined) {
       const other = await within(pending, lockTimeout);
       if (other !== undefined) return answer(other, "HIT", false);
-      return (await keep(await next(), primary, headers)).response;
+      return (await keep(await next(), primary, context)).response;
     }
     const done = await once(context, next, primary, key, false);
     return done.response ?? answer(done.entry!, "HIT", false);

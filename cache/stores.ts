@@ -6,9 +6,11 @@
  */
 
 import {
-  createMemoryVersionedStore,
-  type VersionedStore,
-} from "../store/versioned.ts";
+  type CacheSetOptions,
+  type CacheStore,
+  createMemoryStore,
+  StoreFullError,
+} from "./memory_store.ts";
 import {
   createKvVersionedStore,
   KV_MAX_VALUE_BYTES,
@@ -34,20 +36,13 @@ export type {
   VersionedValue,
 } from "../store/versioned.ts";
 export { KV_MAX_VALUE_BYTES };
-
-/**
- * Where `cache()` keeps responses and `idempotency()` keeps keys: a
- * versioned key/value store with expiry, from
- * {@linkcode createMemoryCacheStore}, {@linkcode createKvCacheStore} or
- * {@linkcode createRedisCacheStore}.
- */
-export type CacheStore = VersionedStore;
+export { type CacheSetOptions, type CacheStore, StoreFullError };
 
 /** Options of {@linkcode createMemoryCacheStore}. */
 export interface MemoryCacheStoreOptions {
   /**
    * The most bytes kept (bodies, headers, keys and about 96 bytes an
-   * entry); past it the least recently used entries go.
+   * entry); past it the least recently used cache entries go.
    *
    * @default {67108864} (64 MiB)
    */
@@ -55,9 +50,16 @@ export interface MemoryCacheStoreOptions {
 }
 
 /**
- * A store in this process's memory, least recently used entries dropped
- * past `maxBytes`. One entry may take up to an eighth of `maxBytes`. Not
- * shared between processes: use the Deno KV or Redis store for that.
+ * A store in this process's memory. One entry may take up to an eighth of
+ * `maxBytes`. Not shared between processes: use the Deno KV or Redis
+ * store for that.
+ *
+ * Two kinds of entries share `maxBytes`. `cache()` entries are dropped,
+ * least recently used first, to make room. `idempotency()` keys, in flight
+ * or answered, are pinned: kept until they expire (`lockTimeout` while in
+ * flight, then `ttl`), never dropped for other keys or for cache entries;
+ * when pinned keys fill the store, a new key is refused (`idempotency()`
+ * answers `503` with `Retry-After`) rather than an old one forgotten.
  *
  * @example
  * ```ts
@@ -74,7 +76,7 @@ export interface MemoryCacheStoreOptions {
 export function createMemoryCacheStore(
   options: MemoryCacheStoreOptions = {},
 ): CacheStore {
-  return createMemoryVersionedStore({ maxBytes: options.maxBytes });
+  return createMemoryStore({ maxBytes: options.maxBytes ?? 64 * 1024 * 1024 });
 }
 
 /** Options of {@linkcode createKvCacheStore}. */
@@ -126,7 +128,11 @@ export function createKvCacheStore(options: KvCacheStoreOptions): CacheStore {
 
 /** Options of {@linkcode createRedisCacheStore}. */
 export interface RedisCacheStoreOptions {
-  /** A connected client (`npm:redis`). */
+  /**
+   * A connected client (`npm:redis`): `createClient()`, or
+   * `createCluster()` for Redis Cluster (each entry is one key, so
+   * entries spread over the masters).
+   */
   client: VersionedRedisClient;
   /** Prefix of every key. Default `"cache:"`. */
   prefix?: string;

@@ -7,7 +7,27 @@
  *
  * It runs wherever `fetch` does: browsers, Deno, Node and Bun. It never
  * throws for a status or a body that is not JSON, only for a network
- * error (what `fetch` itself throws).
+ * error (what `fetch` itself throws) and for an answer over
+ * `maxResponseBytes` ({@linkcode ResponseTooLargeError}).
+ *
+ * **Redirects.** Outside browsers the client follows redirects itself (at
+ * most 20, as `fetch` does): one to the same origin keeps every header; one
+ * to another origin carries none of the headers the caller set (the
+ * `headers` option and a call's own: `Authorization`, `Cookie`,
+ * `X-Api-Key`, everything), where `fetch` drops only `Authorization`, so a
+ * key meant for one API never reaches a host it redirects to. A `307` or
+ * `308` to another origin, which would send the body there too, is not
+ * followed: the call resolves to the `3xx`, as with
+ * `{ redirect: "manual" }`, which leaves every redirect to the caller. In
+ * browsers `fetch` follows them, under CORS.
+ *
+ * **Answer size.** The body is read whole (to parse it) only up to
+ * `maxResponseBytes` (16 MiB by default): past it, or when
+ * `Content-Length` declares more, the call rejects with a
+ * `ResponseTooLargeError` naming the limit and the body is cancelled, so a
+ * server (or a host it redirects to) cannot make the client hold gigabytes.
+ * A call with `{ stream: true }` reads nothing: `data` is `undefined` and
+ * `response.body` is the stream, for downloads.
  *
  * ```ts
  * import { createClient } from "@fetchkit/toolkit/client";
@@ -68,6 +88,64 @@ export interface ClientOptions {
   fetch?: (request: Request) => Response | Promise<Response>;
   /** Headers sent with every request (a call's own `init.headers` win). */
   headers?: ClientHeaders;
+  /**
+   * The largest answer body read, in bytes; a call's own
+   * `maxResponseBytes` wins.
+   *
+   * @default {16777216} (16 MiB)
+   */
+  maxResponseBytes?: number;
+}
+
+/**
+ * What a call takes besides its input: `RequestInit` (headers, signal,
+ * `redirect: "manual"`...), a size limit of its own, and `stream`.
+ */
+export interface ClientInit extends RequestInit {
+  /** The largest answer body read, in bytes, for this call. */
+  maxResponseBytes?: number;
+  /**
+   * Leave the body unread: `data` is `undefined`, and `response.body` is
+   * the stream (no size limit applies).
+   */
+  stream?: boolean;
+}
+
+/**
+ * An answer was larger than `maxResponseBytes` (as read, or as its
+ * `Content-Length` declared): the call rejects with this, naming the
+ * request and the limit, and the body is cancelled.
+ *
+ * @example
+ * ```ts
+ * import { ResponseTooLargeError } from "@fetchkit/toolkit/client";
+ *
+ * const error = new ResponseTooLargeError("GET https://api.example.com/big", 1024);
+ * console.log(error.message.includes("1024 bytes")); // true
+ * ```
+ */
+export class ResponseTooLargeError extends RangeError {
+  /** The limit that was passed, in bytes. */
+  readonly maxResponseBytes: number;
+
+  /**
+   * Creates the error for `request` past `maxResponseBytes`.
+   *
+   * @param request The request, as `GET https://...`.
+   * @param maxResponseBytes The limit.
+   * @param declared The `Content-Length` the answer declared, if it did.
+   */
+  constructor(request: string, maxResponseBytes: number, declared?: number) {
+    super(
+      `The answer to ${request} is over maxResponseBytes (${maxResponseBytes} bytes)` +
+        (declared === undefined
+          ? ""
+          : `: Content-Length declares ${declared} bytes`) +
+        "; raise maxResponseBytes, or call with { stream: true } to read it as a stream",
+    );
+    this.name = "ResponseTooLargeError";
+    this.maxResponseBytes = maxResponseBytes;
+  }
 }
 
 /**
@@ -232,11 +310,11 @@ export type QueryRecord = Record<
 export type RouteCall<P extends string, S> = Record<never, never> extends
   CallInput<P, S> ? (
     input?: CallInput<P, S>,
-    init?: RequestInit,
+    init?: ClientInit,
   ) => Promise<ClientResult<ResponseOf<S>>>
   : (
     input: CallInput<P, S>,
-    init?: RequestInit,
+    init?: ClientInit,
   ) => Promise<ClientResult<ResponseOf<S>>>;
 
 /**
@@ -329,6 +407,8 @@ export function createClient<const R extends RouteMap>(
     throw new TypeError("createClient option fetch must be a function");
   }
   const shared = options.headers;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE;
+  checkLimit(maxResponseBytes, "createClient option maxResponseBytes");
 
   function call(target: Route) {
     return async (
@@ -337,7 +417,7 @@ export function createClient<const R extends RouteMap>(
         query?: unknown;
         body?: unknown;
       } = {},
-      init: RequestInit = {},
+      init: ClientInit = {},
     ): Promise<ClientResult<unknown>> => {
       const path = (target.href as (
         params?: Record<string, ParamValue | null | undefined>,
@@ -376,10 +456,23 @@ export function createClient<const R extends RouteMap>(
       const method = target.method === "ANY"
         ? (body === undefined ? "GET" : "POST")
         : target.method;
-      const response = await send(
-        new Request(url, { ...init, method, headers, body }),
+      const { maxResponseBytes: ownLimit, stream, ...requestInit } = init;
+      const limit = ownLimit ?? maxResponseBytes;
+      if (ownLimit !== undefined) checkLimit(ownLimit, "maxResponseBytes");
+      const response = await sendFollowing(
+        send,
+        url,
+        { ...requestInit, method, headers, body },
       );
-      const data = await readData(response);
+      if (stream === true) {
+        return {
+          ok: response.ok,
+          status: response.status,
+          data: undefined,
+          response,
+        } as ClientResult<unknown>;
+      }
+      const data = await readData(response, limit, `${method} ${url}`);
       return {
         ok: response.ok,
         status: response.status,
@@ -401,9 +494,107 @@ export function createClient<const R extends RouteMap>(
 
 const JSON_TYPE = /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-/** JSON when the response says so and parses; otherwise the text. */
-async function readData(response: Response): Promise<unknown> {
-  const text = await response.text();
+const DEFAULT_MAX_RESPONSE = 16 * 1024 * 1024;
+const MAX_REDIRECTS = 20;
+const decoder = new TextDecoder();
+
+function checkLimit(value: number, name: string): void {
+  if (typeof value !== "number" || !(value >= 0)) {
+    throw new RangeError(
+      `${name} must be a number of bytes >= 0, got ${value}`,
+    );
+  }
+}
+
+/**
+ * Browsers (pages and their workers) follow redirects under CORS, and hide
+ * a manual one's target (an opaque redirect): there `fetch` follows. Deno,
+ * Node, Bun and Workers runtimes name themselves otherwise.
+ */
+const IN_BROWSER = typeof (globalThis as { document?: unknown }).document ===
+    "object" ||
+  /^Mozilla\//.test(
+    (globalThis as { navigator?: { userAgent?: string } }).navigator
+      ?.userAgent ?? "",
+  );
+
+/**
+ * Sends the request and follows redirects as the module docs say: same
+ * origin with every header, another origin with none the caller set, a
+ * `307`/`308` to another origin not at all.
+ */
+async function sendFollowing(
+  send: (request: Request) => Response | Promise<Response>,
+  url: URL,
+  init: RequestInit,
+): Promise<Response> {
+  const mode = init.redirect ?? "follow";
+  if (IN_BROWSER || mode === "manual") {
+    return await send(new Request(url, init));
+  }
+  let current = url;
+  let request = init;
+  for (let hops = 0;; hops++) {
+    const response = await send(
+      new Request(current, { ...request, redirect: "manual" }),
+    );
+    const location = response.headers.get("location");
+    if (
+      response.status < 300 || response.status > 308 ||
+      response.status === 304 || response.status === 305 ||
+      response.status === 306 || location === null
+    ) {
+      return response;
+    }
+    if (mode === "error") {
+      await response.body?.cancel();
+      throw new TypeError(
+        `${init.method} ${url} was redirected (${response.status}) and redirect is "error"`,
+      );
+    }
+    if (hops === MAX_REDIRECTS) {
+      await response.body?.cancel();
+      throw new TypeError(
+        `${init.method} ${url}: more than ${MAX_REDIRECTS} redirects`,
+      );
+    }
+    const next = new URL(location, current);
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      return response;
+    }
+    const crossOrigin = next.origin !== current.origin;
+    const keepsBody = response.status === 307 || response.status === 308;
+    // The body would go to a host the caller did not name: not followed.
+    if (crossOrigin && keepsBody && request.body != null) return response;
+    await response.body?.cancel();
+    const method = String(request.method ?? "GET").toUpperCase();
+    const toGet = !keepsBody && !(method === "GET" || method === "HEAD") &&
+      (response.status === 303 || method === "POST");
+    const headers = crossOrigin ? new Headers() : new Headers(request.headers);
+    if (toGet) {
+      headers.delete("content-type");
+      headers.delete("content-length");
+    }
+    request = {
+      ...request,
+      method: toGet ? "GET" : method,
+      body: toGet ? undefined : request.body,
+      headers,
+    };
+    current = next;
+  }
+}
+
+/**
+ * The body, read up to `limit` bytes: JSON when the response says so and
+ * parses; otherwise the text.
+ */
+async function readData(
+  response: Response,
+  limit: number,
+  what: string,
+): Promise<unknown> {
+  const text = decoder.decode(await readUpTo(response, limit, what));
   const type = response.headers.get("content-type");
   if (type !== null && JSON_TYPE.test(type) && text !== "") {
     try {
@@ -413,6 +604,43 @@ async function readData(response: Response): Promise<unknown> {
     }
   }
   return text;
+}
+
+/** The body's bytes; a `ResponseTooLargeError` past `limit`. */
+async function readUpTo(
+  response: Response,
+  limit: number,
+  what: string,
+): Promise<Uint8Array> {
+  const body = response.body;
+  if (body === null) return new Uint8Array(0);
+  const length = response.headers.get("content-length");
+  const declared = length === null ? NaN : Number(length);
+  if (declared > limit) {
+    await body.cancel().catch(() => {});
+    throw new ResponseTooLargeError(what, limit, declared);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw new ResponseTooLargeError(what, limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 // Deeper than any query a form rule on the server accepts (16 segments).

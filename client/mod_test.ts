@@ -299,3 +299,49 @@ export function typeProbes(client: ReturnType<typeof clientOf>): void {
     text.data.length;
   });
 }
+
+Deno.test("client: redirects: another origin gets none of the caller's headers; a 307 there is not followed", async () => {
+  const seen: Request[] = [];
+  const client = createClient(routes, {
+    baseUrl: "https://api.example.com",
+    headers: { "x-api-key": "k", authorization: "Bearer t" },
+    fetch: (request) => {
+      seen.push(request);
+      const url = new URL(request.url);
+      if (url.host === "api.example.com" && url.pathname === "/text") {
+        return Response.redirect("https://cdn.example.net/text", 302);
+      }
+      if (url.host === "api.example.com" && request.method === "POST") {
+        return new Response(null, {
+          status: 307,
+          headers: { location: "https://elsewhere.example/echo" },
+        });
+      }
+      return new Response("landed");
+    },
+  });
+  const text = await client.text({}, { headers: { cookie: "a=1" } });
+  assert.equal(text.data, "landed");
+  assert.equal(seen.length, 2);
+  assert.equal(seen[1].url, "https://cdn.example.net/text");
+  assert.deepEqual([...seen[1].headers], []);
+  const posted = await client.echo({ body: { secret: 1 } });
+  assert.equal(posted.status, 307, "not followed with its body");
+  assert.equal(seen.length, 3);
+});
+
+Deno.test("client: an answer over maxResponseBytes rejects naming the limit", async () => {
+  const client = createClient(routes, {
+    baseUrl: "https://api.example.com",
+    maxResponseBytes: 10,
+    fetch: () => new Response(new Blob(["x".repeat(11)]).stream()),
+  });
+  await assert.rejects(
+    client.text(),
+    (error: Error) =>
+      error.name === "ResponseTooLargeError" &&
+      /over maxResponseBytes \(10 bytes\)/.test(error.message),
+  );
+  const ten = await client.text({}, { maxResponseBytes: 11 });
+  assert.equal(ten.data, "x".repeat(11));
+});

@@ -24,7 +24,9 @@
  *   bytes differ, the content does not. Every answer that could have been
  *   compressed gets `Vary: Accept-Encoding`, so shared caches keep the two
  *   apart; a `304` from {@linkcode etag} gets the `Vary` and the weak tag
- *   its `200` would have had.
+ *   its `200` would have had. With no coding on offer (`encodings: []`, or
+ *   only codings the runtime lacks, such as zstd on Node 20) nothing could
+ *   be compressed, and nothing gets `Vary`.
  * - A body at hand (complete at once, up to 1 MiB) is compressed in one
  *   `node:zlib` call, the cheapest way (BENCHMARKS.md); any other is
  *   streamed: compressed as it is produced and flushed after each chunk,
@@ -278,6 +280,11 @@ export function compress(options: CompressOptions = {}): Middleware {
     wanted.includes(coding)
   );
   const filter = options.filter ?? isCompressible;
+  // Nothing on offer (`encodings: []`, or only codings this runtime lacks,
+  // such as zstd on Node 20): no answer can vary with Accept-Encoding, so
+  // none gets `Vary: Accept-Encoding`, which would split shared caches'
+  // entries for nothing.
+  if (codings.length === 0) return (_context, next) => next();
 
   /**
    * The body's length as far as the threshold needs it: `Content-Length`,

@@ -504,3 +504,34 @@ Deno.test("compress: hostile Accept-Encoding headers get an answer, never an err
     );
   }
 });
+
+Deno.test("compress: with no coding on offer (encodings: [] or none the runtime has), no Vary: Accept-Encoding", async () => {
+  const { availableCodings } = await import("./_encode.ts");
+  const lacking = (["br", "zstd", "gzip", "deflate"] as const).filter((
+    coding,
+  ) => !availableCodings().includes(coding));
+  const offers: CompressOptions["encodings"][] = [[]];
+  if (lacking.length > 0) offers.push([...lacking]);
+  for (const encodings of offers) {
+    const router = createRouter({ middleware: [compress({ encodings })] });
+    const big = "x".repeat(4096);
+    router.get(
+      "/",
+      () => new Response(big, { headers: { "Content-Type": "text/plain" } }),
+    );
+    for (const accept of ["gzip, br, zstd, deflate", "identity", ""]) {
+      const response = await router.fetch(
+        new Request("http://localhost/", {
+          headers: { "Accept-Encoding": accept },
+        }),
+      );
+      assert.equal(
+        response.headers.get("vary"),
+        null,
+        `${encodings} ${accept}`,
+      );
+      assert.equal(response.headers.get("content-encoding"), null);
+      assert.equal(await response.text(), big);
+    }
+  }
+});

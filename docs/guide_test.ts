@@ -172,7 +172,7 @@ const checks: Record<string, Check> = {
     assert.equal(response.status, 401);
     assert.match(
       response.headers.get("www-authenticate") ?? "",
-      /^Bearer realm="api", error="invalid_token"/,
+      /^Bearer realm="api"/,
     );
     assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
   },
@@ -190,9 +190,8 @@ for (const [index, { heading, code }] of blocks.entries()) {
     ignore: needsRedis && redisServer === undefined,
   }, async () => {
     // Deno.serve prints where it listens; serve() is told to print it.
-    const denoServe =
-      /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: \d+ \}, /
-        .test(code);
+    const denoServe = /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: \d+ \}, /
+      .test(code);
     const toolkitServe =
       /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: \d+ \}\)/
         .test(code);

@@ -8,11 +8,19 @@
  * - The tag is the SHA-1 of the body, base64url, quoted: `"5Xw...Q"`
  *   (`W/"..."` with `weak: true`), hashed while the body is read. An
  *   `ETag` the handler set is kept and used as it is.
- * - A body is tagged only when it is complete at once: a body larger than
- *   `maxBytes`, a `text/event-stream`, or a stream whose next chunk is not
- *   ready yet (a page streamed while it is produced) passes through
- *   untagged, its bytes untouched, so time to first byte does not change.
- *   Untagged answers are sent as they are, whatever the preconditions.
+ * - Which bodies are tagged, decided by what the response says, not by
+ *   I/O timing wherever the response lets it: a body the toolkit made from
+ *   a string, and a body that declares a `Content-Length` of at most
+ *   `maxBytes` (a file served with its size: read whole, however slowly
+ *   it comes), always; a body over `maxBytes` (declared or counted) and a
+ *   `text/event-stream`, never. A stream of unknown length is read while
+ *   its chunks are at hand: one made in memory (a string or bytes given to
+ *   `new Response()`) is tagged, one still being produced (a page streamed
+ *   while it is produced) passes through untagged so time to first byte
+ *   does not change. Whether an I/O-fed stream of unknown length (a file
+ *   without `Content-Length`) is at hand depends on the disk: give such a
+ *   body its `Content-Length` to have it tagged every time. Untagged
+ *   answers are sent as they are, whatever the preconditions.
  * - Preconditions in the order of §13.2.2: `If-Match` (strong comparison:
  *   a weak tag never matches; `*` matches) else `If-Unmodified-Since`
  *   (against `Last-Modified`), failing with `412 Precondition Failed`;
@@ -51,6 +59,7 @@ import { NativeResponse } from "../response/native.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
 import { readReady } from "../response/read_ready.ts";
+import { declaredLength, readWhole } from "./_whole.ts";
 import { createBodyHash } from "./_hash.ts";
 import { evaluate } from "./_conditional.ts";
 
@@ -225,9 +234,14 @@ export function etag(options: EtagOptions = {}): Middleware {
     } else {
       const body = response.body;
       if (body !== null) {
-        const read = await readReady(body, maxBytes, (chunk) => {
-          hash.update(chunk);
-        });
+        const declared = declaredLength(response.headers);
+        if (declared !== undefined && declared > maxBytes) return response;
+        const onChunk = (chunk: Uint8Array) => hash.update(chunk);
+        // A declared length: finite, and within maxBytes: read it whole,
+        // whatever the I/O timing, so the same answer is always tagged.
+        const read = declared !== undefined
+          ? await readWhole(body, Math.min(declared, maxBytes), onChunk)
+          : await readReady(body, maxBytes, onChunk);
         if ("stream" in read) return rebuilt(response, read.stream);
         bytes = read.whole;
       } else {

@@ -384,3 +384,55 @@ Deno.test("etag: If-Modified-Since and If-Unmodified-Since use Last-Modified", a
   assert.equal(response.status, 200);
   await response.body?.cancel();
 });
+
+/** A body whose chunks arrive after real waits, as a file's do. */
+function slowStream(text: string, ms: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      if (offset >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.subarray(offset, offset + 1000));
+      offset += 1000;
+    },
+  }, { highWaterMark: 0 });
+}
+
+Deno.test("etag: a stream that declares its Content-Length is always tagged, whatever its I/O timing", async () => {
+  const body = "f".repeat(4500);
+  for (const ms of [0, 1, 5]) {
+    for (let i = 0; i < 5; i++) {
+      const response = await app(() =>
+        new Response(slowStream(body, ms), {
+          headers: {
+            "Content-Type": "text/plain",
+            "Content-Length": String(body.length),
+          },
+        })
+      )();
+      assert.equal(response.headers.get("ETag"), sha1Tag(body), `${ms} ms`);
+      assert.equal(await response.text(), body);
+    }
+  }
+  // Declared past maxBytes: never tagged, never read ahead.
+  const big = await app(
+    () =>
+      new Response(slowStream(body, 1), {
+        headers: { "Content-Length": String(body.length) },
+      }),
+    { maxBytes: 1000 },
+  )();
+  assert.equal(big.headers.get("ETag"), null);
+  assert.equal(await big.text(), body);
+  // Longer than declared: passed through untagged, every byte kept.
+  const liar = await app(
+    () =>
+      new Response(slowStream(body, 0), {
+        headers: { "Content-Length": "10" },
+      }),
+    { maxBytes: 100 },
+  )();
+  assert.equal(liar.headers.get("ETag"), null);
+  assert.equal(await liar.text(), body);
+});

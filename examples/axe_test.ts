@@ -85,6 +85,17 @@ async function audit(
     });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
+    // A page's own parts (its favicon, stylesheet, scripts) must all load:
+    // a 404 there is a console error a visitor sees in devtools.
+    const broken: string[] = [];
+    page.on("response", (response) => {
+      if (
+        response.status() >= 400 &&
+        response.request().resourceType() !== "document"
+      ) {
+        broken.push(`${response.status()} ${new URL(response.url()).pathname}`);
+      }
+    });
     try {
       for (const step of steps) {
         try {
@@ -103,6 +114,19 @@ async function audit(
           break;
         }
         const problems: string[] = [];
+        problems.push(...broken.splice(0).map((what) => `failed: ${what}`));
+        // Headless Chromium asks for no favicon, so each page must name one
+        // that loads (without it, desktop browsers ask for /favicon.ico and
+        // log its 404 in the console).
+        const icon = await page.evaluate<string | null>(
+          "document.querySelector('link[rel~=icon]')?.href ?? null",
+        );
+        if (icon === null) {
+          problems.push("no <link rel=icon>: browsers log a /favicon.ico 404");
+        } else if (!icon.startsWith("data:")) {
+          const status = (await context.request.get(icon)).status();
+          if (status >= 400) problems.push(`favicon ${icon}: ${status}`);
+        }
         try {
           await step.check?.(page, width);
           await withinMain(page);
@@ -394,6 +418,33 @@ function uploadsSteps(): Step[] {
         assert.match(text, /at most 20 files/);
         assert.doesNotMatch(text, /too large/);
         assert.match(text, /holiday-photo\.jpg/, "earlier uploads still shown");
+      },
+    },
+    {
+      name: "422-no-file-chosen",
+      go: async (page) => {
+        await page.goto("/");
+        // The input's `required` stops a browser first; the server's own
+        // answer is what a browser without it (or a script) gets.
+        await skipBrowserChecks(page);
+        await submit(page, "button:has-text('Upload')");
+      },
+      check: async (page) => {
+        const text = await page.locator("main").innerText();
+        assert.match(text, /Choose at least one file to upload\./);
+      },
+    },
+    {
+      name: "uploaded-empty-file",
+      go: async (page) => {
+        await page.goto("/");
+        await page.setInputFiles("#files", [file("empty.txt", 0)]);
+        await submit(page, "button:has-text('Upload')");
+      },
+      check: async (page) => {
+        const text = await page.locator("main").innerText();
+        assert.match(text, /Uploaded 1 file\./);
+        assert.match(text, /empty\.txt \(0 bytes/);
       },
     },
     { name: "404", go: async (page) => void await page.goto("/no-such-page") },

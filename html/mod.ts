@@ -45,59 +45,25 @@
  * @module
  */
 
-/**
- * A string of HTML that is safe to send as is: the result of the `html` tag
- * or of `html.raw`. Interpolating it into another `html` template does not
- * escape it again.
- *
- * @example
- * ```ts
- * import { html, SafeHtml } from "@fetchkit/toolkit/html-template";
- *
- * const item = html`<li>${"a & b"}</li>`;
- * item instanceof SafeHtml; // true
- * new Response(String(item)); // body: <li>a &amp; b</li>
- * ```
- */
-export class SafeHtml {
-  /** The HTML text. */
-  readonly value: string;
+import { escapeHtml, HtmlAttributes, SafeHtml } from "./_safe.ts";
+import {
+  collectParts,
+  type DeferOptions,
+  DeferredHtml,
+  type HtmlPart,
+  isPending,
+  PendingHtmlError,
+  pushPart,
+  StreamingHtml,
+} from "./_streaming.ts";
 
-  /**
-   * Marks `value` as trusted HTML; prefer `html.raw`, which says so at the
-   * call site.
-   *
-   * @param value HTML text that must not be escaped.
-   */
-  constructor(value: string) {
-    this.value = value;
-  }
-
-  /**
-   * The HTML text, so that `String(result)` and template literals work.
-   *
-   * @returns The HTML text.
-   */
-  toString(): string {
-    return this.value;
-  }
-}
-
-/**
- * Attributes made by {@linkcode HtmlTag.attrs | html.attrs}: the only value
- * (besides nothing) a hole where an attribute goes accepts. Its text is
- * each attribute with a space before it (` name="value"`).
- *
- * @example
- * ```ts
- * import { html, HtmlAttributes } from "@fetchkit/toolkit/html-template";
- *
- * const attributes = html.attrs({ id: "main", hidden: true });
- * attributes instanceof HtmlAttributes; // true
- * String(html`<div ${attributes}></div>`); // '<div id="main" hidden></div>'
- * ```
- */
-export class HtmlAttributes extends SafeHtml {}
+export { escapeHtml, HtmlAttributes, SafeHtml } from "./_safe.ts";
+export {
+  type DeferOptions,
+  DeferredHtml,
+  type HtmlStreamOptions,
+  StreamingHtml,
+} from "./_streaming.ts";
 
 /** What an attribute may be given in {@linkcode HtmlTag.attrs | html.attrs}. */
 export type AttributeValue =
@@ -110,37 +76,54 @@ export type AttributeValue =
   | SafeHtml
   | readonly (string | number)[];
 
-const NEEDS_ESCAPE = /[&<>"']/;
-const ESCAPABLE = /[&<>"']/g;
-const ENTITIES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
+const HOLE_PLACES = [
+  "",
+  "an unquoted attribute value",
+  "a tag or attribute name",
+  "the place of an attribute",
+];
 
-function entity(char: string): string {
-  return ENTITIES[char];
-}
-
-/**
- * Escapes `& < > " '` so that `text` is safe in element content and in
- * quoted attribute values.
- *
- * @example
- * ```ts
- * import { escapeHtml } from "@fetchkit/toolkit/html-template";
- *
- * escapeHtml(`"Tom" & 'Jerry' <3`); // "&quot;Tom&quot; &amp; &#39;Jerry&#39; &lt;3"
- * ```
- *
- * @param text Untrusted text.
- * @returns The escaped text.
- */
-export function escapeHtml(text: string): string {
-  // Most values have nothing to escape; one test avoids building a new string.
-  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPABLE, entity) : text;
+/** The tag's result for a template with holes to wait for. */
+function streamingTemplate(
+  strings: TemplateStringsArray,
+  values: unknown[],
+  marks: number[] | null,
+): StreamingHtml {
+  const states: number[] = [];
+  scanHoles(strings, states);
+  const parts: HtmlPart[] = [];
+  pushPart(parts, strings[0]);
+  for (let i = 0; i < values.length; i++) {
+    const kind = marks === null ? 0 : marks[i];
+    const value = values[i];
+    if (kind === 0) {
+      const quoted = states[i] === State.DoubleQuoted ||
+        states[i] === State.SingleQuoted;
+      collectParts(value, parts, quoted);
+    } else {
+      if (isPending(value) || value instanceof StreamingHtml) {
+        throw new TypeError(
+          `html: hole ${i + 1} is ${
+            HOLE_PLACES[kind]
+          }, where a value that is not ready (a Promise, an async iterable, html.defer()) cannot go; it can go in text or a quoted attribute value`,
+        );
+      }
+      pushPart(
+        parts,
+        kind === UNQUOTED
+          ? renderUnquoted(value)
+          : kind === NAME
+          ? renderName(value, i + 1)
+          : renderAttributes(
+            value,
+            i + 1,
+            isSpaceCode(strings[i].charCodeAt(strings[i].length - 1)),
+          ),
+      );
+    }
+    pushPart(parts, strings[i + 1]);
+  }
+  return new StreamingHtml(parts);
 }
 
 function render(value: unknown): string {
@@ -162,6 +145,8 @@ function render(value: unknown): string {
     }
     return out;
   }
+  // A Promise, an async iterable or html.defer(): the template streams.
+  if (isPending(value)) throw new PendingHtmlError();
   return escapeHtml(String(value));
 }
 
@@ -233,13 +218,17 @@ function isSpace(char: string): boolean {
  * A small HTML tokenizer over the static text, just precise enough to know
  * where a hole lands: in text, in a quoted value, or in an unquoted value.
  */
-function scanHoles(strings: TemplateStringsArray): number[] | null {
+function scanHoles(
+  strings: TemplateStringsArray,
+  states?: number[],
+): number[] | null {
   let state: number = State.Data;
   let marks: number[] | null = null;
   for (let part = 0; part < strings.length; part++) {
     if (part > 0) {
       // A hole right after `=` starts an unquoted value.
       if (state === State.BeforeValue) state = State.Unquoted;
+      if (states !== undefined) states.push(state);
       const kind = state === State.Unquoted
         ? UNQUOTED
         : state === State.TagOpen || state === State.Tag ||
@@ -387,37 +376,71 @@ function htmlTag(
     lastMarks = marks;
   }
   let out = strings[0];
-  if (marks === null) {
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      // Strings and nested `html` are most values: skip the call for them.
-      out += (typeof value === "string"
-        ? escapeHtml(value)
-        : value instanceof SafeHtml
-        ? value.value
-        : render(value)) + strings[i + 1];
+  try {
+    if (marks === null) {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        // Strings and nested `html` are most values: skip the call for them.
+        out += (typeof value === "string"
+          ? escapeHtml(value)
+          : value instanceof SafeHtml
+          ? value.value
+          : render(value)) + strings[i + 1];
+      }
+    } else {
+      for (let i = 0; i < values.length; i++) {
+        const kind = marks[i];
+        out += (kind === 0
+          ? render(values[i])
+          : kind === UNQUOTED
+          ? renderUnquoted(values[i])
+          : kind === NAME
+          ? renderName(values[i], i + 1)
+          : renderAttributes(
+            values[i],
+            i + 1,
+            isSpaceCode(strings[i].charCodeAt(strings[i].length - 1)),
+          )) + strings[i + 1];
+      }
     }
-  } else {
-    for (let i = 0; i < values.length; i++) {
-      const kind = marks[i];
-      out += (kind === 0
-        ? render(values[i])
-        : kind === UNQUOTED
-        ? renderUnquoted(values[i])
-        : kind === NAME
-        ? renderName(values[i], i + 1)
-        : renderAttributes(
-          values[i],
-          i + 1,
-          isSpaceCode(strings[i].charCodeAt(strings[i].length - 1)),
-        )) + strings[i + 1];
+  } catch (error) {
+    // A hole held a Promise, an async iterable, html.defer() or a nested
+    // streaming template: build the parts to stream instead.
+    if (error instanceof PendingHtmlError) {
+      return streamingTemplate(strings, values, marks);
     }
+    throw error;
   }
   return new SafeHtml(out);
 }
 
 function raw(value: string): SafeHtml {
   return new SafeHtml(value);
+}
+
+function defer(
+  promise: PromiseLike<unknown>,
+  fallback: SafeHtml | string = "",
+  options: DeferOptions = {},
+): DeferredHtml {
+  if (
+    promise === null ||
+    typeof promise !== "object" && typeof promise !== "function" ||
+    typeof promise.then !== "function"
+  ) {
+    throw new TypeError(
+      "html.defer(promise, fallback): promise must be a Promise",
+    );
+  }
+  if (fallback instanceof StreamingHtml) {
+    throw new TypeError(
+      "html.defer(promise, fallback): the fallback is sent at once, so it cannot hold parts that are not ready",
+    );
+  }
+  const shown = fallback instanceof SafeHtml
+    ? fallback
+    : new SafeHtml(escapeHtml(String(fallback)));
+  return new DeferredHtml(promise, shown, options);
 }
 
 // Characters that end or break an attribute name (HTML's tokenizer).
@@ -481,6 +504,20 @@ export interface HtmlTag {
    * `TypeError`.
    */
   attrs(attributes: Record<string, AttributeValue>): HtmlAttributes;
+  /**
+   * A part sent after the rest of the page: `fallback` goes in its place
+   * at once; once `promise` resolves, its value (rendered by the tag's
+   * rules) is sent at the end of the document, before `</body>`, in a
+   * `<div>` with a small inline script that moves it into the fallback's
+   * place. Without JavaScript the content still arrives, at the end of
+   * the page. When `promise` rejects, the error is logged and a
+   * placeholder naming the part (`options.name`) takes its place.
+   */
+  defer(
+    promise: PromiseLike<unknown>,
+    fallback?: SafeHtml | string,
+    options?: DeferOptions,
+  ): DeferredHtml;
 }
 
 /**
@@ -514,4 +551,4 @@ export interface HtmlTag {
  * // '<input name="email" required aria-invalid="true" aria-describedby="email-error">'
  * ```
  */
-export const html: HtmlTag = Object.assign(htmlTag, { raw, attrs });
+export const html: HtmlTag = Object.assign(htmlTag, { raw, attrs, defer });

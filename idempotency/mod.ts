@@ -38,6 +38,25 @@
  *   rather than running the handler again.
  * - A server that dies mid-request holds its key for `lockTimeout`
  *   milliseconds (the entry then expires and a retry runs).
+ * - The request body is read once, bounded by `maxRequestBytes` (`413`,
+ *   or `408` when the client stalls), and handed on: handlers read
+ *   `context.request` as usual.
+ *
+ * What each store guarantees, and for how long:
+ *
+ * | store | a key in flight | an answered key | when it cannot keep a new key |
+ * |---|---|---|---|
+ * | memory (`createMemoryCacheStore`) | kept for `lockTimeout`, never dropped for other keys or `cache()` entries | kept for `ttl`, likewise; lost when the process ends | `503` with `Retry-After` (or `onFull`), and the handler does not run |
+ * | Deno KV (`createKvCacheStore`) | kept for `lockTimeout` | kept for `ttl` (expiry checked on read), across restarts; bodies over about 56 KiB keep status and headers only | a full disk: `503` |
+ * | Redis (`createRedisCacheStore`) | kept for `lockTimeout` | kept for `ttl`, as long as Redis keeps it: with `maxmemory-policy` other than `noeviction`, Redis may drop keys that have a time to live when memory runs short, and a retry then runs again; across Redis restarts only with its persistence (RDB, AOF) on | Redis refuses writes (`noeviction` when full): `503` |
+ *
+ * The memory store reserves 8 KiB for each key in flight, so that its
+ * answer can always be recorded: the status and headers at least, the
+ * body too when there is room (otherwise a repeat gets the status and
+ * headers with an empty body, as for bodies over `maxBodyBytes`). Size
+ * the store for the keys of a `ttl` (a day by default): roughly 300 bytes
+ * plus the answer's body a key, and limit how fast one client can make
+ * new keys (`rateLimit()`), since a full store refuses everyone's new keys.
  *
  * @example
  * ```ts
@@ -84,12 +103,16 @@ import {
   readBodyUpTo,
 } from "../store/response_record.ts";
 import type { CacheStore } from "../cache/stores.ts";
+import { StoreFullError } from "../cache/memory_store.ts";
+import { readBytes, resolveBodyLimits } from "../validation/read_body.ts";
+import { HttpError } from "../http_error/mod.ts";
 
 export {
   type CacheStore,
   createKvCacheStore,
   createMemoryCacheStore,
   createRedisCacheStore,
+  StoreFullError,
 } from "../cache/stores.ts";
 
 /** Options of {@linkcode idempotency}. */
@@ -148,6 +171,16 @@ export interface IdempotencyOptions {
    * @default {1048576} (1 MiB)
    */
   maxRequestBytes?: number;
+  /**
+   * The answer to a new key when the store has no room left for it (the
+   * memory store full of keys in flight or answered, which it never
+   * drops). Default: `503 Service Unavailable` with `Retry-After`, as
+   * `application/problem+json`.
+   */
+  onFull?: (
+    context: RequestContext,
+    error: StoreFullError,
+  ) => Response | Promise<Response>;
 }
 
 /** What is kept under a key. */
@@ -227,10 +260,21 @@ function parseIdempotencyKey(
 
 const TITLES: Record<number, string> = {
   400: "Bad Request",
+  408: "Request Timeout",
   409: "Conflict",
   413: "Content Too Large",
   422: "Unprocessable Content",
+  503: "Service Unavailable",
 };
+
+/**
+ * Bytes a key holds in the store while its request runs: room for the
+ * answer's status and headers, so that recording the answer never fails
+ * for want of room (the body is kept too when there is room for it).
+ */
+const RESERVE_BYTES = 8192;
+/** The most a record without a body may take within that reservation. */
+const HEAD_RECORD_MAX = RESERVE_BYTES - 1024;
 
 function problem(
   status: number,
@@ -259,36 +303,44 @@ function hex(bytes: Uint8Array): string {
   return toBase64Url(bytes);
 }
 
-/** SHA-256 of the body, read from a copy up to `limit` bytes; `undefined` if longer. */
-async function bodyHash(
-  request: Request,
-  limit: number,
-): Promise<string | undefined> {
-  const length = Number(request.headers.get("content-length") ?? NaN);
-  if (length > limit) return undefined;
-  if (request.body === null) return hex(sha256(new Uint8Array(0)));
-  if (length >= 0) {
-    // A known length (what servers give): one native read of a copy.
-    const bytes = new Uint8Array(await request.clone().arrayBuffer());
-    return bytes.byteLength > limit ? undefined : hex(sha256(bytes));
-  }
-  // Chunked: hash as it comes, stopping at the limit.
-  const hash = sha256.create();
-  const reader = request.clone().body!.getReader();
-  let total = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      // Not awaited: a branch of a tee settles its cancel only once the
-      // other branch (the request's own body) is cancelled too.
-      reader.cancel().catch(() => {});
-      return undefined;
-    }
-    hash.update(value);
-  }
-  return hex(hash.digest());
+/**
+ * A done record without its body (and, past the reservation, without its
+ * headers): what is kept when the store has no room for the body.
+ */
+function headRecord(kept: Kept): Uint8Array {
+  const head = encodeRecord({ ...kept, big: true } satisfies Kept);
+  if (head.byteLength <= HEAD_RECORD_MAX) return head;
+  return encodeRecord({ ...kept, h: [], big: true } satisfies Kept);
+}
+
+/**
+ * Reads the body once, bounded (413 past `limits.maxBytes`, 408 when the
+ * client stalls), and hands the rest of the chain a request holding those
+ * bytes. Not `request.clone()`: on Deno a clone of a `Deno.serve` request
+ * reads its `signal`, which switches the server to its legacy abort
+ * behaviour and prints a warning. The copy reaches the original's `signal`
+ * only if the application reads it.
+ */
+async function takeBody(
+  context: RequestContext,
+  limits: ReturnType<typeof resolveBodyLimits>,
+): Promise<Uint8Array> {
+  const request = context.request;
+  if (request.body === null) return new Uint8Array(0);
+  const bytes = await readBytes(request, limits);
+  const copy = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: bytes as BodyInit,
+  });
+  Object.defineProperty(copy, "signal", {
+    get: () => request.signal,
+    configurable: true,
+  });
+  // `request` is read-only to handlers, not to the middleware that took
+  // its body: the rest of the chain reads the copy.
+  (context as { request: Request }).request = copy;
+  return bytes;
 }
 
 /**
@@ -305,7 +357,8 @@ async function bodyHash(
  *
  * When the store fails, the request is not run: an error reaches the
  * router (a `503` when the store is down), since running it unguarded
- * could do it twice.
+ * could do it twice. A memory store full of keys it must keep answers a
+ * new key `503` with `Retry-After` (or `onFull`'s answer) the same way.
  *
  * @example Scoped to the signed-in user, required
  * ```ts
@@ -368,12 +421,17 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     options.maxRequestBytes ?? 1024 * 1024,
     0,
   );
+  const bodyLimits = resolveBodyLimits(
+    { maxBytes: maxRequestBytes },
+    "idempotency()",
+  );
   const methods = new Set(
     (options.methods ?? ["POST", "PATCH"]).map((method) =>
       method.toUpperCase()
     ),
   );
   const required = options.required === true;
+  let lastFullLog = 0;
   const sessionKey = options.session;
 
   async function scopeOf(context: RequestContext): Promise<string> {
@@ -411,15 +469,24 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     }
     const parsed = parseIdempotencyKey(header);
     if ("error" in parsed) return problem(400, parsed.error);
-    const hash = await bodyHash(context.request, maxRequestBytes);
-    if (hash === undefined) {
+    let body: Uint8Array;
+    try {
+      body = await takeBody(context, bodyLimits);
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.status >= 500) throw error;
       return problem(
-        413,
-        `The request body is over the ${maxRequestBytes}-byte limit for requests with an Idempotency-Key`,
+        error.status,
+        error.status === 413
+          ? `The request body is over the ${maxRequestBytes}-byte limit for requests with an Idempotency-Key`
+          : error.message,
       );
     }
-    const fingerprint =
-      `${context.request.method} ${context.url.pathname}${context.url.search} ${hash}`;
+    // Hashed: a long URL must not make the record outgrow its reservation.
+    const fingerprint = hex(sha256(encoder.encode(
+      `${context.request.method} ${context.url.pathname}${context.url.search} ${
+        hex(sha256(body))
+      }`,
+    )));
     const scope = await scopeOf(context);
     const key = "idempotency\n" +
       hex(sha256(encoder.encode(scope + "\n" + parsed.key)));
@@ -431,10 +498,17 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     );
     let version: string | undefined;
     for (let attempt = 0; version === undefined; attempt++) {
-      version = await store.set(key, running, {
-        ttlMs: lockTimeout,
-        ifVersion: null,
-      });
+      try {
+        version = await store.set(key, running, {
+          ttlMs: lockTimeout,
+          ifVersion: null,
+          pinned: true,
+          reserveBytes: RESERVE_BYTES,
+        });
+      } catch (error) {
+        if (!(error instanceof StoreFullError)) throw error;
+        return await full(context, error);
+      }
       if (version !== undefined) break;
       const current = await store.get(key);
       if (current !== undefined) {
@@ -476,20 +550,32 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       await release(key, version);
       return response;
     }
-    const body = await readBodyUpTo(response, maxBodyBytes);
+    const answer = await readBodyUpTo(response, maxBodyBytes);
     const kept: Kept = {
       st: "done",
       fp: fingerprint,
       s: response.status,
       h: keptHeaders(response.headers),
     };
-    if (!body.complete) kept.big = true;
+    if (!answer.complete) kept.big = true;
     try {
-      const written = await store.set(
-        key,
-        encodeRecord(kept, body.complete ? body.bytes : undefined),
-        { ttlMs, ifVersion: version },
-      );
+      let written: string | undefined;
+      try {
+        written = await store.set(
+          key,
+          encodeRecord(kept, answer.complete ? answer.bytes : undefined),
+          { ttlMs, ifVersion: version, pinned: true },
+        );
+      } catch (error) {
+        if (!(error instanceof StoreFullError)) throw error;
+        // No room for the body: the status and headers, within the room
+        // the key reserved, so that a retry is replayed, never run again.
+        written = await store.set(key, headRecord(kept), {
+          ttlMs,
+          ifVersion: version,
+          pinned: true,
+        });
+      }
       if (written === undefined) {
         console.error(
           `idempotency(): the request outlived its ${lockTimeout} ms hold on its key; its answer was not kept`,
@@ -503,12 +589,36 @@ export function idempotency(options: IdempotencyOptions): Middleware {
     }
     // An empty body as null: a 204 or 205 may have no body at all.
     return new NativeResponse(
-      body.complete
-        ? body.bytes.byteLength === 0 ? null : body.bytes as BodyInit
-        : body.body,
+      answer.complete
+        ? answer.bytes.byteLength === 0 ? null : answer.bytes as BodyInit
+        : answer.body,
       response,
     );
   };
+
+  /** A new key and no room for it: 503, or the application's answer. */
+  async function full(
+    context: RequestContext,
+    error: StoreFullError,
+  ): Promise<Response> {
+    const now = Date.now();
+    if (now - lastFullLog > 60_000) {
+      lastFullLog = now;
+      console.error(
+        `idempotency(): ${error.message}; new keys get 503 until some expire (a ${
+          ttlMs / 1000
+        } s ttl). Give the store more room or keep keys for less time.`,
+      );
+    }
+    if (options.onFull !== undefined) {
+      return await options.onFull(context, error);
+    }
+    return problem(
+      503,
+      "The server holds as many Idempotency-Keys as it has room for; retry this request later with the same key",
+      { "Retry-After": String(error.retryAfterSeconds) },
+    );
+  }
 
   async function release(key: string, version: string): Promise<void> {
     try {

@@ -55,6 +55,8 @@ import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { bearerTokenOf } from "../bearer_auth/mod.ts";
 import { HttpError } from "../http_error/mod.ts";
+import { keepPersonal, markCredential } from "../cache/credential.ts";
+import { editHeaders } from "../response/edit_headers.ts";
 
 /** The claims of a verified token (RFC 7519 §4), and any others. */
 export interface JwtClaims {
@@ -139,7 +141,8 @@ export interface JwtOptions {
   /** The accepted `aud` value(s): a token must name at least one. */
   audience?: string | readonly string[];
   /**
-   * Seconds of clock difference allowed when checking `exp` and `nbf`.
+   * Seconds of clock difference allowed when checking `exp`, `nbf` and
+   * `iat` (a token issued later than now plus this is refused).
    *
    * @default {0}
    */
@@ -259,12 +262,18 @@ function describe(error: unknown): string {
   return "The token is malformed";
 }
 
-/** Quotes a challenge parameter; ours never hold quotes or controls. */
+/**
+ * The `WWW-Authenticate` challenge: `invalid_token` with its description,
+ * or, with no description (no token was sent), the realm alone, as RFC
+ * 6750 3.1 asks of a request that lacks any authentication information.
+ * Ours never hold quotes or controls.
+ */
 function challenge(realm: string, description?: string): string {
-  return `Bearer realm="${realm}", error="invalid_token"` +
-    (description === undefined
-      ? ""
-      : `, error_description="${description.replace(/["\\]/g, "\\$&")}"`);
+  return description === undefined
+    ? `Bearer realm="${realm}"`
+    : `Bearer realm="${realm}", error="invalid_token", error_description="${
+      description.replace(/["\\]/g, "\\$&")
+    }"`;
 }
 
 function cookieValue(header: string | null, name: string): string | undefined {
@@ -428,9 +437,19 @@ function checkAlgorithms(options: JwtOptions): readonly JwtAlgorithm[] {
  * Creates middleware that verifies the request's JWT and puts its payload
  * under {@linkcode JwtPayload}, or answers `401` with
  * `WWW-Authenticate: Bearer realm="api", error="invalid_token",
- * error_description="..."` when the token is missing, malformed, longer
- * than `maxTokenLength`, signed with another algorithm or key, expired
- * (`exp`), not valid yet (`nbf`), or for another issuer or audience.
+ * error_description="..."` when the token is malformed, longer than
+ * `maxTokenLength`, signed with another algorithm or key, expired
+ * (`exp`), not valid yet (`nbf`), issued in the future (`iat`, beyond
+ * `clockToleranceSec`), or for another issuer or audience. A request with
+ * no token gets `WWW-Authenticate: Bearer realm="api"` alone (RFC 6750
+ * 3.1: no error code when no credentials were sent), as `bearerAuth()`
+ * answers, with the same description as the body.
+ *
+ * A page built after a token was verified is personal: `cache()` never
+ * stores it (unless it says `Cache-Control: public`), and with `cookie`
+ * the answer gets `Cache-Control: no-store` unless it says `public`,
+ * `private` or `no-store` itself, as `session()` marks a page built from
+ * the session: caches downstream do not key on the cookie.
  * When a key set URL cannot be fetched, it answers `503` with
  * `Retry-After` (the server's problem, not the token's).
  *
@@ -499,9 +518,18 @@ export function jwt(options: JwtOptions): Middleware {
 
   // Answered here, as the router answers an HttpError (JSON for clients
   // that prefer it), without passing through the app's onError.
-  function refuse(description: string, request: Request): Response {
+  function refuse(
+    description: string,
+    request: Request,
+    tokenSent = true,
+  ): Response {
     return new HttpError(401, description, {
-      headers: { "WWW-Authenticate": challenge(realm, description) },
+      headers: {
+        "WWW-Authenticate": challenge(
+          realm,
+          tokenSent ? description : undefined,
+        ),
+      },
     }).toResponse(request);
   }
 
@@ -531,10 +559,9 @@ export function jwt(options: JwtOptions): Middleware {
       );
     }
     if (token === undefined || token === "") {
-      return refuse(
-        token === undefined ? `No token: ${where}` : "The token is malformed",
-        request,
-      );
+      return token === undefined
+        ? refuse(`No token: ${where}`, request, false)
+        : refuse("The token is malformed", request);
     }
     let payload: JwtClaims;
     try {
@@ -549,8 +576,20 @@ export function jwt(options: JwtOptions): Middleware {
       }
       return refuse(describe(error), request);
     }
+    // jose checks `iat` only against maxTokenAge: a token issued in the
+    // future (a skewed or forged issuer) is refused here.
+    if (
+      typeof payload.iat === "number" &&
+      payload.iat > Math.floor(Date.now() / 1000) + clockToleranceSec
+    ) {
+      return refuse("The token's issue time is not valid", request);
+    }
     context.set(JwtPayload, payload);
-    return next();
+    // What comes next answers this token's holder: cache() keeps it out,
+    // and, the token being in a cookie no cache keys on, so do others.
+    markCredential(context);
+    if (cookie === undefined) return next();
+    return editHeaders(await next(), keepPersonal, undefined);
   };
 }
 

@@ -85,6 +85,8 @@ export { createMemoryPubSub } from "./memory.ts";
 export {
   createRedisPubSub,
   type RedisPubSubClient,
+  type RedisPubSubClusterConnection,
+  type RedisPubSubCommandOptions,
   type RedisPubSubConnection,
   type RedisPubSubOptions,
   type RedisPubSubReader,

@@ -14,24 +14,62 @@ import {
   type StoredEvent,
 } from "./_hub.ts";
 import { withTimeout } from "../store/mod.ts";
+import {
+  commandSender,
+  duplicateForBlocking,
+  hashSlot,
+  isRedisCluster,
+  nodeFor,
+  spreadTags,
+} from "../store/redis_client.ts";
+
+/** Options of one command: node-redis' own timeout for it, in ms. */
+export interface RedisPubSubCommandOptions {
+  /** Overrides the client's command timeout (5 s by default). */
+  timeout?: number;
+}
 
 /**
  * A connection as the pub/sub uses it: `npm:redis` (node-redis 5 and
- * later) fits.
+ * later) `createClient()` fits.
  */
 export interface RedisPubSubConnection {
   /** Sends one command, such as `["XADD", key, "*", "d", "..."]`. */
-  sendCommand(args: string[]): Promise<unknown>;
+  sendCommand(
+    args: string[],
+    options?: RedisPubSubCommandOptions,
+  ): Promise<unknown>;
 }
 
-/** The client: a connection that can open another one for blocking reads. */
-export interface RedisPubSubClient extends RedisPubSubConnection {
-  /** A new, not yet connected client with the same options. */
-  duplicate(): RedisPubSubReader;
+/** A cluster client (`createCluster()`): commands routed by their first key. */
+export interface RedisPubSubClusterConnection {
+  /** Sends one command to the node serving `firstKey`'s slot. */
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: string[],
+    options?: RedisPubSubCommandOptions,
+  ): Promise<unknown>;
+  /** The master of a slot: what tells a cluster client from a single one. */
+  getSlotMaster(slot: number): unknown;
 }
+
+/**
+ * The client: a connected node-redis client or cluster client that can
+ * open another like itself for blocking reads.
+ */
+export type RedisPubSubClient =
+  & (RedisPubSubConnection | RedisPubSubClusterConnection)
+  & {
+    /**
+     * A new, not yet connected client with the same options (and, for a
+     * cluster client, `overrides`).
+     */
+    duplicate(overrides?: Record<string, unknown>): RedisPubSubReader;
+  };
 
 /** The connection blocking reads run on. */
-export interface RedisPubSubReader extends RedisPubSubConnection {
+export interface RedisPubSubReader {
   /** Connects. */
   connect(): Promise<unknown>;
   /** Closes at once. */
@@ -54,6 +92,15 @@ export interface RedisPubSubOptions extends PubSubOptions {
    * Default 10,000.
    */
   blockMs?: number;
+  /**
+   * On Redis Cluster: into how many groups of one hash slot topics are
+   * spread (each topic's stream is `<prefix>{<tag>}<topic>`, the tag
+   * chosen by the topic's name among `shards` tags spread evenly over the
+   * slots). Each process reads each group it follows with one blocking
+   * read on a connection of its own, so this bounds its connections.
+   * Ignored on a single node. Default 16.
+   */
+  shards?: number;
 }
 
 // Appends and trims in one round trip: MAXLEN keeps at least retainCount
@@ -109,9 +156,18 @@ function eventsOf(entries: unknown): StoredEvent[] {
  *   on one server cost one read per batch of events.
  * - Every command has a timeout (`timeout`, 5 s; a blocking read gets
  *   `blockMs` on top); an outage is a `StoreUnavailableError` (503).
- * - On Redis Cluster one `XREAD` may name keys of one slot only: give a
- *   prefix with a hash tag (`prefix: "{pubsub}:"`) so every topic lives
- *   in the same slot.
+ * - On Redis Cluster (a node-redis `createCluster()` client as `client`)
+ *   one `XREAD` may only name keys of one hash slot, so each topic's
+ *   stream is `<prefix>{<tag>}<topic>`, its tag one of `shards` (16) tags
+ *   spread evenly over the slots, chosen by the topic's name: topics
+ *   spread over the masters, and each process runs one blocking `XREAD`
+ *   per tag it follows, on a connection of its own to the node serving
+ *   that slot (`CLIENT UNBLOCK` goes to that node). Events of one topic
+ *   stay in one stream: in order and gapless for every subscriber, and
+ *   `since` resumes as on one node. After a failover the new master may
+ *   lack the last events its old master acknowledged but had not yet
+ *   replicated (Redis replicates asynchronously); a subscriber that
+ *   already received them keeps its place after them.
  *
  * @example
  * ```ts
@@ -136,39 +192,72 @@ function eventsOf(entries: unknown): StoredEvent[] {
  */
 export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
   const label = "createRedisPubSub()";
-  const { client, prefix = "pubsub:", blockMs = 10_000 } = options;
+  const { client, prefix = "pubsub:", blockMs = 10_000, shards = 16 } = options;
   if (
     client === null || typeof client !== "object" ||
     typeof client.sendCommand !== "function" ||
     typeof client.duplicate !== "function"
   ) {
     throw new TypeError(
-      `${label}: client must be a Redis client with sendCommand() and duplicate(), such as npm:redis's createClient()`,
+      `${label}: client must be a Redis client with sendCommand() and duplicate(), such as npm:redis's createClient() or createCluster()`,
     );
   }
   if (!Number.isSafeInteger(blockMs) || blockMs < 1) {
     throw new TypeError(`${label}: blockMs must be a whole number of ms >= 1`);
   }
+  if (!Number.isSafeInteger(shards) || shards < 1 || shards > 1024) {
+    throw new TypeError(
+      `${label}: shards must be a whole number from 1 to 1024, got ${shards}`,
+    );
+  }
   const settings = settingsOf(options, label);
   const { timeout } = settings;
   const store = "Redis";
-  let reader:
-    | Promise<{ connection: RedisPubSubReader; id: string }>
-    | undefined;
+  const cluster = isRedisCluster(client);
+  const send = commandSender(client);
+  const nodeOf = nodeFor(client);
+  // On a cluster every topic's stream carries one of `shards` hash tags,
+  // so that one XREAD reads all the followed topics of a tag (one slot).
+  const tags = cluster ? spreadTags(shards) : [];
+  const keyOf = (topic: string) =>
+    cluster
+      ? `${prefix}{${tags[hashSlot(topic) % shards]}}${topic}`
+      : prefix + topic;
+  /** The topic of a stream key. */
+  const topicOf = (key: string) =>
+    cluster
+      ? key.slice(key.indexOf("}", prefix.length) + 1)
+      : key.slice(prefix.length);
+  /** The group a topic is read in: its slot on a cluster, else one. */
+  const groupOf = (key: string) => cluster ? hashSlot(key) : 0;
+
+  /** One connection for blocking reads, per group. */
+  interface Reader {
+    connection: RedisPubSubReader;
+    node: ReturnType<typeof duplicateForBlocking>["node"];
+  }
+  const readers = new Map<number, Promise<Reader>>();
   let closed = false;
 
-  function call<T>(what: string, args: string[], ms = timeout): Promise<T> {
-    return withTimeout(() => client.sendCommand(args) as Promise<T>, ms, {
+  function call<T>(
+    what: string,
+    key: string | undefined,
+    args: string[],
+  ): Promise<T> {
+    return withTimeout(() => send(key, args) as Promise<T>, timeout, {
       store,
       what,
     });
   }
 
-  function openReader(): Promise<
-    { connection: RedisPubSubReader; id: string }
-  > {
-    reader ??= (async () => {
-      const connection = client.duplicate();
+  function openReader(group: number): Promise<Reader> {
+    let reader = readers.get(group);
+    if (reader !== undefined) return reader;
+    reader = (async () => {
+      const opened = duplicateForBlocking(
+        client as Parameters<typeof duplicateForBlocking>[0],
+      );
+      const connection = opened.connection as RedisPubSubReader;
       // Reported like any failed read; the reader retries.
       connection.on?.("error", (error) => {
         if (!closed) settings.onError(error);
@@ -178,14 +267,9 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
           store,
           what: "connect",
         });
-        const id = await withTimeout(
-          () => connection.sendCommand(["CLIENT", "ID"]),
-          timeout,
-          { store, what: "CLIENT ID" },
-        );
-        return { connection, id: String(id) };
+        return { connection, node: opened.node };
       } catch (error) {
-        reader = undefined;
+        readers.delete(group);
         try {
           connection.destroy();
         } catch {
@@ -194,7 +278,111 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
         throw error;
       }
     })();
+    readers.set(group, reader);
     return reader;
+  }
+
+  function dropReader(group: number, reader: Reader): void {
+    if (closed) return;
+    readers.delete(group);
+    try {
+      reader.connection.destroy();
+    } catch {
+      // already closed
+    }
+  }
+
+  /**
+   * One blocking XREAD of `entries` (keys of one group) on that group's
+   * connection; `[]` when `signal` ended it early.
+   */
+  async function readGroup(
+    group: number,
+    entries: [string, string][],
+    signal: AbortSignal,
+  ): Promise<[string, StoredEvent[]][]> {
+    const reader = await openReader(group);
+    if (signal.aborted) return [];
+    const keys = entries.map(([key]) => key);
+    let node: Awaited<ReturnType<Reader["node"]>>;
+    try {
+      node = await withTimeout(() => reader.node(keys[0]), timeout, {
+        store,
+        what: "connect",
+      });
+    } catch (error) {
+      dropReader(group, reader);
+      throw error;
+    }
+    if (signal.aborted) return [];
+    const ids = entries.map(([, id]) => id);
+    // The connection's id, asked on the same connection right before the
+    // read (so on a cluster of the node that will block, even after a
+    // failover): CLIENT UNBLOCK, sent on the shared client to the node of
+    // the same key, ends the read early when a topic is added.
+    const [idReply, read] = [
+      node.sendCommand(["CLIENT", "ID"], { timeout }),
+      node.sendCommand([
+        "XREAD",
+        "COUNT",
+        "1000",
+        "BLOCK",
+        String(blockMs),
+        "STREAMS",
+        ...keys,
+        ...ids,
+      ], { timeout: blockMs + timeout }),
+    ];
+    idReply.catch(() => {});
+    read.catch(() => {}); // awaited below, unless the time limit came first
+    let settled = false;
+    // CLIENT UNBLOCK can reach Redis before the XREAD it is meant for
+    // (then it answers 0): try again a few times while the read waits.
+    const unblock = async () => {
+      const id = String(await idReply.catch(() => ""));
+      if (id === "") return;
+      for (let attempt = 0; attempt < 20 && !settled; attempt++) {
+        const done = await withTimeout(
+          async () =>
+            await (await nodeOf(keys[0])).sendCommand([
+              "CLIENT",
+              "UNBLOCK",
+              id,
+            ]),
+          timeout,
+          { store, what: "CLIENT UNBLOCK" },
+        ).catch(() => 1);
+        if (Number(done) === 1) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    signal.addEventListener("abort", unblock, { once: true });
+    let reply: unknown;
+    try {
+      reply = await withTimeout(() => read, blockMs + timeout, {
+        store,
+        what: "XREAD",
+      });
+    } catch (error) {
+      // A read that timed out may still be blocked: start afresh.
+      dropReader(group, reader);
+      throw error;
+    } finally {
+      settled = true;
+      signal.removeEventListener("abort", unblock);
+    }
+    // RESP2 gives [[key, entries], ...]; node-redis may give a map or an
+    // object keyed by stream; null when the wait ended with nothing.
+    const pairs: Iterable<[unknown, unknown]> = reply == null
+      ? []
+      : Array.isArray(reply) || reply instanceof Map
+      ? reply as Iterable<[unknown, unknown]>
+      : Object.entries(reply);
+    const batches: [string, StoredEvent[]][] = [];
+    for (const [key, entries] of pairs) {
+      batches.push([topicOf(String(key)), eventsOf(entries)]);
+    }
+    return batches;
   }
 
   const backend: Backend = {
@@ -203,11 +391,12 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
     validId: (id) => STREAM_ID.test(id),
     compare,
     async append(topic, json) {
-      const id = await call<string>("XADD", [
+      const key = keyOf(topic);
+      const id = await call<string>("XADD", key, [
         "EVAL",
         APPEND,
         "1",
-        prefix + topic,
+        key,
         json,
         String(settings.retainCount),
         String(settings.retainMs),
@@ -215,9 +404,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       return String(id);
     },
     async head(topic) {
-      const reply = await call<unknown[]>("XREVRANGE", [
+      const key = keyOf(topic);
+      const reply = await call<unknown[]>("XREVRANGE", key, [
         "XREVRANGE",
-        prefix + topic,
+        key,
         "+",
         "-",
         "COUNT",
@@ -226,9 +416,10 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       return eventsOf(reply)[0]?.id;
     },
     range(topic, after, count) {
-      return call<unknown>("XRANGE", [
+      const key = keyOf(topic);
+      return call<unknown>("XRANGE", key, [
         "XRANGE",
-        prefix + topic,
+        key,
         after === undefined ? "-" : `(${after}`,
         "+",
         "COUNT",
@@ -236,85 +427,62 @@ export function createRedisPubSub(options: RedisPubSubOptions): PubSub {
       ]).then(eventsOf);
     },
     async read(cursors, signal) {
-      const { connection, id } = await openReader();
-      if (signal.aborted) return [];
-      const keys: string[] = [];
-      const ids: string[] = [];
+      // One XREAD per group of one slot (one in all on a single node),
+      // side by side; the first to return ends the others, and what they
+      // returned meanwhile is kept.
+      const groups = new Map<number, [string, string][]>();
       for (const [topic, cursor] of cursors) {
-        keys.push(prefix + topic);
-        ids.push(cursor ?? "0-0");
+        const key = keyOf(topic);
+        const group = groupOf(key);
+        let entries = groups.get(group);
+        if (entries === undefined) groups.set(group, entries = []);
+        entries.push([key, cursor ?? "0-0"]);
       }
-      // A new topic: end this read early so the next one includes it.
-      // CLIENT UNBLOCK travels on another connection and can reach Redis
-      // before the XREAD it is meant for (then it answers 0): try again
-      // a few times while the read is still waiting.
-      let settled = false;
-      const unblock = async () => {
-        for (let attempt = 0; attempt < 20 && !settled; attempt++) {
-          const done = await call<number>("CLIENT UNBLOCK", [
-            "CLIENT",
-            "UNBLOCK",
-            id,
-          ]).catch(() => 1);
-          if (Number(done) === 1) return;
-          await new Promise((resolve) => setTimeout(resolve, 5));
-        }
-      };
-      signal.addEventListener("abort", unblock, { once: true });
-      let reply: unknown;
+      if (groups.size === 1) {
+        const [[group, entries]] = groups;
+        return await readGroup(group, entries, signal);
+      }
+      const done = new AbortController();
+      const end = () => done.abort();
+      signal.addEventListener("abort", end, { once: true });
       try {
-        reply = await withTimeout(
-          () =>
-            connection.sendCommand([
-              "XREAD",
-              "COUNT",
-              "1000",
-              "BLOCK",
-              String(blockMs),
-              "STREAMS",
-              ...keys,
-              ...ids,
-            ]),
-          blockMs + timeout,
-          { store, what: "XREAD" },
+        const results = await Promise.allSettled(
+          [...groups].map(([group, entries]) =>
+            readGroup(group, entries, done.signal).then(
+              (batches) => {
+                if (batches.length > 0) done.abort();
+                return batches;
+              },
+              (error) => {
+                done.abort();
+                throw error;
+              },
+            )
+          ),
         );
-      } catch (error) {
-        // A read that timed out may still be blocked: start afresh.
-        if (!closed) {
-          reader = undefined;
-          try {
-            connection.destroy();
-          } catch {
-            // already closed
-          }
+        const batches: [string, StoredEvent[]][] = [];
+        for (const result of results) {
+          if (result.status === "fulfilled") batches.push(...result.value);
         }
-        throw error;
+        const failed = results.find((result) => result.status === "rejected");
+        if (batches.length === 0 && failed !== undefined) {
+          throw (failed as PromiseRejectedResult).reason;
+        }
+        return batches;
       } finally {
-        settled = true;
-        signal.removeEventListener("abort", unblock);
+        signal.removeEventListener("abort", end);
       }
-      // RESP2 gives [[key, entries], ...]; node-redis may give a map or an
-      // object keyed by stream; null when the wait ended with nothing.
-      const pairs: Iterable<[unknown, unknown]> = reply == null
-        ? []
-        : Array.isArray(reply) || reply instanceof Map
-        ? reply as Iterable<[unknown, unknown]>
-        : Object.entries(reply);
-      const batches: [string, StoredEvent[]][] = [];
-      for (const [key, entries] of pairs) {
-        batches.push([String(key).slice(prefix.length), eventsOf(entries)]);
-      }
-      return batches;
     },
     async close() {
       closed = true;
-      const opened = reader;
-      reader = undefined;
-      if (opened === undefined) return;
-      try {
-        (await opened).connection.destroy();
-      } catch {
-        // never connected
+      const opened = [...readers.values()];
+      readers.clear();
+      for (const reader of opened) {
+        try {
+          (await reader).connection.destroy();
+        } catch {
+          // never connected
+        }
       }
     },
   };

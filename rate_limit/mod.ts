@@ -226,7 +226,12 @@ export interface RateLimitOptions {
    * `StoreUnavailableError`, which the router answers), as a limiter that
    * cannot count must not let guesses through unchecked; `true` lets it
    * through uncounted, without RateLimit headers, and logs the outage
-   * once until the store answers again. Keep the default for logins and
+   * once until the store answers again. Failing open does not make every
+   * request wait for a store that just failed: after an outage, requests
+   * pass at once for the outage's `Retry-After` (5 s), then the next one
+   * asks the store again. Every way a client can give up counts as an
+   * outage (see `isStoreOutage()`), node-redis' own 5 s command timeout
+   * included. Keep the default for logins and
    * anything guarded against guessing; `true` suits limits that only
    * protect capacity.
    *
@@ -421,6 +426,13 @@ export function rateLimit(options: RateLimitOptions): RateLimitMiddleware {
       if (!limiter.warned) warnNoKey(limiter);
       return;
     }
+    // Failing open after an outage: pass at once, without waiting for a
+    // store that just failed (each call would hold the request up to the
+    // store's timeout), until the outage's Retry-After has passed.
+    if (limiter.openUntil !== 0) {
+      if (performance.now() < limiter.openUntil) return;
+      limiter.openUntil = 0;
+    }
     const stored = prefix + storedKey(key);
     let result: RateLimitResult | Promise<RateLimitResult>;
     try {
@@ -478,6 +490,11 @@ interface Limiter {
   warned: boolean;
   /** Whether the current store outage was already logged. */
   outageLogged: boolean;
+  /**
+   * With `failOpen`, after an outage: `performance.now()` until which
+   * requests pass without asking the store; `0` when the store is asked.
+   */
+  openUntil: number;
 }
 
 /** Checks `options` and claims the limiter's name on its store. */
@@ -549,6 +566,7 @@ function createLimiter(options: RateLimitOptions): Limiter {
     failOpen,
     warned: options.key !== undefined,
     outageLogged: false,
+    openUntil: 0,
   };
 }
 
@@ -580,6 +598,7 @@ function storeFailed(limiter: Limiter, error: unknown): void {
   if (!limiter.failOpen || !(failure instanceof StoreUnavailableError)) {
     throw failure;
   }
+  limiter.openUntil = performance.now() + failure.retryAfterSeconds * 1000;
   if (!limiter.outageLogged) {
     limiter.outageLogged = true;
     console.error(

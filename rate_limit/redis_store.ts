@@ -6,6 +6,7 @@
  */
 
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
+import { scriptRunner } from "../store/redis_client.ts";
 import {
   algorithmOf,
   lockoutResult,
@@ -24,8 +25,9 @@ export interface RedisEvalOptions {
 }
 
 /**
- * The commands the store uses: a connected `npm:redis` client fits, and so
- * does any client (or adapter) of the same shape.
+ * The commands the store uses: a connected `npm:redis` client or cluster
+ * client (`createCluster()`) fits, and so does any client (or adapter) of
+ * the same shape.
  */
 export interface RedisRateLimitClient {
   /** `EVAL script numkeys keys... args...`. */
@@ -144,17 +146,6 @@ end
 return 1
 `;
 
-async function sha1Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-1",
-    new TextEncoder().encode(text),
-  );
-  return Array.from(
-    new Uint8Array(digest),
-    (byte) => byte.toString(16).padStart(2, "0"),
-  ).join("");
-}
-
 /**
  * The result from the script's reply: the stored arrival time minus now
  * in nanoseconds when allowed, -1 minus that when refused.
@@ -196,6 +187,13 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  * let requests through unchecked), unless the limiter was made with
  * `failOpen: true`. Other errors from Redis reach the router as they are.
  *
+ * On Redis Cluster (a node-redis `createCluster()` client as `client`),
+ * each key is one slot's key, so limits spread over the masters and stay
+ * atomic: every script touches its one key. After a failover the new
+ * master may lack counts its old master acknowledged but had not yet
+ * replicated (Redis replicates asynchronously): a key can then allow up
+ * to the requests counted in that last moment again.
+ *
  * @example
  * ```ts ignore
  * import { createClient } from "redis";
@@ -230,7 +228,7 @@ export function createRedisRateLimitStore(
     );
   }
   const timeout = checkTimeout(options.timeout, "createRedisRateLimitStore");
-  const shas = new Map<string, string>();
+  const runNow = scriptRunner(client);
   // The script's arguments per policy, made once.
   const argumentsOf = new WeakMap<RateLimitPolicy, string[]>();
 
@@ -239,26 +237,6 @@ export function createRedisRateLimitStore(
       store: "Redis",
       what: "rate limit",
     });
-  }
-
-  async function runNow(
-    script: string,
-    options: RedisEvalOptions,
-  ): Promise<unknown> {
-    if (typeof client.evalSha !== "function") {
-      return await client.eval(script, options);
-    }
-    let sha = shas.get(script);
-    if (sha === undefined) shas.set(script, sha = await sha1Hex(script));
-    try {
-      return await client.evalSha(sha, options);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) {
-        throw error;
-      }
-      // Redis restarted or flushed its scripts: send the text once.
-      return await client.eval(script, options);
-    }
   }
 
   function unexpected(reply: unknown): Error {

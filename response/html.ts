@@ -1,15 +1,48 @@
 /**
- * HTML responses.
+ * HTML responses, sent whole or streamed.
+ *
+ * A page whose `html` template holds Promises or async iterables (a
+ * {@linkcode StreamingHtml}) is streamed: everything up to the first part
+ * that is not ready goes out at once, then each part as it resolves, in
+ * document order. `html.defer(promise, fallback)` parts go out of order:
+ * the fallback in place at once, the content at the end of the document
+ * (before `</body>`) with a small inline script that moves it into place,
+ * carrying `nonce` so a Content-Security-Policy with nonces allows it
+ * (give `context.get(CspNonce)` from `secureHeaders()`). Without
+ * JavaScript, or with a policy that blocks the script, the content still
+ * arrives, at the end of the page. A part that fails is logged and shows a
+ * placeholder naming it; the page completes.
+ *
+ * Through middleware: `compress()` flushes its encoder after each chunk,
+ * so each part reaches the browser as it is written. `etag()` tags only a
+ * body that is complete at once, so a page still being written passes
+ * through it untagged, streaming as without it. `cache()` reads the whole
+ * body to store it, so behind it the page arrives at once, when complete
+ * (and later hits get the stored copy, deferred parts already at the end).
  *
  * @module
  */
 
 import { typedResponse } from "./_typed.ts";
 
-import { SafeHtml } from "../html/mod.ts";
+import { SafeHtml, StreamingHtml } from "../html/mod.ts";
 
 /** What {@linkcode createHtmlResponse} accepts as the page. */
 export type HtmlBody = string | SafeHtml | ReadableStream<Uint8Array>;
+
+/** Options of {@linkcode createHtmlResponse}: a `ResponseInit`, and for streamed pages a nonce and an error hook. */
+export interface HtmlResponseInit extends ResponseInit {
+  /**
+   * The CSP nonce for the scripts that swap `html.defer()` parts in:
+   * `context.get(CspNonce)` under `secureHeaders()` with `'nonce'`.
+   */
+  nonce?: string;
+  /**
+   * Called with each error of a streamed part, and its name. Default:
+   * `console.error`. The page shows a placeholder in its place.
+   */
+  onError?: (error: unknown, name: string) => void;
+}
 
 /**
  * Creates a response with an HTML body and
@@ -37,14 +70,52 @@ export type HtmlBody = string | SafeHtml | ReadableStream<Uint8Array>;
  * createHtmlResponse("<h1>Not Found</h1>", { status: 404 });
  * ```
  *
- * @param body A string, an `html` result or a stream of UTF-8 bytes.
- * @param init Status, status text and headers of the response.
+ * @example A streamed page: the shell at once, the slow part when ready
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { html } from "@fetchkit/toolkit/html-template";
+ * import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
+ * import { CspNonce, secureHeaders } from "@fetchkit/toolkit/secure-headers-middleware";
+ *
+ * const slowComments = new Promise<string[]>((resolve) =>
+ *   setTimeout(() => resolve(["First!", "<3"]), 50)
+ * );
+ * const router = createRouter({
+ *   middleware: [secureHeaders({ contentSecurityPolicy: { scriptSrc: ["'nonce'"] } })],
+ * });
+ * router.get("/", ({ get }) =>
+ *   createHtmlResponse(
+ *     html`<!doctype html><body><h1>Post</h1>
+ *       ${html.defer(
+ *         slowComments.then((list) => html`<ul>${list.map((c) => html`<li>${c}</li>`)}</ul>`),
+ *         html`<p>Loading comments…</p>`,
+ *         { name: "comments" },
+ *       )}
+ *       <footer>${Promise.resolve("Footer")}</footer></body>`,
+ *     { nonce: get(CspNonce) },
+ *   ));
+ * const response = await router.fetch(new Request("http://localhost/"));
+ * const page = await response.text();
+ * page.includes("<li>&lt;3</li>"); // true, before </body>, with a nonce'd script
+ * ```
+ *
+ * @param body A string, an `html` result (streamed when it holds parts
+ * not ready yet) or a stream of UTF-8 bytes.
+ * @param init Status, status text and headers of the response; for a
+ * streamed page, the CSP `nonce` and `onError`.
  * @returns The response.
  */
 export function createHtmlResponse(
   body: HtmlBody,
-  init?: ResponseInit,
+  init?: HtmlResponseInit,
 ): Response {
+  if (body instanceof StreamingHtml) {
+    return typedResponse(
+      body.stream({ nonce: init?.nonce, onError: init?.onError }),
+      init,
+      "text/html; charset=utf-8",
+    );
+  }
   return typedResponse(
     body instanceof SafeHtml ? body.value : body,
     init,

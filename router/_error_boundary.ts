@@ -43,14 +43,27 @@ export function errorBoundary(onError: OnError | undefined): Recover {
         console.error("onError threw while handling an error:", failure);
       }
     } else if (error instanceof HttpError) {
-      // A hidden message is the server's to read, not the client's.
-      if (!error.expose) console.error(error);
+      // A hidden message is the server's to read, not the client's. A 503
+      // or 504 (a store or upstream that is down or slow) is one line: its
+      // stack says nothing the message does not, and an outage repeats it
+      // for every request.
+      if (!error.expose) {
+        console.error(error.status > 500 ? outageLine(error) : error);
+      }
       return error.toResponse(context.request);
     } else {
       console.error(error);
     }
     return text("Internal Server Error", 500);
   };
+}
+
+/** "503 StoreUnavailableError: Redis did not answer ... (cause: ...)". */
+function outageLine(error: HttpError): string {
+  const cause = error.cause instanceof Error
+    ? ` (cause: ${error.cause.name}: ${error.cause.message})`
+    : "";
+  return `${error.status} ${error.name}: ${error.message}${cause}`;
 }
 
 /** Runs a chain for a request and finishes its answer. */

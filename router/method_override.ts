@@ -21,6 +21,8 @@ import type { Middleware } from "./types.ts";
 import type { RequestContext } from "./context.ts";
 import { NativeResponse } from "../response/native.ts";
 import { noteBodyProgress } from "../body_progress/body_progress.ts";
+import { DEFAULTS } from "../form_data/limits.ts";
+import { declaredLength, tooLarge } from "../validation/read_body.ts";
 
 /** Options of {@linkcode methodOverride}. */
 export interface MethodOverrideOptions {
@@ -45,6 +47,18 @@ export interface MethodOverrideOptions {
    * @default {10000}
    */
   timeout?: number;
+  /**
+   * Largest form body a `POST` may declare (`Content-Length`), in bytes.
+   * A larger one is refused with `413` at once, before any wait for the
+   * body, so a client that declares more than it sends cannot hold the
+   * request for `timeout`. Set it to the form limit of your routes (the
+   * `maxTotalSize` of their `formData()`), which run only after this
+   * middleware has read the method. Default: the form parser's own
+   * `maxTotalSize` default, 64 MiB.
+   *
+   * @default {67108864}
+   */
+  maxBodyBytes?: number;
 }
 
 const OVERRIDABLE = new Set(["PUT", "PATCH", "DELETE"]);
@@ -233,16 +247,39 @@ async function readField(
  * await response.text(); // "deleted 7"
  * ```
  *
- * @param options `fieldName`: the form field to read.
+ * A `POST` whose declared `Content-Length` is over `maxBodyBytes` is
+ * refused with `413` before anything is read (no wait).
+ *
+ * @param options `fieldName`: the form field to read; `timeout`; `maxBodyBytes`.
  * @returns The middleware.
  */
 export function methodOverride(
   options: MethodOverrideOptions = {},
 ): Middleware {
-  const { fieldName = "_method", timeout = 10_000 } = options;
+  const {
+    fieldName = "_method",
+    timeout = 10_000,
+    maxBodyBytes = DEFAULTS.maxTotalSize,
+  } = options;
+  if (!(maxBodyBytes >= 0)) {
+    throw new RangeError(
+      `methodOverride() maxBodyBytes must be a number of bytes >= 0, got ${
+        String(maxBodyBytes)
+      }`,
+    );
+  }
   return async (context) => {
     if (context.method !== "POST") return;
-    const wanted = context.headers.get("X-HTTP-Method-Override") ??
+    const override = context.headers.get("X-HTTP-Method-Override");
+    if (override === null && context.request.body !== null) {
+      const declared = declaredLength(context.request);
+      if (declared !== undefined && declared > maxBodyBytes) {
+        const error = tooLarge(maxBodyBytes, declared);
+        await context.request.body.cancel(error).catch(() => {});
+        throw error;
+      }
+    }
+    const wanted = override ??
       await readField(context, fieldName, timeout);
     if (wanted === null) return;
     const method = wanted.trim().toUpperCase();

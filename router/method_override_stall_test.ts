@@ -174,3 +174,77 @@ Deno.test("a slow upload that sent the field first keeps its override after the 
     await server.shutdown();
   }
 });
+
+/** Sends a form head declaring `declared` bytes and `sent` of them; the answer and its time. */
+async function stalledPost(
+  router: { fetch: (request: Request) => Response | Promise<Response> },
+  declared: number,
+  sent: string,
+): Promise<{ answer: string; ms: number }> {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  const connection = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: server.addr.port,
+  });
+  try {
+    const started = performance.now();
+    await connection.write(
+      new TextEncoder().encode(
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+          "Content-Type: application/x-www-form-urlencoded\r\n" +
+          `Content-Length: ${declared}\r\n\r\n${sent}`,
+      ),
+    );
+    const buffer = new Uint8Array(4096);
+    const read = await connection.read(buffer);
+    return {
+      answer: new TextDecoder().decode(buffer.subarray(0, read ?? 0)),
+      ms: performance.now() - started,
+    };
+  } finally {
+    connection.close();
+    await server.shutdown();
+  }
+}
+
+Deno.test("a declared length over maxBodyBytes gets its 413 at once, before methodOverride() waits for the body", async () => {
+  const { formData } = await import("@fetchkit/toolkit/form-data-middleware");
+  const router = createRouter({
+    middleware: [methodOverride({ maxBodyBytes: 16 * 1024, timeout: 3000 })],
+  });
+  router.post(
+    "/login",
+    formData({ maxTotalSize: 16 * 1024 }),
+    () => new Response("in"),
+  );
+  // 43 bytes of a declared 100,000, then nothing.
+  const { answer, ms } = await stalledPost(
+    router,
+    100_000,
+    "email=ada%40example.com&password=correct-ho",
+  );
+  assert.match(answer, /^HTTP\/1\.1 413 /);
+  assert.match(answer, /16384 bytes/);
+  assert.match(answer, /Content-Length declares 100000 bytes/);
+  assert.ok(
+    ms < 1000,
+    `answered after ${ms.toFixed(0)} ms, not after the wait`,
+  );
+});
+
+Deno.test("methodOverride()'s default maxBodyBytes is the form parser's 64 MiB: a larger declared body is refused at once", async () => {
+  const router = createRouter({
+    middleware: [methodOverride({ timeout: 3000 })],
+  });
+  router.post("/login", () => new Response("in"));
+  const { answer, ms } = await stalledPost(
+    router,
+    64 * 1024 * 1024 + 1,
+    "_method=PUT&a=1",
+  );
+  assert.match(answer, /^HTTP\/1\.1 413 /);
+  assert.ok(ms < 1000, `answered after ${ms.toFixed(0)} ms`);
+});

@@ -41,6 +41,11 @@ export interface NodeTimeouts {
   requestTimeout: number;
   /** Time an idle keep-alive connection stays open. */
   keepAliveTimeout: number;
+  /**
+   * Time a WebSocket may receive nothing before it is pinged, and then
+   * before it is cut when no pong (nor anything else) came.
+   */
+  webSocketIdleTimeout: number;
 }
 
 interface WsSocket {
@@ -48,8 +53,11 @@ interface WsSocket {
   readonly readyState: number;
   readonly bufferedAmount: number;
   send(data: unknown): void;
+  ping(data?: unknown): void;
+  pong(data?: unknown): void;
   close(code?: number, reason?: string): void;
   terminate(): void;
+  on(event: "ping" | "pong", listener: (data: Buffer) => void): void;
   on(
     event: "message",
     listener: (data: Buffer, binary: boolean) => void,
@@ -110,8 +118,29 @@ function requestOf(incoming: IncomingMessage, hostname: string): Request {
   return new Request(url, { method: incoming.method, headers });
 }
 
+/**
+ * Ends a socket that left node:http for an upgrade and that no WebSocket
+ * took: the answer goes out with `Connection: close`, and a client that
+ * does not close its side within `graceMs` is cut (node:http's timeouts
+ * no longer watch it).
+ */
+function endUpgrade(
+  socket: Duplex,
+  data: string | Uint8Array,
+  graceMs: number,
+): void {
+  socket.end(data);
+  const timer = setTimeout(() => socket.destroy(), graceMs);
+  (timer as { unref?(): void }).unref?.();
+  socket.once("close", () => clearTimeout(timer));
+}
+
 /** Answers an upgrade request the handler refused, on the raw socket. */
-async function refuse(socket: Duplex, response: Response): Promise<void> {
+async function refuse(
+  socket: Duplex,
+  response: Response,
+  graceMs: number,
+): Promise<void> {
   // An error page, not a stream: at most 64 KiB of it.
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -140,7 +169,11 @@ async function refuse(socket: Duplex, response: Response): Promise<void> {
     head += `${name}: ${value}\r\n`;
   }
   head += `Content-Length: ${body.byteLength}\r\nConnection: close\r\n\r\n`;
-  socket.end(Buffer.concat([Buffer.from(head, "latin1"), body]));
+  endUpgrade(
+    socket,
+    Buffer.concat([Buffer.from(head, "latin1"), body]),
+    graceMs,
+  );
 }
 
 /**
@@ -150,8 +183,10 @@ async function refuse(socket: Duplex, response: Response): Promise<void> {
  */
 function wire(
   ws: WsSocket,
+  socket: Duplex,
   entry: PendingUpgrade,
   sockets: Set<RawSocket>,
+  idleMs: number,
 ): void {
   const raw: RawSocket = {
     send: (data) => {
@@ -183,14 +218,20 @@ function wire(
       ),
   );
   // ws ends a socket whose message is over its limit with 1009, then
-  // reports the closed connection as 1006: say 1009.
+  // reports the closed connection as 1006: say 1009 (and 1008 for a peer
+  // cut below for not reading its pongs).
   let tooBig = false;
+  let tooSlow = false;
   const limit = entry.maxMessageBytes;
   ws.on("close", (code, reason) => {
     sockets.delete(raw);
     sinks.close(
-      tooBig ? 1009 : code,
-      tooBig ? `Message over ${limit} bytes` : decoder.decode(reason),
+      tooBig ? 1009 : tooSlow ? 1008 : code,
+      tooBig
+        ? `Message over ${limit} bytes`
+        : tooSlow
+        ? `Reader too slow: over ${entry.maxBufferedBytes} bytes unsent`
+        : decoder.decode(reason),
     );
   });
   ws.on("error", (error) => {
@@ -200,6 +241,55 @@ function wire(
       tooBig = true;
     } else sinks.error(error);
   });
+  // Pongs wait in the same buffer as the app's messages and count against
+  // the same bound. While the socket's buffer is backed up, pings are
+  // answered by one pong to the latest (as RFC 6455 5.5.3 allows) once it
+  // drains: each queued write costs far more than its 127 bytes, which is
+  // how a peer that pings and never reads grew memory without bound. The
+  // pongs owed meanwhile count against the bound; past it the peer is cut
+  // (a close frame would wait behind what it does not read), as Deno does.
+  const maxBuffered = entry.maxBufferedBytes;
+  const writable = socket as Duplex & { writableNeedDrain: boolean };
+  let awaitingPong = false;
+  let owed: Buffer | undefined;
+  let owedBytes = 0;
+  ws.on("ping", (data) => {
+    awaitingPong = false;
+    if (ws.readyState !== 1) return;
+    owedBytes += data.byteLength + 2;
+    if (ws.bufferedAmount + owedBytes > maxBuffered) {
+      tooSlow = true;
+      ws.terminate();
+    } else if (writable.writableNeedDrain) {
+      if (owed === undefined) {
+        socket.once("drain", () => {
+          const latest = owed!;
+          owed = undefined;
+          owedBytes = 0;
+          if (ws.readyState === 1) ws.pong(latest);
+        });
+      }
+      owed = Buffer.from(data);
+    } else {
+      owedBytes = 0;
+      ws.pong(data);
+    }
+  });
+  ws.on("pong", () => awaitingPong = false);
+  ws.on("message", () => awaitingPong = false);
+  // A peer that goes silent: pinged after idleMs, cut after idleMs more
+  // (a browser answers pings by itself).
+  if (idleMs > 0) {
+    // The upgrade socket is a net.Socket.
+    (socket as Duplex & { setTimeout(ms: number): void }).setTimeout(idleMs);
+    socket.on("timeout", () => {
+      if (awaitingPong || ws.readyState !== 1) ws.terminate();
+      else {
+        awaitingPong = true;
+        ws.ping();
+      }
+    });
+  }
 }
 
 /** Largest declared body read before the handler runs, when it has arrived. */
@@ -261,8 +351,9 @@ export function listenNode(
     hostname,
     autoCleanupIncoming: false,
   });
+  const { webSocketIdleTimeout: _, ...httpTimeouts } = timeouts;
   const server = createServer({
-    ...timeouts,
+    ...httpTimeouts,
     // How often headersTimeout and requestTimeout are checked.
     connectionsCheckingInterval: 1000,
   }, (incoming, outgoing) => {
@@ -286,6 +377,8 @@ export function listenNode(
         maxPayload,
         clientTracking: false,
         perMessageDeflate: false,
+        // Pongs are sent by wire(), within the send-buffer bound.
+        autoPong: false,
         handleProtocols: (_offered: Set<string>, request: IncomingMessage) =>
           pending.get(request)?.protocol || false,
       }) as unknown as WsServer;
@@ -300,14 +393,19 @@ export function listenNode(
   }
 
   let closing = false;
+  // A socket that leaves node:http for an upgrade leaves its timeouts
+  // too: each path below gives it a deadline of its own.
+  const grace = timeouts.keepAliveTimeout;
   server.on("upgrade", (incoming: IncomingMessage, socket: Duplex, head) => {
     // A listener made here would keep this scope (the request, its
     // headers, the handshake buffer) for the socket's life: use one that
     // holds nothing.
     socket.on("error", ignore);
     if (closing) {
-      socket.end(
+      endUpgrade(
+        socket,
         "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        grace,
       );
       return;
     }
@@ -315,14 +413,22 @@ export function listenNode(
     try {
       request = requestOf(incoming, hostname ?? "localhost");
     } catch {
-      socket.end(
+      endUpgrade(
+        socket,
         "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        grace,
       );
       return;
     }
+    // The handler must answer within headersTimeout, as the headers had to.
+    const unanswered = setTimeout(
+      () => socket.destroy(),
+      timeouts.headersTimeout,
+    );
     Promise.resolve()
       .then(() => handler(request, new NodeInfo(incoming)))
       .then((response) => {
+        clearTimeout(unanswered);
         const entry = response === undefined
           ? undefined
           : registry().get(response);
@@ -330,6 +436,7 @@ export function listenNode(
           return refuse(
             socket,
             response ?? new Response(null, { status: 500 }),
+            grace,
           );
         }
         if (socket.destroyed) return;
@@ -338,13 +445,17 @@ export function listenNode(
           incoming,
           socket,
           head,
-          (ws) => wire(ws, entry, sockets),
+          (ws) =>
+            wire(ws, socket, entry, sockets, timeouts.webSocketIdleTimeout),
         );
       })
       .catch(() => {
+        clearTimeout(unanswered);
         if (!socket.destroyed) {
-          socket.end(
+          endUpgrade(
+            socket,
             "HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+            grace,
           );
         }
       });

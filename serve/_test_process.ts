@@ -9,15 +9,16 @@ const SCRIPT = join(ROOT, "serve/testdata/slow_server.ts");
 export const REQUIRE_ALL = Deno.env.get("CI") !== undefined ||
   Deno.env.get("TOOLKIT_REQUIRE_ALL") !== undefined;
 
-let bundled: Promise<string> | undefined;
-/** The server script as one JavaScript module for Node and Bun. */
-async function bundle(): Promise<string> {
+const bundled = new Map<string, Promise<string>>();
+/** A server script as one JavaScript module for Node and Bun. */
+async function bundle(script: string): Promise<string> {
   // A fresh clone has neither the output folder nor the Node adapter.
   await Deno.mkdir(OUT, { recursive: true });
   if (!await dependencies()) {
     throw new Error("_tools/runtimes/install.sh failed (npm unreachable?)");
   }
-  const output = join(OUT, "slow_server.mjs");
+  const name = script.split("/").at(-1)!.replace(/\.ts$/, "");
+  const output = join(OUT, `${name}.mjs`);
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -26,7 +27,7 @@ async function bundle(): Promise<string> {
       "--external=@hono/node-server",
       "--output",
       output,
-      SCRIPT,
+      script,
     ],
     cwd: ROOT,
     stdout: "null",
@@ -36,15 +37,27 @@ async function bundle(): Promise<string> {
   return output;
 }
 
-/** The command line that runs the server on `runtime`, or undefined. */
-export async function command(
+/** The command line that runs slow_server.ts on `runtime`, or undefined. */
+export function command(
   runtime: string,
   ...args: string[]
 ): Promise<string[] | undefined> {
+  return commandFor(SCRIPT, runtime, ...args);
+}
+
+/** The command line that runs `script` (under serve/testdata/) on `runtime`. */
+export async function commandFor(
+  script: string,
+  runtime: string,
+  ...args: string[]
+): Promise<string[] | undefined> {
+  if (!script.startsWith("/")) script = join(ROOT, "serve/testdata", script);
   if (runtime === "deno") {
-    return [Deno.execPath(), "run", "--allow-net", SCRIPT, ...args];
+    return [Deno.execPath(), "run", "--allow-net", script, ...args];
   }
-  const file = await (bundled ??= bundle());
+  let pending = bundled.get(script);
+  if (pending === undefined) bundled.set(script, pending = bundle(script));
+  const file = await pending;
   if (runtime === "node") return ["node", file, ...args];
   const bun = await bunBinary();
   return bun === undefined ? undefined : [bun, file, ...args];

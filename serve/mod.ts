@@ -10,7 +10,9 @@
  *   server stops accepting connections, lets in-flight requests finish
  *   within `shutdownTimeoutMs` (10 s), ends open event streams
  *   (`createEventStreamResponse`) and closes WebSockets (`upgradeWebSocket`)
- *   with code 1001, then resolves `finished`. A second signal exits the
+ *   with code 1001, waits for work handed over by `waitUntil()` (from
+ *   `@fetchkit/toolkit/wait-until`) within the same `shutdownTimeoutMs`
+ *   (logging what it cut off), then resolves `finished`. A second signal exits the
  *   process at once (code 130 for SIGINT, 143 for SIGTERM). After a
  *   signal, the process ends by itself when nothing is left to run; one
  *   still running a second after `finished` (a timer, a client left open,
@@ -18,7 +20,15 @@
  *   were cut.
  * - Slow clients (slowloris): on Node, a request's headers must arrive
  *   within 10 s and the whole request within 120 s, and an idle keep-alive
- *   connection closes after 5 s (`node` option). Bun cuts a connection
+ *   connection closes after 5 s (`node` option). A request that asks for
+ *   an upgrade leaves node:http's timeouts, so `serve()` gives it its own:
+ *   the handler must answer it within `headersTimeout`; a refused one is
+ *   answered with `Connection: close` and cut if the client has not
+ *   closed within `keepAliveTimeout`; an open WebSocket that receives
+ *   nothing for `webSocketIdleTimeout` (120 s) is pinged, and cut when
+ *   nothing comes for as long again. Pongs count against the socket's
+ *   send-buffer bound (`maxBufferedBytes` of `upgradeWebSocket()`), so a
+ *   ping flood from a peer that never reads closes the socket with 1008. Bun cuts a connection
  *   whose headers have not all arrived after about 10 s (12 s measured;
  *   not settable), and one idle for `idleTimeoutSeconds` (30 s; Bun's own
  *   default is 10), which includes a request whose handler sends nothing
@@ -60,6 +70,8 @@ import {
   PortInUseError,
   type RawSocket,
   registry,
+  workRegistry,
+  type WorkTracker,
 } from "./shared.ts";
 
 export { PortInUseError };
@@ -166,12 +178,17 @@ export interface ServeOptions {
   /**
    * Node only: timeouts against clients that send slowly, in ms.
    *
-   * @default {{ headersTimeout: 10000, requestTimeout: 120000, keepAliveTimeout: 5000 }}
+   * @default {{ headersTimeout: 10000, requestTimeout: 120000, keepAliveTimeout: 5000, webSocketIdleTimeout: 120000 }}
    */
   node?: {
     headersTimeout?: number;
     requestTimeout?: number;
     keepAliveTimeout?: number;
+    /**
+     * A WebSocket that receives nothing for this long is pinged, and cut
+     * when nothing (no pong) comes in the same time again.
+     */
+    webSocketIdleTimeout?: number;
   };
   /**
    * Bun only: seconds after which an idle connection is closed (at most
@@ -358,6 +375,24 @@ export function serve(
   const table = registry();
   let closing = false;
 
+  // Work handed over by waitUntil(): a shutdown waits for it.
+  const pendingWork = new Map<Promise<unknown>, string>();
+  const tracker: WorkTracker = {
+    add(work, label) {
+      pendingWork.set(work, label);
+      const settled = () => pendingWork.delete(work);
+      work.then(settled, settled);
+    },
+    log,
+  };
+  const works = workRegistry();
+  async function workDone(): Promise<void> {
+    // Work may start more work while it runs.
+    while (pendingWork.size > 0) {
+      await Promise.allSettled([...pendingWork.keys()]);
+    }
+  }
+
   // Responses that stay open (event streams, WebSockets on Deno) are
   // remembered, so a shutdown can end them; one WeakMap look-up a request.
   function track(response: Response): Response {
@@ -381,6 +416,8 @@ export function serve(
     inner: (request: Request, info: unknown) => Response | Promise<Response>,
   ): (request: Request, info: unknown) => Response | Promise<Response> {
     return (request, info) => {
+      // With one server in the process, waitUntil() finds it without this.
+      if (works.servers.length > 1) works.byRequest.set(request, tracker);
       const result = inner(request, info);
       return result instanceof Promise ? result.then(track) : track(result);
     };
@@ -403,6 +440,7 @@ export function serve(
     sockets,
     log,
     fatal(error: unknown) {
+      forget();
       running.delete(stop);
       unwatchSignals();
       rejectFinished(error);
@@ -419,12 +457,23 @@ export function serve(
       headersTimeout: options.node?.headersTimeout ?? 10_000,
       requestTimeout: options.node?.requestTimeout ?? 120_000,
       keepAliveTimeout: options.node?.keepAliveTimeout ?? 5_000,
+      webSocketIdleTimeout: options.node?.webSocketIdleTimeout ?? 120_000,
     });
+
+  function forget(): void {
+    const index = works.servers.indexOf(tracker);
+    if (index !== -1) works.servers.splice(index, 1);
+  }
+
+  // Listening: this server now takes its requests' work.
+  works.servers.push(tracker);
 
   async function shutdown(fromSignal: boolean): Promise<void> {
     closing = true;
     running.delete(stop);
-    const drained = listening.drain();
+    // In-flight requests first (they may hand over more work), then the
+    // work handed over by waitUntil().
+    const drained = listening.drain().then(workDone);
     for (const entry of closeables) entry.close();
     for (const socket of sockets) socket.close(1001, "Server shutting down");
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -436,6 +485,14 @@ export function serve(
     ]);
     clearTimeout(timer);
     if (late) listening.force();
+    if (pendingWork.size > 0) {
+      log(
+        `serve(): shutdown cut off ${pendingWork.size} piece(s) of work still running after ${shutdownTimeoutMs} ms (waitUntil): ${
+          [...new Set(pendingWork.values())].join(", ")
+        }`,
+      );
+    }
+    forget();
     unwatchSignals();
     resolveFinished();
     if (fromSignal) exitSoon(late ? 1 : 0);

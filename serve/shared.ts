@@ -65,6 +65,11 @@ export interface PendingUpgrade {
   readonly protocol: string;
   /** Longest message accepted, in bytes. */
   readonly maxMessageBytes: number;
+  /**
+   * Most bytes that may wait unsent (the app's messages and the server's
+   * own pongs alike); past it the socket closes with 1008.
+   */
+  readonly maxBufferedBytes: number;
   /** More response headers for the handshake. */
   readonly headers: Headers;
   /** Called when the handshake is done. */
@@ -156,4 +161,30 @@ export class PortInUseError extends Error {
 export function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/^Error: /, "");
+}
+
+/** Work a server keeps running after answers (`waitUntil()`). */
+export interface WorkTracker {
+  /** Takes a piece of work; `label` names it in a log line. */
+  add(work: Promise<unknown>, label: string): void;
+  /** Where a failed piece of work is logged. */
+  log(line: string): void;
+}
+
+/** Which server (or Workers execution context) keeps a request's work. */
+export interface WorkRegistry {
+  /** Set for each request when more than one server runs (or on Workers). */
+  readonly byRequest: WeakMap<Request, WorkTracker>;
+  /** The servers running, latest last: the one a lone server's requests use. */
+  readonly servers: WorkTracker[];
+}
+
+const WORK = Symbol.for("fetchkit.serve.work");
+
+/** The process-wide registry of `waitUntil()` trackers. */
+export function workRegistry(): WorkRegistry {
+  const global = globalThis as typeof globalThis & {
+    [WORK]?: WorkRegistry;
+  };
+  return global[WORK] ??= { byRequest: new WeakMap(), servers: [] };
 }

@@ -4,8 +4,14 @@
  * by the browser's developer tools in the request's Timing tab.
  *
  * Off in production by default (`DENO_ENV` or `NODE_ENV` is
- * `production`): timings tell a visitor how long your queries take, which
- * helps timing attacks and leaks what a request did.
+ * `production`, or `DENO_ENV` cannot be read, say under Deno's
+ * `--allow-env=PORT`): timings tell a visitor how long your queries take,
+ * which helps timing attacks and leaks what a request did. `enabled: true`
+ * turns it on regardless.
+ *
+ * One `serverTiming()` per request writes the header: one under another
+ * (a `mount()` section or a route carrying its own) stays off, and the
+ * entries recorded below it go to the outer one, as in Hono.
  *
  * @example
  * ```ts
@@ -37,7 +43,8 @@ export interface ServerTimingOptions {
    * function and `startTime`/`endTime` do nothing, so code that measures
    * need not check.
    *
-   * @default {true} unless `DENO_ENV` or `NODE_ENV` is `production`
+   * @default {true} unless `DENO_ENV` or `NODE_ENV` is `production` or
+   * `DENO_ENV` cannot be read
    */
   enabled?: boolean;
   /**
@@ -104,7 +111,8 @@ function quote(text: string): string {
   return `"${text.replace(/[\x00-\x1f\x7f]/g, "").replace(/["\\]/g, "\\$&")}"`;
 }
 
-function readEnv(name: string): string | undefined {
+/** The variable's value; `null` when the environment cannot be read. */
+function readEnv(name: string): string | undefined | null {
   try {
     const deno = (globalThis as {
       Deno?: { env: { get(name: string): string | undefined } };
@@ -115,13 +123,21 @@ function readEnv(name: string): string | undefined {
     }).process;
     return process?.env?.[name];
   } catch {
-    // No permission to read the environment: not production as far as we know.
-    return undefined;
+    // No permission to read it (Deno's `--allow-env=PORT`).
+    return null;
   }
 }
 
-function isProduction(): boolean {
-  return readEnv("DENO_ENV") === "production" ||
+/**
+ * Whether this may be production: `DENO_ENV` or `NODE_ENV` says so, or
+ * `DENO_ENV` cannot be read (fail closed: a production server run with
+ * few permissions must not tell visitors its timings). An unreadable
+ * `NODE_ENV` beside a readable `DENO_ENV` (`--allow-env=DENO_ENV`) leaves
+ * the decision to `DENO_ENV`.
+ */
+function mayBeProduction(): boolean {
+  const deno = readEnv("DENO_ENV");
+  return deno === null || deno === "production" ||
     readEnv("NODE_ENV") === "production";
 }
 
@@ -159,12 +175,15 @@ export function serverTiming(options: ServerTimingOptions = {}): Middleware {
       `serverTiming(): precision must be an integer from 0 to 6, got ${precision}`,
     );
   }
-  const enabled = options.enabled ?? !isProduction();
+  const enabled = options.enabled ?? !mayBeProduction();
   if (!enabled) return (_context, next) => next();
   const scale = 10 ** precision;
   const format = (ms: number) => String(Math.round(ms * scale) / scale);
 
   return async (context, next) => {
+    // Under another serverTiming() (a mount() section with its own): that
+    // one writes the header; entries recorded here go to it.
+    if (context.get(TimingsKey) !== undefined) return next();
     const start = performance.now();
     const timings = new Timings();
     context.set(TimingsKey, timings);

@@ -162,3 +162,24 @@ Deno.test("at most 100 entries per request", async () => {
   );
   assert.equal(entries.length, 101);
 });
+
+Deno.test("serverTiming: one under another (a mount() section with its own) stays off; entries land in the outer one", async () => {
+  const router = createRouter({
+    middleware: [serverTiming({ enabled: true })],
+  });
+  router.mount("/api", (api) => {
+    api.use(serverTiming({ enabled: true }));
+    api.get("/items", async (context) => {
+      await time(context, "db", () => wait(5));
+      return new Response("items");
+    });
+  });
+  const response = await router.fetch(
+    new Request("http://localhost/api/items"),
+  );
+  const header = response.headers.get("Server-Timing");
+  const entries = parse(header);
+  assert.deepEqual(entries.map((entry) => entry.name), ["db", "total"]);
+  assert.ok(entries[1].dur >= entries[0].dur);
+  await response.body?.cancel();
+});

@@ -112,9 +112,10 @@ export function app(
     // Not readable in the request that sets it.
     return report(current, current.get(context.params.name!) ?? null);
   });
-  router.post("/regenerate/:delete", (context) => {
+  router.post("/regenerate/:delete", async (context) => {
     const current = context.get(Key)!;
     current.regenerateId(context.params.delete === "true");
+    await wait(context.url);
     return report(current);
   });
   router.post("/destroy", async (context) => {

@@ -12,6 +12,7 @@ import type { SessionStorage } from "./storage.ts";
 import { NativeResponse } from "../response/native.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 import { isStoreOutage, StoreUnavailableError } from "../store/errors.ts";
+import { markCredential } from "../cache/credential.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
@@ -50,7 +51,10 @@ export type SessionKey =
  * `Cache-Control` already says `no-store` or `private` keeps it; any other
  * (`public, max-age=...`) is replaced. Answers that never touch the session
  * are left alone, so mount static files before `session()` or leave the
- * session unread there.
+ * session unread there. The same holds for `cache()` whichever side of
+ * `session()` it sits: inside, it stores no answer the handler built after
+ * reading the session (unless the answer says `Cache-Control: public`);
+ * outside, it sees the `no-store`.
  *
  * One `session()` per context key: a second `session()` on a key that
  * already holds a session, or a handler that replaces the session in the
@@ -128,6 +132,14 @@ export function session<K extends SessionKey>(
       return unavailable("read", error);
     }
     context.set(key, current as ContextValue<K>);
+    // cache() inside this middleware stores nothing the handler built from
+    // the session; outside it, the no-store below keeps it out.
+    markCredential(
+      context,
+      current instanceof SessionObject
+        ? () => stateOf(current).used
+        : undefined,
+    );
     const response = await next();
     if (context.get(key) !== current) {
       await response.body?.cancel();

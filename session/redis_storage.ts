@@ -6,6 +6,7 @@
  */
 
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
+import { isRedisCluster, sameSlot } from "../store/redis_client.ts";
 import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
 import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
@@ -22,8 +23,9 @@ export interface RedisSetOptions {
 }
 
 /**
- * The commands the storage uses: a connected `npm:redis` client fits, and so
- * does any client (or adapter) with the same `get`/`set`/`del` shape.
+ * The commands the storage uses: a connected `npm:redis` client or cluster
+ * client (`createCluster()`) fits, and so does any client (or adapter)
+ * with the same `get`/`set`/`del` shape.
  */
 export interface RedisSessionClient {
   /** `GET key`: the value, or `null`. */
@@ -44,13 +46,30 @@ export interface RedisSessionClient {
 
 // Compare-and-set in one step: write only when the loaded entry still holds
 // the text this request read (or, for a new id, when the key is free).
-// KEYS: loaded key ("" for a new session), target key, key to delete ("").
-// ARGV: text read, new text, expiry time in ms (PXAT).
+// Only real keys are declared (an empty placeholder would be a key too, of
+// slot 0: CROSSSLOT on a cluster). KEYS[1]: the key to write; then the
+// loaded key when it is another one (a new id, ARGV[4] = "1"); then a key
+// to delete, if any. ARGV: the text read ("" for a new session), the new
+// text, the expiry (PXAT), "1" when KEYS[2] is the loaded key.
 const WRITE_SCRIPT = `
-if KEYS[1] ~= "" and redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
-if KEYS[1] ~= KEYS[2] and redis.call("EXISTS", KEYS[2]) == 1 then return 0 end
-redis.call("SET", KEYS[2], ARGV[2], "PXAT", ARGV[3])
-if KEYS[3] ~= "" then redis.call("DEL", KEYS[3]) end
+local moved = ARGV[4] == "1"
+if ARGV[1] == "" or moved then
+  if redis.call("EXISTS", KEYS[1]) == 1 then return 0 end
+end
+if ARGV[1] ~= "" and redis.call("GET", moved and KEYS[2] or KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call("SET", KEYS[1], ARGV[2], "PXAT", ARGV[3])
+local drop = KEYS[moved and 3 or 2]
+if drop then redis.call("DEL", drop) end
+return 1
+`;
+
+// Delete only when the entry still holds the text read. KEYS[1]: the key.
+// ARGV[1]: the text read.
+const DELETE_IF_SCRIPT = `
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call("DEL", KEYS[1])
 return 1
 `;
 
@@ -92,6 +111,22 @@ export interface RedisSessionStorageOptions {
  * atomic: two servers saving within one round trip can still lose one
  * side's changes.
  *
+ * On Redis Cluster (a node-redis `createCluster()` client as `client`)
+ * every script touches keys of one hash slot only. A save, a new session
+ * and a destroy touch one key each, so sessions spread over the masters.
+ * `regenerateId()` moves the data to a new id, whose key is in another
+ * slot: the new key is written first (only if free), then the old one is
+ * checked (or, with `regenerateId(true)`, deleted) only if it still holds
+ * what the request read; if another request changed it meanwhile, the
+ * new key is taken back and the save retries on top of that change, as
+ * on one node. A process that dies between the two steps leaves the new
+ * key unused until its TTL (no cookie ever named it). A prefix with a
+ * hash tag (`prefix: "{session}:"`) puts every session in one slot and
+ * makes a regeneration one script again, at the price of one master
+ * holding them all. On failover the promoted replica may lack the last
+ * saves its master acknowledged but had not replicated yet (Redis
+ * replicates asynchronously): those sessions read as they were before.
+ *
  * @example
  * ```ts
  * import { createClient } from "redis";
@@ -132,6 +167,7 @@ export function createRedisSessionStorage(
   }
 
   checkTimeout(timeout, "createRedisSessionStorage");
+  const cluster = isRedisCluster(client);
   /** `operation`, or a 503 error once Redis has not answered in time. */
   const bounded = <T>(what: string, operation: () => Promise<T>) =>
     withTimeout(operation, timeout, { store: "Redis", what });
@@ -159,20 +195,52 @@ export function createRedisSessionStorage(
     const json = JSON.stringify(record);
     const expiresAt = Math.min(record.e, 8.64e15);
     if (typeof client.eval === "function") {
-      const result = await client.eval(WRITE_SCRIPT, {
-        keys: [
-          loaded === undefined ? "" : prefix + loaded.id,
-          prefix + id,
-          deleteId === undefined ? "" : prefix + deleteId,
-        ],
-        arguments: [
-          loaded === undefined ? "" : String(loaded.version),
-          json,
-          String(Math.ceil(expiresAt)),
-        ],
-      });
-      // The text itself is the version.
-      return result === 1 ? { version: json } : null;
+      const run = client.eval.bind(client);
+      const target = prefix + id;
+      const from = loaded === undefined || loaded.id === id
+        ? undefined
+        : prefix + loaded.id;
+      const drop = deleteId === undefined ? undefined : prefix + deleteId;
+      const text = loaded === undefined ? "" : String(loaded.version);
+      const pxat = String(Math.ceil(expiresAt));
+      const keys = [target];
+      if (from !== undefined) keys.push(from);
+      if (drop !== undefined) keys.push(drop);
+      if (!cluster || sameSlot(keys)) {
+        const result = await run(WRITE_SCRIPT, {
+          keys,
+          arguments: [text, json, pxat, from === undefined ? "0" : "1"],
+        });
+        // The text itself is the version.
+        return result === 1 ? { version: json } : null;
+      }
+      // A new id on a cluster: the old and the new key are in two slots,
+      // which no script spans. Write the new key (only if free), then
+      // check (or, for regenerateId(true), delete) the old one only if it
+      // still holds what was read; if it does not, take the new key back
+      // and let the save retry on what the other request wrote. The new
+      // key is unknown to anyone until its cookie is sent.
+      if (
+        await run(WRITE_SCRIPT, {
+          keys: [target],
+          arguments: ["", json, pxat],
+        }) !== 1
+      ) {
+        return null;
+      }
+      let kept: boolean;
+      if (from === undefined) kept = true;
+      else if (drop === from) {
+        kept =
+          await run(DELETE_IF_SCRIPT, { keys: [from], arguments: [text] }) ===
+            1;
+      } else kept = await client.get(from) === text;
+      if (!kept) {
+        await client.del(target);
+        return null;
+      }
+      if (drop !== undefined && drop !== from) await client.del(drop);
+      return { version: json };
     }
     if (loaded !== undefined) {
       const current = await client.get(prefix + loaded.id);

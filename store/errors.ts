@@ -93,27 +93,78 @@ const OUTAGE_NAMES = new Set([
   "NotConnected",
   "BrokenPipe",
   "TimedOut",
-  // node-redis: the client is closed, its socket closed, a connect timed out.
-  "ClientClosedError",
-  "ClientOfflineError",
-  "SocketClosedUnexpectedlyError",
-  "ConnectionTimeoutError",
-  "SocketTimeoutError",
-  "ReconnectStrategyError",
+  // `AbortSignal.timeout()` (a DOMException).
+  "TimeoutError",
+  // ioredis: a command given up after its retries, every cluster node failed.
+  "MaxRetriesPerRequestError",
+  "ClusterAllFailedError",
+]);
+
+// Every way node-redis (4 to 6) gives a command up, by class. Its error
+// classes set no `name` (every one is "Error"), and its command timeout
+// (5 s by default, also what abandons commands queued while it
+// reconnects) is a `TimeoutError` with an empty message, so they are
+// known by their constructor's name, along the prototype chain.
+// Not here: `AbortError` (the caller's own signal), `WatchError` (a lost
+// optimistic transaction), `ErrorReply` (decided by its text below).
+const OUTAGE_CLASSES = new Set([
+  "ClientClosedError", // a command on a closed client
+  "ClientOfflineError", // disconnected, with the offline queue off
+  "DisconnectsClientError", // queued commands of a client being closed
+  "SocketClosedUnexpectedlyError", // the connection dropped
+  "ConnectionTimeoutError", // a connect that took too long
+  "SocketTimeoutError", // `socket.socketTimeout` passed without data
+  "ReconnectStrategyError", // the reconnect strategy gave up
+  "TimeoutError", // `commandOptions.timeout`, 5 s by default
+  "SocketTimeoutDuringMaintenanceError", // (a TimeoutError)
+  "CommandTimeoutDuringMaintenanceError", // (a TimeoutError)
+  "RootNodesUnavailableError", // a cluster none of whose nodes answer
+  "MaxCommandRedirectionsError", // a cluster moving slots (failover)
+  "ScanIteratorInterruptedError", // a Sentinel master change
 ]);
 
 // Messages of outages that come without a code or a telling class: SQLite
 // under Deno KV ("database or disk is full" is a TypeError), a closed KV
-// handle, node-redis's offline queue.
+// handle, node-redis's offline queue and its full command queue
+// (`maxCommandsQueueLength`).
 const OUTAGE_MESSAGE =
-  /database or disk is full|database is locked|database (?:is )?closed|disk I\/O error|the client is (?:closed|offline)|socket closed unexpectedly|connection (?:is )?closed|connection timeout|ECONNREFUSED|ECONNRESET|did not answer within/i;
+  /database or disk is full|database is locked|database (?:is )?closed|disk I\/O error|the client is (?:closed|offline)|socket closed unexpectedly|connection (?:is )?closed|connection timeout|ECONNREFUSED|ECONNRESET|did not answer within|^The queue is full$/i;
+
+// Error replies of a Redis (or Valkey) server that cannot serve now: a
+// cluster without a master for the slot, a slot being moved, a replica
+// promoted or still loading, a script running past its limit, a server
+// out of memory or unable to persist. A client shows them as the text of
+// the reply, which starts with the code.
+const OUTAGE_REPLY =
+  /^(?:CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN|READONLY|BUSY|NOREPLICAS|MISCONF|OOM|UNBLOCKED)\b/;
+
+/** Whether a class along `error`'s prototype chain is a client's outage. */
+function outageClass(error: Error): boolean {
+  for (
+    let proto = Object.getPrototypeOf(error);
+    proto !== null && proto !== Error.prototype;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor
+      ?.name;
+    if (typeof name === "string" && OUTAGE_CLASSES.has(name)) return true;
+  }
+  return false;
+}
 
 /**
  * Whether `error` (or an error in its `cause` chain) is a store outage:
  * a refused, reset or closed connection, a timeout, a full disk, a
- * database that stayed locked or was closed. Decided by what the error
- * says (its code, its name, its message), not by its class: Deno KV
- * reports a full disk as a `TypeError`.
+ * database that stayed locked or was closed, a Redis or Valkey server
+ * that cannot serve now (`CLUSTERDOWN`, `TRYAGAIN`, `LOADING`,
+ * `MASTERDOWN`, `READONLY`, `BUSY`, `NOREPLICAS`, `MISCONF`, `OOM`), and
+ * every way node-redis gives a command up (its command timeout, 5 s by
+ * default, is a `TimeoutError` with no message; a closed, offline or
+ * reconnecting client; a cluster whose nodes do not answer or keep
+ * redirecting). Decided by what the error says (its code, its name, its
+ * message, the name of its class), never by `instanceof` a client's
+ * class: Deno KV reports a full disk as a `TypeError`, and node-redis'
+ * errors all have the name `"Error"`.
  *
  * @example
  * ```ts
@@ -131,10 +182,14 @@ export function isStoreOutage(error: unknown): boolean {
     if (error instanceof StoreUnavailableError) return true;
     const code = (error as { code?: unknown }).code;
     if (typeof code === "string" && OUTAGE_CODES.has(code)) return true;
-    if (OUTAGE_NAMES.has(error.name)) return true;
+    if (OUTAGE_NAMES.has(error.name) || OUTAGE_CLASSES.has(error.name)) {
+      return true;
+    }
     // A closed Deno KV handle: "Database closed" or "Bad resource ID".
     if (error.name === "BadResource") return true;
     if (OUTAGE_MESSAGE.test(error.message)) return true;
+    if (OUTAGE_REPLY.test(error.message)) return true;
+    if (outageClass(error)) return true;
     error = error.cause;
   }
   return false;

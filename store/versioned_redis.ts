@@ -8,6 +8,7 @@
 
 import { Buffer } from "node:buffer";
 import { checkTimeout, withTimeout } from "./timeout.ts";
+import { scriptRunner } from "./redis_client.ts";
 import {
   checkSet,
   randomVersion,
@@ -24,8 +25,9 @@ export interface VersionedRedisEvalOptions {
 }
 
 /**
- * The commands the store uses. A connected `npm:redis` client fits: the
- * store asks it for binary replies with `withTypeMapping`. Another client
+ * The commands the store uses. A connected `npm:redis` client or cluster
+ * client (`createCluster()`) fits: the store asks it for binary replies
+ * with `withTypeMapping`. Another client
  * must answer `get` with the bytes (a `Uint8Array`), or `null`.
  */
 export interface VersionedRedisClient {
@@ -92,14 +94,6 @@ const BLOB_STRING = 36;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-async function sha1Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-1", encoder.encode(text));
-  return Array.from(
-    new Uint8Array(digest),
-    (byte) => byte.toString(16).padStart(2, "0"),
-  ).join("");
-}
-
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -109,6 +103,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
  * one `SET` or one script per write. Versions are random, made by the
  * writer. Every call is limited to `timeout` ms; an outage (refused or
  * closed connection, no answer in time) is a `StoreUnavailableError`.
+ * Every command and script touches one key, so on Redis Cluster entries
+ * spread over the masters with the same compare-and-set.
  */
 export function createRedisVersionedStore(
   options: RedisVersionedStoreOptions,
@@ -127,27 +123,7 @@ export function createRedisVersionedStore(
   if (typeof client.withTypeMapping === "function") {
     client = client.withTypeMapping({ [BLOB_STRING]: Buffer });
   }
-  const shas = new Map<string, string>();
-
-  async function run(
-    script: string,
-    args: VersionedRedisEvalOptions,
-  ): Promise<unknown> {
-    if (typeof client.evalSha !== "function") {
-      return await client.eval(script, args);
-    }
-    let sha = shas.get(script);
-    if (sha === undefined) shas.set(script, sha = await sha1Hex(script));
-    try {
-      return await client.evalSha(sha, args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes("NOSCRIPT")) {
-        throw error;
-      }
-      // Redis restarted or flushed its scripts: send the text once.
-      return await client.eval(script, args);
-    }
-  }
+  const run = scriptRunner(client);
 
   /** One call: limited in time, outages mapped. */
   function call<T>(what: string, operation: () => Promise<T>): Promise<T> {

@@ -128,7 +128,12 @@ function isClean(root: unknown, maxDepth: number, strings: boolean): boolean {
       }
       continue;
     }
-    if (Object.hasOwn(node, "__proto__")) return false;
+    if (
+      Object.hasOwn(node, "__proto__") || Object.hasOwn(node, "constructor") ||
+      Object.hasOwn(node, "prototype")
+    ) {
+      return false;
+    }
     for (const key in node) {
       if (strings && !isWellFormed(key)) return false;
       const item = node[key];
@@ -147,6 +152,13 @@ function isClean(root: unknown, maxDepth: number, strings: boolean): boolean {
   return true;
 }
 
+/**
+ * Keys refused anywhere in a JSON body, as `parseForm` refuses them in a
+ * field name: a deep merge or `Object.assign` of `__proto__`, or of
+ * `constructor.prototype`, sets properties on every object.
+ */
+const FORBIDDEN_KEYS = ["__proto__", "constructor", "prototype"] as const;
+
 function at(path: (string | number)[] | undefined): string {
   const key = path === undefined ? undefined : issueKey(path);
   return key === undefined ? "the top-level value" : JSON.stringify(key);
@@ -154,7 +166,7 @@ function at(path: (string | number)[] | undefined): string {
 
 /**
  * The first thing refused in `root`, as a message, or `undefined`: nesting
- * deeper than `maxDepth`, a `__proto__` key, a number out of range
+ * deeper than `maxDepth`, a `__proto__`, `constructor` or `prototype` key, a number out of range
  * (`1e999999` parses to Infinity), and with `strings`, a lone surrogate in a
  * string or key. Iterative, so any depth is safe. With `paths`, messages
  * name where (paths are built for every container: for the error path).
@@ -196,10 +208,12 @@ function findProblem(
       continue;
     }
     const record = node as Record<string, unknown>;
-    if (Object.hasOwn(record, "__proto__")) {
-      return `JSON key "__proto__" is refused (in ${
-        path === undefined || path.length === 0 ? "the object" : at(path)
-      }): it could reach an object's prototype`;
+    for (const key of FORBIDDEN_KEYS) {
+      if (Object.hasOwn(record, key)) {
+        return `JSON key "${key}" is refused (in ${
+          path === undefined || path.length === 0 ? "the object" : at(path)
+        }): it could reach an object's prototype`;
+      }
     }
     for (const key of Object.keys(record)) {
       if (strings && !isWellFormed(key)) {

@@ -22,7 +22,7 @@
  * |---|---|
  * | 415 | `Content-Type` missing, not `application/json` or `application/*+json`, or a charset other than UTF-8 |
  * | 413 | the body is past `maxBytes` (default 1 MiB): refused on `Content-Length`, and counted while reading whatever `Content-Length` says (absent, wrong, non-numeric, chunked), holding at most the limit plus one network chunk |
- * | 400 | malformed JSON (the message gives line, column and character offset), an empty body, invalid UTF-8 (byte offset), nesting deeper than `maxDepth` (default 64), a `"__proto__"` key, a number out of range (`1e999999`), a lone surrogate escape (`"\ud800"`), or a `Content-Length` that does not match the body |
+ * | 400 | malformed JSON (the message gives line, column and character offset), an empty body, invalid UTF-8 (byte offset), nesting deeper than `maxDepth` (default 64), a `"__proto__"`, `"constructor"` or `"prototype"` key, a number out of range (`1e999999`), a lone surrogate escape (`"\ud800"`), or a `Content-Length` that does not match the body |
  * | 408 | the client stopped sending: no data for `idleTimeout` (30 s), or the body took longer than `bodyTimeout` (5 min), as for `formData()` |
  *
  * Reading: a body that declares a `Content-Length` of at most 256 KiB (and at
@@ -31,9 +31,12 @@
  * length, so that holds no more than declared. Any other body is read chunk by
  * chunk and counted, with the idle and whole-body timeouts.
  *
- * JSON decisions: a `"__proto__"` key anywhere is refused (400), since code
- * that copies the value with `Object.assign` or a deep merge would set a
- * prototype with it; duplicate keys are accepted and the last one wins, as in
+ * JSON decisions: a `"__proto__"`, `"constructor"` or `"prototype"` key
+ * anywhere is refused (400), since code that copies the value with
+ * `Object.assign` or a deep merge would set a prototype with it
+ * (`{"constructor":{"prototype":{"isAdmin":true}}}` reaches
+ * `Object.prototype`), as `parseForm` and `parseQuery` refuse such field
+ * names and `parseHeaders` such header names; duplicate keys are accepted and the last one wins, as in
  * `JSON.parse` and every peer; a leading UTF-8 byte order mark is ignored, as
  * RFC 8259 allows.
  *
@@ -328,7 +331,8 @@ export async function parseParams<S extends StandardSchemaV1>(
 /**
  * Validates request headers with a Standard Schema: the schema sees an
  * object of lowercase header names to values (repeated headers joined with
- * `, `, as `Headers` does).
+ * `, `, as `Headers` does). A `__proto__`, `constructor` or `prototype`
+ * header gives `success: false` with a form error naming it.
  *
  * @example
  * ```ts
@@ -350,17 +354,21 @@ export async function parseHeaders<S extends StandardSchemaV1>(
 ): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
   const values: Record<string, string> = {};
   for (const [name, value] of headers) {
-    // A `__proto__` header (a valid token) stays an own property.
-    if (name === "__proto__") {
-      Object.defineProperty(values, name, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else {
-      values[name] = value;
+    // Valid header names, and keys a schema's output may be merged
+    // with: refused as parseForm and parseJson refuse them.
+    if (
+      name === "__proto__" || name === "constructor" || name === "prototype"
+    ) {
+      const message =
+        `Header name "${name}" is refused: it could reach an object's prototype`;
+      return {
+        success: false,
+        issues: [{ message }],
+        fieldErrors: {},
+        formErrors: [message],
+      };
     }
+    values[name] = value;
   }
   return await validate(schema, values);
 }

@@ -314,6 +314,38 @@ for (const [lib, s] of LIBS) {
     assert.equal(({} as any).polluted, undefined);
   });
 
+  Deno.test(`parseJson (${lib}): constructor and prototype keys are refused as __proto__ is`, async () => {
+    for (
+      const [text, key, where] of [
+        [
+          '{"constructor": {"prototype": {"isAdmin": true}}}',
+          "constructor",
+          "the object",
+        ],
+        [
+          '{"a": {"constructor": {"prototype": {"x": 1}}}}',
+          "constructor",
+          '"a"',
+        ],
+        ['{"prototype": {"isAdmin": true}}', "prototype", "the object"],
+        ['[{"\\u0063onstructor": 1}]', "constructor", '"[0]"'],
+      ]
+    ) {
+      const error = await assertHttpError(
+        parseJson(jsonRequest(text), s.any),
+        400,
+        new RegExp(`JSON key "${key}" is refused`),
+      );
+      assert.ok(error.message.includes(`in ${where}`), error.message);
+    }
+    // A naive deep merge of what was refused would have reached here.
+    // deno-lint-ignore no-explicit-any
+    assert.equal(({} as any).isAdmin, undefined);
+    // As values, the words are fine.
+    const ok = await parseJson(jsonRequest('{"kind": "constructor"}'), s.any);
+    assert.ok(ok.success);
+  });
+
   Deno.test(`parseJson (${lib}): duplicate keys: the last wins; a BOM is dropped`, async () => {
     const dup = await parseJson(jsonRequest('{"a": 1, "a": 2}'), s.any);
     assert.ok(dup.success);
@@ -458,17 +490,34 @@ const identity: StandardSchemaV1<unknown, Record<string, string>> = {
   },
 };
 
-Deno.test("parseHeaders: a __proto__ header stays an own property", async () => {
-  const result = await parseHeaders(
-    new Headers([["__proto__", "x"]]),
-    identity,
-  );
-  assert.ok(result.success);
-  assert.equal(
-    Object.getOwnPropertyDescriptor(result.value, "__proto__")?.value,
-    "x",
-  );
-  assert.equal(Object.getPrototypeOf(result.value), Object.prototype);
+Deno.test("parseHeaders: __proto__, constructor and prototype headers are refused with a form error", async () => {
+  for (const name of ["__proto__", "constructor", "prototype"]) {
+    const result = await parseHeaders(
+      new Headers([["x-ok", "1"], [name, "x"]]),
+      identity,
+    );
+    assert.equal(result.success, false, name);
+    if (!result.success) {
+      assert.match(result.formErrors[0], new RegExp(`"${name}"`));
+    }
+  }
+  const fine = await parseHeaders(new Headers([["x-ok", "1"]]), identity);
+  assert.ok(fine.success);
+  // deno-lint-ignore no-explicit-any
+  assert.equal(({} as any).x, undefined);
+});
+
+Deno.test("parseQuery: constructor and prototype names are refused, as parseForm refuses them", async () => {
+  for (
+    const query of [
+      "constructor.prototype.isAdmin=1",
+      "prototype=1",
+      "a[constructor]=1",
+    ]
+  ) {
+    const result = await parseQuery(new URLSearchParams(query), identity);
+    assert.equal(result.success, false, query);
+  }
 });
 
 Deno.test("readBody: bytes or text, bounded", async () => {

@@ -68,14 +68,18 @@ export function rawUpgrade(
     let text = "";
     socket.on("error", reject);
     socket.on("connect", () => {
+      // Given headers replace the defaults of the same name.
+      const all: Record<string, string> = {
+        Host: `127.0.0.1:${port}`,
+        Upgrade: "websocket",
+        Connection: "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+        ...headers,
+      };
       const lines = [
         `GET ${path} HTTP/1.1`,
-        `Host: 127.0.0.1:${port}`,
-        "Upgrade: websocket",
-        "Connection: Upgrade",
-        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-        "Sec-WebSocket-Version: 13",
-        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+        ...Object.entries(all).map(([name, value]) => `${name}: ${value}`),
       ];
       socket.write(lines.join("\r\n") + "\r\n\r\n");
     });
@@ -90,5 +94,32 @@ export function rawUpgrade(
       }
     };
     socket.on("data", onData);
+  });
+}
+
+/**
+ * Sends `text` as is and collects what comes back until the server closes
+ * or `waitMs` passes; the socket is then destroyed.
+ */
+export function rawExchange(
+  port: number,
+  text: string,
+  waitMs = 1000,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    const timer = setTimeout(done, waitMs);
+    function done(): void {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(received);
+    }
+    socket.on("error", reject);
+    socket.on("connect", () => socket.write(text));
+    socket.on("data", (chunk: Uint8Array) => {
+      received += new TextDecoder("latin1").decode(chunk);
+    });
+    socket.on("end", done);
   });
 }

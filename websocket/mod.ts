@@ -10,6 +10,15 @@
  *   and the cookies of the target site. An `Origin` whose host is not the
  *   request's own is refused with `403` unless `allowedOrigins` lets it
  *   in. A request without `Origin` (not from a browser) is let in.
+ * - DNS rebinding: a page on a name its owner points at your address
+ *   sends its own name as both `Host` and `Origin`, which the check above
+ *   lets in. `allowedHosts: ["localhost", "app.example.com"]` refuses any
+ *   other `Host` with `403`; set it on servers a browser can reach on
+ *   `localhost` or a private address (development servers, devices, admin
+ *   tools), and wherever you know the names you are served on.
+ * - An `Upgrade: websocket` request without `Connection: Upgrade` gets a
+ *   plain `400` naming the header, on every runtime (never a `101` that
+ *   leaves the connection speaking HTTP).
  * - Messages longer than `maxMessageBytes` (1 MiB) close the socket with
  *   1009. On Node, `ws` stops reading at the limit; Deno and Bun hand over
  *   a whole message first (Deno takes up to 64 MiB, Bun up to 64 MiB as
@@ -177,6 +186,18 @@ export interface UpgradeWebSocketOptions {
    */
   allowedOrigins?: readonly string[] | ((origin: string) => boolean);
   /**
+   * The host names this endpoint answers to (`"localhost"`,
+   * `"app.example.com"`, `"app.example.com:8443"`; an entry without a port
+   * matches any port). When set, an upgrade whose `Host` is not listed is
+   * refused with `403` (the `Origin` check still applies). Set it for anything reachable from a browser on a host name you
+   * know, above all a server on `localhost` or a private network: the
+   * `Origin` check alone compares the `Origin` with the request's own
+   * `Host`, and a DNS-rebinding page (`evil.example` made to resolve to
+   * `127.0.0.1`) sends `Host: evil.example` with its own matching
+   * `Origin`, so it passes unless the host is checked.
+   */
+  allowedHosts?: readonly string[];
+  /**
    * Longest message accepted, in bytes; a longer one closes the socket
    * with 1009.
    *
@@ -262,6 +283,35 @@ function hostOf(url: string): string | undefined {
   }
 }
 
+/** Lower-cased entries of `allowedHosts`; throws on a URL or a path. */
+function checkHosts(
+  hosts: readonly string[] | undefined,
+): readonly string[] | undefined {
+  if (hosts === undefined) return undefined;
+  return hosts.map((host) => {
+    if (typeof host !== "string" || !/^[^\s/?#@]+$/.test(host)) {
+      throw new TypeError(
+        `upgradeWebSocket(): allowedHosts entries are host names with an optional port ("localhost", "app.example.com:8443"), got ${
+          JSON.stringify(host)
+        }`,
+      );
+    }
+    return host.toLowerCase();
+  });
+}
+
+/**
+ * Whether a Host (`name` or `name:port`) is in the list: an entry with a
+ * port matches that port only, one without matches any port.
+ */
+function hostAllowed(host: string, allowed: readonly string[]): boolean {
+  const lower = host.toLowerCase();
+  if (allowed.includes(lower)) return true;
+  // "[::1]:8000" -> "[::1]"; "example.com:8000" -> "example.com".
+  const name = lower.replace(/:\d+$/, "");
+  return allowed.includes(name);
+}
+
 /** Whether `origin` may open a socket to `request`. */
 function originAllowed(
   origin: string,
@@ -274,6 +324,8 @@ function originAllowed(
   } catch {
     return false; // "null" (a sandboxed frame, a file) and garbage
   }
+  // The Host was checked against allowedHosts already: an Origin equal
+  // to it is this site's.
   if (host === hostOf(request.url)) return true;
   if (typeof allowed === "function") return allowed(origin) === true;
   return allowed !== undefined &&
@@ -439,9 +491,10 @@ class SwitchingProtocols extends Response {
  * opens, receives, fails and closes.
  *
  * Refused: a request that is not a WebSocket upgrade (`426`, or `400`
- * without `Sec-WebSocket-Key` or with a version other than 13), a
- * cross-site `Origin` (`403`), offered subprotocols none of which is in
- * `protocols` (`400`).
+ * without `Connection: Upgrade`, without `Sec-WebSocket-Key` or with a
+ * version other than 13), a `Host` not in `allowedHosts` or a cross-site
+ * `Origin` (`403`), offered subprotocols none of which is in `protocols`
+ * (`400`).
  *
  * @example Subprotocols, and origins of another site let in
  * ```ts
@@ -485,6 +538,7 @@ export function upgradeWebSocket(
     options.maxBufferedBytes,
     4 * MiB,
   );
+  const allowedHosts = checkHosts(options.allowedHosts);
   const onHandlerError = options.onHandlerError ??
     ((error: unknown) => console.error("WebSocket handler failed:", error));
   const headers = request.headers;
@@ -502,6 +556,25 @@ export function upgradeWebSocket(
       },
     );
   }
+  const connection = headers.get("connection");
+  if (
+    connection === null ||
+    !connection.split(",").some((token) =>
+      token.trim().toLowerCase() === "upgrade"
+    )
+  ) {
+    // A 101 here would not switch the connection (Node would answer it
+    // and go on serving HTTP; a proxy that trusts the 101 tunnels past
+    // itself), and Deno's own upgrade would throw.
+    return refuse(
+      400,
+      `WebSocket upgrade needs Connection: Upgrade (got ${
+        connection === null
+          ? "no Connection header"
+          : JSON.stringify(connection)
+      })`,
+    );
+  }
   if (!headers.has("sec-websocket-key")) {
     return refuse(400, "WebSocket upgrade without Sec-WebSocket-Key");
   }
@@ -510,9 +583,21 @@ export function upgradeWebSocket(
       "Sec-WebSocket-Version": "13",
     });
   }
+  if (allowedHosts !== undefined) {
+    const host = headers.get("host") ?? hostOf(request.url) ?? "";
+    if (!hostAllowed(host, allowedHosts)) {
+      return refuse(
+        403,
+        `WebSocket upgrade refused: Host ${
+          JSON.stringify(host)
+        } is not one of allowedHosts (${allowedHosts.join(", ")})`,
+      );
+    }
+  }
   const origin = headers.get("origin");
   if (
-    origin !== null && !originAllowed(origin, request, options.allowedOrigins)
+    origin !== null &&
+    !originAllowed(origin, request, options.allowedOrigins)
   ) {
     return refuse(
       403,
@@ -556,6 +641,7 @@ export function upgradeWebSocket(
     kind: "upgrade",
     protocol,
     maxMessageBytes,
+    maxBufferedBytes,
     headers: new Headers(options.headers),
     open(raw) {
       const connection = new Connection(raw, url, maxBufferedBytes);
@@ -632,9 +718,8 @@ function upgradeDeno(
     get readyState() {
       return socket.readyState;
     },
-    get protocol() {
-      return socket.protocol;
-    },
+    // Deno's server-side socket reports "" whatever the 101 chose.
+    protocol: settings.protocol,
   };
   const connection = new Connection(
     raw,

@@ -8,7 +8,13 @@ import {
   type WebSocketCloseEvent,
   type WebSocketConnection,
 } from "@fetchkit/toolkit/websocket";
-import { closed, nextMessage, open, rawUpgrade } from "./_test_client.ts";
+import {
+  closed,
+  nextMessage,
+  open,
+  rawExchange,
+  rawUpgrade,
+} from "./_test_client.ts";
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,6 +35,14 @@ function app() {
         serverClosed.push(event);
       },
     }, { protocols: ["echo.v2", "echo.v1"] }));
+  router.get("/protocol", (context) =>
+    upgradeWebSocket(context, {
+      onMessage: (_event, ws) => ws.send(`protocol=${ws.protocol}`),
+    }, { protocols: ["echo.v2", "echo.v1"] }));
+  router.get("/local", (context) =>
+    upgradeWebSocket(context, {
+      onMessage: (_event, ws) => ws.send("local"),
+    }, { allowedHosts: ["127.0.0.1", "localhost"] }));
   router.get("/blast", (context) =>
     upgradeWebSocket(context, {
       onOpen(_event, ws: WebSocketConnection) {
@@ -195,5 +209,121 @@ Deno.test("upgradeWebSocket(): not an upgrade answers 426; bad options throw", (
         maxMessageBytes: 0,
       }),
     /maxMessageBytes must be a whole number of bytes >= 1, got 0/,
+  );
+});
+
+Deno.test("websocket: the handlers see the subprotocol the 101 chose", async () => {
+  const { server, url } = app();
+  try {
+    const client = await open(`${url}/protocol`, ["echo.v1"]);
+    const none = await open(`${url}/protocol`);
+    client.send("which?");
+    none.send("which?");
+    const [chosen, nothing] = await Promise.all([
+      nextMessage(client),
+      nextMessage(none),
+    ]);
+    client.close();
+    none.close();
+    assert.equal(client.protocol, "echo.v1");
+    assert.equal(chosen, "protocol=echo.v1");
+    assert.equal(nothing, "protocol=");
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("websocket: Upgrade without Connection: Upgrade gets a plain 400 naming it, never a 101 that does not switch", async () => {
+  const { server } = app();
+  const port = server.addr.port;
+  try {
+    for (const connection of ["keep-alive", "close", undefined]) {
+      const text = await rawExchange(
+        port,
+        [
+          "GET /echo HTTP/1.1",
+          `Host: 127.0.0.1:${port}`,
+          "Upgrade: websocket",
+          ...(connection === undefined ? [] : [`Connection: ${connection}`]),
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+          "Sec-WebSocket-Version: 13",
+          "",
+          // A second request on the same connection: served as HTTP, not
+          // tunnelled, once the first was refused.
+          "GET /echo HTTP/1.1",
+          `Host: 127.0.0.1:${port}`,
+          "Connection: close",
+          "",
+          "",
+        ].join("\r\n"),
+      );
+      assert.match(text, /^HTTP\/1\.1 400/, `Connection: ${connection}`);
+      assert.match(text, /Connection: Upgrade/);
+      assert.doesNotMatch(text, /HTTP\/1\.1 101/);
+      assert.doesNotMatch(text, /HTTP\/1\.1 500/);
+    }
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("websocket: allowedHosts refuses a DNS-rebinding page (its own Origin, a foreign Host) with 403", async () => {
+  const { server } = app();
+  const port = server.addr.port;
+  try {
+    // What a page on evil.example, resolved to 127.0.0.1, sends.
+    const rebound = await rawUpgrade(port, "/local", {
+      Host: `evil.example:${port}`,
+      Origin: `http://evil.example:${port}`,
+    });
+    rebound.socket.destroy();
+    assert.match(rebound.head, /^HTTP\/1\.1 403/);
+    // Without the allow-list the same request passes the Origin check.
+    const open = await rawUpgrade(port, "/echo", {
+      Host: `evil.example:${port}`,
+      Origin: `http://evil.example:${port}`,
+    });
+    open.socket.destroy();
+    assert.match(open.head, /^HTTP\/1\.1 101/);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const own = await rawUpgrade(port, "/local", {
+        Host: host,
+        Origin: `http://${host}`,
+      });
+      own.socket.destroy();
+      assert.match(own.head, /^HTTP\/1\.1 101/, host);
+    }
+    const noOrigin = await rawUpgrade(port, "/local", { Host: "evil.example" });
+    noOrigin.socket.destroy();
+    assert.match(noOrigin.head, /^HTTP\/1\.1 403/);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("upgradeWebSocket(): allowedHosts names the refused Host; a malformed entry throws", async () => {
+  const refused = upgradeWebSocket(
+    new Request("http://evil.example:8000/ws", {
+      headers: {
+        Upgrade: "websocket",
+        Connection: "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+      },
+    }),
+    {},
+    { allowedHosts: ["localhost"] },
+  );
+  assert.equal(refused.status, 403);
+  assert.match(
+    await refused.text(),
+    /Host "evil\.example:8000" is not one of allowedHosts/,
+  );
+  assert.throws(
+    () =>
+      upgradeWebSocket(new Request("http://localhost/ws"), {}, {
+        allowedHosts: ["http://localhost"],
+      }),
+    /allowedHosts entries are host names/,
   );
 });

@@ -47,7 +47,7 @@ async function untilUp(base: string, child: Deno.ChildProcess): Promise<void> {
   throw new Error("workerd did not start within 10 s");
 }
 
-Deno.test("Cloudflare workerd: router, html, JSON, redirect, cookie sessions, formData, logger", async () => {
+Deno.test("Cloudflare workerd: router, html, JSON, redirect, cookie sessions, formData, logger, waitUntil", async () => {
   let binary = workerdBinary();
   if (binary === undefined && existsSync(join(HERE, "install.sh"))) {
     await new Deno.Command("bash", {
@@ -102,6 +102,15 @@ const worker :Workerd.Worker = (
   const base = `http://127.0.0.1:${port}`;
   try {
     await untilUp(base, child);
+
+    // waitUntil(): answered before the work, which goes on afterwards.
+    const asked = performance.now();
+    const wait = await fetch(`${base}/wait/first`);
+    assert.equal(await wait.text(), "answered");
+    assert.ok(performance.now() - asked < 300, "answered before the work");
+    assert.equal(await (await fetch(`${base}/waited`)).text(), "");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.equal(await (await fetch(`${base}/waited`)).text(), "first");
 
     const home = await fetch(`${base}/`);
     assert.equal(home.status, 200);

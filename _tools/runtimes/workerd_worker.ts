@@ -17,6 +17,7 @@ import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-sto
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { createDiskUploadHandler } from "@fetchkit/toolkit/form-data-middleware";
+import { waitUntil, withExecutionContext } from "@fetchkit/toolkit/wait-until";
 
 const Session = createContextKey<Session>();
 const lines: string[] = [];
@@ -60,4 +61,19 @@ router.post(
   () => new Response("saved"),
 );
 
-export default { fetch: router.fetch };
+// Work after the answer: done only if the execution context waits for it
+// (workerd cancels a request's timers once it is answered otherwise).
+const done: string[] = [];
+router.get("/wait/:name", (context) => {
+  const name = context.params.name;
+  waitUntil(
+    context,
+    new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
+      done.push(name)
+    ),
+  );
+  return new Response("answered");
+});
+router.get("/waited", () => new Response(done.join(",")));
+
+export default { fetch: withExecutionContext(router.fetch) };

@@ -3,10 +3,12 @@
  * their schemas live in `routes.ts`; the router validates every input
  * before the handler runs, and handlers read `context.input`:
  *
- * - `create` and `update` bodies are JSON (or a form) checked by
- *   `NoteInput`: a body that is not JSON is a 415, too large a 413,
- *   malformed a 400 (the message says where), all answered by the router;
- *   a note the schema refuses is a 422 with `fieldErrors` by field.
+ * - `create` and `update` bodies are JSON (or a urlencoded or multipart
+ *   form, as the typed client sends `FormData`) checked by `NoteInput`: one
+ *   limit (`maxBytes`, 32 KiB) for every kind of body, a larger one is a
+ *   413; a body of another type is a 415, malformed a 400 (the message
+ *   says where), all answered by the router; a note the schema refuses is
+ *   a 422 with `fieldErrors` by field.
  * - `:id` goes through `NoteId` (`z.coerce.number()`): a number, or a 400
  *   with `fieldErrors.id`.
  * - the list is paginated by `ListQuery`: `?limit=20&after=0`.
@@ -19,12 +21,17 @@
  * - `create`, `update` and `destroy` need `Authorization: Bearer <jwt>`
  *   (HS256, issued by and for `notes-api`; see `auth.ts`, and `token.ts`
  *   to print one): without a valid token, a 401 with a
- *   `WWW-Authenticate: Bearer ... error="invalid_token"` challenge. Reads
- *   are open. The token is checked before the body is read.
+ *   `WWW-Authenticate: Bearer` challenge. Reads are open. The token is
+ *   checked before the body is read.
+ * - every note has an owner, the `sub` of the token that created it; an
+ *   update or delete with another subject's token is a 403.
  *
  * - `create` takes an `Idempotency-Key` header (`idempotency()`, keys kept
  *   in the same KV database for a day): a client that retries a POST after
- *   a lost answer gets the first note back, not a second one.
+ *   a lost answer gets the first note back, not a second one. Keys belong
+ *   to the token's subject, so two clients behind one address (or one
+ *   that learnt another's key) never get each other's answers.
+ * - `GET /` says what the API is and links the OpenAPI document.
  * - the list is cached for 5 seconds (`cache()` on a memory store); a
  *   create, update or delete in this process starts a new generation of
  *   list entries, so this process never lists older than its own writes
@@ -40,6 +47,7 @@ import {
   createMemoryCacheStore,
 } from "@fetchkit/toolkit/cache-middleware";
 import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
+import { JwtPayload } from "@fetchkit/toolkit/jwt-middleware";
 import { createOpenApiDocument } from "@fetchkit/toolkit/openapi";
 import { type Note, routes } from "./routes.ts";
 import { requireToken } from "./auth.ts";
@@ -50,7 +58,10 @@ export { ListQuery, Note, NoteId, NoteInput } from "./routes.ts";
 export interface AppOptions {
   /** Where notes are kept. */
   kv: Deno.Kv;
-  /** Largest JSON body, in bytes (a KV value holds at most 64 KiB). */
+  /**
+   * Largest body, in bytes, JSON or form alike (a KV value holds at most
+   * 64 KiB).
+   */
   maxBytes?: number;
   /** Signs and verifies the write routes' bearer JWTs (HS256). */
   jwtSecret: string;
@@ -72,7 +83,13 @@ export const openApiDocument = createOpenApiDocument(routes, {
 export function createApp(options: AppOptions): Router {
   const { kv } = options;
   const maxBytes = options.maxBytes ?? 32 * 1024;
-  const router = createRouter({ input: { json: { maxBytes } } });
+  // One limit for every body the routes read: JSON and forms (no files).
+  const router = createRouter({
+    input: {
+      json: { maxBytes },
+      form: { maxTotalSize: maxBytes, maxFieldSize: maxBytes, maxFiles: 0 },
+    },
+  });
   // Bumped by every write: the list's cache key holds it.
   let generation = 0;
   const listCache = cache({
@@ -82,6 +99,9 @@ export function createApp(options: AppOptions): Router {
   });
   const createOnce = idempotency({
     store: createKvCacheStore({ client: kv, prefix: "idempotency" }),
+    // After auth: a key is the token holder's own, not their address's.
+    scope: ({ get }) => get(JwtPayload)?.sub,
+    maxRequestBytes: maxBytes,
   });
   const auth = requireToken(options.jwtSecret);
 
@@ -91,9 +111,41 @@ export function createApp(options: AppOptions): Router {
     return entry as Deno.KvEntry<Note>;
   }
 
+  /** The note, if the token's subject owns it: 403 otherwise. */
+  async function findOwn(
+    id: number,
+    subject: string | undefined,
+  ): Promise<Deno.KvEntry<Note>> {
+    const entry = await find(id);
+    if (subject === undefined || entry.value.owner !== subject) {
+      throw new HttpError(
+        403,
+        `Note ${id} belongs to another user: only its owner may change it`,
+      );
+    }
+    return entry;
+  }
+
   router.map(routes, {
     actions: {
       openapi: () => Response.json(openApiDocument),
+      home: ({ url }) =>
+        new Response(
+          JSON.stringify(
+            {
+              name: openApiDocument.info.title,
+              description:
+                "A JSON API of notes. Reads are open; creating, changing and deleting a note need Authorization: Bearer <jwt> (HS256, issuer and audience notes-api), and only a note's owner may change it. POST /notes takes an Idempotency-Key.",
+              openapi: new URL("/openapi.json", url).href,
+              notes: new URL("/notes", url).href,
+              readme:
+                "examples/api/README.md in the @fetchkit/toolkit repository",
+            },
+            null,
+            2,
+          ),
+          { headers: { "Content-Type": "application/json; charset=utf-8" } },
+        ),
       notes: {
         actions: {
           index: {
@@ -121,7 +173,11 @@ export function createApp(options: AppOptions): Router {
 
           create: {
             middleware: [auth, createOnce],
-            handler: async ({ input }) => {
+            handler: async ({ input, get }) => {
+              const owner = get(JwtPayload)?.sub;
+              if (owner === undefined) {
+                throw new HttpError(403, "The token names no subject (sub)");
+              }
               const now = new Date().toISOString();
               // Takes the next id and stores the note in one atomic write;
               // retried when another create took the id first.
@@ -130,6 +186,7 @@ export function createApp(options: AppOptions): Router {
                 const id = Number((counter.value ?? 0n) + 1n);
                 const note: Note = {
                   id,
+                  owner,
                   ...input.body,
                   createdAt: now,
                   updatedAt: now,
@@ -156,9 +213,9 @@ export function createApp(options: AppOptions): Router {
 
           update: {
             middleware: [auth],
-            async handler({ input }) {
+            async handler({ input, get }) {
               const { id } = input.params;
-              const entry = await find(id);
+              const entry = await findOwn(id, get(JwtPayload)?.sub);
               const note: Note = {
                 ...entry.value,
                 ...input.body,
@@ -178,9 +235,14 @@ export function createApp(options: AppOptions): Router {
 
           destroy: {
             middleware: [auth],
-            async handler({ input }) {
-              await find(input.params.id);
-              await kv.delete(["notes", input.params.id]);
+            async handler({ input, get }) {
+              const entry = await findOwn(
+                input.params.id,
+                get(JwtPayload)?.sub,
+              );
+              // Deleted only if unchanged since the owner was checked.
+              await kv.atomic().check(entry).delete(["notes", input.params.id])
+                .commit();
               generation++;
               return new Response(null, { status: 204 });
             },

@@ -123,7 +123,11 @@ Deno.test("api example: every route round-trips through the typed client", async
     { valid: true },
   );
   const paths = (document.data as { paths: Record<string, unknown> }).paths;
+  const home = await api.home();
+  called.add("home");
+  assert.ok(home.ok);
   assert.deepEqual(Object.keys(paths).sort(), [
+    "/",
     "/notes",
     "/notes/{id}",
     "/openapi.json",
@@ -304,10 +308,8 @@ Deno.test("api example: write routes need a bearer JWT; reads are open", async (
     authorization: "",
   });
   assert.equal(anonymous.status, 401);
-  assert.match(
-    challenge(anonymous),
-    /^Bearer realm="api", error="invalid_token"/,
-  );
+  // No token sent: the challenge has no error code (RFC 6750 3.1).
+  assert.equal(challenge(anonymous), 'Bearer realm="api"');
   await anonymous.body?.cancel();
 
   const forged = await issueToken(
@@ -353,4 +355,132 @@ Deno.test("api example: write routes need a bearer JWT; reads are open", async (
   });
   assert.equal(read.status, 200);
   assert.equal((await read.json()).title, "Guarded");
+});
+
+Deno.test("api example: Idempotency-Keys are scoped to the token's subject: Bob cannot replay Ada's answer", async () => {
+  await using app = await serve();
+  const ada = await issueToken(SECRET, "ada");
+  const bob = await issueToken(SECRET, "bob");
+  const key = `"${crypto.randomUUID()}"`;
+  const body = JSON.stringify({ title: "Ada's note", body: "private plans" });
+  const post = (token: string) =>
+    app.call("POST", "/notes", body, {
+      "content-type": "application/json",
+      "idempotency-key": key,
+      authorization: `Bearer ${token}`,
+    });
+  const first = await post(ada);
+  assert.equal(first.status, 201);
+  const adas: Note = await first.json();
+  // Same address, same key, same body: Bob's own request runs.
+  const second = await post(bob);
+  assert.equal(second.status, 201);
+  assert.equal(second.headers.get("idempotent-replayed"), null);
+  const bobs: Note = await second.json();
+  assert.notEqual(bobs.id, adas.id);
+  assert.equal(bobs.owner, "bob");
+});
+
+Deno.test("api example: a note has an owner; others get 403 on update and delete", async () => {
+  await using app = await serve();
+  const ada = await issueToken(SECRET, "ada");
+  const bob = await issueToken(SECRET, "bob");
+  const as = (token: string) => ({
+    "content-type": "application/json",
+    authorization: `Bearer ${token}`,
+  });
+  const created = await app.call(
+    "POST",
+    "/notes",
+    JSON.stringify({ title: "Ada's" }),
+    as(ada),
+  );
+  const note: Note = await created.json();
+  assert.equal(note.owner, "ada");
+  const edit = await app.call(
+    "PUT",
+    `/notes/${note.id}`,
+    JSON.stringify({ title: "Bob was here" }),
+    as(bob),
+  );
+  assert.equal(edit.status, 403);
+  assert.match((await edit.json()).error, /belongs to another user/);
+  const remove = await app.call(
+    "DELETE",
+    `/notes/${note.id}`,
+    undefined,
+    as(bob),
+  );
+  assert.equal(remove.status, 403);
+  await remove.body?.cancel();
+  const still = await app.call("GET", `/notes/${note.id}`);
+  assert.equal((await still.json()).title, "Ada's");
+  // The owner may.
+  const own = await app.call(
+    "PUT",
+    `/notes/${note.id}`,
+    JSON.stringify({ title: "Ada's, edited" }),
+    as(ada),
+  );
+  assert.equal(own.status, 200);
+  assert.equal((await own.json()).owner, "ada");
+  const gone = await app.call(
+    "DELETE",
+    `/notes/${note.id}`,
+    undefined,
+    as(ada),
+  );
+  assert.equal(gone.status, 204);
+});
+
+Deno.test("api example: one body limit for JSON, urlencoded and multipart bodies", async () => {
+  await using app = await serve();
+  const urlencoded = new URLSearchParams({
+    title: "a",
+    body: "x".repeat(40_000),
+  });
+  const form = await app.call("POST", "/notes", urlencoded.toString(), {
+    "content-type": "application/x-www-form-urlencoded",
+  });
+  assert.equal(form.status, 413);
+  assert.match((await form.json()).error, /32768/);
+  const multipart = new FormData();
+  multipart.set("title", "a");
+  multipart.set("body", "x".repeat(40_000));
+  const request = new Request("http://x/", { method: "POST", body: multipart });
+  const multi = await app.call(
+    "POST",
+    "/notes",
+    await request.arrayBuffer(),
+    { "content-type": request.headers.get("content-type")! },
+  );
+  assert.equal(multi.status, 413);
+  await multi.body?.cancel();
+  // With an Idempotency-Key too.
+  const keyed = await app.call("POST", "/notes", "x".repeat(40_000), {
+    "content-type": "application/json",
+    "idempotency-key": "k-big",
+  });
+  assert.equal(keyed.status, 413);
+  await keyed.body?.cancel();
+  // A small form is a note.
+  const small = await app.call("POST", "/notes", "title=Hi", {
+    "content-type": "application/x-www-form-urlencoded",
+  });
+  assert.equal(small.status, 201);
+  await small.body?.cancel();
+});
+
+Deno.test("api example: GET / explains the API and links the OpenAPI document", async () => {
+  await using app = await serve();
+  const home = await app.call("GET", "/");
+  assert.equal(home.status, 200);
+  const index = await home.json();
+  assert.equal(index.openapi, `${app.base}/openapi.json`);
+  assert.equal(index.notes, `${app.base}/notes`);
+  assert.match(index.description, /Bearer/);
+  assert.match(index.readme, /examples\/api\/README\.md/);
+  const doc = await app.call("GET", "/openapi.json");
+  assert.equal(doc.status, 200);
+  await doc.body?.cancel();
 });

@@ -11,6 +11,7 @@
  * | `notes.update` | PUT | `/notes/:id` | `NoteInput` | `Note` |
  * | `notes.destroy` | DELETE | `/notes/:id` | | 204 |
  * | `openapi` | GET | `/openapi.json` | | the OpenAPI document |
+ * | `home` | GET | `/` | | what the API is, with links |
  *
  * `:id` is a positive whole number (`400` otherwise); a body the schema
  * refuses is a `422` with `fieldErrors`.
@@ -34,6 +35,8 @@ export const NoteInput = z.object({
 /** A stored note, as the API gives it. */
 export const Note = z.object({
   id: z.number().int().positive(),
+  /** The `sub` of the token that created it: only they may change it. */
+  owner: z.string(),
   title: z.string(),
   body: z.string(),
   tags: z.array(z.string()),
@@ -73,4 +76,5 @@ export const routes = route({
     },
   }),
   openapi: { method: "GET", pattern: "/openapi.json" },
+  home: { method: "GET", pattern: "/" },
 });

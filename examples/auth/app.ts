@@ -48,6 +48,8 @@ import { describeAdmin, describeAdmins, ensureAdmin } from "./admin.ts";
 import { dashboard, home, profile } from "./controllers/account.ts";
 import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
+import { oauthController } from "./controllers/oauth.ts";
+import { createIdentityStore, type OAuthProvider } from "./oauth.ts";
 import {
   errorPages,
   loadUser,
@@ -112,6 +114,10 @@ export interface AppOptions {
    * `false`; `main.ts` turns it on unless `DENO_ENV=production`.
    */
   development?: boolean;
+  /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
+  oauthProviders?: readonly OAuthProvider[];
+  /** The app's origin, for the providers' callback URLs. */
+  publicUrl?: string;
 }
 
 /**
@@ -178,6 +184,18 @@ export async function createApp(options: AppOptions): Promise<Router> {
       passwords,
       limits,
       addressLimit: options.loginAddressLimit,
+      providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+    }),
+  );
+  router.map(
+    routes.oauth,
+    oauthController({
+      users,
+      passwords,
+      identities: createIdentityStore(kv),
+      providers: options.oauthProviders ?? [],
+      publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
+      limits,
     }),
   );
   // One section: every /admin route is for admins and moderators, and

@@ -21,6 +21,12 @@ import {
   resolveSecrets,
 } from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
+import {
+  checkNetAccess,
+  loadOAuthProviders,
+  type OAuthProvider,
+  publicUrlOf,
+} from "./oauth.ts";
 
 async function openKv(path: string): Promise<Deno.Kv> {
   const slash = path.lastIndexOf("/");
@@ -49,7 +55,24 @@ function loadConfigOrExit(): Config {
   }
 }
 
+/** The sign-in providers configured (see `oauth.ts`), or exit code 1. */
+function loadOAuthOrExit(
+  config: Config,
+): { providers: OAuthProvider[]; publicUrl: string } {
+  const env = (name: string) => Deno.env.get(name);
+  try {
+    const providers = loadOAuthProviders(env);
+    checkNetAccess(providers);
+    return { providers, publicUrl: publicUrlOf(env, config) };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`Cannot start: ${error.message}`);
+    Deno.exit(1);
+  }
+}
+
 const config = loadConfigOrExit();
+const oauth = loadOAuthOrExit(config);
 const kv = await openKv(config.kvPath);
 const { secrets, generated } = await resolveSecrets(kv, config);
 if (generated) {
@@ -79,6 +102,8 @@ const app = await createApp({
   admin: config.admin,
   announce: console.log,
   development: !config.production,
+  oauthProviders: oauth.providers,
+  publicUrl: oauth.publicUrl,
 });
 
 let server: Server;

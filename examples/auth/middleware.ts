@@ -9,7 +9,7 @@ import type {
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
-import { StoreUnavailableError } from "@fetchkit/toolkit/store";
+import { StoreUnavailableError, toStoreError } from "@fetchkit/toolkit/store";
 import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
@@ -103,12 +103,15 @@ export function errorPages(): Middleware {
  * (for browsers) or the plain text, never the error's text. A store that
  * is down (a `StoreUnavailableError`: KV full or closed, Redis down or
  * slow, wherever it was met, the session or the login limiter) is a
- * `503` with `Retry-After` instead.
+ * `503` with `Retry-After` instead, and so is an outage of the app's own
+ * store calls (the user store's KV on a full disk), classified by
+ * `toStoreError()`.
  */
 export function serverError(
-  error: unknown,
+  thrown: unknown,
   context: RequestContext,
 ): Response {
+  const error = toStoreError(thrown, "store");
   // The request id ties this to the log line and to what the user saw.
   console.error(`Request ${context.get(RequestId) ?? "-"} failed:`, error);
   if (error instanceof StoreUnavailableError) {

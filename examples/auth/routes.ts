@@ -25,6 +25,10 @@ export const routes = route({
     register: form("register"),
     logout: { method: "POST", pattern: "logout" },
   }),
+  oauth: route("auth/oauth", {
+    start: { method: "GET", pattern: ":provider" },
+    callback: { method: "GET", pattern: ":provider/callback" },
+  }),
   dashboard: { method: "GET", pattern: "/dashboard" },
   profile: { method: "GET", pattern: "/profile" },
   admin: route("admin", adminRoutes),

@@ -200,6 +200,7 @@ export function renderPage(options: PageOptions): SafeHtml {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Live board</title>
+        <link rel="icon" href="/favicon.ico">
         <style nonce="${nonce}">${html.raw(STYLE)}</style>
       </head>
       <body>
@@ -255,6 +256,7 @@ export function renderErrorPage(options: ErrorPageOptions): SafeHtml {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>${title} · Live board</title>
+        <link rel="icon" href="/favicon.ico">
         <style nonce="${nonce}">${html.raw(STYLE)}</style>
       </head>
       <body>

@@ -59,6 +59,8 @@ const STYLE = `
   button { font: inherit; padding: .45rem 1rem; border: 0; border-radius: 6px;
     background: #1f4fb8; color: #fff; cursor: pointer; }
   a { color: #1f4fb8; }
+  .error { color: #a4161a; margin: 0; flex-basis: 100%; }
+  [aria-invalid="true"] { border: 2px solid #a4161a; }
   @media (max-width: 30rem) { main { margin: 1.25rem auto; padding: 0 1rem; } }
 `;
 
@@ -71,6 +73,7 @@ function page(title: string, content: SafeHtml, status = 200): Response {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${title} · fetchkit multi_server example</title>
+    <link rel="icon" href="data:,">
     <style>${html.raw(STYLE)}</style>
   </head>
   <body>
@@ -93,6 +96,28 @@ const router = createRouter({
       404,
     ),
 });
+/** A name is 1 to 100 characters once trimmed. */
+const MAX_NAME = 100;
+
+/** The login form; with `error`, the problem beside the field, focused. */
+function loginForm(value = "", error?: string): SafeHtml {
+  const invalid = error === undefined ? null : html.attrs({
+    "aria-invalid": "true",
+    "aria-describedby": "name-error",
+    autofocus: true,
+  });
+  return html`
+    <form method="post" action="/login">
+      <label>Your name <input name="name" id="name" required maxlength="${MAX_NAME}"
+            autocomplete="name" value="${value}"${invalid}></label>
+      <button>Log in</button>
+      ${error === undefined
+        ? null
+        : html`<p class="error" id="name-error" role="alert">${error}</p>`}
+    </form>
+  `;
+}
+
 router.get("/", (context) => {
   const name = context.get(Session)!.get("name");
   const port = server.addr.port;
@@ -101,11 +126,7 @@ router.get("/", (context) => {
     name === undefined
       ? html`
         <p>You are not logged in (served by ${port}).</p>
-        <form method="post" action="/login">
-          <label>Your name <input name="name" id="name" required
-                    autocomplete="name"></label>
-          <button>Log in</button>
-        </form>
+        ${loginForm()}
       `
       : html`
         <p>Hello, ${name} (served by ${port})</p>
@@ -114,8 +135,21 @@ router.get("/", (context) => {
   );
 });
 router.post("/login", (context) => {
-  const name = String(context.get(FormData)?.get("name") ?? "").trim();
-  if (name === "") return redirect("/", 303);
+  const sent = context.get(FormData)?.get("name");
+  const name = typeof sent === "string" ? sent.trim() : "";
+  if (name === "" || name.length > MAX_NAME) {
+    // Said on the page, with the form again: never a silent reload.
+    return page(
+      "Sessions shared by every process",
+      loginForm(
+        typeof sent === "string" ? sent.slice(0, MAX_NAME) : "",
+        name === ""
+          ? "Enter your name: it cannot be empty or only spaces."
+          : `Your name can be at most ${MAX_NAME} characters.`,
+      ),
+      422,
+    );
+  }
   const current = context.get(Session)!;
   current.regenerateId(true); // against session fixation
   current.set("name", name);

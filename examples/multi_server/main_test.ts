@@ -124,3 +124,44 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "login with an empty or blank name: 422, the form again with the reason, nobody logged in",
+  ignore: redisServer === undefined,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const [command] = await readmeCommands();
+    const server = await startCommand(repo, command, {
+      PORT: "0",
+      REDIS_URL: redis.url,
+      SESSION_SECRET: crypto.randomUUID() + crypto.randomUUID(),
+    });
+    try {
+      for (const name of ["", "   "]) {
+        const response = await fetch(`${server.origin}/login`, {
+          method: "POST",
+          body: new URLSearchParams({ name }),
+          redirect: "manual",
+        });
+        assert.equal(response.status, 422);
+        assert.equal(response.headers.get("set-cookie"), null);
+        const page = await response.text();
+        assert.match(
+          page,
+          /<p class="error" id="name-error" role="alert">Enter your name: it cannot be empty or only spaces\.<\/p>/,
+        );
+        assert.match(page, /aria-invalid="true"/);
+      }
+      const long = await fetch(`${server.origin}/login`, {
+        method: "POST",
+        body: new URLSearchParams({ name: "x".repeat(101) }),
+      });
+      assert.equal(long.status, 422);
+      assert.match(await long.text(), /at most 100 characters/);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
+  },
+});

@@ -83,10 +83,20 @@ const STYLE = `
   ul.posts { list-style: none; padding: 0; margin: 0; display: grid; gap: .5rem; }
   ul.posts li { display: flex; align-items: center; gap: 1rem; background: #fff;
     padding: .6rem .9rem; border: 1px solid #d8dce3; border-radius: 8px; }
-  ul.posts li a { flex: 1; min-width: 0; }
+  ul.posts li > a:first-child { flex: 1; min-width: 0; }
   ul.posts form { margin: 0; }
-  ul.posts button { background: #fff; color: #a4161a; border: 1px solid #a4161a;
-    padding: .25rem .75rem; }
+  ul.posts li { flex-wrap: wrap; }
+  details.delete summary { cursor: pointer; color: #a4161a; }
+  details.delete[open] { flex-basis: 100%; }
+  details.delete form { margin: .5rem 0 0; display: flex; gap: .75rem;
+    align-items: center; flex-wrap: wrap; }
+  button.danger { background: #a4161a; color: #fff; }
+  .notice { background: #e7f5ec; border: 1px solid #2f7a4b; color: #1c4d2e;
+    padding: .5rem .9rem; border-radius: 8px; margin: 0 0 1rem; }
+  article { background: #fff; padding: 1rem 1.25rem; border: 1px solid #d8dce3;
+    border-radius: 8px; white-space: pre-wrap; }
+  .actions { display: flex; gap: 1rem; align-items: center; margin-top: 1rem;
+    flex-wrap: wrap; }
   .error { color: #a4161a; margin: .25rem 0 0; }
   [aria-invalid="true"] { border: 2px solid #a4161a; }
   .visually-hidden { position: absolute; width: 1px; height: 1px;
@@ -116,6 +126,7 @@ function page(
           <meta charset="utf-8">
           <meta name="viewport" content="width=device-width, initial-scale=1">
           <title>${title} · fetchkit resources example</title>
+          <link rel="icon" href="data:,">
           <style>${html.raw(STYLE)}</style>
         </head>
         <body>
@@ -179,6 +190,50 @@ function postForm(action: string, post?: Post, state?: FormState): SafeHtml {
 </form>`;
 }
 
+/**
+ * Deleting asks first, without JavaScript: "Delete" opens a confirmation
+ * with the post's title, and only its button sends the DELETE.
+ */
+function deleteControl(post: Post): SafeHtml {
+  return html`
+    <details class="delete">
+      <summary>Delete<span class="visually-hidden"> ${post
+        .title}</span></summary>
+      <form method="post" action="${routes.posts.destroy.href({
+        id: post.id,
+      })}">
+        <input type="hidden" name="_method" value="DELETE">
+        <span>Delete “${post.title}” for good?</span>
+        <button class="danger">Yes, delete it</button>
+      </form>
+    </details>
+  `;
+}
+
+/** What the last action did, carried in the redirect's query. */
+const NOTICES: Record<string, (title: string) => string> = {
+  created: (title) => `Created “${title}”.`,
+  saved: (title) => `Saved “${title}”.`,
+  deleted: (title) => `Deleted “${title}”.`,
+};
+
+/** The list page's URL after an action, saying what happened to `title`. */
+function listAfter(action: keyof typeof NOTICES, title: string): string {
+  return `${routes.home.href()}?${new URLSearchParams({ [action]: title })}`;
+}
+
+function notice(url: URL): SafeHtml | null {
+  for (const [action, message] of Object.entries(NOTICES)) {
+    const title = url.searchParams.get(action);
+    if (title !== null) {
+      return html`<p class="notice" role="status">${
+        message(title.slice(0, 200))
+      }</p>`;
+    }
+  }
+  return null;
+}
+
 /** 404: a page for browsers, plain text for API clients. */
 function notFound(context: { headers: Headers }): Response {
   if (wantsHtml(context)) {
@@ -231,36 +286,55 @@ export function createApp(options: AppOptions = {}): Router {
       formErrors: state.formErrors,
     }, { status: 422 });
 
+  // The list, for `/` and for browsers asking for `/posts`.
+  const listPage = (context: { url: URL }) => {
+    const list = [...posts.values()].map((post) =>
+      html`<li><a href="${
+        routes.posts.show.href({ id: post.id })
+      }">${post.title}</a>
+  <a href="${
+        routes.posts.edit.href({ id: post.id })
+      }">Edit<span class="visually-hidden"> ${post.title}</span></a>
+  ${deleteControl(post)}</li>`
+    );
+    return page(
+      "Posts",
+      html`${notice(context.url)}${
+        list.length
+          ? html`<ul class="posts">${list}</ul>`
+          : html`<p>No posts yet. <a href="${routes.posts.new.href()}">Write the first</a>.</p>`
+      }`,
+      { path: routes.home.href() },
+    );
+  };
+
   router.map(routes, {
     actions: {
-      home: () => {
-        const list = [...posts.values()].map((post) =>
-          html`<li><a href="${
-            routes.posts.edit.href({ id: post.id })
-          }">${post.title}</a>
-  <form method="post" action="${routes.posts.destroy.href({ id: post.id })}">
-    <input type="hidden" name="_method" value="DELETE">
-    <button>Delete<span class="visually-hidden"> ${post.title}</span></button>
-  </form></li>`
-        );
-        return page(
-          "Posts",
-          list.length
-            ? html`<ul class="posts">${list}</ul>`
-            : html`<p>No posts yet. <a href="${routes.posts.new.href()}">Write the first</a>.</p>`,
-          { path: routes.home.href() },
-        );
-      },
+      home: (context) => listPage(context),
       posts: {
         actions: {
-          index: () => Response.json([...posts.values()]),
+          // Browsers get pages, API clients JSON (the same URLs).
+          index: (context) =>
+            wantsHtml(context)
+              ? listPage(context)
+              : Response.json([...posts.values()]),
           new: () =>
             page("New post", postForm(routes.posts.create.href()), {
               path: routes.posts.new.href(),
             }),
           show: (context) => {
             const post = posts.get(Number(context.params.id));
-            return post ? Response.json(post) : notFound(context);
+            if (!post) return notFound(context);
+            if (!wantsHtml(context)) return Response.json(post);
+            return page(
+              post.title,
+              html`${notice(context.url)}<article>${
+                post.body || html`<em>No body.</em>`
+              }</article>
+<div class="actions"><a href="${
+                routes.posts.edit.href({ id: post.id })
+              }">Edit</a> ${deleteControl(post)}</div>`,
+            );
           },
           create: async (context) => {
             const result = await parseForm(
@@ -279,7 +353,7 @@ export function createApp(options: AppOptions = {}): Router {
             posts.set(post.id, post);
             // Browsers get the list page; API clients get the record.
             if (wantsHtml(context)) {
-              return redirect(routes.home.href(), 303);
+              return redirect(listAfter("created", post.title), 303);
             }
             return Response.json(post, { status: 201 });
           },
@@ -312,16 +386,16 @@ export function createApp(options: AppOptions = {}): Router {
             }
             Object.assign(post, result.value);
             if (wantsHtml(context)) {
-              return redirect(routes.home.href(), 303);
+              return redirect(listAfter("saved", post.title), 303);
             }
             return Response.json(post);
           },
           destroy: (context) => {
-            if (!posts.delete(Number(context.params.id))) {
-              return notFound(context);
-            }
+            const post = posts.get(Number(context.params.id));
+            if (!post) return notFound(context);
+            posts.delete(post.id);
             if (wantsHtml(context)) {
-              return redirect(routes.home.href(), 303);
+              return redirect(listAfter("deleted", post.title), 303);
             }
             return new Response(null, { status: 204 });
           },

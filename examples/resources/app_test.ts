@@ -67,8 +67,24 @@ Deno.test("resources example: the seven RESTful endpoints, end to end", async ()
     },
   );
   assert.equal(viaForm.status, 303);
-  assert.equal(viaForm.headers.get("location"), "/");
+  assert.equal(viaForm.headers.get("location"), "/?saved=Form");
   assert.equal((await (await call("GET", "/posts/1")).json()).title, "Form");
+  // Browsers get pages for the list and a post, API clients JSON.
+  const html = { accept: "text/html" };
+  const listPage = await (await call("GET", "/posts", undefined, html)).text();
+  assert.match(listPage, /<h1>Posts<\/h1>/);
+  assert.match(listPage, /<a href="\/posts\/1">Form<\/a>/);
+  const showPage = await (await call("GET", "/posts/1", undefined, html))
+    .text();
+  assert.match(showPage, /<h1>Form<\/h1>/);
+  assert.match(showPage, /Delete “Form” for good\?/);
+  // The notice after an action comes from the redirect's query, escaped.
+  const notice = await (await call("GET", "/?deleted=%3Cb%3E", undefined, html))
+    .text();
+  assert.match(
+    notice,
+    /<p class="notice" role="status">Deleted “&lt;b&gt;”\.<\/p>/,
+  );
 
   const destroyed = await call("DELETE", "/posts/1");
   assert.equal(destroyed.status, 204);

@@ -77,18 +77,31 @@ Deno.test({
       await assertBelow(page, "input[name=title]", "#title-error");
       await shot("03-title-too-long");
 
-      // Valid: created, back to the list.
+      // Valid: created, back to the list, which says so.
       await page.fill("input[name=title]", "Forms end to end");
       await page.click("button:has-text('Create')");
-      await page.waitForURL(base + "/");
+      await page.waitForURL(/\/\?created=/);
       assert.equal(
-        await page.locator("li a").textContent(),
+        await page.locator("li a").first().textContent(),
         "Forms end to end",
+      );
+      assert.equal(
+        await page.locator("[role=status]").textContent(),
+        "Created “Forms end to end”.",
       );
       await shot("04-created");
 
+      // The post's own page, in the browser (not JSON), then its editor.
+      await page.click("ul.posts a:has-text('Forms end to end')");
+      await page.waitForURL(/\/posts\/1$/);
+      assert.equal(await page.locator("h1").textContent(), "Forms end to end");
+      assert.equal(
+        await page.locator("article").textContent(),
+        "A body worth keeping.",
+      );
+      await shot("04b-show");
       // Editing follows the same rules through PUT.
-      await page.click("text=Forms end to end");
+      await page.click(".actions a:has-text('Edit')");
       await page.fill("input[name=title]", "");
       await page.fill("input[name=title]", " ");
       await page.click("button:has-text('Save')");
@@ -105,11 +118,29 @@ Deno.test({
       await shot("05-edit-title-required");
       await page.fill("input[name=title]", "Forms, validated");
       await page.click("button:has-text('Save')");
-      await page.waitForURL(base + "/");
+      await page.waitForURL(/\/\?saved=/);
       assert.equal(
-        await page.locator("li a").textContent(),
+        await page.locator("li a").first().textContent(),
         "Forms, validated",
       );
+
+      // Deleting asks first: "Delete" opens a confirmation; nothing is gone
+      // until its button is pressed, and the list then says what went.
+      await page.click("li summary");
+      assert.equal(await page.locator("li").count(), 1);
+      await shot("06-delete-confirm");
+      await page.click("button:has-text('Yes, delete it')");
+      await page.waitForURL(/\/\?deleted=/);
+      assert.equal(await page.locator("li").count(), 0);
+      assert.equal(
+        await page.locator("[role=status]").textContent(),
+        "Deleted “Forms, validated”.",
+      );
+      await shot("07-deleted");
+
+      // /posts in a browser is the list page, not raw JSON.
+      await page.goto(base + "/posts");
+      assert.equal(await page.locator("h1").textContent(), "Posts");
       console.log(`screenshots: ${shots}`);
       await context.close();
     } finally {

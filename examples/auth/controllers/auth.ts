@@ -43,6 +43,7 @@ import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
 import { EmailInUseError, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
+import type { ProviderButton } from "../views/oauth.ts";
 import { requireGuest } from "../middleware.ts";
 import {
   AUTH_FORM_LIMITS,
@@ -60,6 +61,8 @@ export interface AuthDeps {
   limits: RateLimitStore;
   /** Failed logins per client address per hour. Default 100. */
   addressLimit?: number;
+  /** "Sign in with <provider>" buttons on the login page. */
+  providers?: readonly ProviderButton[];
 }
 
 /** The login form, once its schema accepted it. */
@@ -100,7 +103,7 @@ function returnToOf(context: RequestContext): string | undefined {
 export function authController(
   deps: AuthDeps,
 ): Controller<typeof routes.auth> {
-  const { users, passwords } = deps;
+  const { users, passwords, providers } = deps;
   const guestsOnly = [requireGuest()];
 
   // The login form, checked before the limiters: a refused form is not
@@ -110,6 +113,7 @@ export function authController(
     if (!result.success) {
       const problems = problemsOf(result);
       return loginPage({
+        providers,
         returnTo: returnToOf(context),
         email: problems.values.email,
         fieldErrors: problems.fields,
@@ -128,6 +132,7 @@ export function authController(
     emailOf: emailKey,
     onLimit: (context, { retryAfterMs }) =>
       loginPage({
+        providers,
         returnTo: returnToOf(context),
         email: context.get(LoginInput)?.email,
         error: tooManyAttempts(retryAfterMs),
@@ -145,6 +150,7 @@ export function authController(
             handler(context) {
               const session = context.get(Session)!;
               return loginPage({
+                providers,
                 returnTo: returnToOf(context),
                 error: session.get("error"),
                 notice: session.get("notice"),

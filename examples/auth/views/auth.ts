@@ -10,6 +10,7 @@
 import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import { loginHref, routes } from "../routes.ts";
 import { page } from "./layout.ts";
+import { type ProviderButton, providerButtons } from "./oauth.ts";
 import {
   MAX_EMAIL_LENGTH,
   MAX_NAME_LENGTH,
@@ -31,6 +32,8 @@ export interface LoginPage {
   fieldErrors?: FieldErrors;
   status?: number;
   headers?: HeadersInit;
+  /** "Sign in with <provider>" buttons (see `oauth.ts`). */
+  providers?: readonly ProviderButton[];
 }
 
 /** The id of a field's message, for `aria-describedby`. */
@@ -87,6 +90,7 @@ export function loginPage(options: LoginPage): Response {
         ${problem(errors, "password")}
         <button type="submit">Log in</button>
       </form>
+      ${providerButtons(options.providers, returnTo)}
       <p>No account yet? <a href="${routes.auth.register.index
         .href()}">Register</a></p>
     `,

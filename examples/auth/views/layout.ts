@@ -72,6 +72,7 @@ export function page(content: SafeHtml, options: PageOptions): Response {
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>${title} · fetchkit auth example</title>
+    <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
     <link rel="stylesheet" href="/assets/style.css">
   </head>
   <body>

@@ -1,0 +1,185 @@
+/**
+ * "Sign in with <provider>", as this state table says.
+ *
+ * | from  | request                                 | when                                   | then                                          |
+ * | ----- | --------------------------------------- | -------------------------------------- | --------------------------------------------- |
+ * | guest | `GET /auth/oauth/:provider`             | provider configured                    | → the provider (state, PKCE, nonce in the session) |
+ * | guest | `GET /auth/oauth/:provider/callback`    | identity linked before                 | new session id, `userId`, → `returnTo`        |
+ * | guest | `GET /auth/oauth/:provider/callback`    | verified email of an existing account  | identity linked, signed in, notice            |
+ * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |
+ * | guest | `GET /auth/oauth/:provider/callback`    | email unverified or missing            | `403` login page saying why                   |
+ * | guest | `GET /auth/oauth/:provider/callback`    | state, iss, code or ID token refused   | `400` login page naming what failed           |
+ * | any   | either                                  | provider not configured                | `404`                                         |
+ * | any   | either                                  | over 30 requests per address in 15 min (15 sign-ins) | `429` login page, `Retry-After` |
+ *
+ * Signed-in users are sent to their dashboard, as on the login page. The
+ * callback answers a page rather than throwing, so the session saves the
+ * used sign-in's removal (see `@fetchkit/toolkit/oauth`).
+ *
+ * @module
+ */
+import type {
+  Controller,
+  RequestContext,
+} from "@fetchkit/toolkit/fetch-router";
+import {
+  createOAuthClient,
+  type OAuthClaims,
+  type OAuthClient,
+  OAuthError,
+} from "@fetchkit/toolkit/oauth";
+import {
+  rateLimit,
+  type RateLimitStore,
+} from "@fetchkit/toolkit/rate-limit-middleware";
+import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { Session } from "../context.ts";
+import { requireGuest } from "../middleware.ts";
+import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
+import type { Passwords } from "../passwords.ts";
+import { safeReturnTo } from "../return_to.ts";
+import { routes } from "../routes.ts";
+import type { User, UserStore } from "../users.ts";
+import { loginPage } from "../views/auth.ts";
+import { notFoundPage } from "../views/errors.ts";
+import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from "./forms.ts";
+
+/** Sign-ins started or finished per client address... */
+export const OAUTH_ADDRESS_LIMIT = 30;
+/** ...per 15 minutes. */
+export const OAUTH_WINDOW_MS = 15 * 60 * 1000;
+
+/** What the controller works with. */
+export interface OAuthDeps {
+  users: UserStore;
+  passwords: Passwords;
+  identities: IdentityStore;
+  providers: readonly OAuthProvider[];
+  /** The app's origin: callback URLs are `<publicUrl>/auth/oauth/<id>/callback`. */
+  publicUrl: string;
+  limits: RateLimitStore;
+}
+
+/** Why an unverified email cannot sign in (shown on the login page). */
+export function unverifiedEmail(name: string, email?: string): string {
+  return `${name} has not verified ${
+    email ? `that ${email} is yours` : "an email address for you"
+  }, so it cannot open an account here. Verify the address at ${name}, ` +
+    "or sign in with your password.";
+}
+
+/** The controller for `routes.oauth`. */
+export function oauthController(
+  deps: OAuthDeps,
+): Controller<typeof routes.oauth> {
+  const { users, identities } = deps;
+  const buttons = deps.providers.map(({ id, name }) => ({ id, name }));
+  const clients = new Map<
+    string,
+    { provider: OAuthProvider; client: OAuthClient }
+  >();
+  for (const provider of deps.providers) {
+    clients.set(provider.id, {
+      provider,
+      client: createOAuthClient({
+        ...provider.options,
+        redirectUri: deps.publicUrl +
+          routes.oauth.callback.href({ provider: provider.id }),
+        session: Session,
+      }),
+    });
+  }
+  const clientOf = (context: RequestContext) =>
+    clients.get(context.params.provider ?? "");
+  const refuse = (error: string, status: number) =>
+    loginPage({ error, status, providers: buttons });
+
+  const perAddress = rateLimit({
+    name: "oauth-address",
+    limit: OAUTH_ADDRESS_LIMIT,
+    windowMs: OAUTH_WINDOW_MS,
+    store: deps.limits,
+    onLimit: () =>
+      refuse("Too many sign-in attempts. Try again in a few minutes.", 429),
+  });
+
+  /** The user for these claims: linked, found by verified email, or new. */
+  async function userFor(
+    id: ProviderId,
+    name: string,
+    claims: OAuthClaims,
+  ): Promise<{ user: User; notice?: string } | { refused: string }> {
+    const linked = await identities.find(id, claims.sub);
+    const known = linked === null ? null : await users.findById(linked);
+    if (known) return { user: known };
+    const email = typeof claims.email === "string" ? claims.email : undefined;
+    if (
+      !email || claims.email_verified !== true ||
+      email.length > MAX_EMAIL_LENGTH || !email.includes("@")
+    ) {
+      return { refused: unverifiedEmail(name, email) };
+    }
+    let user = await users.findByEmail(email);
+    let notice: string;
+    if (user) {
+      notice = `Your ${name} account is now linked to ${user.email}.`;
+    } else {
+      const display = typeof claims.name === "string" && claims.name.trim()
+        ? claims.name.trim().slice(0, MAX_NAME_LENGTH)
+        : email.slice(0, email.indexOf("@")).slice(0, MAX_NAME_LENGTH);
+      // No password signs in to this account: a random one, never shown.
+      const password = await deps.passwords.hash(
+        crypto.randomUUID() + crypto.randomUUID(),
+      );
+      user = await users.create({ email, name: display, password });
+      notice = `Welcome, ${user.name}!`;
+    }
+    // A racing first sign-in may have linked it already: that link wins.
+    if (!await identities.link(id, claims.sub, user.id)) {
+      const winner = await identities.find(id, claims.sub);
+      user = winner === null ? user : await users.findById(winner) ?? user;
+    }
+    return { user, notice };
+  }
+
+  return {
+    middleware: [requireGuest(), perAddress],
+    actions: {
+      start(context) {
+        const entry = clientOf(context);
+        if (!entry) return notFoundPage(undefined);
+        const returnTo = context.url.searchParams.get("returnTo");
+        return entry.client.authorize(context, {
+          returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
+        });
+      },
+      async callback(context) {
+        const entry = clientOf(context);
+        if (!entry) return notFoundPage(undefined);
+        const { provider, client } = entry;
+        let result;
+        try {
+          result = await client.callback(context);
+        } catch (error) {
+          if (!(error instanceof OAuthError)) throw error;
+          const message = error.providerError === "access_denied"
+            ? `Sign-in with ${provider.name} was cancelled.`
+            : `Sign-in with ${provider.name} failed: ${error.message}`;
+          return refuse(message, 400);
+        }
+        const outcome = await userFor(
+          provider.id,
+          provider.name,
+          result.claims,
+        );
+        if ("refused" in outcome) return refuse(outcome.refused, 403);
+        const session = context.get(Session)!;
+        // A new id after a privilege change defeats session fixation.
+        session.regenerateId(true);
+        session.set("userId", outcome.user.id);
+        if (outcome.notice) session.flash("notice", outcome.notice);
+        return redirect(safeReturnTo(result.returnTo), 303);
+      },
+    },
+  };
+}

@@ -1,0 +1,399 @@
+// "Sign in with <provider>" in the example app against panva's
+// oidc-provider on 127.0.0.1 (a subprocess), by fetch with a cookie jar
+// through the provider's own login and consent pages: new users from the
+// claims, linking by verified email only, refusals as pages, the rate
+// limit, and no buttons when nothing is configured.
+import assert from "node:assert/strict";
+import type { Router } from "@fetchkit/toolkit/fetch-router";
+import { createApp } from "./app.ts";
+import { createSessionStorage } from "./sessions.ts";
+import { ORIGIN, SECRET } from "./_test_app.ts";
+import { runMain, startMain } from "./_test_server.ts";
+import {
+  checkNetAccess,
+  loadOAuthProviders,
+  type OAuthProvider,
+  publicUrlOf,
+} from "./oauth.ts";
+import { OAUTH_ADDRESS_LIMIT } from "./controllers/oauth.ts";
+import { ConfigError } from "./config.ts";
+import { createUserStore } from "./users.ts";
+import {
+  abortAtProvider,
+  Agent,
+  signInAtProvider,
+} from "../../oauth/_test_agent.ts";
+import {
+  CONFIDENTIAL_CLIENT,
+  startOidcProvider,
+} from "../../oauth/_test_oidc_provider.ts";
+
+const CALLBACK = `${ORIGIN}/auth/oauth/oidc/callback`;
+const provider = await startOidcProvider([CALLBACK]);
+
+function providers(): OAuthProvider[] {
+  return loadOAuthProviders((name) =>
+    ({
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: CONFIDENTIAL_CLIENT.clientId,
+      OIDC_CLIENT_SECRET: CONFIDENTIAL_CLIENT.clientSecret,
+      OIDC_NAME: "Test SSO",
+    } as Record<string, string>)[name]
+  );
+}
+
+async function app(
+  oauthProviders: OAuthProvider[] = providers(),
+): Promise<{ app: Router; kv: Deno.Kv }> {
+  const kv = await Deno.openKv(":memory:");
+  const router = await createApp({
+    kv,
+    sessions: createSessionStorage({
+      kind: "kv",
+      kv,
+      secrets: [SECRET],
+      secure: false,
+    }),
+    bcryptCost: 4,
+    log: null,
+    admin: { email: "admin@example.com", password: "admin-password" },
+    oauthProviders,
+    publicUrl: ORIGIN,
+  });
+  return { app: router, kv };
+}
+
+let addresses = 0;
+
+/** A browser: the app in process (from its own address), the provider over HTTP. */
+function browser(router: Router): Agent {
+  const info = {
+    remoteAddr: {
+      transport: "tcp" as const,
+      hostname: `10.9.0.${++addresses}`,
+      port: 50000,
+    },
+  };
+  return new Agent().route(ORIGIN, async (request) => {
+    const headers = new Headers(request.headers);
+    headers.set("sec-fetch-site", "same-origin");
+    return await router.fetch(new Request(request, { headers }), info);
+  });
+}
+
+/** Clicks "Sign in with Test SSO": the provider URL. */
+async function start(agent: Agent, returnTo?: string): Promise<string> {
+  const query = returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : "";
+  const response = await agent.request(`${ORIGIN}/auth/oauth/oidc${query}`);
+  assert.equal(response.status, 302, await response.clone().text());
+  return response.headers.get("Location")!;
+}
+
+async function signIn(
+  agent: Agent,
+  login: string,
+  returnTo?: string,
+): Promise<Response> {
+  const callback = await signInAtProvider(
+    agent,
+    await start(agent, returnTo),
+    ORIGIN,
+    login,
+  );
+  return await agent.request(callback);
+}
+
+async function page(agent: Agent, path: string): Promise<[number, string]> {
+  const response = await agent.request(ORIGIN + path, {
+    headers: { Accept: "text/html" },
+  });
+  return [response.status, await response.text()];
+}
+
+Deno.test("oauth example: the login page has the provider's button and the linking rule", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const [status, body] = await page(
+      browser(router),
+      "/auth/login?returnTo=/profile",
+    );
+    assert.equal(status, 200);
+    assert.match(
+      body,
+      /<a class="provider" href="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">Sign in with Test SSO<\/a>/,
+    );
+    assert.match(body, /opens it only when the provider has verified/);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: a verified new user is created from the claims, then signs in again as the same user", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const agent = browser(router);
+    const response = await signIn(agent, "alice", "/profile");
+    assert.equal(response.status, 303, await response.clone().text());
+    assert.equal(response.headers.get("Location"), "/profile");
+    const [, dashboard] = await page(agent, "/dashboard");
+    assert.match(dashboard, /Welcome, Alice Provider!/);
+    const users = createUserStore(kv);
+    const alice = await users.findByEmail("alice@example.com");
+    assert.equal(alice?.name, "Alice Provider");
+
+    // Signed in: the buttons send to the dashboard.
+    const again = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
+    assert.equal(again.headers.get("Location"), "/dashboard");
+
+    // A new browser signs in as the same user (the identity is linked).
+    const other = browser(router);
+    assert.equal((await signIn(other, "alice")).status, 303);
+    const [, page2] = await page(other, "/dashboard");
+    assert.match(page2, /Alice Provider/);
+    assert.equal((await users.list()).length, 2); // the admin and Alice
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: a verified email joins the existing account with that email", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const users = createUserStore(kv);
+    const agent = browser(router);
+    const registered = await agent.request(`${ORIGIN}/auth/register`, {
+      method: "POST",
+      body: new URLSearchParams({
+        email: "Bob@Example.com",
+        password: "bob-password-1",
+        name: "Bob Registered",
+      }),
+    });
+    assert.equal(registered.status, 303);
+    const bob = (await users.findByEmail("bob@example.com"))!;
+    const fresh = browser(router);
+    assert.equal((await signIn(fresh, "bob")).status, 303);
+    const [, dashboard] = await page(fresh, "/dashboard");
+    assert.match(
+      dashboard,
+      /Your Test SSO account is now linked to Bob@Example.com/,
+    );
+    assert.match(dashboard, /Bob Registered/);
+    assert.equal((await users.list()).length, 2);
+    assert.equal((await users.findByEmail("bob@example.com"))!.id, bob.id);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: an unverified email never opens an existing account (nor makes one)", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const agent = browser(router);
+    // mallory's provider account claims admin@example.com, unverified.
+    const response = await signIn(agent, "mallory");
+    assert.equal(response.status, 403);
+    const body = await response.text();
+    assert.match(
+      body,
+      /Test SSO has not verified that admin@example.com is yours/,
+    );
+    const dashboard = await agent.request(`${ORIGIN}/dashboard`);
+    assert.equal(dashboard.status, 302); // still a guest
+    assert.equal((await createUserStore(kv).list()).length, 1);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: refusals are login pages naming what failed", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const agent = browser(router);
+    const callback = await signInAtProvider(
+      agent,
+      await start(agent),
+      ORIGIN,
+      "alice",
+    );
+    callback.searchParams.set("state", "forged");
+    const forged = await agent.request(callback, {
+      headers: { Accept: "text/html" },
+    });
+    assert.equal(forged.status, 400);
+    const text = await forged.text();
+    assert.match(
+      text,
+      /Sign-in with Test SSO failed: The state does not match/,
+    );
+    assert.match(text, /<form method="post" action="\/auth\/login"/);
+
+    // A new browser: the first one's provider session would skip the login page.
+    const other = browser(router);
+    const cancelled = await other.request(
+      await abortAtProvider(other, await start(other), ORIGIN),
+    );
+    assert.equal(cancelled.status, 400);
+    assert.match(await cancelled.text(), /Sign-in with Test SSO was cancelled/);
+
+    const unknown = await agent.request(`${ORIGIN}/auth/oauth/google`);
+    assert.equal(unknown.status, 404);
+    await unknown.body?.cancel();
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: the sign-in routes are rate limited per client address", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const agent = browser(router);
+    for (let i = 0; i < OAUTH_ADDRESS_LIMIT; i++) {
+      const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
+      assert.equal(response.status, 302);
+    }
+    const refused = await agent.request(
+      `${ORIGIN}/auth/oauth/oidc/callback?state=x`,
+    );
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get("Retry-After")) > 0);
+    assert.match(await refused.text(), /Too many sign-in attempts/);
+    // Another address is not affected.
+    assert.equal(
+      (await browser(router).request(`${ORIGIN}/auth/oauth/oidc`)).status,
+      302,
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: with no provider configured, no buttons and no routes", async () => {
+  const { app: router, kv } = await app(loadOAuthProviders(() => undefined));
+  try {
+    const agent = browser(router);
+    const [, body] = await page(agent, "/auth/login");
+    assert.doesNotMatch(body, /Sign in with/);
+    assert.doesNotMatch(body, /providers-title/);
+    const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
+    assert.equal(response.status, 404);
+    await response.body?.cancel();
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: provider settings are checked at start", () => {
+  const env = (vars: Record<string, string>) => (name: string) => vars[name];
+  assert.deepEqual(loadOAuthProviders(env({})), []);
+  assert.throws(
+    () => loadOAuthProviders(env({ GOOGLE_CLIENT_ID: "x" })),
+    (e) =>
+      e instanceof ConfigError &&
+      /GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      loadOAuthProviders(
+        env({ OIDC_ISSUER: "http://sso.example.com", OIDC_CLIENT_ID: "x" }),
+      ),
+    /OIDC_ISSUER must be https/,
+  );
+  const all = loadOAuthProviders(env({
+    GOOGLE_CLIENT_ID: "g",
+    GOOGLE_CLIENT_SECRET: "gs",
+    MICROSOFT_CLIENT_ID: "m",
+    MICROSOFT_CLIENT_SECRET: "ms",
+    MICROSOFT_TENANT: "contoso.example",
+    GITHUB_CLIENT_ID: "h",
+    GITHUB_CLIENT_SECRET: "hs",
+    OIDC_ISSUER: "https://sso.example.com",
+    OIDC_CLIENT_ID: "o",
+  }));
+  assert.deepEqual(all.map((p) => [p.id, p.name]), [
+    ["google", "Google"],
+    ["microsoft", "Microsoft"],
+    ["github", "GitHub"],
+    ["oidc", "OpenID"],
+  ]);
+  assert.equal(
+    all[1].options.issuer,
+    "https://login.microsoftonline.com/contoso.example/v2.0",
+  );
+  assert.equal(all[3].options.clientSecret, undefined); // a public client
+  assert.equal(
+    publicUrlOf(env({}), { hostname: "127.0.0.1", port: 8000 }),
+    "http://127.0.0.1:8000",
+  );
+  assert.equal(
+    publicUrlOf(env({ PUBLIC_URL: "https://auth.example.com/x" }), {
+      hostname: "0.0.0.0",
+      port: 1,
+    }),
+    "https://auth.example.com",
+  );
+  assert.throws(
+    () =>
+      publicUrlOf(env({ PUBLIC_URL: "auth.example.com" }), {
+        hostname: "h",
+        port: 1,
+      }),
+    /PUBLIC_URL must be a URL/,
+  );
+  // This test runs with --allow-all: every host is reachable.
+  checkNetAccess(all);
+});
+
+globalThis.addEventListener("unload", () => {
+  provider.stop();
+});
+
+Deno.test("oauth example: main.ts with the dev task's flags refuses a half-set provider and an unreachable issuer, naming them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "oauth-main-" });
+  try {
+    const half = await runMain({
+      DENO_KV_PATH: `${dir}/a.sqlite`,
+      GOOGLE_CLIENT_ID: "id-only",
+    });
+    assert.equal(half.code, 1);
+    assert.match(
+      half.output,
+      /Cannot start: Set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or neither/,
+    );
+    const far = await runMain({
+      DENO_KV_PATH: `${dir}/b.sqlite`,
+      OIDC_ISSUER: "https://sso.example.com",
+      OIDC_CLIENT_ID: "app",
+    });
+    assert.equal(far.code, 1);
+    assert.match(
+      far.output,
+      /OpenID sign-in needs to reach sso.example.com: add it to --allow-net/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("oauth example: the dev task's --allow-net reaches every preset provider (main.ts starts with all three set)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "oauth-main-" });
+  const server = await startMain({
+    DENO_KV_PATH: `${dir}/c.sqlite`,
+    GOOGLE_CLIENT_ID: "g",
+    GOOGLE_CLIENT_SECRET: "gs",
+    MICROSOFT_CLIENT_ID: "m",
+    MICROSOFT_CLIENT_SECRET: "ms",
+    GITHUB_CLIENT_ID: "h",
+    GITHUB_CLIENT_SECRET: "hs",
+  });
+  try {
+    const page = await fetch(`${server.url}/auth/login`);
+    const body = await page.text();
+    for (const name of ["Google", "Microsoft", "GitHub"]) {
+      assert.match(body, new RegExp(`Sign in with ${name}</a>`));
+    }
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,117 @@
+/**
+ * {@linkcode createMemoryFileStorage}: files kept in this process's
+ * memory.
+ *
+ * @module
+ */
+
+import {
+  checkKey,
+  checkLimit,
+  compareKeys,
+  type FileStorage,
+  type FileStorageListOptions,
+  type FileStorageListResult,
+  type FileStorageSetOptions,
+} from "./types.ts";
+import { nameOf, streamOf, typeOf } from "./_stored_file.ts";
+
+const OWNER = "createMemoryFileStorage()";
+
+interface Entry {
+  bytes: Uint8Array<ArrayBuffer>;
+  name: string;
+  type: string;
+  lastModified: number;
+}
+
+/**
+ * Makes a {@linkcode FileStorage} that keeps files in memory: for tests,
+ * and for development. Its files are gone when the process ends, and one
+ * process does not see another's: use `createLocalFileStorage()` or
+ * `createS3FileStorage()` for files that must last or be shared.
+ *
+ * `get()` returns a new `File` holding a copy of the bytes, so changing
+ * what was stored never changes what was returned earlier.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryFileStorage } from "@fetchkit/toolkit/file-storage";
+ *
+ * const storage = createMemoryFileStorage();
+ * await storage.set("notes/a.txt", new File(["hello"], "a.txt", { type: "text/plain" }));
+ * await storage.has("notes/a.txt"); // true
+ * (await storage.list({ prefix: "notes/" })).files; // [{ key: "notes/a.txt", size: 5, type: "text/plain" }]
+ * await (await storage.get("notes/a.txt"))?.text(); // "hello"
+ * await storage.remove("notes/a.txt");
+ * ```
+ *
+ * @returns An empty storage.
+ */
+export function createMemoryFileStorage(): FileStorage {
+  const files = new Map<string, Entry>();
+  return {
+    async set(
+      key: string,
+      file: File | Blob | ReadableStream<Uint8Array>,
+      options?: FileStorageSetOptions,
+    ): Promise<void> {
+      checkKey(key, OWNER);
+      const bytes = new Uint8Array(
+        await new Response(streamOf(file)).arrayBuffer(),
+      );
+      files.set(key, {
+        bytes,
+        name: nameOf(file, options?.name, key),
+        type: typeOf(file, options?.type),
+        lastModified: Date.now(),
+      });
+    },
+    get(key: string): Promise<File | null> {
+      checkKey(key, OWNER);
+      const entry = files.get(key);
+      return Promise.resolve(
+        entry === undefined ? null : new File([entry.bytes], entry.name, {
+          type: entry.type,
+          lastModified: entry.lastModified,
+        }),
+      );
+    },
+    has(key: string): Promise<boolean> {
+      checkKey(key, OWNER);
+      return Promise.resolve(files.has(key));
+    },
+    remove(key: string): Promise<void> {
+      checkKey(key, OWNER);
+      files.delete(key);
+      return Promise.resolve();
+    },
+    list(options?: FileStorageListOptions): Promise<FileStorageListResult> {
+      const limit = checkLimit(options?.limit, OWNER);
+      const prefix = options?.prefix ?? "";
+      const keys = [...files.keys()]
+        .filter((key) =>
+          key.startsWith(prefix) &&
+          (options?.cursor === undefined ||
+            compareKeys(key, options.cursor) > 0)
+        )
+        .sort(compareKeys);
+      return Promise.resolve(pageOf(keys, limit, (key) => {
+        const entry = files.get(key)!;
+        return { key, size: entry.bytes.length, type: entry.type };
+      }));
+    },
+  };
+}
+
+/** The first `limit` of sorted `keys`, with a cursor when more follow. */
+export function pageOf(
+  keys: readonly string[],
+  limit: number,
+  entry: (key: string) => { key: string; size: number; type: string },
+): FileStorageListResult {
+  const page = keys.slice(0, limit).map(entry);
+  return keys.length > limit ? { files: page, cursor: page.at(-1)!.key } : {
+    files: page,
+  };
+}

@@ -1,0 +1,853 @@
+/**
+ * {@linkcode createS3FileStorage}: files in a bucket of any S3-compatible
+ * object store (AWS S3, Cloudflare R2, MinIO, Ceph's RADOS Gateway), signed
+ * with AWS Signature Version 4 on WebCrypto.
+ *
+ * @module
+ */
+
+import { HttpError } from "../http_error/mod.ts";
+import { StoreUnavailableError } from "../store/errors.ts";
+import { checkTimeout } from "../store/timeout.ts";
+import { unrefTimer } from "../runtime/timer.ts";
+import {
+  checkKey,
+  checkLimit,
+  type FileStorage,
+  type FileStorageEntry,
+  type FileStorageListOptions,
+  type FileStorageListResult,
+  type FileStorageSetOptions,
+} from "./types.ts";
+import {
+  limitStream,
+  nameOf,
+  StoredFile,
+  streamOf,
+  typeOf,
+} from "./_stored_file.ts";
+
+import { encodeRfc3986, sha256Hex, type Signable, Signer } from "./_sigv4.ts";
+import { all, decodeXml, escapeXml, first } from "./_xml.ts";
+
+const OWNER = "createS3FileStorage()";
+const STORE = "S3";
+const MIB = 1024 * 1024;
+/** S3's smallest part (all but the last), and its largest. */
+const MIN_PART = 5 * MIB;
+const MAX_PART = 5 * 1024 * MIB;
+const MAX_PARTS = 10_000;
+/** How many `HEAD`s `list()` sends at once to learn the types. */
+const LIST_CONCURRENCY = 8;
+/** Longest `presign()` expiry S3 accepts: 7 days. */
+const MAX_EXPIRES = 7 * 24 * 3600;
+
+/** Options of {@linkcode createS3FileStorage}. */
+export interface S3FileStorageOptions {
+  /**
+   * The service's URL: `https://s3.us-east-1.amazonaws.com`,
+   * `https://<account>.r2.cloudflarestorage.com`, `http://127.0.0.1:9000`.
+   */
+  endpoint: string;
+  /** The bucket; it must exist (the app creates it). */
+  bucket: string;
+  /** The region signed for: `us-east-1`, or `auto` on R2. */
+  region: string;
+  /** The access key's id. */
+  accessKeyId: string;
+  /** The access key's secret. */
+  secretAccessKey: string;
+  /** A temporary credential's session token. */
+  sessionToken?: string;
+  /**
+   * Address the bucket in the path (`endpoint/bucket/key`) instead of the
+   * host name (`bucket.endpoint/key`). MinIO and Ceph usually need `true`.
+   *
+   * @default {false}
+   */
+  forcePathStyle?: boolean;
+  /**
+   * Bytes a file is sent in: a file up to this size goes up in one `PUT`,
+   * a larger (or a stream that does not end by then) as a multipart upload
+   * of parts this size, each sent as it fills. Memory use is about twice
+   * this per upload in flight (the part being sent, the next one filling).
+   * From 5 MiB to 5 GiB; a file can have at most 10,000 parts.
+   *
+   * @default {8 MiB}
+   */
+  partSize?: number;
+  /**
+   * Milliseconds to wait for each request's answer (its headers; for an
+   * upload, after sending its body) before the store counts as down: a
+   * `StoreUnavailableError` (503).
+   *
+   * @default {30000}
+   */
+  timeout?: number;
+}
+
+/** Options of {@linkcode S3FileStorage.presign}. */
+export interface PresignOptions {
+  /** `GET` to download, `PUT` to upload the body of the request. */
+  method: "GET" | "PUT";
+  /** Seconds the URL works for: 1 to 604800 (7 days). */
+  expiresIn: number;
+}
+
+/** A {@linkcode FileStorage} on S3, which can also presign URLs. */
+export interface S3FileStorage extends FileStorage {
+  /**
+   * A URL that reads (`GET`) or writes (`PUT`) `key` without credentials
+   * until `expiresIn` seconds have passed: hand it to a browser to
+   * download or upload directly. A URL that is changed or expired is
+   * refused by the service (403).
+   */
+  presign(key: string, options: PresignOptions): Promise<string>;
+}
+
+/** Options of {@linkcode S3Error}. */
+export interface S3ErrorOptions {
+  /** The HTTP status the service answered. */
+  status: number;
+  /** The service's error code: `AccessDenied`, `NoSuchBucket`... */
+  code: string;
+  /** The key concerned, when there is one. */
+  key?: string;
+  /** The error behind this one. */
+  cause?: unknown;
+}
+
+/**
+ * The object store refused a request for a reason other than an outage:
+ * wrong credentials (`InvalidAccessKeyId`, `SignatureDoesNotMatch`,
+ * `AccessDenied`), a missing bucket (`NoSuchBucket`), a file over the
+ * service's limits. It is the server's problem, not the client's: through
+ * the router it answers `502 Bad Gateway`, with the message (which names
+ * the operation, the key, the status and the service's code) logged and
+ * hidden from the client. An outage (no answer, a timeout, a `5xx`, `429`
+ * throttling) is a `StoreUnavailableError` (503) instead.
+ *
+ * @example
+ * ```ts
+ * import { S3Error } from "@fetchkit/toolkit/file-storage";
+ *
+ * const error = new S3Error("S3 refused to read \"a.txt\": 403 AccessDenied", {
+ *   status: 403,
+ *   code: "AccessDenied",
+ *   key: "a.txt",
+ * });
+ * error.status; // 502
+ * error.s3Status; // 403
+ * ```
+ */
+export class S3Error extends HttpError {
+  /** The HTTP status the service answered. */
+  readonly s3Status: number;
+  /** The service's error code. */
+  readonly code: string;
+  /** The key concerned, when there is one. */
+  readonly key?: string;
+
+  /**
+   * @param message What was refused, and why.
+   * @param options The service's status and code.
+   */
+  constructor(message: string, options: S3ErrorOptions) {
+    super(502, message, { expose: false, cause: options.cause });
+    this.name = "S3Error";
+    this.s3Status = options.status;
+    this.code = options.code;
+    this.key = options.key;
+  }
+}
+
+/** What each credential problem means, for the message. */
+const HINTS: Record<string, string> = {
+  InvalidAccessKeyId: "the accessKeyId is not known to the service",
+  SignatureDoesNotMatch: "check secretAccessKey (and region)",
+  AccessDenied: "the credentials may not do this",
+  NoSuchBucket: "create the bucket first",
+  AuthorizationHeaderMalformed: "check region",
+  Forbidden:
+    "the credentials were refused (check accessKeyId, secretAccessKey and region)",
+};
+
+interface Call {
+  method: string;
+  key?: string;
+  query?: Record<string, string>;
+  headers?: Record<string, string>;
+  body?: Uint8Array;
+  /** For messages: "read", "store", "list"... */
+  what: string;
+  /** Statuses that are answers, not errors (besides 2xx). */
+  accept?: number[];
+}
+
+/**
+ * Makes a {@linkcode FileStorage} on a bucket of an S3-compatible service.
+ *
+ * - `set()` sends a file of up to `partSize` bytes in one `PUT` with its
+ *   length; a larger file, or a stream, goes up as a multipart upload:
+ *   parts of `partSize` sent as they fill, so memory stays at about two
+ *   parts whatever the file's size. When reading the source or sending a
+ *   part fails (the client went away, the service is down), the upload is
+ *   aborted so that no parts stay stored and billed; when the abort itself
+ *   cannot reach the service, it is retried in the background (for up to
+ *   ten minutes) until it can.
+ * - `get()` asks for the file's size, type and name (`HEAD`) and returns a
+ *   `File` whose bytes are fetched when read; `slice()` fetches only its
+ *   range (`Range`). A read of a file replaced since `get()` throws (the
+ *   `ETag` is checked with `If-Match`).
+ * - `list()` pages with the last key as the cursor; S3 lists no types, so
+ *   it asks for each listed file's type (`HEAD`, 8 at a time).
+ * - The file name is kept as `x-amz-meta-name` (percent-encoded).
+ * - Errors: no answer, a timeout (`timeout`), a `5xx` or throttling
+ *   (`429`, `SlowDown`) is a `StoreUnavailableError`, which the router
+ *   answers with `503` and `Retry-After`; a refusal (bad credentials, no
+ *   such bucket) is an {@linkcode S3Error} (`502`).
+ *
+ * Signed with AWS Signature Version 4 on WebCrypto (no SDK); bodies are
+ * signed too (their SHA-256), except through presigned URLs. Runs on Deno,
+ * Node >= 20 and Bun, and wherever `fetch` and `crypto.subtle` are.
+ *
+ * @example Store uploads in a bucket
+ * ```ts ignore
+ * import { createS3FileStorage } from "@fetchkit/toolkit/file-storage";
+ *
+ * const storage = createS3FileStorage({
+ *   endpoint: "https://s3.eu-west-1.amazonaws.com",
+ *   bucket: "my-app-uploads",
+ *   region: "eu-west-1",
+ *   accessKeyId: Deno.env.get("AWS_ACCESS_KEY_ID")!,
+ *   secretAccessKey: Deno.env.get("AWS_SECRET_ACCESS_KEY")!,
+ * });
+ * await storage.set("avatars/1.png", new File([new Uint8Array(8)], "me.png", { type: "image/png" }));
+ * const url = await storage.presign("avatars/1.png", { method: "GET", expiresIn: 300 });
+ * ```
+ *
+ * @example Options are checked when the storage is made
+ * ```ts
+ * import { createS3FileStorage } from "@fetchkit/toolkit/file-storage";
+ *
+ * try {
+ *   createS3FileStorage({
+ *     endpoint: "http://127.0.0.1:7480",
+ *     bucket: "uploads",
+ *     region: "us-east-1",
+ *     accessKeyId: "key",
+ *     secretAccessKey: "secret",
+ *     partSize: 1024,
+ *   });
+ * } catch (error) {
+ *   (error as Error).message; // "createS3FileStorage(): partSize must be from 5 MiB to 5 GiB, got 1024"
+ * }
+ * ```
+ *
+ * @param options Where the bucket is, and the credentials.
+ * @returns The storage.
+ * @throws {TypeError} When an option is missing or out of range.
+ */
+export function createS3FileStorage(
+  options: S3FileStorageOptions,
+): S3FileStorage {
+  for (
+    const name of [
+      "endpoint",
+      "bucket",
+      "region",
+      "accessKeyId",
+      "secretAccessKey",
+    ] as const
+  ) {
+    if (typeof options?.[name] !== "string" || options[name] === "") {
+      throw new TypeError(`${OWNER}: ${name} must be a non-empty string`);
+    }
+  }
+  const partSize = options.partSize ?? 8 * MIB;
+  if (
+    !Number.isInteger(partSize) || partSize < MIN_PART || partSize > MAX_PART
+  ) {
+    throw new TypeError(
+      `${OWNER}: partSize must be from 5 MiB to 5 GiB, got ${partSize}`,
+    );
+  }
+  const timeout = options.timeout === undefined
+    ? 30_000
+    : checkTimeout(options.timeout, OWNER);
+  let endpoint: URL;
+  try {
+    endpoint = new URL(options.endpoint);
+  } catch {
+    throw new TypeError(
+      `${OWNER}: endpoint must be a URL, got "${options.endpoint}"`,
+    );
+  }
+  const bucket = options.bucket;
+  const pathStyle = options.forcePathStyle ?? false;
+  const origin = pathStyle
+    ? endpoint.origin
+    : `${endpoint.protocol}//${bucket}.${endpoint.host}`;
+  const basePath = endpoint.pathname.replace(/\/+$/, "") +
+    (pathStyle ? `/${encodeRfc3986(bucket)}` : "");
+  const signer = new Signer({
+    accessKeyId: options.accessKeyId,
+    secretAccessKey: options.secretAccessKey,
+    sessionToken: options.sessionToken,
+    region: options.region,
+    service: "s3",
+  });
+
+  /** The path as sent: `.`/`..` segments kept from URL parsers. */
+  function pathOf(key: string | undefined): string {
+    return key === undefined ? `${basePath}/` : `${basePath}/${encodeKey(key)}`;
+  }
+
+  /**
+   * The path as signed: each segment encoded, `/` kept, as the service
+   * computes it from the key it decoded.
+   */
+  function signedPathOf(key: string | undefined): string {
+    return key === undefined
+      ? `${basePath}/`
+      : `${basePath}/${encodeRfc3986(key, true)}`;
+  }
+
+  async function call(call: Call): Promise<Response> {
+    const path = pathOf(call.key);
+    const signedPath = signedPathOf(call.key);
+    const query = call.query ?? {};
+    const body = call.body;
+    const payloadHash = body === undefined
+      ? await sha256Hex("")
+      : await sha256Hex(body);
+    const request: Signable = {
+      method: call.method,
+      origin,
+      path: signedPath,
+      query,
+      headers: call.headers ?? {},
+      payloadHash,
+    };
+    const headers = await signer.sign(request);
+    const search = Object.keys(query).length === 0
+      ? ""
+      : `?${canonicalSearch(query)}`;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeout);
+    unrefTimer(timer);
+    let response: Response;
+    try {
+      response = await fetch(`${origin}${path}${search}`, {
+        method: call.method,
+        headers,
+        body: body as Uint8Array<ArrayBuffer> | undefined,
+        signal: controller.signal,
+        redirect: "manual",
+      });
+    } catch (error) {
+      throw new StoreUnavailableError(
+        STORE,
+        controller.signal.aborted
+          ? `${STORE} did not answer within ${timeout} ms (${call.what}${
+            describeKey(call.key)
+          })`
+          : `${STORE} could not be reached to ${call.what}${
+            describeKey(call.key)
+          }: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.ok || call.accept?.includes(response.status)) {
+      return response;
+    }
+    throw await errorOf(response, call);
+  }
+
+  async function head(key: string): Promise<Response | null> {
+    const response = await call({
+      method: "HEAD",
+      key,
+      what: "read",
+      accept: [404],
+    });
+    await response.body?.cancel();
+    return response.status === 404 ? null : response;
+  }
+
+  // Multipart uploads whose abort could not reach the service, retried.
+  const pendingAborts = new Map<string, { key: string; until: number }>();
+  let abortTimer: ReturnType<typeof setTimeout> | undefined;
+
+  async function abortUpload(key: string, uploadId: string): Promise<void> {
+    try {
+      const response = await call({
+        method: "DELETE",
+        key,
+        query: { uploadId },
+        what: "abort the upload of",
+        accept: [404],
+      });
+      await response.body?.cancel();
+      pendingAborts.delete(uploadId);
+    } catch {
+      if (!pendingAborts.has(uploadId)) {
+        pendingAborts.set(uploadId, { key, until: Date.now() + 600_000 });
+      }
+      scheduleAborts(1000);
+    }
+  }
+
+  function scheduleAborts(delay: number): void {
+    if (abortTimer !== undefined) return;
+    abortTimer = setTimeout(async () => {
+      abortTimer = undefined;
+      for (const [uploadId, { key, until }] of [...pendingAborts]) {
+        if (Date.now() > until) pendingAborts.delete(uploadId);
+        else await abortUpload(key, uploadId);
+      }
+      if (pendingAborts.size > 0) scheduleAborts(Math.min(delay * 2, 30_000));
+    }, delay);
+    unrefTimer(abortTimer);
+  }
+
+  async function putOnce(
+    key: string,
+    body: Uint8Array,
+    metaHeaders: Record<string, string>,
+  ): Promise<void> {
+    const response = await call({
+      method: "PUT",
+      key,
+      body,
+      headers: metaHeaders,
+      what: "store",
+    });
+    await response.body?.cancel();
+  }
+
+  async function putMultipart(
+    key: string,
+    reader: PartReader,
+    firstPart: Uint8Array,
+    metaHeaders: Record<string, string>,
+  ): Promise<void> {
+    const created = await call({
+      method: "POST",
+      key,
+      query: { uploads: "" },
+      headers: metaHeaders,
+      what: "start the upload of",
+    });
+    const uploadId = first(await created.text(), "UploadId");
+    if (uploadId === undefined) {
+      throw new S3Error(
+        `${STORE} started an upload of "${key}" without an UploadId`,
+        { status: created.status, code: "NoUploadId", key },
+      );
+    }
+    const etags: string[] = [];
+    let sending: Promise<void> | undefined;
+    const send = async (number: number, part: Uint8Array) => {
+      const response = await call({
+        method: "PUT",
+        key,
+        query: { partNumber: String(number), uploadId },
+        body: part,
+        what: `send part ${number} of`,
+      });
+      await response.body?.cancel();
+      const etag = response.headers.get("etag");
+      if (etag === null) {
+        throw new S3Error(
+          `${STORE} took part ${number} of "${key}" without an ETag`,
+          { status: response.status, code: "NoETag", key },
+        );
+      }
+      etags[number - 1] = etag;
+      // Sent: its buffer can hold a later part.
+      reader.release(part);
+    };
+    try {
+      let part: Uint8Array | null = firstPart;
+      for (let number = 1; part !== null; number++) {
+        if (number > MAX_PARTS) {
+          throw new RangeError(
+            `"${key}" is larger than ${MAX_PARTS} parts of ${partSize} bytes: raise partSize`,
+          );
+        }
+        // One part is sent while the next one fills.
+        await sending;
+        sending = send(number, part);
+        // A failed send is awaited below; keep it from being unhandled.
+        sending.catch(() => {});
+        part = await reader.next();
+      }
+      await sending;
+      const body = new TextEncoder().encode(
+        "<CompleteMultipartUpload>" +
+          etags.map((etag, i) =>
+            `<Part><PartNumber>${i + 1}</PartNumber><ETag>${
+              escapeXml(etag)
+            }</ETag></Part>`
+          ).join("") + "</CompleteMultipartUpload>",
+      );
+      const completed = await call({
+        method: "POST",
+        key,
+        query: { uploadId },
+        body,
+        headers: { "content-type": "application/xml" },
+        what: "complete the upload of",
+      });
+      // The service may answer 200 and still fail, in the body.
+      const text = await completed.text();
+      if (/<Error>/.test(text)) {
+        throw errorFromXml(text, completed.status, {
+          what: "complete the upload of",
+          key,
+        });
+      }
+    } catch (error) {
+      await sending?.catch(() => {});
+      await reader.cancel(error);
+      await abortUpload(key, uploadId);
+      throw error;
+    }
+  }
+
+  return {
+    async set(
+      key: string,
+      file: File | Blob | ReadableStream<Uint8Array>,
+      setOptions?: FileStorageSetOptions,
+    ): Promise<void> {
+      checkKey(key, OWNER);
+      const metaHeaders = {
+        "content-type": typeOf(file, setOptions?.type),
+        "x-amz-meta-name": encodeURIComponent(
+          nameOf(file, setOptions?.name, key),
+        ),
+      };
+      const reader = new PartReader(streamOf(file), partSize);
+      let firstPart: Uint8Array | null;
+      try {
+        firstPart = await reader.next();
+      } catch (error) {
+        await reader.cancel(error);
+        throw error;
+      }
+      if (firstPart === null || reader.done) {
+        // Fits one request, whose length is known.
+        return putOnce(key, firstPart ?? new Uint8Array(), metaHeaders);
+      }
+      return putMultipart(key, reader, firstPart, metaHeaders);
+    },
+
+    async get(key: string): Promise<File | null> {
+      checkKey(key, OWNER);
+      const found = await head(key);
+      if (found === null) return null;
+      const size = Number(found.headers.get("content-length") ?? 0);
+      const etag = found.headers.get("etag");
+      const modified = Date.parse(found.headers.get("last-modified") ?? "");
+      const open = async (start: number, end: number) => {
+        const headers: Record<string, string> = {
+          range: `bytes=${start}-${end - 1}`,
+        };
+        if (etag !== null) headers["if-match"] = etag;
+        const response = await call({
+          method: "GET",
+          key,
+          headers,
+          what: "read",
+          accept: [404, 412],
+        });
+        if (response.status === 404 || response.status === 412) {
+          await response.body?.cancel();
+          throw new Error(
+            `${STORE}: the file "${key}" was replaced or removed after get()`,
+          );
+        }
+        const body = response.body ?? new Blob().stream();
+        // A 200 is the whole file: skip to the range.
+        return response.status === 206
+          ? limitStream(body, 0, end - start)
+          : limitStream(body, start, end - start);
+      };
+      return new StoredFile(open, {
+        name: decodeName(found.headers.get("x-amz-meta-name"), key),
+        type: found.headers.get("content-type") ?? "application/octet-stream",
+        size,
+        lastModified: Number.isNaN(modified) ? undefined : modified,
+      });
+    },
+
+    async has(key: string): Promise<boolean> {
+      checkKey(key, OWNER);
+      return (await head(key)) !== null;
+    },
+
+    async remove(key: string): Promise<void> {
+      checkKey(key, OWNER);
+      const response = await call({
+        method: "DELETE",
+        key,
+        what: "remove",
+        accept: [404],
+      });
+      await response.body?.cancel();
+    },
+
+    async list(
+      listOptions?: FileStorageListOptions,
+    ): Promise<FileStorageListResult> {
+      const limit = checkLimit(listOptions?.limit, OWNER);
+      const query: Record<string, string> = {
+        "list-type": "2",
+        "max-keys": String(limit),
+        "encoding-type": "url",
+      };
+      if (listOptions?.prefix) query.prefix = listOptions.prefix;
+      if (listOptions?.cursor !== undefined) {
+        query["start-after"] = listOptions.cursor;
+      }
+      const response = await call({
+        method: "GET",
+        query,
+        what: "list",
+      });
+      const xml = await response.text();
+      const listed = all(xml, "Contents").map((contents) => ({
+        key: decodeListedKey(first(contents, "Key") ?? ""),
+        size: Number(first(contents, "Size") ?? 0),
+      }));
+      const files: FileStorageEntry[] = [];
+      for (let i = 0; i < listed.length; i += LIST_CONCURRENCY) {
+        const batch = listed.slice(i, i + LIST_CONCURRENCY);
+        const heads = await Promise.all(batch.map(({ key }) => head(key)));
+        batch.forEach(({ key, size }, j) => {
+          const found = heads[j];
+          // Removed since it was listed.
+          if (found === null) return;
+          files.push({
+            key,
+            size,
+            type: found.headers.get("content-type") ??
+              "application/octet-stream",
+          });
+        });
+      }
+      const truncated = first(xml, "IsTruncated") === "true";
+      return truncated && listed.length > 0
+        ? { files, cursor: listed.at(-1)!.key }
+        : { files };
+    },
+
+    async presign(
+      key: string,
+      presignOptions: PresignOptions,
+    ): Promise<string> {
+      checkKey(key, OWNER);
+      const method = presignOptions?.method;
+      if (method !== "GET" && method !== "PUT") {
+        throw new TypeError(
+          `${OWNER}: presign() method must be "GET" or "PUT", got ${
+            String(method)
+          }`,
+        );
+      }
+      const expiresIn = presignOptions.expiresIn;
+      if (
+        !Number.isInteger(expiresIn) || expiresIn < 1 ||
+        expiresIn > MAX_EXPIRES
+      ) {
+        throw new TypeError(
+          `${OWNER}: presign() expiresIn must be whole seconds from 1 to ${MAX_EXPIRES} (7 days), got ${expiresIn}`,
+        );
+      }
+      return await signer.presign(
+        { method, origin, path: pathOf(key), query: {} },
+        expiresIn,
+      );
+    },
+  };
+
+  async function errorOf(response: Response, call: Call): Promise<Error> {
+    const text = await response.text().catch(() => "");
+    return errorFromXml(text, response.status, call);
+  }
+}
+
+/** The error for a refused request: an outage, or an {@linkcode S3Error}. */
+function errorFromXml(
+  text: string,
+  status: number,
+  call: { what: string; key?: string },
+): Error {
+  // A HEAD's refusal has no body to read a code from.
+  const code = first(text, "Code") ??
+    (status === 403
+      ? "Forbidden"
+      : status === 404
+      ? "NotFound"
+      : `HTTP${status}`);
+  const message = first(text, "Message");
+  const described = `${STORE} refused to ${call.what}${
+    describeKey(call.key)
+  }: ${status} ${code}${message ? ` (${message})` : ""}`;
+  if (status >= 500 || status === 429 || code === "SlowDown") {
+    return new StoreUnavailableError(STORE, described);
+  }
+  const hint = HINTS[code];
+  return new S3Error(hint === undefined ? described : `${described}: ${hint}`, {
+    status,
+    code,
+    key: call.key,
+  });
+}
+
+function describeKey(key: string | undefined): string {
+  return key === undefined ? "" : ` "${key}"`;
+}
+
+/**
+ * A key as a path: each segment percent-encoded. `.` and `..` segments
+ * are encoded (`%2E`) as well as `/` next to them, so that no URL parser
+ * on the way (fetch's own) can resolve them away.
+ */
+function encodeKey(key: string): string {
+  const segments = key.split("/");
+  if (!segments.some((segment) => segment === "." || segment === "..")) {
+    return encodeRfc3986(key, true);
+  }
+  // `%2E%2E` is a dot segment to URL parsers too; `%2F` keeps the key one
+  // segment, which S3 decodes back to `/`.
+  return encodeRfc3986(key);
+}
+
+function canonicalSearch(query: Record<string, string>): string {
+  return Object.entries(query)
+    .map(([name, value]) =>
+      value === "" && name === "uploads"
+        ? encodeRfc3986(name)
+        : `${encodeRfc3986(name)}=${encodeRfc3986(value)}`
+    )
+    .join("&");
+}
+
+function decodeName(value: string | null, key: string): string {
+  if (value === null) return key;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** A key from a listing with `encoding-type=url` (form encoding). */
+function decodeListedKey(key: string): string {
+  try {
+    return decodeURIComponent(decodeXml(key).replace(/\+/g, " "));
+  } catch {
+    return key;
+  }
+}
+
+/**
+ * Reads a stream in parts of `size` bytes. The first part is gathered from
+ * the chunks as they come (a small file costs its size, not `size`); the
+ * next ones are copied into buffers of `size` that are used again once
+ * {@linkcode PartReader.release}d, so a long upload holds two part buffers
+ * (the one being sent, the one filling) and leaves no garbage behind. `done`
+ * is true once the source ended and everything was handed out, so a caller
+ * can tell a first part that is the whole file.
+ */
+class PartReader {
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #size: number;
+  #left: Uint8Array | undefined;
+  #ended = false;
+  #first = true;
+  #pool: Uint8Array[] = [];
+
+  constructor(stream: ReadableStream<Uint8Array>, size: number) {
+    this.#reader = stream.getReader();
+    this.#size = size;
+  }
+
+  get done(): boolean {
+    return this.#ended && this.#left === undefined;
+  }
+
+  /** The next part, `null` at the end; the last part may be shorter. */
+  async next(): Promise<Uint8Array | null> {
+    if (this.done) return null;
+    if (this.#first) {
+      this.#first = false;
+      return this.#gather();
+    }
+    const buffer = this.#pool.pop() ?? new Uint8Array(this.#size);
+    let length = 0;
+    while (length < this.#size) {
+      let chunk = this.#left;
+      this.#left = undefined;
+      if (chunk === undefined) {
+        if (this.#ended) break;
+        const { value, done } = await this.#reader.read();
+        if (done) {
+          this.#ended = true;
+          break;
+        }
+        chunk = value;
+      }
+      const take = Math.min(chunk.length, this.#size - length);
+      buffer.set(chunk.subarray(0, take), length);
+      length += take;
+      if (take < chunk.length) this.#left = chunk.subarray(take);
+    }
+    if (length === 0) {
+      this.#pool.push(buffer);
+      return null;
+    }
+    return buffer.subarray(0, length);
+  }
+
+  /** Gives a sent part's buffer back for the next parts. */
+  release(part: Uint8Array): void {
+    if (part.buffer.byteLength === this.#size && this.#pool.length < 2) {
+      this.#pool.push(new Uint8Array(part.buffer as ArrayBuffer));
+    }
+  }
+
+  async #gather(): Promise<Uint8Array | null> {
+    // Held, not copied: a stream hands over each chunk it enqueues.
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    while (length < this.#size) {
+      const { value, done } = await this.#reader.read();
+      if (done) {
+        this.#ended = true;
+        break;
+      }
+      chunks.push(value);
+      length += value.length;
+    }
+    if (length === 0) return null;
+    const part = new Uint8Array(Math.min(length, this.#size));
+    let offset = 0;
+    for (const chunk of chunks) {
+      const take = Math.min(chunk.length, part.length - offset);
+      part.set(chunk.subarray(0, take), offset);
+      offset += take;
+      if (take < chunk.length) this.#left = chunk.subarray(take);
+    }
+    return part;
+  }
+
+  async cancel(reason: unknown): Promise<void> {
+    await this.#reader.cancel(reason).catch(() => {});
+  }
+}

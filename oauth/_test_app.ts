@@ -1,0 +1,63 @@
+// Test helper: a small app with a session and one OAuth client: /login
+// starts a sign-in, /callback finishes it and answers the result as JSON.
+import {
+  createContextKey,
+  createRouter,
+  type Router,
+} from "@fetchkit/toolkit/fetch-router";
+import { type Session, session } from "@fetchkit/toolkit/session-middleware";
+import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
+import {
+  createOAuthClient,
+  type OAuthClient,
+  type OAuthClientOptions,
+  OAuthError,
+} from "@fetchkit/toolkit/oauth";
+
+export const APP_ORIGIN = "http://app.test";
+export const REDIRECT_URI = `${APP_ORIGIN}/callback`;
+export const Sessions = createContextKey<Session>();
+
+/** The app, and its client. */
+export function oauthApp(
+  options: Omit<OAuthClientOptions, "session" | "redirectUri"> & {
+    redirectUri?: string;
+  },
+): { app: Router; client: OAuthClient } {
+  const client = createOAuthClient({
+    redirectUri: REDIRECT_URI,
+    ...options,
+    session: Sessions,
+  });
+  const app = createRouter({
+    middleware: [
+      session(
+        Sessions,
+        createMemorySessionStorage({
+          cookie: { secrets: ["oauth-test-secret-0123456789abcdef"] },
+        }),
+      ),
+    ],
+  });
+  app.get(
+    "/login",
+    (context) =>
+      client.authorize(context, {
+        returnTo: context.url.searchParams.get("returnTo") ?? undefined,
+      }),
+  );
+  // OAuthError caught and answered here, not thrown: session() saves
+  // nothing for a handler that throws, and the used state must go.
+  app.get("/callback", async (context) => {
+    try {
+      return Response.json(await client.callback(context));
+    } catch (error) {
+      if (error instanceof OAuthError) return error.toResponse();
+      throw error;
+    }
+  });
+  app.get("/callback-throws", async (context) => {
+    return Response.json(await client.callback(context));
+  });
+  return { app, client };
+}
