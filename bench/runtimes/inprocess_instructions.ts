@@ -81,7 +81,7 @@ const lines = (async function* () {
     }
   }
 })();
-const say = (text) => globalThis.Deno
+const say = (text: string) => globalThis.Deno
   ? globalThis.Deno.stdout.writeSync(new TextEncoder().encode(text + "\\n"))
   : globalThis.process.stdout.write(text + "\\n");
 for (;;) {
