@@ -47,8 +47,10 @@
  * - [`@fetchkit/toolkit/jwt-middleware`](https://jsr.io/@fetchkit/toolkit/doc/jwt-middleware): JSON Web Token authentication
  * - [`@fetchkit/toolkit/bearer-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/bearer-auth-middleware): bearer token authentication
  * - [`@fetchkit/toolkit/basic-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/basic-auth-middleware): HTTP Basic authentication
+ * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkey (WebAuthn) registration and sign-in, challenges in the session
  * - [`@fetchkit/toolkit/oauth`](https://jsr.io/@fetchkit/toolkit/doc/oauth): sign in with Google, Microsoft, GitHub or any OpenID Provider (code + PKCE, ID tokens checked)
  * - [`@fetchkit/toolkit/mcp`](https://jsr.io/@fetchkit/toolkit/doc/mcp): a Model Context Protocol server on a route, behind bearer tokens, with Origin checks
+ * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkeys (WebAuthn): registration and sign-in, with or without a username
  *
  * ### Realtime
  *
@@ -129,6 +131,7 @@ export * from "./serve/mod.ts";
 export * from "./websocket/mod.ts";
 export * from "./client/mod.ts";
 export * from "./openapi/mod.ts";
+export * from "./passkeys/mod.ts";
 export * from "./wait_until/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
@@ -166,3 +169,11 @@ export {
   type TestClient,
   type TestClientOptions,
 } from "./testing/mod.ts";
+// Types only: mcpHandler loads the MCP SDK (half a second and 20 MB at
+// start-up), so it is imported from @fetchkit/toolkit/mcp alone.
+export type {
+  McpHandler,
+  McpHandlerOptions,
+  McpServerLike,
+  ResourceMetadataOptions,
+} from "./mcp/mod.ts";

@@ -146,7 +146,11 @@ async function kill(
 
 /** Options of {@linkcode startCeph}. */
 export interface StartCephOptions {
-  /** Bytes the OSD may hold in memory. Default 3 GiB. */
+  /**
+   * Bytes the OSD may hold in memory. Default 3 GiB. Removed objects are
+   * freed by the gateway's garbage collector within seconds (set so here;
+   * Ceph's default waits two hours, and a full OSD blocks every write).
+   */
   memstoreBytes?: number;
 }
 
@@ -193,6 +197,9 @@ osd max object namespace len = 64
 [client.rgw.a]
 rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
 rgw data = ${dir}/rgw
+rgw gc obj min wait = 0
+rgw gc processor period = 5
+rgw gc processor max time = 5
 `,
   );
   const children: ChildProcess[] = [];

@@ -16,6 +16,12 @@ export async function codeBlocks(
     if (lines[i].startsWith("#")) heading = lines[i].replace(/^#+\s*/, "");
     if (lines[i] === "```ts") {
       const end = lines.indexOf("```", i + 1);
+      // Unterminated, indexOf's -1 would restart the scan forever.
+      if (end === -1) {
+        throw new Error(
+          `${file}:${i + 1}: a \`\`\`ts block without its closing \`\`\``,
+        );
+      }
       blocks.push({ heading, code: lines.slice(i + 1, end).join("\n") });
       i = end;
     }

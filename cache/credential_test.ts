@@ -230,3 +230,72 @@ Deno.test("cache: pages behind bearerAuth() and basicAuth() are not stored, in e
     }
   }
 });
+
+for (
+  const order of ["session outside cache", "cache outside session"] as const
+) {
+  Deno.test(`cache: a mount()ed section's page read from the session is kept from others through HEAD, a 304 and a background regeneration (${order})`, async () => {
+    const storage = createMemorySessionStorage({ cookie });
+    const store = createMemoryCacheStore();
+    const pair = order === "session outside cache"
+      ? [session(Sess, storage), cache({ store })]
+      : [cache({ store }), session(Sess, storage)];
+    const router = createRouter({ middleware: [etag()] });
+    let built = 0;
+    router.mount("/app", (section) => {
+      section.use(...pair);
+      section.post("/login", ({ get }) => {
+        get(Sess)!.set("user", "alice");
+        return new Response("signed in");
+      });
+      // Reads the session only when a cookie came: a guest's page is
+      // shared (max-age=1, then 60 s stale), a signed-in one is not.
+      section.get("/home", ({ get, request }) => {
+        built++;
+        const user = request.headers.has("cookie")
+          ? get(Sess)!.get("user") ?? "guest"
+          : "guest";
+        return new Response(`Hello, ${user}`, {
+          headers: {
+            "Content-Type": "text/plain",
+            "Cache-Control": "max-age=1, stale-while-revalidate=60",
+          },
+        });
+      });
+    });
+    const fetch = (path: string, init?: RequestInit) =>
+      router.fetch(new Request(`http://localhost${path}`, init));
+    const login = await fetch("/app/login", { method: "POST" });
+    const sid = login.headers.get("set-cookie")!.split(";")[0];
+    await login.body?.cancel();
+
+    // HEAD and a conditional GET by Alice store nothing.
+    const head = await fetch("/app/home", {
+      method: "HEAD",
+      headers: { cookie: sid },
+    });
+    assert.equal(head.status, 200);
+    const tag = head.headers.get("etag");
+    if (tag !== null) {
+      const conditional = await fetch("/app/home", {
+        headers: { cookie: sid, "if-none-match": tag },
+      });
+      await conditional.body?.cancel();
+    }
+    const guest = await fetch("/app/home");
+    assert.equal(await guest.text(), "Hello, guest");
+
+    // The guest's page goes stale; Alice's request regenerates it in the
+    // background, as Alice: that page must not replace the shared one.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const stale = await fetch("/app/home", { headers: { cookie: sid } });
+    assert.equal(stale.headers.get("x-cache"), "STALE");
+    assert.equal(await stale.text(), "Hello, guest");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 3; i++) {
+      const other = await fetch("/app/home");
+      assert.equal(await other.text(), "Hello, guest", order);
+    }
+    assert.ok(built >= 3, `built ${built}`);
+  });
+}

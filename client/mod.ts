@@ -15,8 +15,9 @@
  * to another origin carries none of the headers the caller set (the
  * `headers` option and a call's own: `Authorization`, `Cookie`,
  * `X-Api-Key`, everything), where `fetch` drops only `Authorization`, so a
- * key meant for one API never reaches a host it redirects to. A `307` or
- * `308` to another origin, which would send the body there too, is not
+ * key meant for one API never reaches a host it redirects to. A redirect
+ * to another origin that would send the body there too (a `307` or `308`;
+ * a `301` or `302` of any method but `POST`, such as a `PUT`) is not
  * followed: the call resolves to the `3xx`, as with
  * `{ redirect: "manual" }`, which leaves every redirect to the caller. In
  * browsers `fetch` follows them, under CORS.
@@ -564,12 +565,13 @@ async function sendFollowing(
     }
     const crossOrigin = next.origin !== current.origin;
     const keepsBody = response.status === 307 || response.status === 308;
-    // The body would go to a host the caller did not name: not followed.
-    if (crossOrigin && keepsBody && request.body != null) return response;
-    await response.body?.cancel();
     const method = String(request.method ?? "GET").toUpperCase();
     const toGet = !keepsBody && !(method === "GET" || method === "HEAD") &&
       (response.status === 303 || method === "POST");
+    // The body would go to a host the caller did not name: not followed.
+    // 301 and 302 keep it too, for any method but POST (a PUT, a PATCH).
+    if (crossOrigin && !toGet && request.body != null) return response;
+    await response.body?.cancel();
     const headers = crossOrigin ? new Headers() : new Headers(request.headers);
     if (toGet) {
       headers.delete("content-type");

@@ -225,7 +225,25 @@ async function logOutOnOneLine(page: Page): Promise<void> {
   assert.ok(lines <= 1, `"Log out" wraps onto ${lines} lines`);
 }
 
-function authSteps(): Step[] {
+/**
+ * The reset link the auth app printed (its console mailer) for `email`,
+ * as a path; waits up to 5 s for the mail, sent after the answer.
+ */
+async function resetLinkFor(
+  output: () => string,
+  email: string,
+): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const mail = output().split("Mail to ").filter((m) => m.startsWith(email))
+      .pop();
+    const link = mail?.match(/\/password\/reset\/[\w-]{43}/)?.[0];
+    if (link) return link;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no reset mail for ${email}`);
+}
+
+function authSteps(output: () => string = () => ""): Step[] {
   const name = "Bartholomew Fitzgerald-Featherstonehaugh";
   const email = (width: number) =>
     `bartholomew.fitzgerald.${width}@example.com`;
@@ -243,6 +261,10 @@ function authSteps(): Step[] {
         await page.fill("#email", "bartholomew@example");
         await page.fill("#password", "short");
         await submit(page, "button[type=submit]");
+      },
+      check: async (page) => {
+        // After a 422 the focus is on the first invalid field (autofocus).
+        assert.equal(await page.evaluate("document.activeElement.id"), "email");
       },
     },
     {
@@ -312,6 +334,56 @@ function authSteps(): Step[] {
           /Too many login attempts/,
         );
       },
+    },
+    {
+      name: "forgot-password",
+      go: async (page) => {
+        await page.goto("/auth/login");
+        await page.click("text=Forgot password?");
+      },
+    },
+    {
+      name: "forgot-password-422",
+      go: async (page) => {
+        await skipBrowserChecks(page);
+        await page.fill("#email", "nobody");
+        await submit(page, "button:has-text('Send the link')");
+      },
+      check: async (page) => {
+        // The first invalid field has the focus, without a script.
+        assert.equal(await page.evaluate("document.activeElement.id"), "email");
+      },
+    },
+    {
+      name: "forgot-password-sent",
+      go: async (page, width) => {
+        await page.fill("#email", email(width));
+        await submit(page, "button:has-text('Send the link')");
+      },
+    },
+    {
+      name: "reset-password",
+      go: async (page, width) =>
+        void await page.goto(await resetLinkFor(output, email(width))),
+    },
+    {
+      name: "reset-password-422",
+      go: async (page) => {
+        await skipBrowserChecks(page);
+        await page.fill("#password", "short");
+        await submit(page, "button:has-text('Save the new password')");
+      },
+      check: async (page) => {
+        assert.equal(
+          await page.evaluate("document.activeElement.id"),
+          "password",
+        );
+      },
+    },
+    {
+      name: "reset-link-expired",
+      go: async (page) =>
+        void await page.goto(`/password/reset/${"x".repeat(43)}`),
     },
     {
       name: "admin-users",
@@ -549,8 +621,11 @@ Deno.test({
         // Reversed at the end: the server stops before its KV file goes.
         cleanups.push(() => Deno.remove(`${temp}/auth`, { recursive: true }));
         cleanups.push(() => auth.stop());
+        // On localhost, as the passkeys need (Chromium refuses WebAuthn
+        // on 127.0.0.1): the login page then offers its passkey button.
+        const base = auth.url.replace("127.0.0.1", "localhost");
         findings.push(
-          ...await audit(browser, "auth", auth.url, authSteps(), temp),
+          ...await audit(browser, "auth", base, authSteps(auth.output), temp),
         );
       }
 

@@ -10,6 +10,7 @@ const EXAMPLES = [
   "auth",
   "api",
   "live",
+  "mcp",
   "multi_server",
   "resources",
   "uploads",

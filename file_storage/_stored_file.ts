@@ -118,15 +118,12 @@ export function typeOf(
   return "application/octet-stream";
 }
 
-/** The name `get()` gives back for `file`. */
-export function nameOf(
-  file: File | Blob | ReadableStream<Uint8Array>,
-  name: string | undefined,
-  key: string,
-): string {
-  if (name !== undefined) return name;
-  if (file instanceof File && file.name !== "") return file.name;
-  return key;
+/**
+ * The name `get()` gives back: `name`, else the key (a `File`'s own name
+ * is not kept: pass it as `name` to keep it).
+ */
+export function nameOf(name: string | undefined, key: string): string {
+  return name ?? key;
 }
 
 /** The bytes of `file` as a stream. */

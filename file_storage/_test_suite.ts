@@ -48,7 +48,8 @@ export async function fileStorageSuite(
     assert.equal(await storage.has("suite/missing"), false);
     await storage.set(
       "suite/a.txt",
-      new File(["hello"], "hello.txt", { type: "application/x-note" }),
+      new File(["hello"], "ignored.txt", { type: "application/x-note" }),
+      { name: "hello.txt" },
     );
     assert.equal(await storage.has("suite/a.txt"), true);
     const file = await storage.get("suite/a.txt");
@@ -65,7 +66,7 @@ export async function fileStorageSuite(
   });
 
   await t.step(
-    "names and types: options, then the File, then the key",
+    "names: the name option, else the key; types: the option, then the Blob's",
     async () => {
       await storage.set("suite/n1", new Blob(["x"]));
       let file = await storage.get("suite/n1");
@@ -77,11 +78,14 @@ export async function fileStorageSuite(
       file = await storage.get("suite/n2");
       assert.equal(file?.name, "ünïcode näme.png");
       assert.equal(file?.type, "image/png");
-      await storage.set("suite/n3", new File(["x"], "f.txt"), {
-        type: "application/x-csv",
-      });
+      // A File's own name is not kept; the type option wins over its type.
+      await storage.set(
+        "suite/n3",
+        new File(["x"], "f.txt", { type: "image/gif" }),
+        { type: "application/x-csv" },
+      );
       file = await storage.get("suite/n3");
-      assert.equal(file?.name, "f.txt");
+      assert.equal(file?.name, "suite/n3");
       assert.equal(file?.type, "application/x-csv");
       for (const key of ["suite/n1", "suite/n2", "suite/n3"]) {
         await storage.remove(key);

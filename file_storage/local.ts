@@ -16,6 +16,7 @@ import {
 } from "./types.ts";
 import { nameOf, StoredFile, streamOf, typeOf } from "./_stored_file.ts";
 import { pageOf } from "./memory.ts";
+import { takingLentChunks } from "./_lent.ts";
 
 const OWNER = "createLocalFileStorage()";
 /** "fkfs" and a format version, at the start of every stored file. */
@@ -100,7 +101,8 @@ export function createLocalFileStorage(directory: string): FileStorage {
     });
   const pathOf = async (key: string) => base + await hashKey(key);
 
-  return {
+  // Each chunk is written before the next is read: lent chunks are safe.
+  return takingLentChunks({
     async set(
       key: string,
       file: File | Blob | ReadableStream<Uint8Array>,
@@ -112,7 +114,7 @@ export function createLocalFileStorage(directory: string): FileStorage {
       const temp = `${base}.tmp-${crypto.randomUUID()}`;
       const meta: Omit<Meta, "size"> = {
         key,
-        name: nameOf(file, options?.name, key),
+        name: nameOf(options?.name, key),
         type: typeOf(file, options?.type),
         lastModified: Date.now(),
         id: crypto.randomUUID(),
@@ -208,7 +210,7 @@ export function createLocalFileStorage(directory: string): FileStorage {
         return { key, size: meta.size, type: meta.type };
       });
     },
-  };
+  });
 }
 
 async function hashKey(key: string): Promise<string> {

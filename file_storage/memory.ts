@@ -39,7 +39,9 @@ interface Entry {
  * import { createMemoryFileStorage } from "@fetchkit/toolkit/file-storage";
  *
  * const storage = createMemoryFileStorage();
- * await storage.set("notes/a.txt", new File(["hello"], "a.txt", { type: "text/plain" }));
+ * await storage.set("notes/a.txt", new Blob(["hello"], { type: "text/plain" }), {
+ *   name: "a.txt",
+ * });
  * await storage.has("notes/a.txt"); // true
  * (await storage.list({ prefix: "notes/" })).files; // [{ key: "notes/a.txt", size: 5, type: "text/plain" }]
  * await (await storage.get("notes/a.txt"))?.text(); // "hello"
@@ -62,7 +64,7 @@ export function createMemoryFileStorage(): FileStorage {
       );
       files.set(key, {
         bytes,
-        name: nameOf(file, options?.name, key),
+        name: nameOf(options?.name, key),
         type: typeOf(file, options?.type),
         lastModified: Date.now(),
       });

@@ -22,7 +22,9 @@
  * import { createMemoryFileStorage } from "@fetchkit/toolkit/file-storage";
  *
  * const storage = createMemoryFileStorage();
- * await storage.set("docs/a.txt", new File(["hello"], "a.txt", { type: "text/plain" }));
+ * await storage.set("docs/a.txt", new Blob(["hello"], { type: "text/plain" }), {
+ *   name: "a.txt",
+ * });
  * const file = await storage.get("docs/a.txt");
  * const response = file === null
  *   ? new Response("Not Found", { status: 404 })

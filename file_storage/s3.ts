@@ -29,6 +29,7 @@ import {
 
 import { encodeRfc3986, sha256Hex, type Signable, Signer } from "./_sigv4.ts";
 import { all, decodeXml, escapeXml, first } from "./_xml.ts";
+import { takingLentChunks } from "./_lent.ts";
 
 const OWNER = "createS3FileStorage()";
 const STORE = "S3";
@@ -149,6 +150,8 @@ export class S3Error extends HttpError {
   readonly key?: string;
 
   /**
+   * Creates the error for a refused request.
+   *
    * @param message What was refused, and why.
    * @param options The service's status and code.
    */
@@ -194,7 +197,9 @@ interface Call {
  *   part fails (the client went away, the service is down), the upload is
  *   aborted so that no parts stay stored and billed; when the abort itself
  *   cannot reach the service, it is retried in the background (for up to
- *   ten minutes) until it can.
+ *   ten minutes) until it can. A process that ends first leaves the parts:
+ *   give the bucket a lifecycle rule (`AbortIncompleteMultipartUpload`,
+ *   a day) as a backstop.
  * - `get()` asks for the file's size, type and name (`HEAD`) and returns a
  *   `File` whose bytes are fetched when read; `slice()` fetches only its
  *   range (`Range`). A read of a file replaced since `get()` throws (the
@@ -222,7 +227,9 @@ interface Call {
  *   accessKeyId: Deno.env.get("AWS_ACCESS_KEY_ID")!,
  *   secretAccessKey: Deno.env.get("AWS_SECRET_ACCESS_KEY")!,
  * });
- * await storage.set("avatars/1.png", new File([new Uint8Array(8)], "me.png", { type: "image/png" }));
+ * await storage.set("avatars/1.png", new Blob([new Uint8Array(8)], { type: "image/png" }), {
+ *   name: "me.png",
+ * });
  * const url = await storage.presign("avatars/1.png", { method: "GET", expiresIn: 300 });
  * ```
  *
@@ -434,27 +441,34 @@ export function createS3FileStorage(
     firstPart: Uint8Array,
     metaHeaders: Record<string, string>,
   ): Promise<void> {
-    const created = await call({
-      method: "POST",
-      key,
-      query: { uploads: "" },
-      headers: metaHeaders,
-      what: "start the upload of",
-    });
-    const uploadId = first(await created.text(), "UploadId");
-    if (uploadId === undefined) {
-      throw new S3Error(
-        `${STORE} started an upload of "${key}" without an UploadId`,
-        { status: created.status, code: "NoUploadId", key },
-      );
+    let uploadId: string | undefined;
+    try {
+      const created = await call({
+        method: "POST",
+        key,
+        query: { uploads: "" },
+        headers: metaHeaders,
+        what: "start the upload of",
+      });
+      uploadId = first(await created.text(), "UploadId");
+      if (uploadId === undefined) {
+        throw new S3Error(
+          `${STORE} started an upload of "${key}" without an UploadId`,
+          { status: created.status, code: "NoUploadId", key },
+        );
+      }
+    } catch (error) {
+      await reader.cancel(error);
+      throw error;
     }
+    const id = uploadId;
     const etags: string[] = [];
     let sending: Promise<void> | undefined;
     const send = async (number: number, part: Uint8Array) => {
       const response = await call({
         method: "PUT",
         key,
-        query: { partNumber: String(number), uploadId },
+        query: { partNumber: String(number), uploadId: id },
         body: part,
         what: `send part ${number} of`,
       });
@@ -497,7 +511,7 @@ export function createS3FileStorage(
       const completed = await call({
         method: "POST",
         key,
-        query: { uploadId },
+        query: { uploadId: id },
         body,
         headers: { "content-type": "application/xml" },
         what: "complete the upload of",
@@ -513,12 +527,13 @@ export function createS3FileStorage(
     } catch (error) {
       await sending?.catch(() => {});
       await reader.cancel(error);
-      await abortUpload(key, uploadId);
+      await abortUpload(key, id);
       throw error;
     }
   }
 
-  return {
+  // PartReader copies each chunk at once, so lent chunks are safe.
+  return takingLentChunks({
     async set(
       key: string,
       file: File | Blob | ReadableStream<Uint8Array>,
@@ -528,7 +543,7 @@ export function createS3FileStorage(
       const metaHeaders = {
         "content-type": typeOf(file, setOptions?.type),
         "x-amz-meta-name": encodeURIComponent(
-          nameOf(file, setOptions?.name, key),
+          nameOf(setOptions?.name, key),
         ),
       };
       const reader = new PartReader(streamOf(file), partSize);
@@ -673,7 +688,7 @@ export function createS3FileStorage(
         expiresIn,
       );
     },
-  };
+  });
 
   async function errorOf(response: Response, call: Call): Promise<Error> {
     const text = await response.text().catch(() => "");
@@ -757,9 +772,11 @@ function decodeListedKey(key: string): string {
 }
 
 /**
- * Reads a stream in parts of `size` bytes. The first part is gathered from
- * the chunks as they come (a small file costs its size, not `size`); the
- * next ones are copied into buffers of `size` that are used again once
+ * Reads a stream in parts of `size` bytes, copying each chunk as soon as it
+ * arrives and never keeping one, so the source may lend its chunks (reuse
+ * a chunk's buffer once the next is asked for; see `_lent.ts`). The first
+ * part grows as it fills (a small file costs about its size, not `size`);
+ * the next ones go into buffers of `size` that are used again once
  * {@linkcode PartReader.release}d, so a long upload holds two part buffers
  * (the one being sent, the one filling) and leaves no garbage behind. `done`
  * is true once the source ended and everything was handed out, so a caller
@@ -768,6 +785,7 @@ function decodeListedKey(key: string): string {
 class PartReader {
   #reader: ReadableStreamDefaultReader<Uint8Array>;
   #size: number;
+  /** Bytes read past the last part, copied. */
   #left: Uint8Array | undefined;
   #ended = false;
   #first = true;
@@ -785,11 +803,13 @@ class PartReader {
   /** The next part, `null` at the end; the last part may be shorter. */
   async next(): Promise<Uint8Array | null> {
     if (this.done) return null;
+    let buffer: Uint8Array;
     if (this.#first) {
       this.#first = false;
-      return this.#gather();
+      buffer = new Uint8Array(Math.min(64 * 1024, this.#size));
+    } else {
+      buffer = this.#pool.pop() ?? new Uint8Array(this.#size);
     }
-    const buffer = this.#pool.pop() ?? new Uint8Array(this.#size);
     let length = 0;
     while (length < this.#size) {
       let chunk = this.#left;
@@ -804,12 +824,21 @@ class PartReader {
         chunk = value;
       }
       const take = Math.min(chunk.length, this.#size - length);
+      if (length + take > buffer.length) {
+        // The first part grows by doubling, up to the part size.
+        const grown = new Uint8Array(
+          Math.min(this.#size, Math.max(buffer.length * 2, length + take)),
+        );
+        grown.set(buffer.subarray(0, length));
+        buffer = grown;
+      }
       buffer.set(chunk.subarray(0, take), length);
       length += take;
-      if (take < chunk.length) this.#left = chunk.subarray(take);
+      // A copy: a lent chunk's buffer is read into again.
+      if (take < chunk.length) this.#left = chunk.slice(take);
     }
     if (length === 0) {
-      this.#pool.push(buffer);
+      if (buffer.length === this.#size) this.#pool.push(buffer);
       return null;
     }
     return buffer.subarray(0, length);
@@ -820,31 +849,6 @@ class PartReader {
     if (part.buffer.byteLength === this.#size && this.#pool.length < 2) {
       this.#pool.push(new Uint8Array(part.buffer as ArrayBuffer));
     }
-  }
-
-  async #gather(): Promise<Uint8Array | null> {
-    // Held, not copied: a stream hands over each chunk it enqueues.
-    const chunks: Uint8Array[] = [];
-    let length = 0;
-    while (length < this.#size) {
-      const { value, done } = await this.#reader.read();
-      if (done) {
-        this.#ended = true;
-        break;
-      }
-      chunks.push(value);
-      length += value.length;
-    }
-    if (length === 0) return null;
-    const part = new Uint8Array(Math.min(length, this.#size));
-    let offset = 0;
-    for (const chunk of chunks) {
-      const take = Math.min(chunk.length, part.length - offset);
-      part.set(chunk.subarray(0, take), offset);
-      offset += take;
-      if (take < chunk.length) this.#left = chunk.subarray(take);
-    }
-    return part;
   }
 
   async cancel(reason: unknown): Promise<void> {

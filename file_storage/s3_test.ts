@@ -179,6 +179,27 @@ Deno.test("S3 file storage on Ceph's RADOS Gateway", async (t) => {
         assert.deepEqual(await ceph.listMultipartUploads("big"), []);
         await big.remove("parts.bin");
         await big.remove("blob.bin");
+
+        // A source that fails after two parts went up (a client that went
+        // away): the upload is aborted, nothing is stored, no part stays.
+        const source = patternStream(20 * MIB, 256 * 1024).getReader();
+        let sent = 0;
+        const failing = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (sent >= 11 * MIB) {
+              return controller.error(new Error("client went away"));
+            }
+            const { value } = await source.read();
+            sent += value!.length;
+            controller.enqueue(value!);
+          },
+        });
+        await assert.rejects(
+          () => big.set("failed.bin", failing),
+          /client went away/,
+        );
+        assert.equal(await big.has("failed.bin"), false);
+        assert.deepEqual(await ceph.listMultipartUploads("big"), []);
       },
     );
 

@@ -13,8 +13,8 @@ export interface FileStorageSetOptions {
    */
   type?: string;
   /**
-   * The file name `get()` gives the `File` back with. Default: the `name`
-   * of a `File`, else the key.
+   * The file name `get()` gives the `File` back with. Default: the key (a
+   * `File`'s own name is not kept unless given here).
    */
   name?: string;
 }
@@ -61,7 +61,7 @@ export interface FileStorageListResult {
  *
  * async function keep(storage: FileStorage, file: File): Promise<string> {
  *   const key = `uploads/${crypto.randomUUID()}`;
- *   await storage.set(key, file);
+ *   await storage.set(key, file, { name: file.name });
  *   return key;
  * }
  * const storage = createMemoryFileStorage();
@@ -82,7 +82,8 @@ export interface FileStorage {
     options?: FileStorageSetOptions,
   ): Promise<void>;
   /**
-   * The file under `key`, or `null`. Its bytes are read when asked for
+   * The file under `key`, or `null`: a `File` named by `set()`'s `name`
+   * (else the key), with the stored type. Its bytes are read when asked for
    * (`stream()`, `bytes()`, `text()`...), and `slice()` reads only its
    * range.
    */

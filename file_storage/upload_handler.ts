@@ -11,6 +11,7 @@ import type {
 } from "../form_data/file_upload.ts";
 import { formDataKeepsFiles } from "../runtime/form_data.ts";
 import { checkKey, type FileStorage } from "./types.ts";
+import { lentStream, takesLentChunks } from "./_lent.ts";
 
 const OWNER = "createStorageUploadHandler()";
 
@@ -106,7 +107,11 @@ export function createStorageUploadHandler(
       OWNER,
     );
     if (upload.signal.aborted) throw upload.signal.reason;
-    await storage.set(key, upload.stream(), {
+    // The parser's buffers are lent to storages that copy at once.
+    const bytes = takesLentChunks(storage)
+      ? lentStream(upload)
+      : upload.stream();
+    await storage.set(key, bytes, {
       type: upload.type,
       name: upload.name,
     });

@@ -303,6 +303,7 @@ function failed(
   error: unknown,
   name: string,
   render?: (error: unknown) => SafeHtml | string,
+  quoted = false,
 ): string {
   try {
     writer.onError(error, name);
@@ -324,6 +325,8 @@ function failed(
     }
   }
   const safe = escapeHtml(name);
+  // In an attribute value, text only: markup there would end the value.
+  if (quoted) return `The ${safe} could not be loaded.`;
   return `<span data-fk-error="${safe}" role="alert">The ${safe} could not be loaded.</span>`;
 }
 
@@ -367,7 +370,13 @@ async function* write(
       );
     } else if (!part.iterable) {
       yield* flush(writer);
-      yield* settleInline(part.source as PromiseLike<unknown>, writer, "part");
+      yield* settleInline(
+        part.source as PromiseLike<unknown>,
+        writer,
+        "part",
+        undefined,
+        part.quoted,
+      );
     } else {
       yield* flush(writer);
       const iterator = (part.source as AsyncIterable<unknown>)
@@ -389,7 +398,13 @@ async function* write(
         }
       } catch (error) {
         ended = true;
-        writer.buffer += failed(writer, error, "streamed part");
+        writer.buffer += failed(
+          writer,
+          error,
+          "streamed part",
+          undefined,
+          part.quoted,
+        );
       } finally {
         if (!ended) await iterator.return?.();
       }
@@ -403,16 +418,19 @@ async function* settleInline(
   writer: Writer,
   name: string,
   render?: (error: unknown) => SafeHtml | string,
+  quoted = false,
 ): AsyncGenerator<string> {
-  let value: unknown;
+  let parts: HtmlPart[];
   try {
-    value = await promise;
+    // A value the tag refuses where it lands (html.defer() resolved into an
+    // attribute value) fails this part, not the page.
+    parts = partsOfValue(await promise, quoted);
   } catch (error) {
-    writer.buffer += failed(writer, error, name, render);
+    writer.buffer += failed(writer, error, name, render, quoted);
     return;
   }
   if (writer.cancelled) return;
-  yield* write(partsOfValue(value, false), writer);
+  yield* write(parts, writer);
 }
 
 /** A deferred part's HTML, all of it (nested parts waited for in place). */

@@ -292,3 +292,19 @@ Deno.test("cancelling the stream (the client left) stops the rendering and close
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(closed, true, "the iterator's finally ran");
 });
+
+Deno.test("a Promise in an attribute value that resolves to html.defer() fails that part only", async () => {
+  const errors: string[] = [];
+  const page = html`<p title="${
+    Promise.resolve(html.defer(Promise.resolve("x")))
+  }">ok</p>`;
+  const text = await new Response(
+    streamOf(page, { onError: (error) => errors.push(String(error)) }),
+  ).text();
+  assert.equal(
+    text,
+    '<p title="The part could not be loaded.">ok</p>',
+    "text only: markup would end the attribute value",
+  );
+  assert.match(errors[0], /html.defer\(\) cannot go in an attribute value/);
+});

@@ -339,3 +339,112 @@ Deno.test("idempotency: a 204 answer is kept and replayed without a body", async
   assert.equal(again.body, null);
   assert.equal(runs.count, 1);
 });
+
+for (const status of [401, 408, 425, 429]) {
+  Deno.test(`idempotency: a ${status} (retry later, or with credentials) releases the key, so the retry with the same key runs`, async () => {
+    let refuse = true;
+    const { runs, send } = app(() =>
+      refuse
+        ? new Response("not now", {
+          status,
+          headers: { "Retry-After": "1" },
+        })
+        : new Response("ok", { status: 201 })
+    );
+    const first = await send({ key: "retry-me" });
+    assert.equal(first.status, status);
+    assert.equal(first.headers.get("Idempotent-Replayed"), null);
+    await first.body?.cancel();
+    refuse = false;
+    // The client waited as told and sends the same request, same key.
+    const retry = await send({ key: "retry-me" });
+    assert.equal(retry.status, 201, `a ${status} must not be replayed`);
+    assert.equal(retry.headers.get("Idempotent-Replayed"), null);
+    await retry.body?.cancel();
+    const repeat = await send({ key: "retry-me" });
+    assert.equal(repeat.status, 201);
+    assert.equal(repeat.headers.get("Idempotent-Replayed"), "true");
+    await repeat.body?.cancel();
+    assert.equal(runs.count, 2);
+  });
+}
+
+Deno.test("idempotency: an answer whose body fails while streaming releases the key, as a throw does", async () => {
+  let broken = true;
+  const { runs, send } = app(() => {
+    if (!broken) return new Response("ok", { status: 201 });
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error("the database cursor died"));
+      },
+    });
+    return new Response(body, { status: 201 });
+  });
+  const original = console.error;
+  console.error = () => {};
+  try {
+    const first = await send({ key: "stream" });
+    assert.equal(first.status, 500);
+    await first.body?.cancel();
+  } finally {
+    console.error = original;
+  }
+  broken = false;
+  const retry = await send({ key: "stream" });
+  assert.equal(retry.status, 201, "the retry runs, not a 409 for lockTimeout");
+  assert.equal(await retry.text(), "ok");
+  assert.equal(runs.count, 2);
+});
+
+Deno.test("idempotency: with the session option but session() not run first, it refuses to fall back to the address (which one session's answer would reach another)", async () => {
+  const Session = createContextKey<Session>();
+  const storage = createMemorySessionStorage({
+    cookie: { secrets: ["0123456789abcdef0123456789abcdef-test"] },
+  });
+  const router = createRouter();
+  let runs = 0;
+  router.get("/login", session(Session, storage), ({ get }) => {
+    get(Session)!.set("user", `user ${++runs}`);
+    return new Response("in");
+  });
+  // Misordered: idempotency() before session().
+  router.post(
+    "/orders",
+    idempotency({ store: createMemoryCacheStore(), session: Session }),
+    session(Session, storage),
+    ({ get }) => new Response(`order for ${get(Session)!.get("user")}`),
+  );
+  const login = async () =>
+    (await router.fetch(new Request("http://localhost/login"), {
+      remoteAddr: ADA,
+    })).headers.get("set-cookie")!.split(";")[0];
+  const one = await login();
+  const two = await login();
+  const order = (cookie: string) =>
+    router.fetch(
+      new Request("http://localhost/orders", {
+        method: "POST",
+        headers: { cookie, "Idempotency-Key": "same" },
+        body: "{}",
+      }),
+      { remoteAddr: ADA },
+    );
+  const original = console.error;
+  const logged: unknown[] = [];
+  console.error = (...args: unknown[]) => logged.push(...args);
+  try {
+    const first = await order(one);
+    const second = await order(two);
+    const replayed = second.headers.get("Idempotent-Replayed") === "true";
+    const texts = [await first.text(), await second.text()];
+    assert.ok(!replayed, `the second session got the first's answer: ${texts}`);
+    assert.equal(first.status, 500);
+    assert.equal(second.status, 500);
+    assert.match(
+      logged.map(String).join(" "),
+      /run session\(\) before idempotency\(\)/,
+    );
+  } finally {
+    console.error = original;
+  }
+});

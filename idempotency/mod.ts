@@ -21,7 +21,9 @@
  * Rules chosen where the draft leaves room:
  *
  * - Keys are scoped: by default to the session the request's cookie
- *   named (with the `session` option), else to the client address, so one
+ *   named (with the `session` option, which needs `session()` to run
+ *   before `idempotency()`: a `TypeError` otherwise), else to the client
+ *   address, so one
  *   client cannot replay another's answer by sending its key. `scope`
  *   replaces this (say, the authenticated user id).
  * - The key may come as a Structured Field string (`"abc"`, as the draft
@@ -30,7 +32,10 @@
  *   other methods pass by.
  * - A handler that throws or answers `5xx` keeps nothing: the key is
  *   released and the client's retry runs again (a `503` during an outage
- *   must not be replayed for a day). Handlers whose effects may have
+ *   must not be replayed for a day). So do `401`, `408`, `425` and `429`
+ *   (from the handler or middleware after this one, say `rateLimit()` or
+ *   `jwt()`): they ask for the same request again, later or with
+ *   credentials, and a retry with the same key must then run. Handlers whose effects may have
  *   happened before a `5xx` should make them transactional.
  * - `Set-Cookie` is never kept or replayed.
  * - A body over `maxBodyBytes` is not kept: a repeat gets the original
@@ -88,6 +93,7 @@
  * @module
  */
 
+import { requestWithBody } from "../runtime/request_copy.ts";
 import { atLeast } from "../store/options.ts";
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { RequestContext } from "../router/context.ts";
@@ -198,6 +204,11 @@ interface Kept {
 }
 
 const MAX_KEY_LENGTH = 255;
+/**
+ * Answers that say "not done, send it again" (later, or with credentials):
+ * kept, they would be replayed to that very retry for `ttl`.
+ */
+const RETRY_LATER = new Set([401, 408, 425, 429]);
 const encoder = new TextEncoder();
 /** A bare key: printable ASCII without spaces or quotes. */
 const BARE_KEY = /^[\x21\x23-\x7e]+$/;
@@ -316,10 +327,8 @@ function headRecord(kept: Kept): Uint8Array {
 /**
  * Reads the body once, bounded (413 past `limits.maxBytes`, 408 when the
  * client stalls), and hands the rest of the chain a request holding those
- * bytes. Not `request.clone()`: on Deno a clone of a `Deno.serve` request
- * reads its `signal`, which switches the server to its legacy abort
- * behaviour and prints a warning. The copy reaches the original's `signal`
- * only if the application reads it.
+ * bytes (`requestWithBody`, not `request.clone()`, which prints Deno's
+ * legacy-abort warning).
  */
 async function takeBody(
   context: RequestContext,
@@ -328,15 +337,7 @@ async function takeBody(
   const request = context.request;
   if (request.body === null) return new Uint8Array(0);
   const bytes = await readBytes(request, limits);
-  const copy = new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: bytes as BodyInit,
-  });
-  Object.defineProperty(copy, "signal", {
-    get: () => request.signal,
-    configurable: true,
-  });
+  const copy = requestWithBody(request, bytes as BodyInit);
   // `request` is read-only to handlers, not to the middleware that took
   // its body: the rest of the chain reads the copy.
   (context as { request: Request }).request = copy;
@@ -437,7 +438,15 @@ export function idempotency(options: IdempotencyOptions): Middleware {
   async function scopeOf(context: RequestContext): Promise<string> {
     const chosen = await options.scope?.(context);
     if (chosen !== undefined) return "scope:" + chosen;
-    if (sessionKey !== undefined && context.has(sessionKey)) {
+    if (sessionKey !== undefined) {
+      // Without the session, the address scope would let one session's
+      // answer reach another behind the same address: a misordered chain
+      // is the application's bug, told at its first request.
+      if (!context.has(sessionKey)) {
+        throw new TypeError(
+          "idempotency(): no session under the `session` key; run session() before idempotency()",
+        );
+      }
       const session = context.get(sessionKey);
       const loaded = typeof session === "object" && session !== null
         ? stateOf(session).loadedId
@@ -546,11 +555,18 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       await release(key, version);
       throw error;
     }
-    if (response.status >= 500) {
+    if (response.status >= 500 || RETRY_LATER.has(response.status)) {
       await release(key, version);
       return response;
     }
-    const answer = await readBodyUpTo(response, maxBodyBytes);
+    let answer: Awaited<ReturnType<typeof readBodyUpTo>>;
+    try {
+      answer = await readBodyUpTo(response, maxBodyBytes);
+    } catch (error) {
+      // The body failed while streaming: the handler failed, as a throw.
+      await release(key, version);
+      throw error;
+    }
     const kept: Kept = {
       st: "done",
       fp: fingerprint,

@@ -61,7 +61,6 @@
 // does not exist; its types are found without the extension.
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types";
 import type { RequestContext } from "../router/context.ts";
 import type { Handler, Middleware } from "../router/types.ts";
@@ -81,8 +80,12 @@ import { unrefTimer } from "../runtime/timer.ts";
  * (anything with `connect(transport)` and `close()`).
  */
 export interface McpServerLike {
-  /** Connects the server to a transport (the SDK's `connect`). */
-  connect(transport: Transport): Promise<void>;
+  /**
+   * Connects the server to a transport (the SDK's `connect`, which takes
+   * its `Transport`; typed loosely here so this type does not carry the
+   * SDK's whole message model).
+   */
+  connect(transport: object): Promise<void>;
   /** Closes the server and its transport. */
   close(): Promise<void>;
 }

@@ -308,3 +308,82 @@ Deno.test("mcpHandler: event streams count under streamLimit(), and serve()'s sh
   await client.close().catch(() => {});
   await app.mcp.close();
 });
+
+Deno.test("mcpHandler: an idle session is closed; its id then gets 404", async () => {
+  const app = await start({ sessionIdleMs: 100 });
+  try {
+    const { client, transport } = await connect(app.url);
+    const id = transport.sessionId!;
+    assert.equal(app.mcp.sessions(), 1);
+    const deadline = Date.now() + 5000;
+    while (app.mcp.sessions() > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.equal(app.mcp.sessions(), 0, "closed after 100 ms idle");
+    const stale = await fetch(app.url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "Mcp-Session-Id": id,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    });
+    assert.equal(stale.status, 404);
+    await stale.body?.cancel();
+    await client.close().catch(() => {});
+  } finally {
+    await app.stop();
+  }
+});
+
+Deno.test("mcpHandler: one server instance serves one session at a time; bad options are TypeErrors", async () => {
+  const mcp = mcpHandler(makeServer());
+  const router = createRouter();
+  router.any("/mcp", mcp);
+  const initialize = () =>
+    router.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-06-18",
+            capabilities: {},
+            clientInfo: { name: "raw", version: "1" },
+          },
+        }),
+      }),
+    );
+  const first = await initialize();
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  const second = await initialize();
+  assert.equal(second.status, 503);
+  assert.equal(second.headers.get("retry-after"), "5");
+  assert.match((await second.json()).error.message, /one session at a time/);
+  await mcp.close();
+  const third = await initialize();
+  assert.equal(third.status, 200, "free again once the session closed");
+  await third.body?.cancel();
+  await mcp.close();
+
+  assert.throws(
+    () => mcpHandler({} as never),
+    /give an McpServer \(or Server\) of @modelcontextprotocol\/sdk/,
+  );
+  assert.throws(
+    () => mcpHandler(makeServer, { auth: bearerAuth({ token: TOKEN }) }),
+    /auth needs resourceMetadata/,
+  );
+  assert.throws(
+    () => mcpHandler(makeServer, { maxSessions: 0 }),
+    /maxSessions must be a whole number of at least 1, got 0/,
+  );
+});

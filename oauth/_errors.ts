@@ -12,7 +12,8 @@ import { HttpError } from "../http_error/mod.ts";
  *   verifier does not match).
  * - `id_token`: the ID token is missing, badly signed, expired, for
  *   another client or issuer, or its `nonce` is not this sign-in's.
- * - `user`: the user could not be read from the provider's API.
+ * - `user`: the user could not be read from the provider's API (it
+ *   refused the token, or answered no user); its being down is a `502`.
  */
 export type OAuthErrorReason =
   | "state"

@@ -111,6 +111,19 @@ function mapJoseError(error: unknown): Error {
   if (error instanceof errors.JWKSTimeout || error instanceof TypeError) {
     return badGateway("could not fetch the provider's keys (jwks_uri)", error);
   }
+  // jose's own words for a key set answered with an error status or not
+  // as JSON: the provider is at fault, not the token (a 502, not a 400).
+  if (
+    error instanceof errors.JWKSInvalid ||
+    (error instanceof errors.JOSEError &&
+      error.code === "ERR_JOSE_GENERIC" &&
+      /JSON Web Key Set HTTP response/.test(error.message))
+  ) {
+    return badGateway(
+      `the provider's keys (jwks_uri) could not be read: ${error.message}`,
+      error,
+    );
+  }
   if (error instanceof errors.JOSEError) {
     return refused(`it is malformed (${error.message})`, error);
   }

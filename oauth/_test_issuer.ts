@@ -4,7 +4,13 @@
 // a foreign issuer or audience, a wrong nonce. It checks what a provider
 // checks: the client, the redirect URI, the PKCE verifier (S256), and
 // codes are single use.
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from "jose";
+import {
+  exportJWK,
+  exportSPKI,
+  generateKeyPair,
+  type JWK,
+  SignJWT,
+} from "jose";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { serve } from "@fetchkit/toolkit/serve";
 import { toBase64Url } from "../runtime/base64.ts";
@@ -24,6 +30,13 @@ export interface Fault {
   noIdToken?: boolean;
   /** The token endpoint answers this error instead. */
   tokenError?: string;
+  /**
+   * Alg confusion: `none` (unsigned), or HS256 keyed with the provider's
+   * public key (its PEM), which a naive verifier takes as the secret.
+   */
+  forgedAlg?: "none" | "HS256";
+  /** No `kid` in the header (the JWKS then has two keys: see `twoKeys`). */
+  noKid?: boolean;
 }
 
 export interface TestIssuer {
@@ -36,6 +49,14 @@ export interface TestIssuer {
   user: Record<string, unknown>;
   /** GitHub's `/user/emails` answer. */
   emails: unknown[];
+  /** Discovery lists these as `id_token_signing_alg_values_supported`. */
+  algs: string[];
+  /** The JWKS holds a second key (a rotation), both without use of kid. */
+  twoKeys: boolean;
+  /** The JWKS endpoint answers this status (and no keys) instead. */
+  jwksStatus?: number;
+  /** GitHub's `/user` answers this status instead. */
+  userStatus?: number;
   /** The last token request's form, for checks. */
   lastTokenRequest?: URLSearchParams;
   lastTokenAuthorization?: string | null;
@@ -53,6 +74,14 @@ interface Grant {
 export async function startTestIssuer(): Promise<TestIssuer> {
   const good = await generateKeyPair("ES256", { extractable: true });
   const bad = await generateKeyPair("ES256");
+  const next = await generateKeyPair("ES256");
+  const goodPem = await exportSPKI(good.publicKey);
+  const nextJwk: JWK = {
+    ...await exportJWK(next.publicKey),
+    kid: "k0",
+    alg: "ES256",
+    use: "sig",
+  };
   const jwk: JWK = {
     ...await exportJWK(good.publicKey),
     kid: "k1",
@@ -74,21 +103,36 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       name: "Mini User",
     },
     emails: [],
+    algs: ["ES256"],
+    twoKeys: false,
     stop: async () => {},
   };
 
   async function idToken(grant: Grant, fault: Fault): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     const kid = fault.unknownKid ? "k2" : "k1";
-    return await new SignJWT({
+    const claims = {
       ...state.user,
       nonce: fault.nonce ?? grant.nonce,
-    })
-      .setProtectedHeader({ alg: "ES256", kid })
-      .setIssuer(fault.iss ?? origin)
-      .setAudience(fault.aud ?? grant.clientId)
-      .setIssuedAt(now)
-      .setExpirationTime(now + (fault.expiresIn ?? 300))
+      iss: fault.iss ?? origin,
+      aud: fault.aud ?? grant.clientId,
+      iat: now,
+      exp: now + (fault.expiresIn ?? 300),
+    };
+    if (fault.forgedAlg === "none") {
+      const part = (value: unknown) =>
+        toBase64Url(new TextEncoder().encode(JSON.stringify(value)));
+      return `${part({ alg: "none", kid })}.${part(claims)}.`;
+    }
+    if (fault.forgedAlg === "HS256") {
+      return await new SignJWT(claims)
+        .setProtectedHeader({ alg: "HS256", kid })
+        .sign(new TextEncoder().encode(goodPem));
+    }
+    return await new SignJWT(claims)
+      .setProtectedHeader(
+        fault.noKid ? { alg: "ES256" } : { alg: "ES256", kid },
+      )
       .sign(
         fault.otherKey || fault.unknownKid ? bad.privateKey : good.privateKey,
       );
@@ -178,7 +222,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
           jwks_uri: `${origin}/jwks`,
           userinfo_endpoint: `${origin}/userinfo`,
           authorization_response_iss_parameter_supported: true,
-          id_token_signing_alg_values_supported: ["ES256"],
+          id_token_signing_alg_values_supported: state.algs,
           token_endpoint_auth_methods_supported: [
             "client_secret_basic",
             "client_secret_post",
@@ -195,7 +239,14 @@ export async function startTestIssuer(): Promise<TestIssuer> {
           id_token_signing_alg_values_supported: ["ES256"],
         });
       case "/jwks":
-        return Response.json({ keys: [jwk] });
+        if (state.jwksStatus !== undefined) {
+          return new Response("down for maintenance", {
+            status: state.jwksStatus,
+          });
+        }
+        return Response.json({
+          keys: state.twoKeys ? [nextJwk, jwk] : [jwk],
+        });
       case "/common/authorize":
       case "/authorize":
       case "/login/oauth/authorize":
@@ -204,6 +255,9 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       case "/login/oauth/access_token":
         return await token(request);
       case "/user":
+        if (state.userStatus !== undefined) {
+          return new Response("unicorn", { status: state.userStatus });
+        }
         return Response.json({
           id: 4242,
           login: "octo",

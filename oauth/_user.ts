@@ -1,6 +1,6 @@
 /** Reading the user from a provider's API: OpenID `userinfo` and GitHub's. */
 import { OAuthError } from "./_errors.ts";
-import { PROVIDER_TIMEOUT_MS } from "./_metadata.ts";
+import { badGateway, PROVIDER_TIMEOUT_MS } from "./_metadata.ts";
 import type { OAuthTokens } from "./_token.ts";
 
 /**
@@ -43,7 +43,13 @@ export async function getJson(
       signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new OAuthError("user", `Could not reach ${url}`, { cause: error });
+    throw badGateway(`could not reach ${url}`, error);
+  }
+  // The provider failing is a 502 (as for its other endpoints); a 4xx
+  // (a token it refuses) stays the sign-in's 400.
+  if (response.status >= 500) {
+    await response.body?.cancel();
+    throw badGateway(`${url} answered ${response.status}`);
   }
   let body: unknown;
   try {

@@ -22,7 +22,9 @@
  *   `{ claims, tokens, returnTo }`, or throws an {@linkcode OAuthError}, an
  *   `HttpError` 400 whose message names what failed and whose `reason`
  *   says it for code. A provider that cannot be reached or answers
- *   nonsense is a `502`.
+ *   nonsense is an `HttpError` `502` (discovery, the token endpoint, its
+ *   keys at `jwks_uri`, a `5xx` from its user API), so an app can tell an
+ *   outage ("try again later") from a refused sign-in.
  *
  * The session is whatever `session()` stores under the context key
  * `session` (as `idempotency()` takes it); sign the user in after

@@ -433,3 +433,92 @@ Deno.test("oauth: a multi-tenant issuer (Microsoft's common) checks the ID token
     assert.equal(start.status, 502);
     await start.body?.cancel();
   }));
+
+Deno.test("oauth: alg confusion: an unsigned (none) ID token and an HS256 one keyed with the public key are refused, even when discovery lists those algs", () =>
+  withIssuer(async (issuer) => {
+    issuer.algs = ["ES256", "HS256", "none"];
+    for (const forgedAlg of ["none", "HS256"] as const) {
+      issuer.fault = { forgedAlg };
+      const { status, body } = await signIn(oidcApp(issuer));
+      assert.equal(status, 400, `${forgedAlg}: ${body}`);
+      assert.match(body, /ID token refused/, forgedAlg);
+      assert.doesNotMatch(body, /mini@example\.com/, forgedAlg);
+    }
+    // The real one still goes through.
+    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+  }));
+
+Deno.test("oauth: an ID token without kid verifies against a one-key JWKS, and is refused against several (OpenID Connect Core 10.1)", () =>
+  withIssuer(async (issuer) => {
+    issuer.fault = { noKid: true };
+    const single = await signIn(oidcApp(issuer));
+    assert.equal(single.status, 200, single.body);
+    issuer.twoKeys = true;
+    issuer.fault = { noKid: true };
+    const several = await signIn(oidcApp(issuer));
+    assert.equal(several.status, 400, several.body);
+    assert.match(several.body, /signature does not verify/);
+    // With its kid, the right key of the two is used.
+    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+  }));
+
+Deno.test("oauth: a provider whose keys (jwks_uri) are down is a 502 naming them, not a 400 about the token", () =>
+  withIssuer(async (issuer) => {
+    for (const status of [503, 500, 404]) {
+      issuer.jwksStatus = status;
+      const { app, client } = oauthApp({
+        issuer: issuer.issuer,
+        clientId: issuer.clientId,
+        clientSecret: issuer.clientSecret,
+      });
+      let thrown: unknown;
+      app.get("/callback-caught", async (context) => {
+        try {
+          return Response.json(await client.callback(context));
+        } catch (error) {
+          thrown = error;
+          return new Response(null, { status: 599 });
+        }
+      });
+      const agent = agentFor(app);
+      const back = await roundTrip(agent);
+      back.pathname = "/callback-caught";
+      await (await agent.request(back)).body?.cancel();
+      assert.ok(!(thrown instanceof OAuthError), `${status}: ${thrown}`);
+      assert.equal((thrown as { status?: number }).status, 502, String(thrown));
+      assert.match(String(thrown), /jwks_uri/);
+      assert.match(String(thrown), /not be read/);
+    }
+    issuer.jwksStatus = undefined;
+    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+  }));
+
+Deno.test("oauth: a provider whose user API is down (5xx, unreachable) is a 502, not a 400 about the sign-in", () =>
+  withIssuer(async (issuer) => {
+    const { app, client } = oauthApp({
+      ...github({ baseUrl: issuer.issuer, apiUrl: issuer.issuer }),
+      clientId: issuer.clientId,
+      clientSecret: issuer.clientSecret,
+    });
+    let thrown: unknown;
+    app.get("/callback-caught", async (context) => {
+      try {
+        return Response.json(await client.callback(context));
+      } catch (error) {
+        thrown = error;
+        return new Response(null, { status: 599 });
+      }
+    });
+    issuer.userStatus = 503;
+    const agent = agentFor(app);
+    const back = await roundTrip(agent);
+    back.pathname = "/callback-caught";
+    await (await agent.request(back)).body?.cancel();
+    assert.ok(!(thrown instanceof OAuthError), String(thrown));
+    assert.equal((thrown as { status?: number }).status, 502, String(thrown));
+    assert.match(String(thrown), /\/user answered 503/);
+    // A 401 (the token refused) is still the sign-in's 400.
+    issuer.userStatus = 401;
+    const { status } = await signIn(app);
+    assert.equal(status, 400);
+  }));

@@ -20,6 +20,7 @@
 import type { Middleware } from "./types.ts";
 import type { RequestContext } from "./context.ts";
 import { NativeResponse } from "../response/native.ts";
+import { requestWithBody } from "../runtime/request_copy.ts";
 import { noteBodyProgress } from "../body_progress/body_progress.ts";
 import { DEFAULTS } from "../form_data/limits.ts";
 import { declaredLength, tooLarge } from "../validation/read_body.ts";
@@ -75,15 +76,14 @@ const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
 
 /**
- * Reads up to `MAX_PREFIX_BYTES` of a copy of the body, leaving the request's
- * own body unread for later middleware and the handler.
+ * Reads up to `MAX_PREFIX_BYTES` of `body`, one branch of the request's body;
+ * the request the rest of the chain reads holds the other, unread.
  */
 async function readPrefix(
   request: Request,
+  body: ReadableStream<Uint8Array>,
   timeout: number,
 ): Promise<{ bytes: Uint8Array; complete: boolean } | undefined> {
-  const body = request.clone().body;
-  if (body === null) return undefined;
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -205,7 +205,12 @@ async function readField(
   ) {
     return null;
   }
-  const prefix = await readPrefix(request, timeout);
+  // Two branches of the body: one to peek at, one for the rest of the
+  // chain, whose request is a copy holding it (see requestWithBody).
+  const [peek, rest] = request.body.tee();
+  const copy = requestWithBody(request, rest);
+  (context as { request: Request }).request = copy;
+  const prefix = await readPrefix(copy, peek, timeout);
   if (prefix === undefined) return null;
   return mediaType === "multipart/form-data"
     ? fromMultipart(prefix.bytes, prefix.complete, contentType, fieldName)
@@ -248,7 +253,8 @@ async function readField(
  * ```
  *
  * A `POST` whose declared `Content-Length` is over `maxBodyBytes` is
- * refused with `413` before anything is read (no wait).
+ * answered `413` (its message names the limit and the declared length)
+ * before anything is read (no wait).
  *
  * @param options `fieldName`: the form field to read; `timeout`; `maxBodyBytes`.
  * @returns The middleware.
@@ -276,7 +282,9 @@ export function methodOverride(
       if (declared !== undefined && declared > maxBodyBytes) {
         const error = tooLarge(maxBodyBytes, declared);
         await context.request.body.cancel(error).catch(() => {});
-        throw error;
+        // Answered here (text, or JSON for a client that prefers it), not
+        // thrown: an app's error boundary may make any throw a 500.
+        return error.toResponse(context.request);
       }
     }
     const wanted = override ??

@@ -12,6 +12,8 @@ import {
   clusterToolsOrSkip,
   startRedisCluster,
 } from "../_tools/redis_cluster.ts";
+import { redisCommand } from "../_tools/redis.ts";
+import { hashSlot } from "../store/redis_client.ts";
 
 const tools = await clusterToolsOrSkip();
 
@@ -32,6 +34,25 @@ Deno.test({
         storage: (cookie) => createRedisSessionStorage({ client, cookie }),
         revocable: true,
         shared: true,
+      });
+
+      await t.step("the stores' hash slots are the cluster's", async () => {
+        const keys = [
+          "session:abc",
+          "{app}:s:x",
+          "pubsub:{s1}news",
+          "été{ü}",
+          "a{}b",
+          ...Array.from({ length: 20 }, () => crypto.randomUUID()),
+        ];
+        for (const key of keys) {
+          const slot = await redisCommand(cluster.nodes[0].port, [
+            "CLUSTER",
+            "KEYSLOT",
+            key,
+          ]);
+          assert.equal(hashSlot(key), slot, key);
+        }
       });
 
       const cookie = { secrets: ["s".repeat(32)], maxAge: 600 };

@@ -10,7 +10,7 @@ import {
   clusterToolsOrSkip,
   startRedisCluster,
 } from "../_tools/redis_cluster.ts";
-import { runFailover } from "./_failover.ts";
+import { runFailover } from "./_test_failover.ts";
 
 const tools = await clusterToolsOrSkip();
 

@@ -14,11 +14,16 @@ import { join } from "node:path";
 import process from "node:process";
 import { createClient } from "redis";
 
-/** The `redis-server` on `PATH`, or `undefined`. */
+/**
+ * The `redis-server` on `PATH` (or `$REDIS_SERVER`, such as
+ * `valkey-server`, a name on `PATH` or a path), or `undefined`.
+ */
 export function findRedisServer(): string | undefined {
+  const name = process.env.REDIS_SERVER || "redis-server";
+  if (name.includes("/")) return existsSync(name) ? name : undefined;
   for (const dir of (process.env.PATH ?? "").split(":")) {
-    if (dir !== "" && existsSync(join(dir, "redis-server"))) {
-      return join(dir, "redis-server");
+    if (dir !== "" && existsSync(join(dir, name))) {
+      return join(dir, name);
     }
   }
   return undefined;
@@ -35,10 +40,14 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A started server: its URL, and `stop()` which ends it and its folder. */
+/**
+ * A started server: its URL, `stop()` which ends it and its folder, and
+ * `kill()` which ends it with SIGKILL (an outage; `stop()` still cleans).
+ */
 export interface NodeRedis {
   url: string;
   stop(): void;
+  kill(): void;
 }
 
 /** Starts `redis-server` at `path`; resolves once it accepts a client. */
@@ -69,7 +78,7 @@ export async function startNodeRedis(path: string): Promise<NodeRedis> {
         socket: { reconnectStrategy: false },
       }).connect();
       probe.destroy();
-      return { url, stop };
+      return { url, stop, kill: () => child.kill("SIGKILL") };
     } catch (error) {
       if (attempt === 50) {
         stop();

@@ -1,6 +1,6 @@
 /**
- * The router, responses, `html`, cookie sessions, `formData()` and the
- * logger in Cloudflare's `workerd` (the npm package `workerd` ships the
+ * The router, responses, `html`, cookie sessions, `formData()`, the
+ * logger and passkeys (both ceremonies, with a software authenticator) in Cloudflare's `workerd` (the npm package `workerd` ships the
  * binary; `install.sh` installs it): `workerd_worker.ts` bundled for the
  * browser platform and served by `workerd serve` on a loopback port, with
  * no compatibility flags (so no `node:` modules). Missing `workerd` fails
@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./bundle.ts";
+import { SoftAuthenticator } from "../../passkeys/_test_authenticator.ts";
 
 const HERE = join(ROOT, "_tools/runtimes");
 const OUT = join(HERE, ".out");
@@ -47,7 +48,7 @@ async function untilUp(base: string, child: Deno.ChildProcess): Promise<void> {
   throw new Error("workerd did not start within 10 s");
 }
 
-Deno.test("Cloudflare workerd: router, html, JSON, redirect, cookie sessions, formData, logger, waitUntil", async () => {
+Deno.test("Cloudflare workerd: router, html, JSON, redirect, cookie sessions, formData, logger, waitUntil, passkeys", async () => {
   let binary = workerdBinary();
   if (binary === undefined && existsSync(join(HERE, "install.sh"))) {
     await new Deno.Command("bash", {
@@ -165,6 +166,34 @@ const worker :Workerd.Worker = (
     const disk = await fetch(`${base}/disk`, { method: "POST", body });
     assert.equal(disk.status, 500);
     assert.equal(await disk.text(), "Internal Server Error");
+
+    // Passkeys: registration and sign-in, a replay refused with a 400.
+    const key = new SoftAuthenticator();
+    let jar = "";
+    const post = async (path: string, body: unknown = {}) => {
+      const response = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { cookie: jar, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const set = response.headers.get("set-cookie");
+      if (set) jar = set.split(";")[0];
+      return { status: response.status, text: await response.text() };
+    };
+    const origin = "http://localhost:8000";
+    const creation = await post("/passkeys/register/options");
+    const made = await post(
+      "/passkeys/register",
+      await key.create(JSON.parse(creation.text), origin),
+    );
+    assert.equal(made.status, 200, made.text);
+    const request = await post("/passkeys/login/options");
+    const assertion = await key.get(JSON.parse(request.text), origin);
+    const signedIn = await post("/passkeys/login", assertion);
+    assert.deepEqual(JSON.parse(signedIn.text), { userId: "1", counter: 1 });
+    const replay = await post("/passkeys/login", assertion);
+    assert.equal(replay.status, 400);
+    assert.match(replay.text, /no authentication challenge/);
 
     assert.ok(Number(await (await fetch(`${base}/log`)).text()) >= 9);
   } finally {

@@ -17,6 +17,7 @@ import { createCookieSessionStorage } from "@fetchkit/toolkit/session/cookie-sto
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { createDiskUploadHandler } from "@fetchkit/toolkit/form-data-middleware";
+import { createPasskeys, type Passkey } from "@fetchkit/toolkit/passkeys";
 import { waitUntil, withExecutionContext } from "@fetchkit/toolkit/wait-until";
 
 const Session = createContextKey<Session>();
@@ -60,6 +61,46 @@ router.post(
   formData({ uploadHandler: createDiskUploadHandler() }),
   () => new Response("saved"),
 );
+
+// Passkeys: both ceremonies, checked by @simplewebauthn/server in workerd.
+const passkeys = createPasskeys({
+  rpId: "localhost",
+  rpName: "Worker",
+  origins: ["http://localhost:8000"],
+  session: Session,
+});
+const stored = new Map<string, Passkey>();
+const sessions = session(Session, storage);
+router.post(
+  "/passkeys/register/options",
+  sessions,
+  async (context) =>
+    createJsonResponse(
+      await passkeys.registrationOptions(context, { id: "1", name: "ada" }),
+    ),
+);
+router.post("/passkeys/register", sessions, async (context) => {
+  const passkey = await passkeys.verifyRegistration(
+    context,
+    await context.request.json(),
+  );
+  stored.set(passkey.id, passkey);
+  return createJsonResponse({ id: passkey.id });
+});
+router.post(
+  "/passkeys/login/options",
+  sessions,
+  (context) => createJsonResponse(passkeys.authenticationOptions(context)),
+);
+router.post("/passkeys/login", sessions, async (context) => {
+  const { userId, passkey } = await passkeys.verifyAuthentication(
+    context,
+    await context.request.json(),
+    (id) => stored.get(id),
+  );
+  stored.set(passkey.id, passkey);
+  return createJsonResponse({ userId, counter: passkey.counter });
+});
 
 // Work after the answer: done only if the execution context waits for it
 // (workerd cancels a request's timers once it is answered otherwise).

@@ -4,6 +4,7 @@ import { createApp } from "./app.ts";
 import { createSessionStorage, type SessionStorageKind } from "./sessions.ts";
 import type { Router, ServeInfo } from "@fetchkit/toolkit/fetch-router";
 import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
+import type { Mailer } from "./mailer.ts";
 
 export const SECRET = "test-secret-0123456789abcdef0123456789";
 export const ORIGIN = "http://app.test";
@@ -24,6 +25,9 @@ export async function testApp(
     rateLimitStore?: RateLimitStore;
     loginAddressLimit?: number;
     development?: boolean;
+    appUrl?: string;
+    mailer?: Mailer;
+    resetTtlMs?: number;
   } = {},
 ): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
@@ -41,6 +45,9 @@ export async function testApp(
     rateLimitStore: options.rateLimitStore,
     loginAddressLimit: options.loginAddressLimit,
     development: options.development,
+    appUrl: options.appUrl,
+    mailer: options.mailer,
+    resetTtlMs: options.resetTtlMs,
     admin: { email: "admin@example.com", password: "admin-password" },
   });
   return { app, kv, close: () => kv.close() };

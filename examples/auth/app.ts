@@ -27,6 +27,7 @@ import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
 import { logger } from "@fetchkit/toolkit/logger-middleware";
 import { methodOverride } from "@fetchkit/toolkit/method-override-middleware";
+import { AUTH_FORM_LIMITS } from "./controllers/forms.ts";
 import {
   session,
   type SessionStorage,
@@ -59,6 +60,13 @@ import {
 import { createPasswords } from "./passwords.ts";
 import { adminRoutes, routes } from "./routes.ts";
 import { createUserStore } from "./users.ts";
+import { createPasskeys } from "@fetchkit/toolkit/passkeys";
+import { passkeysController } from "./controllers/passkeys.ts";
+import { resetController } from "./controllers/reset.ts";
+import { createLoginLimits } from "./login_limits.ts";
+import { createConsoleMailer, type Mailer } from "./mailer.ts";
+import { createPasskeyStore } from "./passkeys.ts";
+import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
 
 export {
@@ -77,6 +85,8 @@ export const CONTENT_SECURITY_POLICY: ContentSecurityPolicy = {
   defaultSrc: ["'none'"],
   styleSrc: ["'self'", "'nonce'"],
   scriptSrc: ["'nonce'"],
+  // The passkey script posts its JSON to the app itself.
+  connectSrc: ["'self'"],
   imgSrc: ["'self'"],
   formAction: ["'self'"],
   baseUri: ["'none'"],
@@ -114,6 +124,16 @@ export interface AppOptions {
    * `false`; `main.ts` turns it on unless `DENO_ENV=production`.
    */
   development?: boolean;
+  /**
+   * The app's public origin (`https://example.com`): the passkeys' site
+   * (its host is the relying party id) and the base of reset links,
+   * never taken from a request's `Host`. Default `http://localhost:8000`.
+   */
+  appUrl?: string;
+  /** Sends the reset links. Default: printed to the console. */
+  mailer?: Mailer;
+  /** How long a reset link works. Default 30 minutes (tests shorten it). */
+  resetTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
@@ -143,6 +163,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
   }
   const limits = options.rateLimitStore ??
     createKvRateLimitStore({ client: kv });
+  const appUrl = options.appUrl ?? "http://localhost:8000";
+  const passkeyStore = createPasskeyStore(kv);
+  // The login lockouts, here only to clear an email's after a reset.
+  const lockouts = createLoginLimits({
+    store: limits,
+    addressLimit: options.loginAddressLimit,
+    emailOf: () => undefined,
+    onLimit: () => new Response(null, { status: 429 }),
+  });
 
   const router = createRouter({
     middleware: [
@@ -166,7 +195,9 @@ export async function createApp(options: AppOptions): Promise<Router> {
         maxAge: 3600,
       }),
       csrf(),
-      methodOverride(),
+      // The forms' own limit: a body declared larger is refused at once,
+      // before methodOverride() would wait for it.
+      methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
     ],
@@ -176,7 +207,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
 
   router.map(routes.home, home);
   router.map(routes.dashboard, dashboard);
-  router.map(routes.profile, profile);
+  router.map(routes.profile, profile(passkeyStore));
   router.map(
     routes.auth,
     authController({
@@ -196,6 +227,34 @@ export async function createApp(options: AppOptions): Promise<Router> {
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+    }),
+  );
+  router.map(
+    routes.passkeys,
+    passkeysController({
+      users,
+      store: passkeyStore,
+      passkeys: createPasskeys({
+        rpId: new URL(appUrl).hostname,
+        rpName: "fetchkit auth example",
+        origins: [new URL(appUrl).origin],
+        session: Session,
+      }),
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.password,
+    resetController({
+      users,
+      passwords,
+      tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
+      mailer: options.mailer ?? createConsoleMailer(),
+      limits,
+      appUrl,
+      ttlMs: options.resetTtlMs,
+      clearLockout: (email) => lockouts.perEmail.reset(email),
     }),
   );
   // One section: every /admin route is for admins and moderators, and

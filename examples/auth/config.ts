@@ -14,6 +14,9 @@
  * | `ADMIN_PASSWORD`  |                            | 8 characters to 72 bytes, as registration asks |
  * | `DENO_ENV`        |                            | `production`: secret needed, `__Host-` cookie  |
  * | `LOGIN_ADDRESS_LIMIT` | `100`                  | failed logins per client address per hour      |
+ * | `APP_URL`         | `PUBLIC_URL` if https: or localhost, else `http://localhost:$PORT` | the public origin: passkeys' site, reset links; required in production |
+ * | `SMTP_URL`        | (print mail to the console) | `smtps://user:pass@host:465`: send mail by SMTP |
+ * | `MAIL_FROM`       | `no-reply@<APP_URL's host>` | the sender of the app's mail                   |
  *
  * @module
  */
@@ -41,6 +44,12 @@ export interface Config {
    * users share one address (an office, a proxy without `trustProxy`).
    */
   loginAddressLimit: number;
+  /** The public origin (see `APP_URL`). */
+  appUrl: string;
+  /** From `SMTP_URL`; without it mail is printed. */
+  smtpUrl?: string;
+  /** The sender of mail. */
+  mailFrom: string;
 }
 
 /** A setting that cannot work; `main.ts` prints it and exits with 1. */
@@ -112,7 +121,46 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
       `LOGIN_ADDRESS_LIMIT must be a whole number of at least 1, not "${limitText}"`,
     );
   }
+  // One public origin serves passkeys, reset links and the providers'
+  // callbacks: without APP_URL, PUBLIC_URL (see oauth.ts) when passkeys
+  // can use it (https:, or http: on localhost).
+  const publicUrl = env("PUBLIC_URL");
+  const appUrlText = env("APP_URL") ??
+    (publicUrl &&
+        /^(https:\/\/|http:\/\/localhost[:/]|http:\/\/localhost$)/.test(
+          publicUrl,
+        )
+      ? publicUrl
+      : undefined);
+  if (production && !appUrlText) {
+    throw new ConfigError(
+      "APP_URL (or an https: PUBLIC_URL) is required when DENO_ENV=production: " +
+        "the public origin (https://example.com), for passkeys and password reset links",
+    );
+  }
+  const appUrl = appUrlText ?? `http://localhost:${port}`;
+  const parsed = URL.canParse(appUrl) ? new URL(appUrl) : null;
+  if (!parsed || parsed.origin !== appUrl.replace(/\/$/, "")) {
+    throw new ConfigError(
+      `APP_URL must be an origin such as https://example.com, not "${appUrl}"`,
+    );
+  }
+  if (
+    parsed.protocol !== "https:" &&
+    !(parsed.protocol === "http:" && parsed.hostname === "localhost")
+  ) {
+    throw new ConfigError(
+      `APP_URL must be https: (http: only on localhost, as passkeys need), not "${appUrl}"`,
+    );
+  }
+  const smtpUrl = env("SMTP_URL") || undefined;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError("SMTP_URL must start with smtp:// or smtps://");
+  }
   return {
+    appUrl: parsed.origin,
+    smtpUrl,
+    mailFrom: env("MAIL_FROM") || `no-reply@${parsed.hostname}`,
     port,
     hostname: env("HOSTNAME") ?? "127.0.0.1",
     kvPath: env("DENO_KV_PATH") ?? ".data/auth.sqlite",

@@ -16,6 +16,8 @@ import type { User } from "./users.ts";
 export type SessionData = {
   /** The signed-in user's id. */
   userId: number;
+  /** The user's session generation at sign-in (see `sign_in.ts`). */
+  generation: number;
   /** Flash: an error to show on the next page. */
   error: string;
   /** Flash: a confirmation to show on the next page. */

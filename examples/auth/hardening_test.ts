@@ -107,15 +107,17 @@ Deno.test("register: every problem is shown beside its field, the name and email
   );
   assert.equal(response.status, 422);
   const body = response.body;
-  // The email's message follows the email input, linked to it.
+  // The email's message follows the email input, linked to it; the
+  // first invalid field has the focus (autofocus), no other field does.
   assert.match(
     body,
-    /<input id="email"[^>]*value="not-an-email"\s+aria-invalid="true" aria-describedby="email-error"\s*>\s*<p class="field-error" id="email-error">Please enter a valid email address\.<\/p>/,
+    /<input id="email"[^>]*value="not-an-email"\s+aria-invalid="true" aria-describedby="email-error" autofocus\s*>\s*<p class="field-error" id="email-error">Please enter a valid email address\.<\/p>/,
   );
   assert.match(
     body,
     /<input id="password"[^>]*\s+aria-invalid="true" aria-describedby="password-error"\s*>\s*<p class="field-error" id="password-error">Your password must be at least 8 characters\.<\/p>/,
   );
+  assert.equal(body.match(/autofocus/g)?.length, 1);
   assert.match(body, /<input id="name"[^>]*value="Ada">/, "trimmed, valid");
   assert.doesNotMatch(body, /id="name"[^>]*aria-invalid/);
   assert.doesNotMatch(body, /short/, "the password is never sent back");
@@ -131,8 +133,9 @@ Deno.test("login: a refused form shows the problem beside its field, keeps the e
   assert.equal(response.status, 422);
   assert.match(
     response.body,
-    /aria-describedby="email-error"\s*>\s*<p class="field-error" id="email-error">An email address has at most 254 characters\.<\/p>/,
+    /aria-describedby="email-error" autofocus\s*>\s*<p class="field-error" id="email-error">An email address has at most 254 characters\.<\/p>/,
   );
+  assert.equal(response.body.match(/autofocus/g)?.length, 1);
   assert.match(
     response.body,
     /<p class="field-error" id="password-error">Your password cannot contain a NUL character\.<\/p>/,

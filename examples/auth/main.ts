@@ -21,6 +21,7 @@ import {
   resolveSecrets,
 } from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
+import { createConsoleMailer, createSmtpMailer } from "./mailer.ts";
 import {
   checkNetAccess,
   loadOAuthProviders,
@@ -92,8 +93,15 @@ const sessions = createSessionStorage({
   secure: config.production,
   redis,
 });
+// Mail (password reset links): SMTP when SMTP_URL is set, else printed.
+const smtp = config.smtpUrl
+  ? await createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
+  : undefined;
+const mailer = smtp ?? createConsoleMailer();
 const app = await createApp({
   kv,
+  appUrl: config.appUrl,
+  mailer,
   sessions,
   rateLimitStore: redis
     ? createRedisRateLimitStore({ client: redis })
@@ -115,6 +123,10 @@ try {
     port: config.port,
     onListen({ hostname, port }) {
       console.log(`Listening on http://${hostname}:${port}/`);
+      // Browsers refuse passkeys on an IP address: point at APP_URL.
+      if (!config.production) {
+        console.log(`Open ${config.appUrl}/ (passkeys need its host name)`);
+      }
     },
   });
 } catch (error) {
@@ -128,5 +140,6 @@ try {
   Deno.exit(1);
 }
 await server.finished;
+smtp?.close();
 kv.close();
 await redis?.quit();

@@ -137,6 +137,7 @@ Deno.test("production: the cookie is __Host-session, Secure, Path=/, no Domain",
   const server = await startMain({
     DENO_KV_PATH: `${dir}/auth.sqlite`,
     DENO_ENV: "production",
+    APP_URL: "https://example.com",
     SESSION_SECRET: "a".repeat(40) + ",older-secret-but-still-32-chars-long",
   });
   try {

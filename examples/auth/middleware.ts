@@ -10,23 +10,32 @@ import type {
 } from "@fetchkit/toolkit/fetch-router";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { StoreUnavailableError, toStoreError } from "@fetchkit/toolkit/store";
+import { HttpError } from "@fetchkit/toolkit/http-error";
 import { RequestId } from "@fetchkit/toolkit/request-id-middleware";
 import { CurrentUser, Session } from "./context.ts";
 import type { Role, User, UserStore } from "./users.ts";
 import { loginHref, routes } from "./routes.ts";
+import { endSession, sessionIsCurrent } from "./sign_in.ts";
 import {
   forbiddenPage,
   methodNotAllowedPage,
   serverErrorPage,
 } from "./views/errors.ts";
 
-/** Puts the session's user, when it exists, under `CurrentUser`. */
+/**
+ * Puts the session's user, when it exists, under `CurrentUser`. A session
+ * from before the user's last password reset is signed out here (see
+ * `sign_in.ts`).
+ */
 export function loadUser(users: UserStore): Middleware {
   return async (context, next) => {
-    const userId = context.get(Session)?.get("userId");
-    if (userId !== undefined) {
+    const session = context.get(Session);
+    const userId = session?.get("userId");
+    if (session && userId !== undefined) {
       const user = await users.findById(userId);
-      if (user) context.set(CurrentUser, user);
+      if (user && sessionIsCurrent(session, user)) {
+        context.set(CurrentUser, user);
+      } else if (user) endSession(session);
     }
     return next();
   };
@@ -99,7 +108,9 @@ export function errorPages(): Middleware {
 }
 
 /**
- * The router's `onError`: logs the error and answers `500` with a page
+ * The router's `onError`: answers a thrown `HttpError` with its status
+ * and message (text, or JSON for clients that ask for it); logs any other
+ * error and answers `500` with a page
  * (for browsers) or the plain text, never the error's text. A store that
  * is down (a `StoreUnavailableError`: KV full or closed, Redis down or
  * slow, wherever it was met, the session or the login limiter) is a
@@ -111,6 +122,13 @@ export function serverError(
   thrown: unknown,
   context: RequestContext,
 ): Response {
+  // A refusal a handler threw on purpose (a passkey response that does not
+  // verify: 400 naming why) is answered as it says, and is not a failure.
+  if (
+    thrown instanceof HttpError && !(thrown instanceof StoreUnavailableError)
+  ) {
+    return thrown.toResponse(context.request);
+  }
   const error = toStoreError(thrown, "store");
   // The request id ties this to the log line and to what the user saw.
   console.error(`Request ${context.get(RequestId) ?? "-"} failed:`, error);

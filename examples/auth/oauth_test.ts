@@ -17,7 +17,15 @@ import {
 } from "./oauth.ts";
 import { OAUTH_ADDRESS_LIMIT } from "./controllers/oauth.ts";
 import { ConfigError } from "./config.ts";
-import { createUserStore } from "./users.ts";
+import { createUserStore, type UserStore } from "./users.ts";
+import { createIdentityStore } from "./oauth.ts";
+import { oauthController } from "./controllers/oauth.ts";
+import { createPasswords } from "./passwords.ts";
+import { Session } from "./context.ts";
+import { routes } from "./routes.ts";
+import { createRouter } from "@fetchkit/toolkit/fetch-router";
+import { session } from "@fetchkit/toolkit/session-middleware";
+import { createMemoryRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import {
   abortAtProvider,
   Agent,
@@ -273,7 +281,8 @@ Deno.test("oauth example: with no provider configured, no buttons and no routes"
   try {
     const agent = browser(router);
     const [, body] = await page(agent, "/auth/login");
-    assert.doesNotMatch(body, /Sign in with/);
+    // No provider's button ("Sign in with a passkey" is not a provider's).
+    assert.doesNotMatch(body, /Sign in with (?!a passkey)/);
     assert.doesNotMatch(body, /providers-title/);
     const response = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
     assert.equal(response.status, 404);
@@ -395,5 +404,147 @@ Deno.test("oauth example: the dev task's --allow-net reaches every preset provid
   } finally {
     await server.stop();
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A port nothing listens on: bound once, then closed. */
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+function ssoAt(issuer: string): OAuthProvider[] {
+  return loadOAuthProviders((name) =>
+    ({
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: "down-client",
+      OIDC_CLIENT_SECRET: "down-secret-0123456789",
+      OIDC_NAME: "Test SSO",
+    } as Record<string, string>)[name]
+  );
+}
+
+Deno.test("oauth example: a provider that is down is a 502 login page naming it, not a 500; the used state still goes", async () => {
+  // Down from the start: discovery cannot be fetched.
+  const down = `http://127.0.0.1:${closedPort()}`;
+  const first = await app(ssoAt(down));
+  try {
+    const [status, body] = await page(browser(first.app), "/auth/oauth/oidc");
+    assert.equal(status, 502, body);
+    assert.match(body, /Test SSO is not answering/);
+    assert.match(body, /<form method="post" action="\/auth\/login"/);
+    assert.doesNotMatch(body, /Something went wrong|down-secret/);
+  } finally {
+    first.kv.close();
+  }
+
+  // Discovery answers, the token endpoint is down at the callback.
+  const tokenPort = closedPort();
+  const discovery = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (): Response =>
+      Response.json({
+        issuer: origin,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `http://127.0.0.1:${tokenPort}/token`,
+        jwks_uri: `${origin}/jwks`,
+      }),
+  );
+  const origin: string = `http://127.0.0.1:${discovery.addr.port}`;
+  const second = await app(ssoAt(origin));
+  try {
+    const agent = browser(second.app);
+    const location = new URL(await start(agent));
+    const callback = new URL(CALLBACK);
+    callback.searchParams.set("code", "some-code");
+    callback.searchParams.set("state", location.searchParams.get("state")!);
+    const [status, body] = await page(
+      agent,
+      callback.pathname + callback.search,
+    );
+    assert.equal(status, 502, body);
+    assert.match(body, /Test SSO is not answering/);
+    assert.doesNotMatch(body, /Something went wrong|down-secret/);
+    // The answer saved the session: the state cannot be tried again.
+    const [again, againBody] = await page(
+      agent,
+      callback.pathname + callback.search,
+    );
+    assert.equal(again, 400, againBody);
+    assert.match(againBody, /The state does not match/);
+  } finally {
+    second.kv.close();
+    await discovery.shutdown();
+  }
+});
+
+Deno.test("oauth example: two first sign-ins of one new user at once make one account and both sign in (no 500)", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const users = createUserStore(kv);
+    // Both callbacks look the email up before either makes the account:
+    // the race two tabs (or a registration) can hit, made certain here.
+    const waiting: (() => void)[] = [];
+    let released = false;
+    const racing: UserStore = {
+      ...users,
+      async findByEmail(email) {
+        const found = await users.findByEmail(email);
+        if (found === null && !released) {
+          await new Promise<void>((resolve) => {
+            waiting.push(resolve);
+            if (waiting.length === 2) {
+              released = true;
+              for (const go of waiting) go();
+            }
+          });
+        }
+        return found;
+      },
+    };
+    const router = createRouter({
+      middleware: [
+        session(
+          Session,
+          createSessionStorage({
+            kind: "kv",
+            kv,
+            secrets: [SECRET],
+            secure: false,
+          }),
+        ),
+      ],
+    });
+    router.map(
+      routes.oauth,
+      oauthController({
+        users: racing,
+        passwords: await createPasswords({ cost: 4 }),
+        identities: createIdentityStore(kv),
+        providers: providers(),
+        publicUrl: ORIGIN,
+        limits: createMemoryRateLimitStore(),
+      }),
+    );
+    const browsers = [browser(router), browser(router)];
+    const callbacks = await Promise.all(
+      browsers.map(async (agent) =>
+        await signInAtProvider(agent, await start(agent), ORIGIN, "alice")
+      ),
+    );
+    const answers = await Promise.all(
+      browsers.map((agent, index) => agent.request(callbacks[index])),
+    );
+    for (const answer of answers) {
+      assert.equal(answer.status, 303, await answer.clone().text());
+      await answer.body?.cancel();
+    }
+    const made = await users.list();
+    assert.equal(made.length, 1);
+    assert.equal(made[0].email, "alice@example.com");
+  } finally {
+    kv.close();
   }
 });

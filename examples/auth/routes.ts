@@ -32,6 +32,20 @@ export const routes = route({
   dashboard: { method: "GET", pattern: "/dashboard" },
   profile: { method: "GET", pattern: "/profile" },
   admin: route("admin", adminRoutes),
+  /** "Forgot password?": the request form, and the link's page. */
+  password: route("password", {
+    forgot: form("forgot"),
+    reset: form("reset/:token"),
+  }),
+  /** Passkeys: the two ceremonies (JSON), and the profile's forms. */
+  passkeys: route("passkeys", {
+    loginOptions: { method: "POST", pattern: "login/options" },
+    login: { method: "POST", pattern: "login" },
+    registerOptions: { method: "POST", pattern: "register/options" },
+    register: { method: "POST", pattern: "register" },
+    rename: { method: "PUT", pattern: ":id" },
+    remove: { method: "DELETE", pattern: ":id" },
+  }),
 });
 
 /**

@@ -28,10 +28,16 @@ export interface User {
   role: Role;
   /** When the user registered. */
   createdAt: Date;
+  /**
+   * Bumped when every session of the user must end (a password reset):
+   * a session made before carries an older one and is signed out (see
+   * `sign_in.ts`). Absent means 0.
+   */
+  generation?: number;
 }
 
 /** What a new user needs; `password` must already be a hash. */
-export type NewUser = Omit<User, "id" | "createdAt" | "role"> & {
+export type NewUser = Omit<User, "id" | "createdAt" | "role" | "generation"> & {
   role?: Role;
 };
 
@@ -53,6 +59,11 @@ export interface UserStore {
   list(): Promise<User[]>;
   /** Changes a user's role; `null` when there is no such user. */
   setRole(id: number, role: Role): Promise<User | null>;
+  /**
+   * Stores a new password hash and bumps `generation`, which ends every
+   * session of the user; `null` when there is no such user.
+   */
+  setPassword(id: number, hash: string): Promise<User | null>;
 }
 
 const COUNTER = ["counters", "users"];
@@ -90,6 +101,21 @@ export function createUserStore(kv: Deno.Kv): UserStore {
     }
   }
 
+  /** Compare-and-set of one user record; `null` when it is absent. */
+  async function update(
+    id: number,
+    change: (user: User) => User,
+  ): Promise<User | null> {
+    while (true) {
+      const entry = await kv.get<User>(byId(id));
+      if (entry.value === null) return null;
+      const updated = change(entry.value);
+      const result = await kv.atomic().check(entry).set(byId(id), updated)
+        .commit();
+      if (result.ok) return updated;
+    }
+  }
+
   return {
     create,
     findById,
@@ -104,15 +130,12 @@ export function createUserStore(kv: Deno.Kv): UserStore {
       }
       return users;
     },
-    async setRole(id, role) {
-      while (true) {
-        const entry = await kv.get<User>(byId(id));
-        if (entry.value === null) return null;
-        const updated = { ...entry.value, role };
-        const result = await kv.atomic().check(entry).set(byId(id), updated)
-          .commit();
-        if (result.ok) return updated;
-      }
-    },
+    setRole: (id, role) => update(id, (user) => ({ ...user, role })),
+    setPassword: (id, password) =>
+      update(id, (user) => ({
+        ...user,
+        password,
+        generation: (user.generation ?? 0) + 1,
+      })),
   };
 }

@@ -26,7 +26,11 @@ import {
   CspNonce,
   secureHeaders,
 } from "@fetchkit/toolkit/secure-headers-middleware";
-import { rateLimit } from "@fetchkit/toolkit/rate-limit-middleware";
+import {
+  rateLimit,
+  type RateLimitStore,
+} from "@fetchkit/toolkit/rate-limit-middleware";
+import { bodyLimit } from "@fetchkit/toolkit/body-limit-middleware";
 import type { PubSub } from "@fetchkit/toolkit/pubsub";
 import {
   type StreamLimit,
@@ -68,8 +72,17 @@ export interface LiveAppOptions {
   log?: (line: string) => void;
   /** Bounds on open event streams. */
   streams?: StreamLimitOptions;
-  /** Posts per address per minute. Default 30. */
+  /**
+   * Posts per address per minute, over HTTP and WebSockets together.
+   * Default 30.
+   */
   postsPerMinute?: number;
+  /**
+   * Where posts are counted; share one store between servers (Redis or
+   * Deno KV), so the budget holds whichever server an address posts to.
+   * Default: a memory store of this server's own.
+   */
+  postLimits?: RateLimitStore;
 }
 
 /** The app: its router, and its stream bounds (for tests). */
@@ -80,16 +93,13 @@ export interface LiveApp {
   streams: StreamLimit;
 }
 
-/** Reads a post body: a small urlencoded form or JSON object. */
+/**
+ * Reads a post body: a small urlencoded form or JSON object. `bodyLimit()`
+ * in front of it has cut the read at `MAX_BODY` (413), whatever the body
+ * declared or however it came (chunked).
+ */
 async function readPost(request: Request): Promise<Record<string, unknown>> {
-  const declared = Number(request.headers.get("Content-Length") ?? 0);
-  if (declared > MAX_BODY) {
-    throw new HttpError(413, `A post is at most ${MAX_BODY} bytes.`);
-  }
   const body = await request.text();
-  if (new TextEncoder().encode(body).length > MAX_BODY) {
-    throw new HttpError(413, `A post is at most ${MAX_BODY} bytes.`);
-  }
   const type = request.headers.get("Content-Type") ?? "";
   if (type.startsWith("application/json")) {
     let value: unknown;
@@ -156,6 +166,40 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     postsPerMinute = 30,
   } = options;
   const streams = streamLimit(options.streams);
+  const limitMessage = (retryAfterMs: number) =>
+    `At most ${postsPerMinute} posts a minute; try again in ${
+      Math.max(1, Math.ceil(retryAfterMs / 1000))
+    } s.`;
+  // One budget per address for posts over HTTP and over WebSockets.
+  const postLimit = rateLimit({
+    name: "posts",
+    limit: postsPerMinute,
+    windowMs: 60_000,
+    store: options.postLimits,
+    onLimit: (context, { retryAfterMs }) => {
+      const message = limitMessage(retryAfterMs);
+      return prefersHtml(context.request)
+        ? errorPage(context.get(CspNonce), 429, "Your message was not posted", {
+          message,
+        })
+        : new HttpError(429, message).toResponse(context.request);
+    },
+  });
+  /** Counts a WebSocket post; throws the 429 when over the budget. */
+  async function countPost(
+    context: Parameters<typeof postLimit>[0],
+  ): Promise<void> {
+    // The limiter's "next": a counted post's stand-in answer.
+    const answer = await postLimit(
+      context,
+      () => Promise.resolve(new Response(null, { status: 204 })),
+    );
+    if (answer instanceof Response && answer.status === 429) {
+      await answer.body?.cancel();
+      const retryAfter = Number(answer.headers.get("Retry-After") ?? 60);
+      throw new HttpError(429, limitMessage(retryAfter * 1000));
+    }
+  }
   const nameOf = typeof serverName === "function"
     ? serverName
     : () => serverName;
@@ -216,6 +260,23 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     },
   });
 
+  /**
+   * A subscription after `since`, or, for a page just loaded (`recent`),
+   * from the oldest message the store keeps (1,000 for an hour), so a
+   * reload shows the board as it was.
+   */
+  function subscribeFrom(since: string | undefined, recent: boolean) {
+    if (since !== undefined || !recent) {
+      return pubsub.subscribe<Message>(TOPIC, { since });
+    }
+    // The store's start: "0", or "0-0" on Redis.
+    try {
+      return pubsub.subscribe<Message>(TOPIC, { since: "0" });
+    } catch {
+      return pubsub.subscribe<Message>(TOPIC, { since: "0-0" });
+    }
+  }
+
   router.get("/", ({ get }) =>
     createHtmlResponse(
       renderPage({
@@ -231,7 +292,13 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
 
   router.post(
     "/messages",
-    rateLimit({ name: "posts", limit: postsPerMinute, windowMs: 60_000 }),
+    postLimit,
+    bodyLimit({
+      maxBytes: MAX_BODY,
+      onError: () => {
+        throw new HttpError(413, `A post is at most ${MAX_BODY} bytes.`);
+      },
+    }),
     async ({ request }) => {
       const post = await readPost(request);
       const message: Message = {
@@ -255,9 +322,10 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     const since = request.headers.get("Last-Event-ID") ??
       url.searchParams.get("since") ?? undefined;
     // A malformed id is a 400 (HttpError from subscribe()).
-    const subscription = pubsub.subscribe<Message>(TOPIC, {
-      since: since === "" ? undefined : since,
-    });
+    const subscription = subscribeFrom(
+      since === "" ? undefined : since,
+      url.searchParams.has("recent"),
+    );
     // Store down: 503 with Retry-After, before the stream starts.
     await subscription.ready;
     subscription.signal.addEventListener("abort", () => {
@@ -302,9 +370,10 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     const release = streams.hold(context);
     let subscription;
     try {
-      subscription = pubsub.subscribe<Message>(TOPIC, {
-        since: context.url.searchParams.get("since") || undefined,
-      });
+      subscription = subscribeFrom(
+        context.url.searchParams.get("since") || undefined,
+        context.url.searchParams.has("recent"),
+      );
       await subscription.ready;
     } catch (error) {
       subscription?.close();
@@ -312,7 +381,6 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
       throw error;
     }
     const live = subscription;
-    const posts: number[] = [];
     const response = upgradeWebSocket(context, {
       onOpen(_event, ws) {
         ws.send(JSON.stringify({ type: "position", id: live.lastId }));
@@ -335,13 +403,9 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
         };
         try {
           const now = Date.now();
-          while (posts.length > 0 && posts[0] <= now - 60_000) posts.shift();
-          if (posts.length >= postsPerMinute) {
-            throw new HttpError(
-              429,
-              `At most ${postsPerMinute} posts a minute; try again later.`,
-            );
-          }
+          // Every message counts, as every POST does (a malformed one
+          // too); counted before it is read, so a refused one costs nothing.
+          await countPost(context);
           let post: unknown;
           try {
             post = JSON.parse(String(event.data));
@@ -360,7 +424,6 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
             server: nameOf(),
             at: now,
           };
-          posts.push(now);
           reply({ type: "posted", id: await pubsub.publish(TOPIC, message) });
         } catch (error) {
           reply({

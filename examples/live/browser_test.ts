@@ -34,6 +34,8 @@ Deno.test({
       REDIS_URL: redis.url,
       // Short stream lives: the pages must resume across them.
       STREAM_LIFETIME_MS: "3000",
+      // One budget for both servers (counted in Redis), met below.
+      POSTS_PER_MINUTE: "10",
     };
     const a = await startServerProcess(MAIN, [], {
       env: { ...env, SERVER_NAME: "server A" },
@@ -126,6 +128,38 @@ Deno.test({
       ]);
       assert.equal(onB.length, 7, onB.join(" | "));
 
+      // A reload shows the messages the board keeps, not "No messages yet".
+      await pageB.reload();
+      await pageB.locator("#status.live").waitFor({ timeout: 10_000 });
+      await pageB.locator("#messages li .text:text('tick 5')").waitFor();
+      assert.equal(await pageB.locator("#empty").isHidden(), true);
+      assert.deepEqual((await texts(pageB)).slice(0, 2), ["tick 5", "tick 4"]);
+
+      // Fields at 16 px: a phone does not zoom in on focus.
+      assert.equal(
+        await pageB.evaluate<string>(
+          `getComputedStyle(document.querySelector("input[name=text]")).fontSize`,
+        ),
+        "16px",
+      );
+
+      // Over the budget (10 a minute from this address, over both servers
+      // and both ways in): the page says the limit and when to retry.
+      // (GCRA: 10 back to back, then one every 6 s as time passes.)
+      for (let i = 1; i <= 12; i++) {
+        await post(pageA, "Ada", `more ${i}`);
+        await pageA.locator("button[type=submit]:enabled").waitFor();
+        if (await pageA.locator("#error").textContent()) break;
+      }
+      const limited = /^At most 10 posts a minute; try again in \d+ s\.$/;
+      await pageA.locator("#error:has-text('At most 10 posts a minute')")
+        .waitFor();
+      assert.match(await pageA.locator("#error").textContent() ?? "", limited);
+      await post(pageB, "Bob", "over the socket too");
+      await pageB.locator("#error:has-text('At most 10 posts a minute')")
+        .waitFor();
+      assert.match(await pageB.locator("#error").textContent() ?? "", limited);
+
       // A phone: nothing wider than its screen.
       const width = await pageB.evaluate<number>(
         "document.documentElement.scrollWidth",
@@ -141,7 +175,7 @@ Deno.test({
       });
       console.log(`screenshots: ${shots}`);
       assert.deepEqual(
-        problems.filter((p) => !/status of 422/.test(p)),
+        problems.filter((p) => !/status of (422|429)/.test(p)),
         [],
       );
     } finally {

@@ -26,6 +26,11 @@ import {
   createRedisPubSub,
   type PubSub,
 } from "@fetchkit/toolkit/pubsub";
+import {
+  createKvRateLimitStore,
+  createRedisRateLimitStore,
+  type RateLimitStore,
+} from "@fetchkit/toolkit/rate-limit-middleware";
 import { createLiveApp } from "./app.ts";
 import { PortInUseError, serve, type Server } from "@fetchkit/toolkit/serve";
 import { portInUseMessage } from "../_port_hint.ts";
@@ -44,7 +49,9 @@ function number(name: string): number | undefined {
 /** The pub/sub, and how to close what it runs on. */
 async function openPubSub(
   kind: string,
-): Promise<{ pubsub: PubSub; close(): Promise<void> }> {
+): Promise<
+  { pubsub: PubSub; postLimits?: RateLimitStore; close(): Promise<void> }
+> {
   if (kind === "redis") {
     const client = createClient({
       url: Deno.env.get("REDIS_URL") ?? "redis://127.0.0.1:6379",
@@ -56,6 +63,8 @@ async function openPubSub(
     await client.connect();
     return {
       pubsub: createRedisPubSub({ client }),
+      // Posts counted in the same Redis: one budget whatever the server.
+      postLimits: createRedisRateLimitStore({ client }),
       close: () => client.close(),
     };
   }
@@ -66,6 +75,7 @@ async function openPubSub(
     const kv = await Deno.openKv(path);
     return {
       pubsub: createKvPubSub({ client: kv }),
+      postLimits: createKvRateLimitStore({ client: kv }),
       close: () => Promise.resolve(kv.close()),
     };
   }
@@ -80,7 +90,7 @@ async function openPubSub(
 
 const hostname = Deno.env.get("HOSTNAME") ?? "127.0.0.1";
 const port = number("PORT") ?? 8002;
-const { pubsub, close } = await openPubSub(
+const { pubsub, postLimits, close } = await openPubSub(
   Deno.env.get("PUBSUB") ?? "memory",
 );
 let serverName = Deno.env.get("SERVER_NAME");
@@ -93,6 +103,7 @@ const app = createLiveApp({
     maxLifetimeMs: number("STREAM_LIFETIME_MS"),
   },
   postsPerMinute: number("POSTS_PER_MINUTE"),
+  postLimits,
 });
 let server: Server;
 try {

@@ -32,7 +32,9 @@ const STYLE = `
     background: #fff; padding: .75rem; border-radius: .5rem;
     box-shadow: 0 1px 2px #0002; }
   label { display: flex; flex-direction: column; font-size: .8rem; color: #5a6273; }
-  input { font: inherit; padding: .45rem .6rem; border: 1px solid #b9c1d0;
+  /* 16 px: a phone zooms into a smaller field on focus. */
+  input { font: inherit; font-size: 1rem; padding: .45rem .6rem;
+    border: 1px solid #b9c1d0;
     border-radius: .35rem; min-width: 0; }
   button { font: inherit; align-self: end; padding: .45rem 1rem; border: 0;
     border-radius: .35rem; background: #2456c7; color: #fff; cursor: pointer; }
@@ -83,7 +85,8 @@ const SCRIPT = `
   }
 
   function connect() {
-    source = new EventSource(lastId ? "/events?since=" + encodeURIComponent(lastId) : "/events");
+    // A page just loaded starts with the messages the board keeps.
+    source = new EventSource(lastId ? "/events?since=" + encodeURIComponent(lastId) : "/events?recent");
     source.addEventListener("open", () => {
       clearTimeout(slow);
       status.textContent = "live";
@@ -121,7 +124,7 @@ const SCRIPT = `
   function connectSocket() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.host + "/ws" +
-      (lastId ? "?since=" + encodeURIComponent(lastId) : ""));
+      (lastId ? "?since=" + encodeURIComponent(lastId) : "?recent"));
     socket.addEventListener("open", () => {
       status.textContent = "live (WebSocket)";
       status.className = "live";

@@ -6,7 +6,10 @@
 import type { Action } from "@fetchkit/toolkit/fetch-router";
 import { CurrentUser, Session } from "../context.ts";
 import { requireAuth } from "../middleware.ts";
+import { CspNonce } from "@fetchkit/toolkit/secure-headers-middleware";
 import { dashboardPage, homePage, profilePage } from "../views/account.ts";
+import type { PasskeyStore } from "../passkeys.ts";
+import { passkeySection } from "../views/passkeys.ts";
 
 /** `GET /`: public. */
 export const home: Action<"/"> = (context) =>
@@ -22,8 +25,23 @@ export const dashboard: Action<"/dashboard"> = {
     ),
 };
 
-/** `GET /profile`: signed-in users only. */
-export const profile: Action<"/profile"> = {
-  middleware: [requireAuth()],
-  handler: (context) => profilePage(context.get(CurrentUser)!),
-};
+/** `GET /profile`: signed-in users only; with the user's passkeys. */
+export function profile(passkeys: PasskeyStore): Action<"/profile"> {
+  return {
+    middleware: [requireAuth()],
+    async handler(context) {
+      const user = context.get(CurrentUser)!;
+      const session = context.get(Session)!;
+      return profilePage(user, {
+        sections: [
+          passkeySection(
+            await passkeys.listByUser(user.id),
+            context.get(CspNonce),
+          ),
+        ],
+        error: session.get("error"),
+        notice: session.get("notice"),
+      });
+    },
+  };
+}

@@ -30,12 +30,12 @@ import {
 } from "@fetchkit/toolkit/fetch-router";
 import {
   formData,
-  FormDataLimitError,
   type FormDataParseError,
 } from "@fetchkit/toolkit/form-data-middleware";
 import { parseForm } from "@fetchkit/toolkit/form-validation";
 import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { CspNonce } from "@fetchkit/toolkit/secure-headers-middleware";
 import { Session } from "../context.ts";
 import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
@@ -45,12 +45,14 @@ import { EmailInUseError, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import type { ProviderButton } from "../views/oauth.ts";
 import { requireGuest } from "../middleware.ts";
+import { signIn } from "../sign_in.ts";
 import {
   AUTH_FORM_LIMITS,
   type Login,
   LoginForm,
   problemsOf,
   RegistrationForm,
+  unreadableProblem,
 } from "./forms.ts";
 
 /** What the auth controller works with. */
@@ -84,10 +86,7 @@ function unreadableForm(
   error: FormDataParseError,
   context: RequestContext,
 ): Response {
-  const problem = error instanceof FormDataLimitError
-    ? "That form is larger than this page sends; please fill it in again."
-    : "That form could not be read; please try again.";
-  const options = { error: problem, status: error.status };
+  const options = { error: unreadableProblem(error), status: error.status };
   return context.url.pathname === routes.auth.register.action.href()
     ? registerPage(options)
     : loginPage({ ...options, returnTo: returnToOf(context) });
@@ -155,6 +154,7 @@ export function authController(
                 error: session.get("error"),
                 notice: session.get("notice"),
                 email: session.get("email"),
+                nonce: context.get(CspNonce),
               });
             },
           },
@@ -177,8 +177,7 @@ export function authController(
               const key = emailKey(context);
               if (key !== undefined) await limits.perEmail.reset(key);
               // A new id after a privilege change defeats session fixation.
-              session.regenerateId(true);
-              session.set("userId", user.id);
+              signIn(session, user);
               return redirect(safeReturnTo(returnTo), 303);
             },
           },
@@ -231,8 +230,7 @@ export function authController(
                 password: await passwords.hash(input.password),
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
-              session.regenerateId(true);
-              session.set("userId", user.id);
+              signIn(session, user);
               session.flash("notice", `Welcome, ${user.name}!`);
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {

@@ -16,7 +16,11 @@
  *
  * @module
  */
-import type { FormDataOptions } from "@fetchkit/toolkit/form-data-middleware";
+import {
+  FormDataLimitError,
+  type FormDataOptions,
+  type FormDataParseError,
+} from "@fetchkit/toolkit/form-data-middleware";
 import type { ParseFormResult } from "@fetchkit/toolkit/form-validation";
 import * as z from "zod";
 import { MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from "../passwords.ts";
@@ -94,6 +98,16 @@ export const RegistrationForm = z.object({
 
 /** What the register form gives: trimmed name and email, the password. */
 export type Registration = z.output<typeof RegistrationForm>;
+
+/**
+ * The page's message for a form body `formData()` refused: over
+ * {@linkcode AUTH_FORM_LIMITS} (413) or malformed (400).
+ */
+export function unreadableProblem(error: FormDataParseError): string {
+  return error instanceof FormDataLimitError
+    ? "That form is larger than this page sends; please fill it in again."
+    : "That form could not be read; please try again.";
+}
 
 /** A form sent back: each field's problems, and what to fill in again. */
 export interface FormProblems {

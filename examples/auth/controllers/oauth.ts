@@ -9,6 +9,7 @@
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |
  * | guest | `GET /auth/oauth/:provider/callback`    | email unverified or missing            | `403` login page saying why                   |
  * | guest | `GET /auth/oauth/:provider/callback`    | state, iss, code or ID token refused   | `400` login page naming what failed           |
+ * | any   | either                                  | provider down or answering nonsense    | `502` login page naming the provider          |
  * | any   | either                                  | provider not configured                | `404`                                         |
  * | any   | either                                  | over 30 requests per address in 15 min (15 sign-ins) | `429` login page, `Retry-After` |
  *
@@ -33,13 +34,14 @@ import {
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
+import { HttpError } from "@fetchkit/toolkit/http-error";
 import { Session } from "../context.ts";
 import { requireGuest } from "../middleware.ts";
 import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
-import type { User, UserStore } from "../users.ts";
+import { EmailInUseError, type User, type UserStore } from "../users.ts";
 import { loginPage } from "../views/auth.ts";
 import { notFoundPage } from "../views/errors.ts";
 import { MAX_EMAIL_LENGTH, MAX_NAME_LENGTH } from "./forms.ts";
@@ -93,6 +95,19 @@ export function oauthController(
     clients.get(context.params.provider ?? "");
   const refuse = (error: string, status: number) =>
     loginPage({ error, status, providers: buttons });
+  // The client throws a 502 HttpError when the provider cannot be reached
+  // or answers nonsense: a page saying so, not "something went wrong",
+  // and an answer (not a throw) so the session saves the used state.
+  const unreachable = (provider: OAuthProvider, error: unknown) => {
+    if (!(error instanceof HttpError) || error.status !== 502) throw error;
+    // For the operator (the page says only that the provider is down):
+    // which URL failed and how; no secret is in either.
+    console.error(`${provider.name} sign-in: ${error.message}`);
+    return refuse(
+      `${provider.name} is not answering right now. Try again in a few minutes, or sign in with your password.`,
+      502,
+    );
+  };
 
   const perAddress = rateLimit({
     name: "oauth-address",
@@ -131,8 +146,17 @@ export function oauthController(
       const password = await deps.passwords.hash(
         crypto.randomUUID() + crypto.randomUUID(),
       );
-      user = await users.create({ email, name: display, password });
-      notice = `Welcome, ${user.name}!`;
+      try {
+        user = await users.create({ email, name: display, password });
+        notice = `Welcome, ${user.name}!`;
+      } catch (error) {
+        // Another request (a second tab, a registration) made the account
+        // since the lookup: the email is verified, so it is joined.
+        if (!(error instanceof EmailInUseError)) throw error;
+        user = await users.findByEmail(email);
+        if (!user) throw error;
+        notice = `Your ${name} account is now linked to ${user.email}.`;
+      }
     }
     // A racing first sign-in may have linked it already: that link wins.
     if (!await identities.link(id, claims.sub, user.id)) {
@@ -145,13 +169,17 @@ export function oauthController(
   return {
     middleware: [requireGuest(), perAddress],
     actions: {
-      start(context) {
+      async start(context) {
         const entry = clientOf(context);
         if (!entry) return notFoundPage(undefined);
         const returnTo = context.url.searchParams.get("returnTo");
-        return entry.client.authorize(context, {
-          returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
-        });
+        try {
+          return await entry.client.authorize(context, {
+            returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
+          });
+        } catch (error) {
+          return unreachable(entry.provider, error);
+        }
       },
       async callback(context) {
         const entry = clientOf(context);
@@ -161,7 +189,9 @@ export function oauthController(
         try {
           result = await client.callback(context);
         } catch (error) {
-          if (!(error instanceof OAuthError)) throw error;
+          if (!(error instanceof OAuthError)) {
+            return unreachable(provider, error);
+          }
           const message = error.providerError === "access_denied"
             ? `Sign-in with ${provider.name} was cancelled.`
             : `Sign-in with ${provider.name} failed: ${error.message}`;

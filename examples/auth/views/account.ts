@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { html } from "@fetchkit/toolkit/html-template";
+import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import type { User } from "../users.ts";
 import { routes } from "../routes.ts";
 import { page } from "./layout.ts";
@@ -30,8 +30,20 @@ export function dashboardPage(user: User, notice?: string): Response {
   );
 }
 
+/** What the profile shows besides the user's record. */
+export interface ProfileOptions {
+  /** Sections under the record (the passkeys...), in order. */
+  sections?: (SafeHtml | null)[];
+  /** Flashed messages. */
+  error?: string;
+  notice?: string;
+}
+
 /** The profile page. */
-export function profilePage(user: User): Response {
+export function profilePage(
+  user: User,
+  options: ProfileOptions = {},
+): Response {
   return page(
     html`
       <dl class="card">
@@ -45,7 +57,14 @@ export function profilePage(user: User): Response {
         <dd><time datetime="${user.createdAt.toISOString()}">${user.createdAt
           .toISOString().slice(0, 10)}</time></dd>
       </dl>
+      ${options.sections}
     `,
-    { title: "Profile", user, path: routes.profile.href() },
+    {
+      title: "Profile",
+      user,
+      path: routes.profile.href(),
+      error: options.error,
+      notice: options.notice,
+    },
   );
 }

@@ -10,6 +10,7 @@
 import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import { loginHref, routes } from "../routes.ts";
 import { page } from "./layout.ts";
+import { passkeyLogin } from "./passkeys.ts";
 import { type ProviderButton, providerButtons } from "./oauth.ts";
 import {
   MAX_EMAIL_LENGTH,
@@ -32,6 +33,11 @@ export interface LoginPage {
   fieldErrors?: FieldErrors;
   status?: number;
   headers?: HeadersInit;
+  /**
+   * The request's CSP nonce: with it, the page loads the passkey script
+   * and offers "Sign in with a passkey".
+   */
+  nonce?: string;
   /** "Sign in with <provider>" buttons (see `oauth.ts`). */
   providers?: readonly ProviderButton[];
 }
@@ -41,21 +47,28 @@ function errorId(name: string): string {
   return `${name}-error`;
 }
 
-/** `aria-invalid` and the link to the message, on a field that has one. */
-function invalid(
+/**
+ * `aria-invalid` and the link to the message, on a field that has one;
+ * on the first such field of `fields` (the form's fields in page order),
+ * `autofocus` too: after a 422 the cursor is in the field to fix, and a
+ * screen reader reads its label and message, without any script.
+ */
+export function invalid(
   errors: FieldErrors | undefined,
   name: string,
+  fields: readonly string[] = [name],
 ): SafeHtml | null {
-  return errors?.[name]?.length
-    ? html.attrs({
-      "aria-invalid": "true",
-      "aria-describedby": errorId(name),
-    })
-    : null;
+  if (!errors?.[name]?.length) return null;
+  const first = fields.find((field) => errors[field]?.length) === name;
+  return html.attrs({
+    "aria-invalid": "true",
+    "aria-describedby": errorId(name),
+    autofocus: first ? true : null,
+  });
 }
 
 /** The field's messages, right under it. */
-function problem(
+export function problem(
   errors: FieldErrors | undefined,
   name: string,
 ): SafeHtml | null {
@@ -65,6 +78,9 @@ function problem(
     messages.join(" ")
   }</p>`;
 }
+
+const LOGIN_FIELDS = ["email", "password"];
+const REGISTER_FIELDS = ["name", "email", "password"];
 
 /** The login page. */
 export function loginPage(options: LoginPage): Response {
@@ -79,6 +95,7 @@ export function loginPage(options: LoginPage): Response {
           maxlength="${MAX_EMAIL_LENGTH}" value="${email}"${invalid(
             errors,
             "email",
+            LOGIN_FIELDS,
           )}>
         ${problem(errors, "email")}
         <label for="password">Password</label>
@@ -86,10 +103,14 @@ export function loginPage(options: LoginPage): Response {
           autocomplete="current-password" required${invalid(
             errors,
             "password",
+            LOGIN_FIELDS,
           )}>
         ${problem(errors, "password")}
         <button type="submit">Log in</button>
+        <p class="form-aside"><a href="${routes.password.forgot.index
+          .href()}">Forgot password?</a></p>
       </form>
+      ${passkeyLogin(options.nonce, returnTo)}
       ${providerButtons(options.providers, returnTo)}
       <p>No account yet? <a href="${routes.auth.register.index
         .href()}">Register</a></p>
@@ -122,6 +143,7 @@ export function registerPage(options: RegisterPage): Response {
           maxlength="${MAX_NAME_LENGTH}" value="${options.name}"${invalid(
             errors,
             "name",
+            REGISTER_FIELDS,
           )}>
         ${problem(errors, "name")}
         <label for="email">Email</label>
@@ -129,6 +151,7 @@ export function registerPage(options: RegisterPage): Response {
           maxlength="${MAX_EMAIL_LENGTH}" value="${options.email}"${invalid(
             errors,
             "email",
+            REGISTER_FIELDS,
           )}>
         ${problem(errors, "email")}
         <label for="password">Password <small>(at least ${MIN_PASSWORD_LENGTH} characters)</small></label>
@@ -136,6 +159,7 @@ export function registerPage(options: RegisterPage): Response {
           autocomplete="new-password" minlength="${MIN_PASSWORD_LENGTH}" required${invalid(
             errors,
             "password",
+            REGISTER_FIELDS,
           )}>
         ${problem(errors, "password")}
         <button type="submit">Create account</button>

@@ -3,7 +3,11 @@
 // createCluster() with its default options (and the stores' defaults).
 // Prints its port once listening.
 //
-//   deno run --allow-all store/_failover_server.ts <url>,<url>,...
+//   deno run --allow-all store/_test_failover_server.ts <url>,<url>,... [refresh-ms]
+//
+// With refresh-ms, node-redis asks the cluster for its layout that long
+// after a node stops answering (`topologyRefreshOnReconnectionAttemptStrategy`;
+// its default is 5000).
 //
 // POST /count adds one to the session's `n` and answers it; GET /count
 // answers it; GET /limited?key=K counts K (lockout, 1,000,000 per hour:
@@ -19,7 +23,13 @@ import {
 } from "@fetchkit/toolkit/rate-limit-middleware";
 
 const rootNodes = Deno.args[0].split(",").map((url) => ({ url }));
-const client = createCluster({ rootNodes });
+const refresh = Deno.args[1] === undefined ? undefined : Number(Deno.args[1]);
+const client = createCluster({
+  rootNodes,
+  ...(refresh === undefined
+    ? {}
+    : { topologyRefreshOnReconnectionAttemptStrategy: refresh }),
+});
 client.on("error", () => {});
 await client.connect();
 

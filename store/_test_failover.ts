@@ -1,5 +1,5 @@
 // The Redis Cluster failover scenario, for the test and the benchmark:
-// two server processes (store/_failover_server.ts) write sessions and
+// two server processes (store/_test_failover_server.ts) write sessions and
 // count a limit on one cluster while a master is killed (SIGKILL). Every
 // answer is recorded: what the clients saw in the gap, how long it
 // lasted, and what acknowledged writes the promoted replica lacks.
@@ -12,7 +12,7 @@ import {
 } from "../_tools/server_process.ts";
 import type { RedisCluster } from "../_tools/redis_cluster.ts";
 
-const serverScript = new URL("./_failover_server.ts", import.meta.url)
+const serverScript = new URL("./_test_failover_server.ts", import.meta.url)
   .pathname;
 
 /** What the failover did, as the clients saw it. */
@@ -43,6 +43,11 @@ export interface FailoverOptions {
   beforeMs?: number;
   /** Load after the last 503, in ms. Default 2000. */
   afterMs?: number;
+  /**
+   * node-redis' `topologyRefreshOnReconnectionAttemptStrategy` in the
+   * servers, in ms; its default (5000) when not given.
+   */
+  topologyRefreshMs?: number;
 }
 
 /** Runs the scenario on `cluster` (which loses a master). */
@@ -53,7 +58,14 @@ export async function runFailover(
   const { sessions = 24, beforeMs = 1500, afterMs = 2000 } = options;
   const urls = cluster.nodes.map(({ url }) => url).join(",");
   const servers: ServerProcess[] = await Promise.all(
-    [0, 1].map(() => startServerProcess(serverScript, [urls])),
+    [0, 1].map(() =>
+      startServerProcess(serverScript, [
+        urls,
+        ...(options.topologyRefreshMs === undefined
+          ? []
+          : [String(options.topologyRefreshMs)]),
+      ])
+    ),
   );
   const statuses: Record<number, number> = {};
   /** Answers by status, per second after the kill. */
