@@ -24,6 +24,8 @@ export interface MemorySample {
 /** Reads `Deno.memoryUsage()` inside the inspected process. */
 export interface HeapReader {
   read(): Promise<{ heapUsed: number; heapTotal: number; external: number }>;
+  /** Closes the inspector connection (an open one keeps the soak alive). */
+  close(): void;
 }
 
 /** Reads `/proc/<pid>/status`, and the heap when `heap` is given. */
@@ -72,6 +74,7 @@ export async function heapReader(port: number): Promise<HeapReader> {
     waiting.delete(message.id);
   };
   return {
+    close: () => socket.close(),
     async read() {
       const sent = ++id;
       const result = await new Promise<unknown>((resolve) => {

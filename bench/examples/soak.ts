@@ -226,6 +226,7 @@ await Promise.all(
 );
 const elapsed = (performance.now() - started) / 1000;
 await sampler;
+heap?.close();
 // Let the app settle before the final figure.
 await new Promise((r) => setTimeout(r, 2000));
 const rssEnd = await running.rss();

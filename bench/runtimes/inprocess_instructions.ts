@@ -2,8 +2,9 @@
  * Instructions per request of our router in process, on Deno, Node and
  * Bun: the hello-world app of `_servers.ts` (its five scenarios), each
  * scenario's request sent `--requests` times to `router.fetch` in one
- * process under callgrind, less the same process sending none, divided by
- * the count. No server, socket or load generator takes part, so the
+ * process under callgrind, counted only while those requests run (after
+ * 3,000 of warm-up; `callgrind_control` switches counting on and off),
+ * divided by the count. No server, socket or load generator takes part, so the
  * figure does not move with the machine's load (where `instructions.ts`,
  * whose windows need the server to answer under valgrind within seconds,
  * can fail on a loaded machine); it counts the router, not the runtime's
@@ -31,8 +32,18 @@ const scenarios = SCENARIOS.filter((scenario) =>
   (words === undefined || words.some((word) => scenario.name.includes(word)))
 );
 const baseRoot = args.get("base");
+// `--only=base` counts the base checkout alone (to run it beside a
+// separate count of ours, on a machine with cores to spare).
+const only = args.get("only");
 const roots: [string, string][] = [["ours", ROOT]];
 if (baseRoot !== undefined) roots.push(["base", baseRoot]);
+if (only !== undefined) {
+  roots.splice(
+    0,
+    roots.length,
+    ...roots.filter(([name]) => name === only),
+  );
+}
 
 /** The app and the loop, importing the router of `root`. */
 function entry(root: string): string {
@@ -52,41 +63,126 @@ router.get(
 );
 router.post("/echo", formData(), ({ get }) =>
   new Response(String(get(FormFields)?.text ?? "")));
-const argv = globalThis.Deno?.args ?? globalThis.process.argv.slice(2);
-const [path, post, count] = [argv[0], argv[1] === "post", Number(argv[2])];
+// Scenarios as "path post|get" lines on stdin; for each: warm up, say
+// "ready", wait for a line (counting is switched on then), send
+// \`count\` requests, say "done", wait for a line (counting is off).
+const count = Number((globalThis.Deno?.args ?? globalThis.process.argv.slice(2))[0]);
 const body = "text=hello+world&n=1";
-const request = () => new Request("http://127.0.0.1:8000" + path, post
-  ? { method: "POST", body, headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "content-length": String(body.length) } }
-  : { headers: { accept: "*/*", "user-agent": "bench" } });
-// Warm-up, so the optimising compilers are done before the counted part
-// (both runs warm up alike, so it cancels out).
-for (let i = 0; i < 5000; i++) await (await router.fetch(request())).text();
-for (let i = 0; i < count; i++) await (await router.fetch(request())).text();
+const lines = (async function* () {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const input = globalThis.Deno?.stdin.readable ?? globalThis.process.stdin;
+  for await (const chunk of input) {
+    buffer += typeof chunk === "string" ? chunk : decoder.decode(chunk);
+    let newline;
+    while ((newline = buffer.indexOf("\\n")) !== -1) {
+      yield buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+    }
+  }
+})();
+const say = (text: string) => globalThis.Deno
+  ? globalThis.Deno.stdout.writeSync(new TextEncoder().encode(text + "\\n"))
+  : globalThis.process.stdout.write(text + "\\n");
+for (;;) {
+  const { value: line, done } = await lines.next();
+  if (done || line === "") break;
+  const [path, method] = line.split(" ");
+  const post = method === "post";
+  const request = () => new Request("http://127.0.0.1:8000" + path, post
+    ? { method: "POST", body, headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(body.length) } }
+    : { headers: { accept: "*/*", "user-agent": "bench" } });
+  for (let i = 0; i < 3000; i++) await (await router.fetch(request())).text();
+  say("ready");
+  await lines.next();
+  for (let i = 0; i < count; i++) await (await router.fetch(request())).text();
+  say("done");
+  await lines.next();
+}
 `;
 }
 
-async function run(command: string[]): Promise<number> {
+async function control(pid: number, ...flags: string[]): Promise<void> {
+  const { success } = await new Deno.Command("callgrind_control", {
+    args: [...flags, String(pid)],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
+}
+
+/**
+ * Runs `command` under callgrind with counting off, and counts each
+ * scenario's requests alone: instructions per request, by scenario name.
+ */
+async function count(command: string[]): Promise<Map<string, number>> {
   const file = join(OUT, `inprocess.${crypto.randomUUID()}.callgrind`);
-  const { success, stderr } = await new Deno.Command("valgrind", {
+  const child = new Deno.Command("valgrind", {
     args: [
       "--tool=callgrind",
       "--smc-check=all-non-file",
+      "--instr-atstart=no",
       `--callgrind-out-file=${file}`,
       ...command,
+      String(requests),
     ],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!success) {
-    throw new Error(
-      `${command.join(" ")}: ${new TextDecoder().decode(stderr).slice(-2000)}`,
-    );
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const send = (line: string) =>
+    writer.write(new TextEncoder().encode(line + "\n"));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream())
+    .getReader();
+  let buffer = "";
+  async function line(): Promise<string> {
+    for (;;) {
+      const newline = buffer.indexOf("\n");
+      if (newline !== -1) {
+        const text = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        return text;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`${command.join(" ")} ended early`);
+      buffer += value;
+    }
   }
-  const text = await Deno.readTextFile(file);
-  await Deno.remove(file);
-  return Number(/^totals: (\d+)/m.exec(text)![1]);
+  const counts = new Map<string, number>();
+  let dumps = 0;
+  for (const scenario of scenarios) {
+    await send(`${scenario.path} ${scenario.post ? "post" : "get"}`);
+    if (await line() !== "ready") throw new Error("expected ready");
+    await control(child.pid, "--zero");
+    await control(child.pid, "--instr=on");
+    await send("go");
+    if (await line() !== "done") throw new Error("expected done");
+    await control(child.pid, "--instr=off");
+    await control(child.pid, "--dump");
+    const dump = `${file}.${++dumps}`;
+    let total: number | undefined;
+    for (let tries = 0; total === undefined && tries < 600; tries++) {
+      try {
+        const found = /^totals: (\d+)/m.exec(await Deno.readTextFile(dump));
+        if (found !== null) total = Number(found[1]);
+      } catch {
+        // Not written yet.
+      }
+      if (total === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (total === undefined) throw new Error(`no dump ${dump}`);
+    await Deno.remove(dump).catch(() => {});
+    counts.set(scenario.name, total / requests);
+    await send("next");
+  }
+  await send("");
+  await writer.close();
+  await child.status;
+  await Deno.remove(file).catch(() => {});
+  return counts;
 }
 
 await Deno.mkdir(OUT, { recursive: true });
@@ -108,20 +204,20 @@ for (const [name, root] of roots) {
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const rows: string[] = [];
 for (const runtime of runtimes) {
-  for (const scenario of scenarios) {
-    const cells: number[] = [];
-    for (const [name] of roots) {
-      const { js } = programs.get(name)!;
-      const command = runtime === "deno"
-        ? [Deno.execPath(), "run", "-A", js]
-        : [runtime === "node" ? "node" : await bunBinary() ?? "bun", js];
-      const argv = [scenario.path, scenario.post ? "post" : "get"];
-      const none = await run([...command, ...argv, "0"]);
-      const some = await run([...command, ...argv, String(requests)]);
-      const per = (some - none) / requests;
-      cells.push(per);
-      console.error(`${runtime} ${name} ${scenario.name}: ${fmt(per)}`);
+  const byRoot: Map<string, number>[] = [];
+  for (const [name] of roots) {
+    const { js } = programs.get(name)!;
+    const command = runtime === "deno"
+      ? [Deno.execPath(), "run", "-A", js]
+      : [runtime === "node" ? "node" : await bunBinary() ?? "bun", js];
+    const counts = await count(command);
+    for (const [scenario, per] of counts) {
+      console.error(`${runtime} ${name} ${scenario}: ${fmt(per)}`);
     }
+    byRoot.push(counts);
+  }
+  for (const scenario of scenarios) {
+    const cells = byRoot.map((counts) => counts.get(scenario.name)!);
     rows.push(
       `| ${runtime}, ${scenario.name} | ${cells.map(fmt).join(" | ")} |${
         cells.length > 1 ? ` ${(cells[0]! / cells[1]!).toFixed(3)} |` : ""
