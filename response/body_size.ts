@@ -52,7 +52,7 @@ export function rememberedLength(response: object): number | undefined {
   return text === undefined ? undefined : utf8Length(text);
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The number of bytes `TextEncoder` makes of `text`: a lone surrogate
