@@ -422,8 +422,17 @@ function resourcesSteps(): Step[] {
       },
     },
     {
+      name: "show",
+      go: async (page) =>
+        await page.click("ul.posts a:has-text('Forms, validated end to end')"),
+    },
+    {
+      name: "delete-confirm",
+      go: async (page) => await page.click(".actions summary"),
+    },
+    {
       name: "edit",
-      go: async (page) => await page.click("text=Forms, validated end to end"),
+      go: async (page) => await page.click(".actions a:has-text('Edit')"),
     },
     {
       name: "edit-422",
