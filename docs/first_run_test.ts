@@ -7,6 +7,23 @@ import assert from "node:assert/strict";
 
 Deno.test("first run with an empty Deno cache: no 'Ignored build scripts' box, and bcrypt works", async () => {
   const denoDir = await Deno.makeTempDir({ prefix: "fetchkit-deno-dir-" });
+  // A project with this repository's npm settings and bcrypt alone, so the
+  // empty cache fetches three packages, not every development dependency.
+  const project = await Deno.makeTempDir({ prefix: "fetchkit-first-run-" });
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  );
+  const { devDependencies } = JSON.parse(
+    await Deno.readTextFile(new URL("../package.json", import.meta.url)),
+  );
+  await Deno.writeTextFile(
+    `${project}/deno.json`,
+    JSON.stringify({
+      nodeModulesDir: config.nodeModulesDir,
+      allowScripts: config.allowScripts,
+      imports: { bcrypt: `npm:bcrypt@${devDependencies.bcrypt}` },
+    }),
+  );
   try {
     const { success, stderr } = await new Deno.Command(Deno.execPath(), {
       args: [
@@ -14,7 +31,7 @@ Deno.test("first run with an empty Deno cache: no 'Ignored build scripts' box, a
         "--ext=ts",
         'import bcrypt from "bcrypt"; console.log(bcrypt.compareSync("a", bcrypt.hashSync("a", 4)));',
       ],
-      cwd: new URL("..", import.meta.url),
+      cwd: project,
       env: { DENO_DIR: denoDir, NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",
@@ -28,5 +45,6 @@ Deno.test("first run with an empty Deno cache: no 'Ignored build scripts' box, a
     assert.doesNotMatch(stderr, /Ignored build scripts|lifecycle scripts/);
   } finally {
     await Deno.remove(denoDir, { recursive: true });
+    await Deno.remove(project, { recursive: true });
   }
 });
