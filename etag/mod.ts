@@ -58,8 +58,8 @@ import type { Middleware } from "../router/types.ts";
 import { NativeResponse } from "../response/native.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 import { rememberedText, utf8Length } from "../response/body_size.ts";
-import { readReady } from "../response/read_ready.ts";
-import { declaredLength, readWhole } from "./_whole.ts";
+import { readReady, readWhole } from "../response/read_ready.ts";
+import { declaredLength } from "./_whole.ts";
 import { createBodyHash } from "./_hash.ts";
 import { evaluate } from "./_conditional.ts";
 

@@ -61,16 +61,44 @@ export async function readReady(
     if (total > limit) return { stream: replay(chunks, reader, undefined) };
     onChunk?.(step.value);
   }
-  if (chunks.length === 1) {
-    return { whole: chunks[0] as Uint8Array<ArrayBuffer> };
+  return { whole: joined(chunks, total) };
+}
+
+/**
+ * Reads `body` to its end, waiting for each chunk (for a body that declares
+ * its length, so it ends), as long as it stays within `limit` bytes: the
+ * whole body, or (a body longer than the limit) a stream that replays what
+ * was read and then the rest. Each chunk read goes to `onChunk`.
+ */
+export async function readWhole(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<ReadReady> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const step = await reader.read();
+    if (step.done) break;
+    chunks.push(step.value);
+    total += step.value.byteLength;
+    if (total > limit) return { stream: replay(chunks, reader, undefined) };
+    onChunk(step.value);
   }
+  return { whole: joined(chunks, total) };
+}
+
+/** `chunks` as one array of `total` bytes (the one chunk itself if alone). */
+function joined(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
+  if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
   const whole = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {
     whole.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return { whole };
+  return whole;
 }
 
 /** The chunks read so far, then the pending read (if any), then the rest. */
