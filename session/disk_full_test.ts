@@ -4,62 +4,21 @@
 // the rate limiter answer 503 with Retry-After, never 500, and the server
 // keeps serving.
 import assert from "node:assert/strict";
+import { fullDiskOrSkip, startOnFullDisk } from "../_tools/full_disk.ts";
 
-async function unshareWorks(): Promise<boolean> {
-  try {
-    const dir = await Deno.makeTempDir();
-    const { success } = await new Deno.Command("unshare", {
-      args: ["-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    await Deno.remove(dir);
-    return success;
-  } catch {
-    return false;
-  }
-}
-
-const canMount = await unshareWorks();
-if (!canMount) {
-  console.log(
-    "skipping the full-disk tests: `unshare -rm mount -t tmpfs` is not allowed here",
-  );
-}
+const canMount = await fullDiskOrSkip("the full-disk tests");
 
 Deno.test({
   name:
     "Deno KV on a full disk: session saves and rate-limit counts answer 503 with Retry-After, never 500; the server keeps serving",
   ignore: !canMount,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "kv-full-" });
-    const script = new URL("./_disk_full_server.ts", import.meta.url).pathname;
-    const child = new Deno.Command("unshare", {
-      args: [
-        "-rm",
-        "sh",
-        "-c",
-        'mount -t tmpfs -o size=1m tmpfs "$1" && exec "$2" run --unstable-kv --allow-all "$3" "$1/kv.sqlite"',
-        "sh",
-        dir,
-        Deno.execPath(),
-        script,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const logs = new Response(child.stderr).text();
+    const server = await startOnFullDisk(
+      new URL("./_disk_full_server.ts", import.meta.url),
+      "kv-full-",
+    );
     try {
-      let output = "";
-      while (!output.includes("\n")) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        output += value;
-      }
-      const port = /listening (\d+)/.exec(output)?.[1];
-      assert.ok(port, `server did not start: ${output}`);
-      const origin = `http://127.0.0.1:${port}`;
+      const origin = server.origin;
 
       const statuses = new Map<number, number>();
       let full: Response | undefined;
@@ -92,11 +51,7 @@ Deno.test({
       const ping = await fetch(`${origin}/ping`);
       assert.equal(await ping.text(), "pong");
     } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await lines.cancel();
-      const log = await logs;
-      await Deno.remove(dir, { recursive: true });
+      const log = await server.stop();
       // The store's own words reached the log: it really was a full disk.
       assert.match(log, /database or disk is full/);
     }

@@ -6,62 +6,21 @@
 import assert from "node:assert/strict";
 import type { Router } from "@fetchkit/toolkit/fetch-router";
 import { Client } from "./_test_app.ts";
+import { fullDiskOrSkip, startOnFullDisk } from "../../_tools/full_disk.ts";
 
-async function unshareWorks(): Promise<boolean> {
-  try {
-    const dir = await Deno.makeTempDir();
-    const { success } = await new Deno.Command("unshare", {
-      args: ["-rm", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    await Deno.remove(dir);
-    return success;
-  } catch {
-    return false;
-  }
-}
-
-const canMount = await unshareWorks();
-if (!canMount) {
-  console.log(
-    "skipping the full-disk test: `unshare -rm mount -t tmpfs` is not allowed here",
-  );
-}
+const canMount = await fullDiskOrSkip("the full-disk test");
 
 Deno.test({
   name:
     "KV disk full: registration gets the 503 page with Retry-After, like the login, never a 500",
   ignore: !canMount,
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "auth-kv-full-" });
-    const script = new URL("./_disk_full_server.ts", import.meta.url).pathname;
-    const child = new Deno.Command("unshare", {
-      args: [
-        "-rm",
-        "sh",
-        "-c",
-        'mount -t tmpfs -o size=1m tmpfs "$1" && exec "$2" run --unstable-kv --allow-all "$3" "$1/kv.sqlite"',
-        "sh",
-        dir,
-        Deno.execPath(),
-        script,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const logs = new Response(child.stderr).text();
+    const server = await startOnFullDisk(
+      new URL("./_disk_full_server.ts", import.meta.url),
+      "auth-kv-full-",
+    );
     try {
-      let output = "";
-      while (!output.includes("\n")) {
-        const { value, done } = await lines.read();
-        if (done) break;
-        output += value;
-      }
-      const port = /listening (\d+)/.exec(output)?.[1];
-      assert.ok(port, `server did not start: ${output}`);
-      const origin = `http://127.0.0.1:${port}`;
+      const origin = server.origin;
       // The test client, over HTTP to the server process.
       const remote = {
         fetch: (request: Request) => {
@@ -104,11 +63,7 @@ Deno.test({
         assert.match(await plain.text(), /^Service Unavailable/);
       }
     } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await lines.cancel();
-      const log = await logs;
-      await Deno.remove(dir, { recursive: true });
+      const log = await server.stop();
       assert.match(log, /database or disk is full/);
     }
   },
