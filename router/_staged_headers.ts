@@ -18,6 +18,22 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PLAIN_VALUE = /^[\x21-\x7E](?:[\t\x20-\x7E]*[\x21-\x7E])?$/;
 
 /**
+ * Adds staged cookies to a response's own, but for a line it has already
+ * (a handler that gave `context.responseHeaders` as its Response's
+ * headers, copied by the runtime: the same cookie twice would be sent).
+ */
+function appendCookies(
+  to: Pick<Headers, "set" | "append"> & { getSetCookie?(): string[] },
+  cookies: readonly string[],
+): void {
+  const own = to.getSetCookie?.() ?? [];
+  for (let i = 0; i < cookies.length; i++) {
+    const cookie = cookies[i]!;
+    if (!own.includes(cookie)) to.append("set-cookie", cookie);
+  }
+}
+
+/**
  * A `Headers` (by prototype, so `instanceof Headers` holds) that keeps
  * what is written to it in arrays until something reads it.
  */
@@ -110,7 +126,10 @@ export class StagedHeaders {
    * Writes the staged headers onto `to`: each replaces the header of its
    * name; Set-Cookie values are added to the response's own.
    */
-  static applyTo(to: Headers, staged: StagedHeaders): void {
+  static applyTo(
+    to: Pick<Headers, "set" | "append"> & { getSetCookie?(): string[] },
+    staged: StagedHeaders,
+  ): void {
     // A handler gave `context.responseHeaders` as its Response's headers and
     // the Response kept the object as its own (@hono/node-server's does):
     // they are on it already, and appending its cookies to itself would
@@ -124,11 +143,7 @@ export class StagedHeaders {
         if (name === "set-cookie") cookies = true;
         else to.set(name, value);
       });
-      if (cookies) {
-        for (const cookie of real.getSetCookie()) {
-          to.append("set-cookie", cookie);
-        }
-      }
+      if (cookies) appendCookies(to, real.getSetCookie());
       return;
     }
     const names = staged.#names;
@@ -137,11 +152,7 @@ export class StagedHeaders {
       if (value !== undefined) to.set(names[i]!, value);
     }
     const cookies = staged.#cookies;
-    if (cookies !== undefined) {
-      for (let i = 0; i < cookies.length; i++) {
-        to.append("set-cookie", cookies[i]!);
-      }
-    }
+    if (cookies !== undefined) appendCookies(to, cookies);
   }
 
   /** Whether nothing is staged (so the response needs no change). */

@@ -16,7 +16,13 @@
  */
 
 import { getRequestListener } from "@hono/node-server";
-import { createServer, type IncomingMessage, STATUS_CODES } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  ServerResponse,
+  STATUS_CODES,
+} from "node:http";
 import { Buffer } from "node:buffer";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
@@ -82,11 +88,123 @@ interface WsServer {
   ): void;
 }
 
+/** What staged headers are written onto (the router's `applyTo` target). */
+interface HeaderTarget {
+  set(name: string, value: string): void;
+  append(name: string, value: string): void;
+}
+
+/** Writes a request's staged headers onto a target (see `StagingResponse`). */
+type WriteStaged = (to: HeaderTarget) => void;
+
+/** The router's hook: `fetch`, with the staged headers given to `info`. */
+const NODE_FETCH = Symbol.for("fetchkit.serve.nodeFetch");
+/** The method of `info` that takes them (the router's `StagedSink`). */
+const STAGED_SINK = Symbol.for("fetchkit.serve.stagedSink");
+const STAGED: unique symbol = Symbol("fetchkit.staged");
+
+/**
+ * A `node:http` response that writes the router's staged headers into its
+ * head: a header staged with `context.responseHeaders` and set on the
+ * built `Response` made `@hono/node-server` turn the Response's headers
+ * into an undici `Headers` and walk it (about 18,000 instructions a
+ * request); here they join the plain header record the adapter writes
+ * anyway. Each replaces the header of its name, whatever its case;
+ * staged `Set-Cookie` values are added to the response's own (a value
+ * the response has already is not sent twice: a handler may have given
+ * `context.responseHeaders` as its Response's headers).
+ */
+class StagingResponse extends ServerResponse {
+  [STAGED]: WriteStaged | undefined = undefined;
+
+  override writeHead(
+    status: number,
+    reason?: string | OutgoingHttpHeaders | OutgoingHttpHeaders[string][],
+    headers?: OutgoingHttpHeaders | OutgoingHttpHeaders[string][],
+  ): this {
+    const write = this[STAGED];
+    if (write === undefined) {
+      // deno-lint-ignore no-explicit-any
+      return super.writeHead(status, reason as any, headers as any);
+    }
+    this[STAGED] = undefined;
+    if (typeof reason === "string") {
+      return super.writeHead(status, reason, withStaged(this, headers, write));
+    }
+    return super.writeHead(status, withStaged(this, reason, write));
+  }
+}
+
+/**
+ * A copy of the adapter's header record (never its own object: it may be
+ * the app's Response init, shared by many responses) with the staged
+ * headers in it.
+ */
+function withStaged(
+  response: ServerResponse,
+  given: OutgoingHttpHeaders | OutgoingHttpHeaders[string][] | undefined,
+  write: WriteStaged,
+): OutgoingHttpHeaders {
+  const names: string[] = [];
+  const values: string[] = [];
+  let cookies: string[] | undefined;
+  // The router writes lowercased names, each once; cookies by append.
+  write({
+    set(name, value) {
+      names.push(name);
+      values.push(value);
+    },
+    append(_name, value) {
+      (cookies ??= []).push(value);
+    },
+  });
+  const record: OutgoingHttpHeaders = {};
+  let own: OutgoingHttpHeaders[string];
+  if (Array.isArray(given)) {
+    // Raw [name, value, ...] pairs (not what the adapter writes).
+    for (let i = 0; i + 1 < given.length; i += 2) {
+      const name = String(given[i]);
+      const lower = name.toLowerCase();
+      const value = given[i + 1] as string;
+      if (lower === "set-cookie") own = [...toList(own), ...toList(value)];
+      else if (!names.includes(lower)) record[name] = value;
+    }
+  } else if (given !== undefined && given !== null) {
+    for (const name in given) {
+      const lower = name.toLowerCase();
+      if (lower === "set-cookie") own = given[name];
+      else if (!names.includes(lower)) record[name] = given[name];
+    }
+  }
+  for (let i = 0; i < names.length; i++) record[names[i]!] = values[i];
+  if (cookies !== undefined) {
+    // writeHead's record replaces what setHeader() set: keep those too.
+    const base = toList(own ?? response.getHeader("set-cookie"));
+    for (const cookie of cookies) {
+      if (!base.includes(cookie)) base.push(cookie);
+    }
+    record["set-cookie"] = base;
+  } else if (own !== undefined) record["set-cookie"] = own as string[];
+  return record;
+}
+
+function toList(value: OutgoingHttpHeaders[string]): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? [...value] : [String(value)];
+}
+
 /** The second argument on Node: the `node:http` request, and the client. */
 class NodeInfo {
   readonly incoming: IncomingMessage;
-  constructor(incoming: IncomingMessage) {
+  /** Absent for an upgrade (answered on the raw socket). */
+  readonly outgoing: ServerResponse | undefined;
+  constructor(incoming: IncomingMessage, outgoing?: ServerResponse) {
     this.incoming = incoming;
+    this.outgoing = outgoing;
+  }
+  /** Takes the router's staged headers for the head (see StagingResponse). */
+  [STAGED_SINK](write: WriteStaged): void {
+    (this.outgoing as StagingResponse)[STAGED] = write;
   }
   get remoteAddr(): NetAddr | undefined {
     let hostname = this.incoming.socket?.remoteAddress;
@@ -335,14 +453,29 @@ export function listenNode(
   hostname: string | undefined,
   port: number | undefined,
   hooks: AdapterHooks,
-  timeouts: NodeTimeouts,
+  timeouts: NodeTimeouts & { original: unknown },
 ): Listening {
   const { handler, sockets } = hooks;
-  const fetch = (request: Request, env: { incoming: unknown }) => {
+  // The router's own entry, when the handler is a router's fetch: its
+  // Response comes here unread, so its staged headers can go in the head.
+  const staging = (timeouts.original as Record<symbol, unknown> | undefined)
+    ?.[NODE_FETCH];
+  const answer = typeof staging === "function"
+    ? hooks.wrap(
+      staging as (request: Request, info: unknown) => Response,
+    )
+    : handler;
+  const fetch = (
+    request: Request,
+    env: { incoming: unknown; outgoing: unknown },
+  ) => {
     const incoming = env.incoming as IncomingMessage & { [ARRIVED]?: Buffer };
     const arrived = incoming[ARRIVED];
     if (arrived !== undefined) noteArrivedBody(request, arrived);
-    return handler(request, new NodeInfo(incoming));
+    return answer(
+      request,
+      new NodeInfo(incoming, env.outgoing as ServerResponse),
+    );
   };
   const listener = getRequestListener(fetch, { hostname });
   // For a body read whole before the handler: nothing is left for the
@@ -351,9 +484,10 @@ export function listenNode(
     hostname,
     autoCleanupIncoming: false,
   });
-  const { webSocketIdleTimeout: _, ...httpTimeouts } = timeouts;
+  const { webSocketIdleTimeout: _, original: __, ...httpTimeouts } = timeouts;
   const server = createServer({
     ...httpTimeouts,
+    ServerResponse: StagingResponse,
     // How often headersTimeout and requestTimeout are checked.
     connectionsCheckingInterval: 1000,
   }, (incoming, outgoing) => {

@@ -458,6 +458,7 @@ export function serve(
       requestTimeout: options.node?.requestTimeout ?? 120_000,
       keepAliveTimeout: options.node?.keepAliveTimeout ?? 5_000,
       webSocketIdleTimeout: options.node?.webSocketIdleTimeout ?? 120_000,
+      original: handler,
     });
 
   function forget(): void {
