@@ -99,6 +99,14 @@ export class Matcher<T> {
     return table.compiled;
   }
 
+  /**
+   * Whether any route, of any method, matches a path already through
+   * `normalizeEscapes` (routePathOf): one lookup for a likely 404.
+   */
+  has(path: string): boolean {
+    return this.#union.find(path) !== undefined;
+  }
+
   /** The methods with a route for `path`, for a `405` `Allow` header. */
   allowed(path: string): string[] {
     path = normalizeEscapes(path);

@@ -16,6 +16,12 @@ import type { Matcher } from "../matcher/matcher.ts";
 import { routePathOf } from "../url_path/url_path.ts";
 import { NativeResponse } from "../response/native.ts";
 
+/**
+ * Stored as the matched route of a request Bun's router matched to no
+ * route, when every route is Bun's: most likely a 404.
+ */
+export const MISSED: unique symbol = Symbol("missed");
+
 /** A route Bun matched: its method, entry and params. */
 export interface Prematched {
   method: string;
@@ -47,25 +53,48 @@ export function dispatcher(
       }
       return text("Method Not Allowed", 405, allow);
     }
+    return notFound(context);
+  }
+
+  /** No route of any method: `defaultHandler`, or 404. */
+  function notFound(context: RequestContext): Response | Promise<Response> {
     return defaultHandler ? defaultHandler(context) : text("Not Found", 404);
   }
 
-  return function dispatch(
+  /** Matches `path` for `context.method`, and runs its route or `miss`. */
+  function route(
     context: RequestContext,
+    path: string,
   ): Response | Promise<Response> {
-    const found = matchedRoute(context) as Prematched | undefined;
-    // Bun matched it, for the method router middleware left in place.
-    if (found !== undefined && found.method === context.method) {
-      if (found.params !== undefined) context.params = found.params;
-      context.routePattern = found.value.pattern;
-      return found.value.run(context);
-    }
-    const path = routePathOf(context.request.url);
     const match = matcher.find(context.method, path);
     if (match === undefined) return miss(context, path);
     // A static route keeps the context's own empty params object.
     if (match.params !== undefined) context.params = match.params;
     context.routePattern = match.value.pattern;
     return match.value.run(context);
+  }
+
+  return function dispatch(
+    context: RequestContext,
+  ): Response | Promise<Response> {
+    const found = matchedRoute(context) as
+      | Prematched
+      | typeof MISSED
+      | undefined;
+    if (found !== undefined) {
+      if (found === MISSED) {
+        // Bun's router matched no route: a path no route of any method
+        // matches is a 404 after one lookup (not the method's, then all).
+        const path = routePathOf(context.request.url);
+        return matcher.has(path) ? route(context, path) : notFound(context);
+      }
+      // Bun matched it, for the method router middleware left in place.
+      if (found.method === context.method) {
+        if (found.params !== undefined) context.params = found.params;
+        context.routePattern = found.value.pattern;
+        return found.value.run(context);
+      }
+    }
+    return route(context, routePathOf(context.request.url));
   };
 }

@@ -119,6 +119,7 @@ export function nativeRoutes<T>(
   registered: readonly Registered<T>[],
   answer: NativeAnswer<T>,
   fallback: NativeHandler,
+  missed?: NativeHandler,
 ): Record<string, NativeHandler> {
   const snapshot = registered.length;
   const live = () => registered.length === snapshot;
@@ -185,15 +186,24 @@ export function nativeRoutes<T>(
   };
   const routes: Record<string, NativeHandler> = {};
   const keys = new Set<string>();
+  // Whether every pattern went to Bun's router: then a request it matched
+  // to none is almost always a 404 (see `missed`).
+  let everyRoute = true;
   for (const candidate of candidates) {
     const { shape } = candidate;
-    if (shape === undefined) continue;
+    if (shape === undefined) {
+      everyRoute = false;
+      continue;
+    }
     const names = shape.flatMap((part) =>
       typeof part === "string" ? [] : [part.name]
     );
     // Bun.serve refuses a pattern that names a parameter twice (the
     // router gives the last value); it stays with the router.
-    if (new Set(names).size !== names.length) continue;
+    if (new Set(names).size !== names.length) {
+      everyRoute = false;
+      continue;
+    }
     if (names.length > 0) {
       // Bun's order among parameter patterns is its own: give it only
       // those no other non-static pattern could contest.
@@ -203,13 +213,19 @@ export function nativeRoutes<T>(
         rivalsOf(shape).some((other) =>
           other !== candidate && overlaps(shape, other.shape, other.prefix)
         );
-      if (contested) continue;
+      if (contested) {
+        everyRoute = false;
+        continue;
+      }
     }
     const key = "/" +
       shape.map((part) => typeof part === "string" ? part : `:${part.name}`)
         .join("/");
     // Two patterns that look alike to Bun (`/:a` and `/:b`) are contested.
-    if (keys.has(key)) continue;
+    if (keys.has(key)) {
+      everyRoute = false;
+      continue;
+    }
     keys.add(key);
     // Per method, the first route that serves it (ANY serves all but HEAD).
     const table: Record<string, T> = Object.create(null);
@@ -243,6 +259,14 @@ export function nativeRoutes<T>(
       }
       return answer(request, info, value, make(values));
     };
+  }
+  // Every route is Bun's: what its router matched to none of them goes to
+  // `missed` (Bun prefers any other route to a wildcard), which looks for
+  // any route of the path once before it answers 404. Not skipped: Bun's
+  // router saw the raw target, the request's URL is normalised (`/x/../a`
+  // arrives as `/a`), and ours decodes escapes Bun's does not.
+  if (missed !== undefined && everyRoute && !("/*" in routes)) {
+    routes["/*"] = missed;
   }
   return routes;
 }

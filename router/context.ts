@@ -90,7 +90,10 @@ export interface HeaderTarget {
 
 // Set by RequestContext's static block: where the staged headers go
 // instead of onto the Response, when a server takes them.
-let sinkSlot: (context: RequestContext, sink?: StagedSink) => StagedSink | undefined;
+let sinkSlot: (
+  context: RequestContext,
+  sink?: StagedSink,
+) => StagedSink | undefined;
 
 /**
  * A value made the first time `get` reads it (see `deferValue`): a parser

@@ -356,10 +356,11 @@ Deno.test("native routes: a parameter pattern goes to Bun only when no other pat
       >)[BUN_ROUTES]!(),
     ).sort();
   };
-  // Different text, or a different number of segments: no contest.
+  // Different text, or a different number of segments: no contest (and
+  // every route Bun's: the wildcard takes what Bun matched to none).
   assert.deepEqual(
     keysOf(["/users/:id", "/posts/:id", "/users/:id/edit", "/users/new"]),
-    ["/posts/:id", "/users/:id", "/users/:id/edit", "/users/new"],
+    ["/*", "/posts/:id", "/users/:id", "/users/:id/edit", "/users/new"],
   );
   // A wildcard, a parameter in the first segment, or a twin.
   assert.deepEqual(keysOf(["/users/:id", "/users/*"]), []);
@@ -391,6 +392,113 @@ Deno.test("native routes: a pattern that names a parameter twice stays with the 
     assert.equal(await user.text(), "3");
   } finally {
     await server.shutdown();
+  }
+});
+
+/** A router all of whose routes go to Bun's router. */
+function everyRouteNative(withRouterMiddleware: boolean): Router {
+  const router = createRouter({
+    middleware: withRouterMiddleware
+      ? [(context, next) => {
+        const override = context.headers.get("x-method");
+        if (override !== null) context.method = override;
+        return next();
+      }]
+      : [],
+    defaultHandler: withRouterMiddleware
+      ? (context) =>
+        new Response(`none at ${context.url.pathname}`, {
+          status: 404,
+          headers: { "X-Route": "default" },
+        })
+      : undefined,
+  });
+  router.get("/", (c) => answer(c, "home"));
+  router.get("/about", (c) => answer(c, "about GET"));
+  router.post("/about", (c) => answer(c, "about POST"));
+  router.get("/users/:id", (c) => answer(c, "user"));
+  router.put("/users/:id", (c) => answer(c, "user PUT"));
+  router.get("/users/:userId/posts/:postId", (c) => answer(c, "post"));
+  router.get("/staged/:id", (context, next) => {
+    context.responseHeaders.set("X-Staged", context.params.id ?? "");
+    return next();
+  }, (c) => answer(c, "staged"));
+  router.any("/any", (c) => answer(c, "any"));
+  return router;
+}
+
+Deno.test("native routes: with every route Bun's, what its router matched to none is answered as the router's matcher would", async () => {
+  for (const withRouterMiddleware of [false, true]) {
+    const router = everyRouteNative(withRouterMiddleware);
+    const routes = (router.fetch as unknown as Record<
+      symbol,
+      () => Record<string, unknown>
+    >)[BUN_ROUTES]!();
+    assert.ok("/*" in routes);
+    const wrapperCalls: string[] = [];
+    const native = Object.assign(
+      (request: Request, info: unknown) => {
+        wrapperCalls.push(new URL(request.url).pathname);
+        return router.fetch(request, info as { remoteAddr?: never });
+      },
+      { [BUN_ROUTES]: () => routes },
+    );
+    const plain = (request: Request, info: unknown) =>
+      router.fetch(request, info as { remoteAddr?: never });
+    const servers: Server[] = [serve(native, local), serve(plain, local)];
+    const [a, b] = servers.map((server) => server.addr.port);
+    try {
+      for (
+        const [method, path, headers] of [
+          ...REQUESTS,
+          // Bun's router sees the target as sent; the URL is normalised:
+          // each of these reaches a route only through the router's own
+          // matcher (or is its 404).
+          ["GET", "/x/../about"],
+          ["POST", "/x/../about"],
+          ["DELETE", "/x/../about"],
+          ["OPTIONS", "/x/../about"],
+          ["GET", "/./about"],
+          ["GET", "/about/."],
+          ["GET", "/users/x/../1"],
+          ["GET", "/users/1/posts/x/../2"],
+          ["GET", "/%61bout"],
+          ["PUT", "/%61bout"],
+          ["GET", "/%61ny"],
+          ["GET", "/users/1/x/.."],
+          ["GET", "/nowhere/.."],
+          ["GET", "/nowhere/../nowhere"],
+          ["DELETE", "/no/such/page"],
+          ["OPTIONS", "/no/such/page"],
+          ["HEAD", "/no/such/page"],
+          ["GET", "/no/such/page", { "X-Method": "POST" }],
+          ["GET", "/x/../about", { "X-Method": "POST" }],
+        ] as [string, string, Record<string, string>?][]
+      ) {
+        const [ours, reference] = await Promise.all([
+          raw(a!, method, path, headers),
+          raw(b!, method, path, headers),
+        ]);
+        assert.deepEqual(
+          comparable(ours),
+          comparable(reference),
+          `${withRouterMiddleware}: ${method} ${path} ${
+            JSON.stringify(headers ?? {})
+          }`,
+        );
+      }
+      // A route added while serving is found through the wildcard too.
+      router.get("/late", (c) => answer(c, "late"));
+      const late = await raw(a!, "GET", "/late");
+      assert.equal(late.headers["x-route"], "late");
+    } finally {
+      await Promise.all(servers.map((server) => server.shutdown()));
+    }
+    if (onBun) {
+      // Bun's router took the misses to the wildcard, not to fetch.
+      assert.ok(!wrapperCalls.includes("/no/such/page"), `${wrapperCalls}`);
+      assert.ok(!wrapperCalls.includes("/about"), `${wrapperCalls}`);
+    }
   }
 });
 

@@ -29,7 +29,7 @@ import { nativeRoutes } from "./_native_routes.ts";
 import type { Handler, Middleware } from "./types.ts";
 import { errorBoundary, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
-import { dispatcher } from "./_dispatch.ts";
+import { dispatcher, MISSED } from "./_dispatch.ts";
 import { section } from "./_sections.ts";
 
 /**
@@ -431,6 +431,19 @@ export function createRouter(options: RouterOptions = {}): Router {
       return respond(context, run);
     },
   });
+  /** A request Bun's router matched to no route (see _native_routes.ts). */
+  function answerMissed(
+    request: Request,
+    info: unknown,
+  ): Response | Promise<Response> {
+    const context = new RequestContext(request);
+    if (info !== undefined) {
+      connectContext(context, info as ServeInfo, resolveRemoteAddr);
+    }
+    matchedRoute(context, MISSED);
+    return respond(context, run);
+  }
+
   // An internal hook, not enumerable: serve() on Bun hands these routes
   // to Bun's native router (see _native_routes.ts).
   Object.defineProperty(fetch, BUN_ROUTES, {
@@ -439,6 +452,7 @@ export function createRouter(options: RouterOptions = {}): Router {
         routes.registered,
         answerMatched,
         fetch as (request: Request, info: unknown) => Response,
+        answerMissed,
       ),
   });
   return { fetch, ...section("", routes.add).methods };

@@ -3,17 +3,25 @@
  * Bun: the hello-world app of `_servers.ts` (its five scenarios), each
  * scenario's request sent `--requests` times to `router.fetch` in one
  * process under callgrind, counted only while those requests run (after
- * 3,000 of warm-up; `callgrind_control` switches counting on and off),
- * divided by the count. No server, socket or load generator takes part, so the
- * figure does not move with the machine's load (where `instructions.ts`,
+ * `--warm` of warm-up, 3,000 by default; `callgrind_control` switches
+ * counting on and off), divided by the count. No server, socket or load
+ * generator takes part, so the figure does not move with the machine's load (where `instructions.ts`,
  * whose windows need the server to answer under valgrind within seconds,
  * can fail on a loaded machine); it counts the router, not the runtime's
  * HTTP server. With `--base=<dir>` the same app on an earlier checkout
  * runs beside it, for before/after.
  *
+ * With `--serve`, the app runs under `serve()` on a loopback port and each
+ * request goes over one keep-alive socket from the same process (a raw
+ * HTTP/1.1 client of a few lines): the count then holds the runtime's
+ * server, `serve()`'s adapter (Bun's native routes, `@hono/node-server`)
+ * and that client too, which is the same for every checkout; still no
+ * other process and no timing window, so a loaded machine does not move it.
+ *
  * ```sh
  * deno run -A bench/runtimes/inprocess_instructions.ts [--requests=20000]
  *   [--runtimes=deno,node,bun] [--scenarios=static,404] [--base=<dir>]
+ *   [--serve] [--warm=3000]
  * ```
  *
  * @module
@@ -25,6 +33,9 @@ import { options, OUT, SCENARIOS } from "./_bench.ts";
 
 const args = options();
 const requests = Number(args.get("requests") ?? 20_000);
+// Requests of each scenario before counting (JIT tiers compile meanwhile,
+// on threads callgrind counts too).
+const warm = Number(args.get("warm") ?? 3_000);
 const runtimes = (args.get("runtimes") ?? "deno,node,bun").split(",");
 const words = args.get("scenarios")?.split(",");
 const scenarios = SCENARIOS.filter((scenario) =>
@@ -32,6 +43,7 @@ const scenarios = SCENARIOS.filter((scenario) =>
   (words === undefined || words.some((word) => scenario.name.includes(word)))
 );
 const baseRoot = args.get("base");
+const overHttp = args.has("serve");
 // `--only=base` counts the base checkout alone (to run it beside a
 // separate count of ours, on a machine with cores to spare).
 const only = args.get("only");
@@ -43,6 +55,61 @@ if (only !== undefined) {
     roots.length,
     ...roots.filter(([name]) => name === only),
   );
+}
+
+/**
+ * `send(path, post)` for the loop: `router.fetch` in process, or (with
+ * `--serve`) the request over a keep-alive socket to `serve(router.fetch)`.
+ */
+function sender(root: string): string {
+  if (!overHttp) {
+    return `
+const send = async (path: string, post: boolean) => {
+  const request = new Request("http://127.0.0.1:8000" + path, post
+    ? { method: "POST", body, headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(body.length) } }
+    : { headers: { accept: "*/*", "user-agent": "bench" } });
+  await (await router.fetch(request)).text();
+};`;
+  }
+  return `
+import { serve } from "${root}/serve/mod.ts";
+import { connect } from "node:net";
+const server = serve(router.fetch, { hostname: "127.0.0.1", port: 0, handleSignals: false });
+await new Promise((resolve) => setTimeout(resolve, 100));
+const socket = connect(server.addr.port, "127.0.0.1");
+socket.setNoDelay(true);
+socket.setEncoding("latin1");
+let received = "";
+let wake: (() => void) | undefined;
+socket.on("data", (chunk: string) => { received += chunk; wake?.(); });
+await new Promise((resolve) => socket.once("connect", resolve));
+/** Waits for one whole response (Content-Length or chunked) and drops it. */
+async function response(): Promise<void> {
+  for (;;) {
+    const end = received.indexOf("\\r\\n\\r\\n");
+    if (end !== -1) {
+      const head = received.slice(0, end).toLowerCase();
+      const length = /\\r\\ncontent-length: *(\\d+)/.exec(head);
+      if (length !== null) {
+        const total = end + 4 + Number(length[1]);
+        if (received.length >= total) { received = received.slice(total); return; }
+      } else {
+        const last = received.indexOf("\\r\\n0\\r\\n\\r\\n", end);
+        if (last !== -1) { received = received.slice(last + 7); return; }
+      }
+    }
+    await new Promise<void>((resolve) => wake = resolve);
+    wake = undefined;
+  }
+}
+const send = async (path: string, post: boolean) => {
+  socket.write(post
+    ? "POST " + path + " HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nContent-Type: application/x-www-form-urlencoded\\r\\nContent-Length: " + body.length + "\\r\\n\\r\\n" + body
+    : "GET " + path + " HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nAccept: */*\\r\\nUser-Agent: bench\\r\\n\\r\\n");
+  await response();
+};`;
 }
 
 /** The app and the loop, importing the router of `root`. */
@@ -68,6 +135,7 @@ router.post("/echo", formData(), ({ get }) =>
 // \`count\` requests, say "done", wait for a line (counting is off).
 const count = Number((globalThis.Deno?.args ?? globalThis.process.argv.slice(2))[0]);
 const body = "text=hello+world&n=1";
+${sender(root)}
 const lines = (async function* () {
   const decoder = new TextDecoder();
   let buffer = "";
@@ -89,18 +157,14 @@ for (;;) {
   if (done || line === "") break;
   const [path, method] = line.split(" ");
   const post = method === "post";
-  const request = () => new Request("http://127.0.0.1:8000" + path, post
-    ? { method: "POST", body, headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        "content-length": String(body.length) } }
-    : { headers: { accept: "*/*", "user-agent": "bench" } });
-  for (let i = 0; i < 3000; i++) await (await router.fetch(request())).text();
+  for (let i = 0; i < ${warm}; i++) await send(path, post);
   say("ready");
   await lines.next();
-  for (let i = 0; i < count; i++) await (await router.fetch(request())).text();
+  for (let i = 0; i < count; i++) await send(path, post);
   say("done");
   await lines.next();
 }
+${overHttp ? "socket.destroy(); await server.shutdown();" : ""}
 `;
 }
 
@@ -192,7 +256,15 @@ for (const [name, root] of roots) {
   await Deno.writeTextFile(ts, entry(root));
   const js = join(OUT, `inprocess_${name}.mjs`);
   const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform=deno", "-o", js, ts],
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      "--external=@hono/node-server",
+      "-o",
+      js,
+      ts,
+    ],
     cwd: root,
   }).output();
   if (!built.success) {
