@@ -317,7 +317,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * before or after the handler runs, and the router applies them once,
    * to the response the request is answered with (errors, 404 and 405
    * included), replacing headers of the same name (`Set-Cookie` is added
-   * to the response's own). A middleware that only stages headers can
+   * to the response's own, but for a line it has already). A middleware that only stages headers can
    * stay synchronous: `(context, next) => { ...; return next(); }`.
    *
    * @example

@@ -332,6 +332,15 @@ function checkOptions(options: ServeOptions): void {
  * request and the connection info, and their responses are tracked for
  * the shutdown as the handler's are.
  *
+ * On Node, a handler with a function under
+ * `Symbol.for("fetchkit.serve.nodeFetch")` (the router's `fetch`) has that
+ * function called in its place, with an `info` that also takes the
+ * request's staged response headers: `serve()` writes them into the
+ * response head itself, beside the headers of the `Response` (each
+ * replacing the header of its name; staged `Set-Cookie` values added),
+ * instead of the router setting them on the built `Response`, which made
+ * the adapter build and walk a `Headers` for it.
+ *
  * @example Graceful shutdown with an abort signal
  * ```ts
  * import { serve } from "@fetchkit/toolkit/serve";
