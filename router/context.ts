@@ -75,7 +75,7 @@ export const STAGED_SINK: unique symbol = Symbol.for(
 /**
  * Takes a request's staged response headers instead of the `Response`:
  * `serve()` on Node writes them into the response head itself (see
- * `deferStaged`). `write` puts them onto any object with `set` and
+ * `acceptStagedSinks`). `write` puts them onto any object with `set` and
  * `append`, as `applyTo` puts them onto a `Headers`.
  */
 export interface StagedSink {
@@ -88,13 +88,13 @@ export interface HeaderTarget {
   append(name: string, value: string): void;
 }
 
-// Set by RequestContext's static block: where the staged headers go
-// instead of onto the Response, when a server takes them.
-let sinkSlot: (
-  context: RequestContext,
-  sink?: StagedSink,
-) => StagedSink | undefined;
+// Set by RequestContext's static block: what the server passed.
+let infoOf: (context: RequestContext) => ServeInfo | undefined;
 
+// Whether a server ever asked for staged headers (serve() on Node): until
+// then no request's info is looked at for a sink (a symbol an object
+// lacks costs Bun about 120 ns to look up).
+let sinks = false;
 /**
  * A value made the first time `get` reads it (see `deferValue`): a parser
  * can offer two forms of one result and build only the one a handler asks
@@ -234,13 +234,9 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
   #remoteAddr: RemoteAddr | undefined | null = null;
   #route: unknown = undefined;
   #staged: StagedHeaders | undefined = undefined;
-  #sink: StagedSink | undefined = undefined;
 
   static {
-    sinkSlot = (context, sink) => {
-      if (sink !== undefined) context.#sink = sink;
-      return context.#sink;
-    };
+    infoOf = (context) => context.#info;
     connect = (context, info, resolve) => {
       context.#info = info;
       context.#resolve = resolve;
@@ -489,24 +485,28 @@ export function applyStaged(
 ): Response {
   const staged = takeStaged(context);
   if (staged === undefined || StagedHeaders.isEmpty(staged)) return response;
-  const sink = sinkSlot(context);
-  if (sink !== undefined) {
-    sink[STAGED_SINK]((to) => StagedHeaders.applyTo(to, staged));
-    return response;
+  if (sinks) {
+    const info = infoOf(context) as Partial<StagedSink> | undefined;
+    if (info !== undefined && info[STAGED_SINK] !== undefined) {
+      info[STAGED_SINK]((to) => StagedHeaders.applyTo(to, staged));
+      return response;
+    }
   }
   return editHeaders(response, StagedHeaders.applyTo, staged);
 }
 
 /**
- * Sends `context`'s staged headers to `sink` instead of onto the
- * `Response` it is answered with: for a server that writes them into the
- * response head itself (`serve()` on Node, where a header set on a built
- * `Response` makes its adapter build and walk a `Headers`: about 18,000
- * instructions a request, BENCHMARKS.md "Every runtime against its fastest
- * framework"). Only for a `Response` that goes to that server unread.
+ * From now on, a request whose connection info is a {@linkcode StagedSink}
+ * has its staged headers sent there instead of onto the `Response` it is
+ * answered with: for a server that writes them into the response head
+ * itself (`serve()` on Node, where a header set on a built `Response` makes
+ * its adapter build and walk a `Headers`: about 18,000 instructions a
+ * request, BENCHMARKS.md "Every runtime against its fastest framework").
+ * Such a server gives that info only to a router's `fetch` whose
+ * `Response` goes to it unread.
  */
-export function deferStaged(context: RequestContext, sink: StagedSink): void {
-  sinkSlot(context, sink);
+export function acceptStagedSinks(): void {
+  sinks = true;
 }
 
 function requestUrl(url: string): URL {

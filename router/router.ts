@@ -12,12 +12,11 @@ import type { RouteInput, RouteSchemas } from "../routes/schemas.ts";
 import type { InputOptions, InvalidHandler } from "./_validate.ts";
 import type { JoinPattern } from "../routes/join.ts";
 import {
+  acceptStagedSinks,
   connectContext,
-  deferStaged,
   matchedRoute,
   type Params,
   RequestContext,
-  type StagedSink,
 } from "./context.ts";
 import {
   createRemoteAddrResolver,
@@ -293,9 +292,10 @@ export interface Router extends RouteMethods<""> {
 /** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
 /**
- * `serve()` on Node calls this function instead of `fetch`, with an `info`
- * that is a `StagedSink` too: it takes the staged response headers and
- * writes them into the response head itself (see `deferStaged`).
+ * `serve()` on Node calls this function once when `fetch` is its handler,
+ * then gives `fetch` an `info` that is a `StagedSink` too: it takes the
+ * staged response headers and writes them into the response head itself
+ * (see `acceptStagedSinks`).
  */
 const NODE_FETCH = Symbol.for("fetchkit.serve.nodeFetch");
 
@@ -420,17 +420,10 @@ export function createRouter(options: RouterOptions = {}): Router {
     return respond(context, run);
   }
 
-  // An internal hook, not enumerable: serve() on Node calls it in place of
-  // fetch when fetch is its handler, so the Response goes to the server
-  // unread and the staged headers can go into the head beside it.
-  Object.defineProperty(fetch, NODE_FETCH, {
-    value: (request: Request, info: ServeInfo & StagedSink) => {
-      const context = new RequestContext(request);
-      connectContext(context, info, resolveRemoteAddr);
-      deferStaged(context, info);
-      return respond(context, run);
-    },
-  });
+  // An internal hook, not enumerable: serve() on Node calls it once when
+  // fetch is its handler (so the Response goes to the server unread), and
+  // then passes an info that takes the staged headers for the head.
+  Object.defineProperty(fetch, NODE_FETCH, { value: acceptStagedSinks });
   /** A request Bun's router matched to no route (see _native_routes.ts). */
   function answerMissed(
     request: Request,

@@ -97,7 +97,7 @@ interface HeaderTarget {
 /** Writes a request's staged headers onto a target (see `StagingResponse`). */
 type WriteStaged = (to: HeaderTarget) => void;
 
-/** The router's hook: `fetch`, with the staged headers given to `info`. */
+/** The router's hook: called once, it lets `info` take the staged headers. */
 const NODE_FETCH = Symbol.for("fetchkit.serve.nodeFetch");
 /** The method of `info` that takes them (the router's `StagedSink`). */
 const STAGED_SINK = Symbol.for("fetchkit.serve.stagedSink");
@@ -202,10 +202,7 @@ class NodeInfo {
     this.incoming = incoming;
     this.outgoing = outgoing;
   }
-  /** Takes the router's staged headers for the head (see StagingResponse). */
-  [STAGED_SINK](write: WriteStaged): void {
-    (this.outgoing as StagingResponse)[STAGED] = write;
-  }
+
   get remoteAddr(): NetAddr | undefined {
     let hostname = this.incoming.socket?.remoteAddress;
     if (hostname === undefined) return undefined;
@@ -218,6 +215,16 @@ class NodeInfo {
       port: this.incoming.socket.remotePort ?? 0,
       transport: "tcp",
     };
+  }
+}
+
+/**
+ * The info given to a router's own `fetch`: it also takes the staged
+ * headers for the head (see StagingResponse).
+ */
+class StagingInfo extends NodeInfo {
+  [STAGED_SINK](write: WriteStaged): void {
+    (this.outgoing as StagingResponse)[STAGED] = write;
   }
 }
 
@@ -456,15 +463,12 @@ export function listenNode(
   timeouts: NodeTimeouts & { original: unknown },
 ): Listening {
   const { handler, sockets } = hooks;
-  // The router's own entry, when the handler is a router's fetch: its
-  // Response comes here unread, so its staged headers can go in the head.
+  // When the handler is a router's fetch, its Response comes here unread:
+  // its staged headers can go in the head (see StagingResponse).
   const staging = (timeouts.original as Record<symbol, unknown> | undefined)
     ?.[NODE_FETCH];
-  const answer = typeof staging === "function"
-    ? hooks.wrap(
-      staging as (request: Request, info: unknown) => Response,
-    )
-    : handler;
+  if (typeof staging === "function") staging();
+  const Info = typeof staging === "function" ? StagingInfo : NodeInfo;
   const fetch = (
     request: Request,
     env: { incoming: unknown; outgoing: unknown },
@@ -472,10 +476,7 @@ export function listenNode(
     const incoming = env.incoming as IncomingMessage & { [ARRIVED]?: Buffer };
     const arrived = incoming[ARRIVED];
     if (arrived !== undefined) noteArrivedBody(request, arrived);
-    return answer(
-      request,
-      new NodeInfo(incoming, env.outgoing as ServerResponse),
-    );
+    return handler(request, new Info(incoming, env.outgoing as ServerResponse));
   };
   const listener = getRequestListener(fetch, { hostname });
   // For a body read whole before the handler: nothing is left for the

@@ -334,7 +334,7 @@ function checkOptions(options: ServeOptions): void {
  *
  * On Node, a handler with a function under
  * `Symbol.for("fetchkit.serve.nodeFetch")` (the router's `fetch`) has that
- * function called in its place, with an `info` that also takes the
+ * function called once, and then gets an `info` that also takes the
  * request's staged response headers: `serve()` writes them into the
  * response head itself, beside the headers of the `Response` (each
  * replacing the header of its name; staged `Set-Cookie` values added),
