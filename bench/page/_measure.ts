@@ -43,7 +43,13 @@ export function argsOf(): Map<string, string> {
  */
 export async function rounds(
   contenders: readonly Contender[],
-  options: { rounds: number; warm: number; per: number; against?: string },
+  options: {
+    rounds: number;
+    warm: number;
+    per: number;
+    against?: string;
+    unit?: string;
+  },
 ): Promise<Map<string, number[]>> {
   const samples = new Map(contenders.map((c) => [c.name, [] as number[]]));
   for (let i = 0; i < options.warm; i++) {
@@ -70,9 +76,9 @@ export async function rounds(
       ? undefined
       : values.map((value, i) => value / against[i]);
     console.log(
-      `${name.padEnd(28)} ${median(values).toFixed(3).padStart(9)} µs (${
-        Math.min(...values).toFixed(3)
-      }-${Math.max(...values).toFixed(3)})${
+      `${name.padEnd(28)} ${median(values).toFixed(3).padStart(9)} ${
+        options.unit ?? "µs"
+      } (${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)})${
         ratios === undefined
           ? ""
           : `  ÷ ${options.against}: ${median(ratios).toFixed(2)} (${

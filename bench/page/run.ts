@@ -24,7 +24,11 @@ if (file === undefined) {
 }
 const runtimes = (rest.find((arg) => arg.startsWith("--runtimes="))
   ?.slice("--runtimes=".length) ?? "deno,node,bun").split(",");
-const args = rest.filter((arg) => !arg.startsWith("--runtimes="));
+const baseRoot = rest.find((arg) => arg.startsWith("--base="))
+  ?.slice("--base=".length);
+const args = rest.filter((arg) =>
+  !arg.startsWith("--runtimes=") && !arg.startsWith("--base=")
+);
 const source = join(ROOT, "bench/page", file);
 const out = join(ROOT, "bench/runtimes/.out");
 await Deno.mkdir(out, { recursive: true });
@@ -39,6 +43,36 @@ async function bundled(): Promise<string> {
   }).output();
   if (!built.success) throw new Error(new TextDecoder().decode(built.stderr));
   return bundle;
+}
+
+/**
+ * `bench/runtimes/_apps.ts` of `root` bundled (resolved by that checkout's
+ * own deno.json), so that ours and an earlier checkout load alike, in one
+ * process, on every runtime.
+ */
+async function bundleApps(root: string, name: string): Promise<string> {
+  const path = join(out, name);
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      "-o",
+      path,
+      join(root, "bench/runtimes/_apps.ts"),
+    ],
+    cwd: root,
+  }).output();
+  if (!built.success) throw new Error(new TextDecoder().decode(built.stderr));
+  return path;
+}
+if (file === "page_bench.ts") {
+  args.push(`--apps=${await bundleApps(ROOT, "page_apps.mjs")}`);
+  if (baseRoot !== undefined) {
+    args.push(
+      `--base-apps=${await bundleApps(baseRoot, "page_apps_base.mjs")}`,
+    );
+  }
 }
 
 for (const runtime of runtimes) {
