@@ -11,7 +11,8 @@
  *
  * ```sh
  * deno run -A bench/page/run.ts page_bench.ts [--base=/tmp/base] [--rounds=15] [--per=500]
- * # a CPU profile of ours alone (Deno; Node with the bundle and --cpu-prof):
+ * # one contender alone (ours unless --only="ours before"|Hono|Elysia), for
+ * # --cpu-prof
  * deno run -A bench/page/run.ts page_bench.ts --runtimes=deno --profile=20000
  * ```
  *
@@ -77,15 +78,7 @@ async function contender(name: string, fetch: Handler): Promise<Contender> {
   };
 }
 
-const profile = Number(options.get("profile") ?? 0);
-if (profile > 0) {
-  // Ours alone, for --cpu-prof.
-  const ours = await contender("ours", apps.fetchkitFetch());
-  for (let done = 0; done < profile; done += per) {
-    await ours.prepare!();
-    await ours.run();
-  }
-} else {
+async function all(): Promise<Contender[]> {
   const contenders = [await contender("ours", apps.fetchkitFetch())];
   if (base !== undefined) {
     contenders.push(await contender("ours before", base.fetchkitFetch()));
@@ -97,6 +90,22 @@ if (profile > 0) {
       await contender("Elysia", (request) => elysia.handle(request)),
     );
   }
+  return contenders;
+}
+
+// `--profile=N`: N requests of one contender alone (`--only=`, ours by
+// default), for --cpu-prof.
+const profile = Number(options.get("profile") ?? 0);
+const contenders = await all();
+if (profile > 0) {
+  const only = options.get("only") ?? "ours";
+  const one = contenders.find((c) => c.name === only);
+  if (one === undefined) throw new Error(`no contender ${only}`);
+  for (let done = 0; done < profile; done += per) {
+    await one.prepare!();
+    await one.run();
+  }
+} else {
   await rounds(contenders, {
     rounds: Number(options.get("rounds") ?? 15),
     warm: Number(options.get("warm") ?? 6),
