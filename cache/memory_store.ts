@@ -90,9 +90,28 @@ export class StoreFullError extends StoreUnavailableError {
   }
 }
 
+/**
+ * The memory store's synchronous read: a memory hit needs no `await`, so
+ * `cache()` can answer it in the same call (no promise for the router or
+ * the server to wait on). Symbol-keyed: not part of the store interface.
+ */
+export const PEEK: unique symbol = Symbol("fetchkit.memoryStore.peek");
+
+/**
+ * What {@linkcode PEEK} gives: the entry's value and version (the store's
+ * own record; not to be changed) and `memo`, a slot the reader may fill
+ * with what it made of `value` (kept while this value is, dropped with it).
+ */
+export interface PeekedValue {
+  readonly value: Uint8Array;
+  readonly version: string;
+  memo?: unknown;
+}
+
 interface Entry {
   value: Uint8Array;
   version: string;
+  memo?: unknown;
   expiresAt: number;
   /** What it counts against `maxBytes`: its size or its reservation. */
   bytes: number;
@@ -112,6 +131,11 @@ export interface MemoryStoreOptions {
 
 /** A memory store, with what it holds. */
 export interface MemoryStore extends CacheStore {
+  /**
+   * Reads an entry now, as `get` does (it counts as a use for eviction):
+   * `undefined` when there is none or it expired at `now`.
+   */
+  [PEEK](key: string, now: number): PeekedValue | undefined;
   /** Bytes the entries count now. */
   readonly bytes: number;
   /** Bytes the pinned entries count now. */
@@ -193,14 +217,18 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     get pinnedBytes() {
       return pinnedBytes;
     },
-    get(key) {
-      const entry = live(key, Date.now());
-      if (entry === undefined) return Promise.resolve(undefined);
-      if (!entry.pinned) {
+    [PEEK](key, now) {
+      const entry = live(key, now);
+      if (entry !== undefined && !entry.pinned) {
         // Most recently used last.
         evictable.delete(key);
         evictable.set(key, entry);
       }
+      return entry;
+    },
+    get(key) {
+      const entry = store[PEEK](key, Date.now());
+      if (entry === undefined) return Promise.resolve(undefined);
       return Promise.resolve({ value: entry.value, version: entry.version });
     },
     // deno-lint-ignore require-await
