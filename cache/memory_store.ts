@@ -158,6 +158,9 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
   const evictable = new Map<string, Entry>();
   const pinned = new Map<string, Entry>();
   let bytes = 0;
+  // The cache entry put last in `evictable`: already the most recently
+  // used, so a read of it (a hot page's hits) moves nothing.
+  let newest: Entry | undefined;
   let pinnedBytes = 0;
   let counter = Math.floor(Math.random() * 1e9);
   let lastSweep = 0;
@@ -168,12 +171,14 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
 
   function remove(key: string, entry: Entry): void {
     (entry.pinned ? pinned : evictable).delete(key);
+    if (entry === newest) newest = undefined;
     bytes -= entry.bytes;
     if (entry.pinned) pinnedBytes -= entry.bytes;
   }
 
   function add(key: string, entry: Entry): void {
     (entry.pinned ? pinned : evictable).set(key, entry);
+    if (!entry.pinned) newest = entry;
     bytes += entry.bytes;
     if (entry.pinned) pinnedBytes += entry.bytes;
   }
@@ -219,10 +224,11 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     },
     [PEEK](key, now) {
       const entry = live(key, now);
-      if (entry !== undefined && !entry.pinned) {
+      if (entry !== undefined && !entry.pinned && entry !== newest) {
         // Most recently used last.
         evictable.delete(key);
         evictable.set(key, entry);
+        newest = entry;
       }
       return entry;
     },

@@ -19,6 +19,13 @@
  *   `key` option) and the request headers named by the `vary` option and by
  *   each response's own `Vary`.
  *
+ * A hit on the memory store is answered in the same call (no promise), its
+ * headers given to `Response` as a record made once per entry and second
+ * of `Age`, and a text body (a text `Content-Type`, no `Content-Encoding`,
+ * valid UTF-8) as a string decoded once per entry: the cheapest body on
+ * every runtime, sent as exactly the stored bytes. Such an entry holds its
+ * body twice (bytes and string) while it is answered from.
+ *
  * **Personalised pages are never stored.** A page with no `Vary` naming
  * what personalises it is the classic cache-poisoning case: the first
  * visitor's page served to everyone. So an answer built after a credential
@@ -104,8 +111,9 @@ export interface CacheOptions {
    */
   ttl?: number;
   /**
-   * What identifies the resource. Default: the request URL
-   * (`context.url.href`, query included). Return something narrower to
+   * What identifies the resource. Default: the request URL as the
+   * request gives it (`context.request.url`: serialized, query included,
+   * the same text as `context.url.href`). Return something narrower to
    * share entries, say the path without tracking parameters.
    */
   key?: (context: RequestContext) => string;
