@@ -459,6 +459,9 @@ export function cache(options: CacheOptions): Middleware {
       return undefined;
     }
     const meta = record.meta as Stored;
+    // The answer's parts made once per version, on the description every
+    // later read of it copies.
+    if (isEntry(meta)) partsOf(meta, false);
     byVersion.set(read.version, {
       meta,
       offset: bytes.byteLength - record.body.byteLength,
@@ -784,7 +787,20 @@ export function cache(options: CacheOptions): Middleware {
   ): Promise<Response> {
     let found: Found;
     try {
-      found = await lookup(primary, context.headers);
+      // lookup(), inlined: a hit on the bare key takes one await.
+      const stored = decode(await store.get(primary));
+      if (stored === undefined || isEntry(stored)) {
+        found = { key: primary, entry: stored };
+      } else {
+        const key = primary + variantOf(stored.v, context.headers);
+        const variant = decode(await store.get(key));
+        found = {
+          key,
+          entry: variant !== undefined && isEntry(variant)
+            ? variant
+            : undefined,
+        };
+      }
     } catch (error) {
       // An outage: answer uncached. Anything else is a bug: the router's.
       if (!(error instanceof StoreUnavailableError)) throw error;
