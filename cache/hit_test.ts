@@ -177,3 +177,25 @@ Deno.test("cache: the key is the request's URL as serialized, query included", a
   assert.equal(await text("http://localhost/page?q=a+b"), "run 2");
   assert.equal(await text("http://localhost/page"), "run 3");
 });
+
+Deno.test("cache: a memory entry sent as text counts its string too", async () => {
+  const sizes: Record<string, number> = {};
+  for (const [name, type] of [["text", "text/html"], ["binary", "image/png"]]) {
+    const store = createMemoryCacheStore();
+    const router = createRouter();
+    router.get(
+      "/page",
+      cache({ store }),
+      () =>
+        new Response("x".repeat(10_000), { headers: { "Content-Type": type } }),
+    );
+    await (await router.fetch(new Request(URL_))).text();
+    sizes[name] = (store as unknown as { bytes: number }).bytes;
+  }
+  assert.ok(sizes.binary > 10_000 && sizes.binary < 20_000, `${sizes.binary}`);
+  // The string counts about its length more (ASCII: a byte a character).
+  assert.ok(
+    sizes.text - sizes.binary >= 9_500,
+    `${sizes.text} ${sizes.binary}`,
+  );
+});

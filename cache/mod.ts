@@ -24,7 +24,7 @@
  * of `Age`, and a text body (a text `Content-Type`, no `Content-Encoding`,
  * valid UTF-8) as a string decoded once per entry: the cheapest body on
  * every runtime, sent as exactly the stored bytes. Such an entry holds its
- * body twice (bytes and string) while it is answered from.
+ * body twice (bytes and string), and the store's `maxBytes` counts both.
  *
  * **Personalised pages are never stored.** A page with no `Vary` naming
  * what personalises it is the classic cache-poisoning case: the first
@@ -281,10 +281,7 @@ function partsOf(entry: Entry, text: boolean): Parts {
     parts.text = null;
     const type = parts.headers["content-type"];
     const encoding = parts.headers["content-encoding"];
-    if (
-      type !== undefined && TEXT_TYPE.test(type) &&
-      (encoding === undefined || encoding.toLowerCase() === "identity")
-    ) {
+    if (isText(type, encoding)) {
       try {
         parts.text = utf8.decode(entry.body);
       } catch {
@@ -293,6 +290,15 @@ function partsOf(entry: Entry, text: boolean): Parts {
     }
   }
   return parts;
+}
+
+/** Whether a body of this type and encoding is sent as text. */
+function isText(
+  type: string | null | undefined,
+  encoding: string | null | undefined,
+): boolean {
+  return typeof type === "string" && TEXT_TYPE.test(type) &&
+    (typeof encoding !== "string" || encoding.toLowerCase() === "identity");
 }
 
 /** The init of an answer with `age` and `state`, made once per age. */
@@ -612,17 +618,19 @@ export function cache(options: CacheOptions): Middleware {
     const extra = names.filter((name) => !vary.includes(name));
     const ttl = { ttlMs: entry.x - now };
     try {
-      const meta = metaOf(entry);
+      const record = encodeRecord(metaOf(entry), body.bytes);
+      // A memory entry answered as text keeps its body's string beside
+      // the bytes: counted against the store's maxBytes too.
+      const options = peek !== undefined &&
+          isText(type, response.headers.get("content-encoding"))
+        ? { ...ttl, reserveBytes: record.byteLength + body.bytes.byteLength }
+        : ttl;
       if (extra.length === 0) {
-        await store.set(primary, encodeRecord(meta, body.bytes), ttl);
+        await store.set(primary, record, options);
       } else {
         const index: VaryIndex = { v: extra, x: entry.x };
         await store.set(primary, encodeRecord(index), ttl);
-        await store.set(
-          primary + variantOf(extra, headers),
-          encodeRecord(meta, body.bytes),
-          ttl,
-        );
+        await store.set(primary + variantOf(extra, headers), record, options);
       }
     } catch (error) {
       failed("store a response", error);
