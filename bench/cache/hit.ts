@@ -98,6 +98,22 @@ router.get("/redis-bare", async () => {
   const bytes = await binary.get("cache:GET http://localhost/redis");
   return new Response(bytes as BodyInit);
 });
+// The same, answered with the headers a hit carries: what a hand-written
+// lookup costs once it says its type and age (on Deno, a Response with
+// headers other than Content-Type costs several µs more to build).
+const HIT_HEADERS = {
+  "content-type": "application/json",
+  "age": "0",
+  "x-cache": "HIT",
+};
+router.get("/kv-bare-headers", async () => {
+  const entry = await kv.get<{ d: Uint8Array }>(kvKey);
+  return new Response(entry.value!.d as BodyInit, { headers: HIT_HEADERS });
+});
+router.get("/redis-bare-headers", async () => {
+  const bytes = await binary.get("cache:GET http://localhost/redis");
+  return new Response(bytes as BodyInit, { headers: HIT_HEADERS });
+});
 
 // The middleware alone on a hit, called as the router calls it.
 const alone = cache({ store: createMemoryCacheStore(), ttl: 3600 });
@@ -154,6 +170,10 @@ try {
       await interleave(
         [
           { ...get(`/${name}-bare`), name: "bare read of the entry" },
+          {
+            ...get(`/${name}-bare-headers`),
+            name: "bare read, answered with a hit's headers",
+          },
           { ...get(`/${name}`), name: "cache() hit" },
           ...base(name),
           { ...get("/handler"), name: "the handler it saves (no cache)" },
