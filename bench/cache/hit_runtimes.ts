@@ -181,7 +181,14 @@ for (const runtime of runtimes) {
     ? [Deno.execPath(), "run", "-A", driver]
     : [runtime === "node" ? "node" : await bunBinary() ?? "bun", driver];
   const output = await new Deno.Command(command[0], {
-    args: [...command.slice(1), ...bundles, String(rounds), String(n), read, pageJs],
+    args: [
+      ...command.slice(1),
+      ...bundles,
+      String(rounds),
+      String(n),
+      read,
+      pageJs,
+    ],
     stderr: "inherit",
   }).output();
   if (!output.success) throw new Error(`${runtime} failed`);
