@@ -136,6 +136,10 @@ Deno.test("serve(): staged headers reach the head of every kind of answer, once,
     assert.equal(head.status, 200);
     assert.equal(count(head.lines, "x-frame-options: deny"), 1);
     assert.ok(head.lines.includes("content-length: 5"));
+    // The router's own 404, to HEAD: the length of "Not Found".
+    const missing = await rawHead(port, "/nowhere", "HEAD");
+    assert.equal(missing.status, 404);
+    assert.ok(missing.lines.includes("content-length: 9"), `${missing.lines}`);
   } finally {
     await server.shutdown();
   }
