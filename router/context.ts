@@ -95,6 +95,7 @@ let infoOf: (context: RequestContext) => ServeInfo | undefined;
 // then no request's info is looked at for a sink (a symbol an object
 // lacks costs Bun about 120 ns to look up).
 let sinks = false;
+
 /**
  * A value made the first time `get` reads it (see `deferValue`): a parser
  * can offer two forms of one result and build only the one a handler asks
@@ -313,8 +314,9 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * before or after the handler runs, and the router applies them once,
    * to the response the request is answered with (errors, 404 and 405
    * included), replacing headers of the same name (`Set-Cookie` is added
-   * to the response's own, but for a line it has already). A middleware that only stages headers can
-   * stay synchronous: `(context, next) => { ...; return next(); }`.
+   * to the response's own, but for a line it has already). A middleware
+   * that only stages headers can stay synchronous:
+   * `(context, next) => { ...; return next(); }`.
    *
    * @example
    * ```ts

@@ -424,6 +424,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   // fetch is its handler (so the Response goes to the server unread), and
   // then passes an info that takes the staged headers for the head.
   Object.defineProperty(fetch, NODE_FETCH, { value: acceptStagedSinks });
+
   /** A request Bun's router matched to no route (see _native_routes.ts). */
   function answerMissed(
     request: Request,
