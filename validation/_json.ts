@@ -27,6 +27,8 @@ export function checkJsonContentType(header: string | null): void {
       "Content-Type is missing: send application/json",
     );
   }
+  // What nearly every client sends, without a slice, trim or lowercase.
+  if (header === "application/json") return;
   const semicolon = header.indexOf(";");
   const essence = (semicolon === -1 ? header : header.slice(0, semicolon))
     .trim().toLowerCase();
