@@ -90,9 +90,28 @@ export class StoreFullError extends StoreUnavailableError {
   }
 }
 
+/**
+ * The memory store's synchronous read: a memory hit needs no `await`, so
+ * `cache()` can answer it in the same call (no promise for the router or
+ * the server to wait on). Symbol-keyed: not part of the store interface.
+ */
+export const PEEK: unique symbol = Symbol("fetchkit.memoryStore.peek");
+
+/**
+ * What {@linkcode PEEK} gives: the entry's value and version (the store's
+ * own record; not to be changed) and `memo`, a slot the reader may fill
+ * with what it made of `value` (kept while this value is, dropped with it).
+ */
+export interface PeekedValue {
+  readonly value: Uint8Array;
+  readonly version: string;
+  memo?: unknown;
+}
+
 interface Entry {
   value: Uint8Array;
   version: string;
+  memo?: unknown;
   expiresAt: number;
   /** What it counts against `maxBytes`: its size or its reservation. */
   bytes: number;
@@ -112,6 +131,11 @@ export interface MemoryStoreOptions {
 
 /** A memory store, with what it holds. */
 export interface MemoryStore extends CacheStore {
+  /**
+   * Reads an entry now, as `get` does (it counts as a use for eviction):
+   * `undefined` when there is none or it expired at `now`.
+   */
+  [PEEK](key: string, now: number): PeekedValue | undefined;
   /** Bytes the entries count now. */
   readonly bytes: number;
   /** Bytes the pinned entries count now. */
@@ -134,6 +158,9 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
   const evictable = new Map<string, Entry>();
   const pinned = new Map<string, Entry>();
   let bytes = 0;
+  // The cache entry put last in `evictable`: already the most recently
+  // used, so a read of it (a hot page's hits) moves nothing.
+  let newest: Entry | undefined;
   let pinnedBytes = 0;
   let counter = Math.floor(Math.random() * 1e9);
   let lastSweep = 0;
@@ -144,12 +171,14 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
 
   function remove(key: string, entry: Entry): void {
     (entry.pinned ? pinned : evictable).delete(key);
+    if (entry === newest) newest = undefined;
     bytes -= entry.bytes;
     if (entry.pinned) pinnedBytes -= entry.bytes;
   }
 
   function add(key: string, entry: Entry): void {
     (entry.pinned ? pinned : evictable).set(key, entry);
+    if (!entry.pinned) newest = entry;
     bytes += entry.bytes;
     if (entry.pinned) pinnedBytes += entry.bytes;
   }
@@ -193,14 +222,19 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     get pinnedBytes() {
       return pinnedBytes;
     },
-    get(key) {
-      const entry = live(key, Date.now());
-      if (entry === undefined) return Promise.resolve(undefined);
-      if (!entry.pinned) {
+    [PEEK](key, now) {
+      const entry = live(key, now);
+      if (entry !== undefined && !entry.pinned && entry !== newest) {
         // Most recently used last.
         evictable.delete(key);
         evictable.set(key, entry);
+        newest = entry;
       }
+      return entry;
+    },
+    get(key) {
+      const entry = store[PEEK](key, Date.now());
+      if (entry === undefined) return Promise.resolve(undefined);
       return Promise.resolve({ value: entry.value, version: entry.version });
     },
     // deno-lint-ignore require-await

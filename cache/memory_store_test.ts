@@ -31,6 +31,33 @@ Deno.test("memory cache store: cache entries go least recently used first", asyn
   assert.ok(await store.get("g"));
 });
 
+Deno.test("memory cache store: reading the newest entry, then an older one, keeps the order of use", async () => {
+  const store = createMemoryCacheStore({ maxBytes: 4096 });
+  for (const key of ["a", "b", "c", "d", "e", "f"]) {
+    await store.set(key, value(500), { ttlMs: 10_000 });
+  }
+  // f is the newest already; then a, then f again: b, c, d, e, a, f.
+  assert.ok(await store.get("f"));
+  assert.ok(await store.get("a"));
+  assert.ok(await store.get("f"));
+  await store.set("g", value(500), { ttlMs: 10_000 });
+  await store.set("h", value(500), { ttlMs: 10_000 });
+  assert.equal(await store.get("b"), undefined, "b went first");
+  assert.equal(await store.get("c"), undefined, "then c");
+  // Read in this order: a, d, e, f, g, h (h, the newest, stays last).
+  for (const key of ["a", "d", "e", "f", "g", "h"]) {
+    assert.ok(await store.get(key), `${key} is kept`);
+  }
+  // The newest deleted, then a and d read: e, f, g, a, d.
+  await store.delete("h");
+  assert.ok(await store.get("a"));
+  assert.ok(await store.get("d"));
+  await store.set("i", value(500), { ttlMs: 10_000 });
+  await store.set("j", value(500), { ttlMs: 10_000 });
+  assert.equal(await store.get("e"), undefined, "e was least recently used");
+  assert.ok(await store.get("a"));
+});
+
 Deno.test("memory cache store: pinned entries are never evicted; a new one with no room is refused", async () => {
   const store = createMemoryCacheStore({ maxBytes: 4096 });
   const pinned = { ttlMs: 10_000, pinned: true };

@@ -19,6 +19,13 @@
  *   `key` option) and the request headers named by the `vary` option and by
  *   each response's own `Vary`.
  *
+ * A hit on the memory store is answered in the same call (no promise), its
+ * headers given to `Response` as a record made once per entry and second
+ * of `Age`, and a text body (a text `Content-Type`, no `Content-Encoding`,
+ * valid UTF-8) as a string decoded once per entry: the cheapest body on
+ * every runtime, sent as exactly the stored bytes. Such an entry holds its
+ * body twice (bytes and string), and the store's `maxBytes` counts both.
+ *
  * **Personalised pages are never stored.** A page with no `Vary` naming
  * what personalises it is the classic cache-poisoning case: the first
  * visitor's page served to everyone. So an answer built after a credential
@@ -66,7 +73,8 @@ import {
   readBodyUpTo,
 } from "../store/response_record.ts";
 import type { CacheStore, VersionedValue } from "./stores.ts";
-import { StoreFullError } from "./memory_store.ts";
+import { PEEK, type PeekedValue, StoreFullError } from "./memory_store.ts";
+import { rememberText } from "../response/body_size.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { credentialRead } from "./credential.ts";
 
@@ -103,8 +111,9 @@ export interface CacheOptions {
    */
   ttl?: number;
   /**
-   * What identifies the resource. Default: the request URL
-   * (`context.url.href`, query included). Return something narrower to
+   * What identifies the resource. Default: the request URL as the
+   * request gives it (`context.request.url`: serialized, query included,
+   * the same text as `context.url.href`). Return something narrower to
    * share entries, say the path without tracking parameters.
    */
   key?: (context: RequestContext) => string;
@@ -154,7 +163,28 @@ interface Entry {
   /** `Age` it came with (s). */
   a: number;
   body: Uint8Array;
+  /** What answers are built from, made at the first answer. */
+  [PARTS]?: Parts;
 }
+
+/**
+ * What every answer from one entry shares, built once: the headers as a
+ * record (a record, not a `Headers`, is the cheapest init on every
+ * runtime, and Deno keeps its fast serving path for it), the body as a
+ * string where it is text, and the last inits made (only `Age` changes,
+ * once a second).
+ */
+interface Parts {
+  headers: Record<string, string>;
+  /** The body as a string, `null` if it is not text or not UTF-8. */
+  text: string | null | undefined;
+  /** The `Age` the inits below were made for. */
+  age: number;
+  hit: ResponseInit | undefined;
+  stale: ResponseInit | undefined;
+}
+
+const PARTS: unique symbol = Symbol("parts");
 
 /** What a response's `Vary` adds to the key, stored under the bare key. */
 interface VaryIndex {
@@ -202,6 +232,95 @@ function variantOf(names: readonly string[], headers: Headers): string {
 
 function isEntry(stored: Stored): stored is Entry {
   return (stored as Entry).s !== undefined;
+}
+
+/** The description stored beside the body: the entry less what is made here. */
+function metaOf(entry: Entry): Omit<Entry, "body"> {
+  return {
+    s: entry.s,
+    h: entry.h,
+    t: entry.t,
+    f: entry.f,
+    x: entry.x,
+    a: entry.a,
+  };
+}
+
+/** Types whose bodies are text, so sent as a string when valid UTF-8. */
+const TEXT_TYPE =
+  /^(?:text\/|application\/(?:json|javascript|ecmascript|xml|x-www-form-urlencoded)\b|[a-z]+\/[^;\s]*\+(?:json|xml)\b)/i;
+
+// Fatal: bytes that are not UTF-8 stay bytes. ignoreBOM: a leading BOM is
+// kept in the string, so the string encodes to exactly the stored bytes.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The parts of `entry`'s answers. `text`: whether to make the body's
+ * string (entries the store hands out again, memory): only for a text
+ * `Content-Type` without a `Content-Encoding` (a string body would get
+ * `text/plain` where none was stored, and compressed bytes are no text).
+ */
+function partsOf(entry: Entry, text: boolean): Parts {
+  let parts = entry[PARTS];
+  if (parts === undefined) {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of entry.h) {
+      // Names come lower case and once each from a Headers; joined anyway.
+      const had = headers[name];
+      headers[name] = had === undefined ? value : `${had}, ${value}`;
+    }
+    parts = entry[PARTS] = {
+      headers,
+      text: undefined,
+      age: -1,
+      hit: undefined,
+      stale: undefined,
+    };
+  }
+  if (text && parts.text === undefined) {
+    parts.text = null;
+    const type = parts.headers["content-type"];
+    const encoding = parts.headers["content-encoding"];
+    if (isText(type, encoding)) {
+      try {
+        parts.text = utf8.decode(entry.body);
+      } catch {
+        // Not UTF-8: answered with the bytes.
+      }
+    }
+  }
+  return parts;
+}
+
+/** Whether a body of this type and encoding is sent as text. */
+function isText(
+  type: string | null | undefined,
+  encoding: string | null | undefined,
+): boolean {
+  return typeof type === "string" && TEXT_TYPE.test(type) &&
+    (typeof encoding !== "string" || encoding.toLowerCase() === "identity");
+}
+
+/** The init of an answer with `age` and `state`, made once per age. */
+function initOf(
+  entry: Entry,
+  parts: Parts,
+  state: "HIT" | "STALE",
+  age: number,
+): ResponseInit {
+  if (parts.age !== age) {
+    parts.age = age;
+    parts.hit = parts.stale = undefined;
+  }
+  const made = state === "HIT" ? parts.hit : parts.stale;
+  if (made !== undefined) return made;
+  const init: ResponseInit = {
+    status: entry.s,
+    headers: { ...parts.headers, "age": String(age), "x-cache": state },
+  };
+  if (state === "HIT") parts.hit = init;
+  else parts.stale = init;
+  return init;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -310,44 +429,72 @@ export function cache(options: CacheOptions): Middleware {
     atLeast("cache()", "maxBodyBytes", options.maxBodyBytes ?? 1024 * 1024, 0),
     store.maxValueBytes - 8192,
   );
-  const keyOf = options.key ?? ((context: RequestContext) => context.url.href);
+  // The default key is the request URL as the request gives it: the
+  // serialized URL `context.url.href` would parse it into (a Request's
+  // `url` is always serialized, and Node's adapter serializes what it
+  // builds), so no parse per request.
+  const keyOf = options.key ??
+    ((context: RequestContext) => context.request.url);
   const vary = (options.vary ?? []).map((name) => name.toLowerCase());
-  // Stored values decoded once: the memory store hands back the same bytes.
-  const decoded = new WeakMap<Uint8Array, Stored>();
+  // The memory store reads synchronously: a hit there is answered in the
+  // same call, with no promise.
+  const peek = typeof (store as { [PEEK]?: unknown })[PEEK] === "function"
+    ? (store as unknown as {
+      [PEEK](key: string, now: number): PeekedValue | undefined;
+    })
+    : undefined;
   // Regenerations running in this process, by key.
   const running = new Map<string, Promise<Entry | undefined>>();
 
   // Descriptions decoded lately, by version: a KV or Redis read gives
-  // new bytes each time, but an unchanged entry keeps its version.
+  // new bytes each time, but an unchanged entry keeps its version. Kept
+  // without their bodies, so the map holds no read's bytes.
   const byVersion = new Map<string, { meta: Stored; offset: number }>();
 
   function decode(read: VersionedValue | undefined): Stored | undefined {
     if (read === undefined) return undefined;
     const bytes = read.value;
-    let stored = decoded.get(bytes);
-    if (stored !== undefined) return stored;
     const known = byVersion.get(read.version);
     if (known !== undefined) {
-      stored = isEntry(known.meta)
+      return isEntry(known.meta)
         ? { ...known.meta, body: bytes.subarray(known.offset) }
         : known.meta;
-    } else {
-      const record = decodeRecord(bytes);
-      if (record === undefined || typeof record.meta !== "object") {
-        return undefined;
-      }
-      stored = record.meta as Stored;
-      if (isEntry(stored)) stored.body = record.body;
-      byVersion.set(read.version, {
-        meta: stored,
-        offset: bytes.byteLength - record.body.byteLength,
-      });
-      if (byVersion.size > 1000) {
-        byVersion.delete(byVersion.keys().next().value!);
-      }
     }
-    decoded.set(bytes, stored);
-    return stored;
+    const record = decodeRecord(bytes);
+    if (record === undefined || typeof record.meta !== "object") {
+      return undefined;
+    }
+    const meta = record.meta as Stored;
+    // The answer's parts made once per version, on the description every
+    // later read of it copies.
+    if (isEntry(meta)) partsOf(meta, false);
+    byVersion.set(read.version, {
+      meta,
+      offset: bytes.byteLength - record.body.byteLength,
+    });
+    if (byVersion.size > 1000) {
+      byVersion.delete(byVersion.keys().next().value!);
+    }
+    return isEntry(meta) ? { ...meta, body: record.body } : meta;
+  }
+
+  /**
+   * A memory store's entry, decoded once per stored value (kept in the
+   * store's own slot beside it, so a hit decodes nothing).
+   */
+  function decodeNow(read: PeekedValue | undefined): Stored | undefined {
+    if (read === undefined) return undefined;
+    let stored = read.memo as Stored | null | undefined;
+    if (stored === undefined) {
+      const record = decodeRecord(read.value);
+      stored = record === undefined || typeof record.meta !== "object" ||
+          record.meta === null
+        ? null
+        : record.meta as Stored;
+      if (stored !== null && isEntry(stored)) stored.body = record!.body;
+      read.memo = stored;
+    }
+    return stored ?? undefined;
   }
 
   /** The entry for a request: reads the bare key, then its variant if any. */
@@ -367,21 +514,35 @@ export function cache(options: CacheOptions): Middleware {
     };
   }
 
+  /**
+   * An answer from `entry`. `shared`: its body bytes are handed out again
+   * (the memory store's, or one regeneration's to all its waiters), so a
+   * text body goes as its string (the cheapest body on every runtime,
+   * and nothing to copy) and other bytes as a copy where `Response` does
+   * not copy them itself.
+   */
   function answer(
     entry: Entry,
     state: "HIT" | "STALE",
     head: boolean,
+    now: number,
+    shared: boolean,
   ): Response {
-    const headers = new Headers(entry.h);
-    const age = entry.a +
-      Math.max(0, Math.floor((Date.now() - entry.t) / 1000));
-    headers.set("Age", String(age));
-    headers.set("X-Cache", state);
-    const body = head ? null : COPIES_BODY ? entry.body : entry.body.slice();
-    return new NativeResponse(body as BodyInit | null, {
-      status: entry.s,
-      headers,
-    });
+    const parts = partsOf(entry, shared && !head);
+    const age = entry.a + Math.max(0, Math.floor((now - entry.t) / 1000));
+    const init = initOf(entry, parts, state, age);
+    if (head) return new NativeResponse(null, init);
+    const text = parts.text;
+    if (typeof text === "string") {
+      const response = new NativeResponse(text, init);
+      // Its size and text for the logger, etag() and HEAD, without a read.
+      rememberText(response, text);
+      return response;
+    }
+    return new NativeResponse(
+      (COPIES_BODY ? entry.body : entry.body.slice()) as BodyInit,
+      init,
+    );
   }
 
   function marked(response: Response, body?: BodyInit | null): Response {
@@ -457,17 +618,19 @@ export function cache(options: CacheOptions): Middleware {
     const extra = names.filter((name) => !vary.includes(name));
     const ttl = { ttlMs: entry.x - now };
     try {
-      const { body: _, ...meta } = entry;
+      const record = encodeRecord(metaOf(entry), body.bytes);
+      // A memory entry answered as text keeps its body's string beside
+      // the bytes: counted against the store's maxBytes too.
+      const options = peek !== undefined &&
+          isText(type, response.headers.get("content-encoding"))
+        ? { ...ttl, reserveBytes: record.byteLength + body.bytes.byteLength }
+        : ttl;
       if (extra.length === 0) {
-        await store.set(primary, encodeRecord(meta, body.bytes), ttl);
+        await store.set(primary, record, options);
       } else {
         const index: VaryIndex = { v: extra, x: entry.x };
         await store.set(primary, encodeRecord(index), ttl);
-        await store.set(
-          primary + variantOf(extra, headers),
-          encodeRecord(meta, body.bytes),
-          ttl,
-        );
+        await store.set(primary + variantOf(extra, headers), record, options);
       }
     } catch (error) {
       failed("store a response", error);
@@ -567,7 +730,96 @@ export function cache(options: CacheOptions): Middleware {
     return result;
   }
 
-  return async function cacheMiddleware(context, next) {
+  /**
+   * What a lookup found: the key read last (the variant's, when the bare
+   * key held a `Vary` index) and the entry, if any.
+   */
+  interface Found {
+    key: string;
+    entry: Entry | undefined;
+  }
+
+  /** Answers from what a lookup found, or regenerates. */
+  function respond(
+    context: RequestContext,
+    next: Next,
+    primary: string,
+    found: Found,
+    head: boolean,
+    shared: boolean,
+  ): Response | Promise<Response> {
+    const { key, entry } = found;
+    const now = Date.now();
+    if (entry !== undefined && now < entry.f) {
+      return answer(entry, "HIT", head, now, shared);
+    }
+    if (entry !== undefined && now < entry.x) {
+      if (!head && !running.has(key)) {
+        once(context, next, primary, key, true).then(
+          ({ response }) => response?.body?.cancel(),
+          (error) => failed("regenerate in the background", error),
+        );
+      }
+      return answer(entry, "STALE", head, now, shared);
+    }
+    // HEAD has no body to store: it only reads what GET stored.
+    if (head) return next();
+    return regenerateOrWait(context, next, primary, key);
+  }
+
+  async function regenerateOrWait(
+    context: RequestContext,
+    next: Next,
+    primary: string,
+    key: string,
+  ): Promise<Response> {
+    const pending = running.get(key);
+    if (pending !== undefined) {
+      const other = await within(pending, lockTimeout);
+      if (other !== undefined) {
+        return answer(other, "HIT", false, Date.now(), true);
+      }
+      return (await keep(await next(), primary, context)).response;
+    }
+    const done = await once(context, next, primary, key, false);
+    return done.response ??
+      answer(done.entry!, "HIT", false, Date.now(), true);
+  }
+
+  /** A lookup on a store that answers later (Deno KV, Redis). */
+  async function later(
+    context: RequestContext,
+    next: Next,
+    primary: string,
+    head: boolean,
+  ): Promise<Response> {
+    let found: Found;
+    try {
+      // lookup(), inlined: a hit on the bare key takes one await.
+      const stored = decode(await store.get(primary));
+      if (stored === undefined || isEntry(stored)) {
+        found = { key: primary, entry: stored };
+      } else {
+        const key = primary + variantOf(stored.v, context.headers);
+        const variant = decode(await store.get(key));
+        found = {
+          key,
+          entry: variant !== undefined && isEntry(variant)
+            ? variant
+            : undefined,
+        };
+      }
+    } catch (error) {
+      // An outage: answer uncached. Anything else is a bug: the router's.
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      failed("read", error);
+      return next();
+    }
+    return respond(context, next, primary, found, head, false);
+  }
+
+  // Not async: a memory hit is a Response, answered in this call.
+  return function cacheMiddleware(context, next) {
     const method = context.request.method;
     if (method !== "GET" && method !== "HEAD") return next();
     const headers = context.headers;
@@ -578,45 +830,27 @@ export function cache(options: CacheOptions): Middleware {
       return next();
     }
     const head = method === "HEAD";
-    const primary = "GET " + keyOf(context) + variantOf(vary, headers);
-    let key = primary;
-    let entry: Entry | undefined;
-    try {
-      // lookup(), inlined: a hit on the bare key takes one await.
-      const stored = decode(await store.get(primary));
-      if (stored === undefined || isEntry(stored)) {
-        entry = stored;
-      } else {
-        key = primary + variantOf(stored.v, headers);
-        const variant = decode(await store.get(key));
-        if (variant !== undefined && isEntry(variant)) entry = variant;
-      }
-    } catch (error) {
-      // An outage: answer uncached. Anything else is a bug: the router's.
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      failed("read", error);
-      return next();
-    }
+    const primary = vary.length === 0
+      ? "GET " + keyOf(context)
+      : "GET " + keyOf(context) + variantOf(vary, headers);
+    if (peek === undefined) return later(context, next, primary, head);
     const now = Date.now();
-    if (entry !== undefined && now < entry.f) return answer(entry, "HIT", head);
-    if (entry !== undefined && now < entry.x) {
-      if (!head && !running.has(key)) {
-        once(context, next, primary, key, true).then(
-          ({ response }) => response?.body?.cancel(),
-          (error) => failed("regenerate in the background", error),
-        );
-      }
-      return answer(entry, "STALE", head);
+    const stored = decodeNow(peek[PEEK](primary, now));
+    if (stored !== undefined && isEntry(stored) && now < stored.f) {
+      // The hit path: nothing else to decide.
+      return answer(stored, "HIT", head, now, true);
     }
-    // HEAD has no body to store: it only reads what GET stored.
-    if (head) return next();
-    const pending = running.get(key);
-    if (pending !== undefined) {
-      const other = await within(pending, lockTimeout);
-      if (other !== undefined) return answer(other, "HIT", false);
-      return (await keep(await next(), primary, context)).response;
+    let found: Found;
+    if (stored === undefined || isEntry(stored)) {
+      found = { key: primary, entry: stored };
+    } else {
+      const key = primary + variantOf(stored.v, headers);
+      const variant = decodeNow(peek[PEEK](key, now));
+      found = {
+        key,
+        entry: variant !== undefined && isEntry(variant) ? variant : undefined,
+      };
     }
-    const done = await once(context, next, primary, key, false);
-    return done.response ?? answer(done.entry!, "HIT", false);
+    return respond(context, next, primary, found, head, true);
   };
 }

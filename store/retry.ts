@@ -71,28 +71,45 @@ export function elapsed(budget: Budget): number {
  * of waiting their turn. Retries with jittered backoff until `budget` is
  * spent, then throws, naming the attempts and the budget.
  */
-export async function whileLocked<T>(
+export function whileLocked<T>(
   call: () => Promise<T>,
-  budget: Budget = budgetOf(),
+  budget?: Budget,
+): Promise<T> {
+  // The first attempt without an async frame: most calls are not locked
+  // (a cache hit's read comes through here).
+  let first: Promise<T>;
+  try {
+    first = call();
+  } catch (error) {
+    first = Promise.reject(error);
+  }
+  return first.catch((error) => retryLocked(call, budget ?? budgetOf(), error));
+}
+
+function isLocked(error: unknown): boolean {
+  return error instanceof Error &&
+    error.message.includes("database is locked");
+}
+
+async function retryLocked<T>(
+  call: () => Promise<T>,
+  budget: Budget,
+  error: unknown,
 ): Promise<T> {
   for (let attempt = 1;; attempt++) {
+    if (!isLocked(error)) throw error;
+    if (!await backoff(attempt, budget)) {
+      throw new StoreUnavailableError(
+        "Deno KV",
+        `Deno KV stayed locked by another process: ${attempt} attempts ` +
+          `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
+        { cause: error },
+      );
+    }
     try {
       return await call();
-    } catch (error) {
-      if (
-        !(error instanceof Error) ||
-        !error.message.includes("database is locked")
-      ) {
-        throw error;
-      }
-      if (!await backoff(attempt, budget)) {
-        throw new StoreUnavailableError(
-          "Deno KV",
-          `Deno KV stayed locked by another process: ${attempt} attempts ` +
-            `in ${elapsed(budget)} ms (retry budget ${budget.ms} ms)`,
-          { cause: error },
-        );
-      }
+    } catch (next) {
+      error = next;
     }
   }
 }

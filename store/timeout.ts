@@ -45,38 +45,120 @@ export const DEFAULT_STORE_TIMEOUT_MS = 5000;
  * @param options The store's name and what the call does.
  * @returns The call's result.
  */
-export async function withTimeout<T>(
+export function withTimeout<T>(
   operation: () => Promise<T>,
   ms: number,
   options: WithTimeoutOptions,
 ): Promise<T> {
-  const { store, what } = options;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const { store } = options;
+  let call: Promise<T>;
   try {
     // A hook (tracing's store spans) wraps the call itself, not the wait.
     const hook = storeCallHook();
-    const call = hook === undefined ? operation() : hook(operation, options);
-    if (ms === Infinity) return await call;
-    return await Promise.race([
-      call,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () =>
-            reject(
-              new StoreUnavailableError(
-                store,
-                `${store} did not answer within ${ms} ms` +
-                  (what === undefined ? "" : ` (${what})`),
-              ),
-            ),
-          ms,
-        );
-      }),
-    ]);
+    call = hook === undefined ? operation() : hook(operation, options);
   } catch (error) {
-    throw toStoreError(error, store);
-  } finally {
-    clearTimeout(timer);
+    return Promise.reject(toStoreError(error, store));
+  }
+  if (ms === Infinity) {
+    return Promise.resolve(call).catch((error) => {
+      throw toStoreError(error, store);
+    });
+  }
+  return new Promise<T>((resolve, reject) => {
+    const waiting: Waiting = {
+      deadline: performance.now() + ms,
+      expire() {
+        const what = options.what;
+        reject(
+          new StoreUnavailableError(
+            store,
+            `${store} did not answer within ${ms} ms` +
+              (what === undefined ? "" : ` (${what})`),
+          ),
+        );
+      },
+    };
+    const queue = watch(ms, waiting);
+    Promise.resolve(call).then((value) => {
+      unwatch(queue, waiting);
+      resolve(value);
+    }, (error) => {
+      unwatch(queue, waiting);
+      reject(toStoreError(error, store));
+    });
+  });
+}
+
+/**
+ * Calls waiting under one time limit. They share one timer, set for the
+ * first deadline, instead of a timer each: setting and clearing a timer
+ * per call cost a Redis cache hit about a third more than a bare `GET`
+ * on Deno (BENCHMARKS.md, "Response cache"). With one limit, the order
+ * calls start in is the order of their deadlines. The timer keeps the
+ * process alive only while calls wait (a Node-style timer's `ref`).
+ */
+interface Queue {
+  waiting: Set<Waiting>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** A call waiting for its answer, and what to do when it takes too long. */
+interface Waiting {
+  deadline: number;
+  expire(): void;
+}
+
+const queues = new Map<number, Queue>();
+
+function watch(ms: number, waiting: Waiting): Queue {
+  let queue = queues.get(ms);
+  if (queue === undefined) {
+    queue = { waiting: new Set(), timer: undefined };
+    queues.set(ms, queue);
+  }
+  if (queue.waiting.size === 0 && queue.timer !== undefined) {
+    refTimer(queue.timer, true);
+  }
+  queue.waiting.add(waiting);
+  if (queue.timer === undefined) arm(queue, waiting.deadline);
+  return queue;
+}
+
+function unwatch(queue: Queue, waiting: Waiting): void {
+  queue.waiting.delete(waiting);
+  // Left to fire (it finds nothing due and stops), but not holding the
+  // process open meanwhile.
+  if (queue.waiting.size === 0 && queue.timer !== undefined) {
+    refTimer(queue.timer, false);
+  }
+}
+
+function arm(queue: Queue, deadline: number): void {
+  queue.timer = setTimeout(
+    () => sweep(queue),
+    Math.max(0, deadline - performance.now()),
+  );
+}
+
+function sweep(queue: Queue): void {
+  queue.timer = undefined;
+  const now = performance.now();
+  for (const waiting of queue.waiting) {
+    if (waiting.deadline > now) {
+      arm(queue, waiting.deadline);
+      return;
+    }
+    queue.waiting.delete(waiting);
+    waiting.expire();
+  }
+}
+
+/** `ref()` or `unref()` where timers have them (Deno, Node, Bun). */
+function refTimer(timer: unknown, on: boolean): void {
+  const handle = timer as { ref?: () => void; unref?: () => void };
+  if (typeof handle === "object" && handle !== null) {
+    if (on) handle.ref?.();
+    else handle.unref?.();
   }
 }
 

@@ -242,6 +242,17 @@ function mapCache(): MiddlewareHandler {
 
 /** Elysia (Bun). */
 export async function elysiaApp(where: Where, load: Load): Promise<void> {
+  (await elysiaInstance(load))
+    .listen({ hostname: where.hostname, port: where.port });
+  where.ready();
+}
+
+/**
+ * Elysia's app, not listening: its `handle(request)` answers in process
+ * (bench/page/).
+ */
+// deno-lint-ignore no-explicit-any
+export async function elysiaInstance(load: Load): Promise<any> {
   const { Elysia } = await load("elysia");
   const store = new Map<string, string>();
   const htmlType = "text/html; charset=utf-8";
@@ -264,7 +275,7 @@ export async function elysiaApp(where: Where, load: Load): Promise<void> {
     maxAge: MAX_AGE,
   };
   const started = new WeakMap<Request, number>();
-  new Elysia({ cookie: { secrets: SECRET, sign: ["session"] } })
+  return new Elysia({ cookie: { secrets: SECRET, sign: ["session"] } })
     .get("/login", ({ cookie: { session } }: Ctx) => {
       session.set({ value: { user: "ada", visits: 0 }, ...cookieOptions });
       return "signed in";
@@ -311,9 +322,7 @@ export async function elysiaApp(where: Where, load: Load): Promise<void> {
           store.set(request.url, response);
         }
       },
-    })
-    .listen({ hostname: where.hostname, port: where.port });
-  where.ready();
+    });
 }
 
 /** Fastify (Node), with `@fastify/cookie` and its pino logger. */
