@@ -1,10 +1,12 @@
 /**
  * JSON bodies: the content type, the parse, and the checks on what it gave.
  * `JSON.parse` does the parsing (native, and iterative in V8 and JSC, so deep
- * nesting cannot overflow the stack); an iterative walk of the result then
- * refuses what JSON allows but an API should not take. A malformed text is
- * scanned again, on that error path only, to say where it broke: engines'
- * own messages give no position and quote the whole body back.
+ * nesting cannot overflow the stack); a walk of the result then refuses
+ * what JSON allows but an API should not take (recursive, since it never
+ * goes past `maxDepth`; with its own stack for a `maxDepth` past 1,000).
+ * A malformed text is scanned again, on that error path only, to say where
+ * it broke: engines' own messages give no position and quote the whole
+ * body back.
  *
  * @module
  */
