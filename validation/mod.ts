@@ -62,7 +62,12 @@
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { groupIssues } from "../form_validation/issues.ts";
 import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
-import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
+import {
+  decodeUtf8,
+  readBytes,
+  readBytesThen,
+  resolveBodyLimits,
+} from "./read_body.ts";
 import {
   checkJsonContentType,
   DEFAULT_MAX_DEPTH,
@@ -240,30 +245,44 @@ export async function readBody(
  * @param options `maxBytes`, `maxDepth`, `idleTimeout`, `bodyTimeout`.
  * @returns The schema's output, or the errors by field.
  */
-export async function parseJson<S extends StandardSchemaV1>(
+export function parseJson<S extends StandardSchemaV1>(
   request: Request,
   schema: S,
   options?: ParseJsonOptions,
 ): Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
-  const limits = resolveBodyLimits(options, "parseJson");
-  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (typeof maxDepth !== "number" || !(maxDepth >= 1)) {
-    throw new RangeError(
-      `parseJson option maxDepth must be a number >= 1, got ${
-        String(maxDepth)
-      }`,
-    );
-  }
-  const contentType = request.headers.get("content-type");
+  // Not an async function: the read's own callback parses and validates,
+  // so a request waits on one promise (none when the body is there
+  // already); what throws here is a rejection all the same.
   try {
-    checkJsonContentType(contentType);
+    const limits = resolveBodyLimits(options, "parseJson");
+    const maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH;
+    if (typeof maxDepth !== "number" || !(maxDepth >= 1)) {
+      throw new RangeError(
+        `parseJson option maxDepth must be a number >= 1, got ${
+          String(maxDepth)
+        }`,
+      );
+    }
+    try {
+      checkJsonContentType(request.headers.get("content-type"));
+    } catch (error) {
+      return refuseType(request, error);
+    }
+    const result = readBytesThen(
+      request,
+      limits,
+      (bytes) => validate(schema, parseJsonText(decodeUtf8(bytes), maxDepth)),
+    );
+    return result instanceof Promise ? result : Promise.resolve(result);
   } catch (error) {
-    // Nothing of the body is wanted: let the connection drop it.
-    await request.body?.cancel().catch(() => {});
-    throw error;
+    return Promise.reject(error);
   }
-  const text = decodeUtf8(await readBytes(request, limits));
-  return validate(schema, parseJsonText(text, maxDepth));
+}
+
+async function refuseType(request: Request, error: unknown): Promise<never> {
+  // Nothing of the body is wanted: let the connection drop it.
+  await request.body?.cancel().catch(() => {});
+  throw error;
 }
 
 /**

@@ -361,6 +361,37 @@ for (const [lib, s] of LIBS) {
     assert.deepEqual(withBom.value, [1]);
   });
 
+  Deno.test(`parseJson (${lib}): a maxDepth past 1,000 refuses the same (the walk with a stack of its own)`, async () => {
+    // Up to 1,000 levels the walk recurses; past that it keeps its own
+    // stack: both must refuse the same things.
+    const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+    const big = { maxDepth: 5000 };
+    assert.ok((await parseJson(jsonRequest(nested(5000)), s.any, big)).success);
+    await assertHttpError(
+      parseJson(jsonRequest(nested(5001)), s.any, big),
+      400,
+      /deeper than maxDepth \(5000 levels\)/,
+    );
+    for (
+      const [text, message] of [
+        ['{"a": [{"__proto__": 1}]}', /JSON key "__proto__" is refused/],
+        ['[{"b": {"constructor": 1}}]', /JSON key "constructor" is refused/],
+        ['{"prototype": 1}', /JSON key "prototype" is refused/],
+        ['{"n": [1, 1e999999]}', /out of range .*"n\[1\]"/],
+        ['[{"s": "a\\udc00"}]', /lone surrogate .*"\[0\]\.s"/],
+        ['[{"\\ud800": 1}]', /JSON key holds a lone surrogate/],
+      ] as const
+    ) {
+      for (const options of [undefined, big]) {
+        await assertHttpError(
+          parseJson(jsonRequest(text), s.any, options),
+          400,
+          message,
+        );
+      }
+    }
+  });
+
   Deno.test(`parseJson (${lib}): lone surrogates and numbers out of range are 400`, async () => {
     await assertHttpError(
       parseJson(jsonRequest('{"name": "a\\ud800b"}'), s.any),

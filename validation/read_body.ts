@@ -11,7 +11,7 @@
 import { HttpError } from "../http_error/mod.ts";
 import { BodyReader } from "../form_data/body_reader.ts";
 import { DEFAULTS, type Limits } from "../form_data/limits.ts";
-import { readWholeBody } from "../form_data/whole_body.ts";
+import { readWholeBodyThen } from "../form_data/whole_body.ts";
 import { bodyProgress } from "../body_progress/body_progress.ts";
 import {
   FormDataParseError,
@@ -146,6 +146,26 @@ export async function readBytes(
   request: Request,
   limits: ResolvedLimits,
 ): Promise<Uint8Array> {
+  return await readBytesThen(request, limits, same);
+}
+
+function same(bytes: Uint8Array): Uint8Array {
+  return bytes;
+}
+
+/**
+ * {@linkcode readBytes}, with `done` run on the bytes: for a small declared
+ * body, inside the read's own callback, or at once when the bytes are there
+ * already (Bun, or Node under `serve()`), so that `parseJson` adds no
+ * promise of its own to the read's. It may throw (a body already read, a
+ * length past the limit, what `done` throws) or return a rejected promise:
+ * callers take both.
+ */
+export function readBytesThen<T>(
+  request: Request,
+  limits: ResolvedLimits,
+  done: (bytes: Uint8Array) => T | Promise<T>,
+): T | Promise<T> {
   if (request.bodyUsed) {
     throw new TypeError(
       "The request body was already read: read it once, with one reader",
@@ -153,9 +173,7 @@ export async function readBytes(
   }
   const declared = declaredLength(request);
   if (declared !== undefined && declared > limits.maxBytes) {
-    const error = tooLarge(limits.maxBytes, declared);
-    await request.body?.cancel(error).catch(() => {});
-    throw error;
+    return refuseDeclared(request, tooLarge(limits.maxBytes, declared));
   }
   const progress = bodyProgress(request);
   if (
@@ -166,14 +184,33 @@ export async function readBytes(
     // (Deno, Node, Bun) end a body at its declared length, so this holds at
     // most that. Only a `Request` built in process with a stream longer
     // than its `Content-Length` is read whole before it is refused.
-    let bytes: Uint8Array;
-    try {
-      bytes = await readWholeBody(request, limits.form, progress);
-    } catch (error) {
-      throw readError(error, limits.maxBytes);
-    }
-    return checkLength(bytes, declared);
+    return readWholeBodyThen(
+      request,
+      limits.form,
+      progress,
+      (bytes) => done(checkLength(bytes, declared)),
+      (error) => {
+        throw readError(error, limits.maxBytes);
+      },
+    );
   }
+  return readStreamed(request, limits, declared, progress).then(done);
+}
+
+async function refuseDeclared(
+  request: Request,
+  error: unknown,
+): Promise<never> {
+  await request.body?.cancel(error).catch(() => {});
+  throw error;
+}
+
+async function readStreamed(
+  request: Request,
+  limits: ResolvedLimits,
+  declared: number | undefined,
+  progress: ReturnType<typeof bodyProgress>,
+): Promise<Uint8Array> {
   // Only now: making the stream object takes Deno off the native read.
   const stream = request.body;
   if (stream === null) return checkLength(new Uint8Array(0), declared);
