@@ -75,7 +75,7 @@ export class HtmlAttributes extends SafeHtml {}
 
 // Callback-free: `String.replace` with a callback called it once per special
 // character, 2-3 times the cost of this on a text full of them
-// (bench/page/escape_bench.ts). The regex engine's native scan finds the
+// (bench/page/escape.ts). The regex engine's native scan finds the
 // first special character; from there a char-code loop copies the runs
 // between specials with one slice each, and after 16 plain characters in a
 // row hands the search back to the native scan, so that a long text with few

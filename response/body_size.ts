@@ -54,7 +54,7 @@ export function rememberedLength(response: object): number | undefined {
 
 // The runtime's native count where there is one (`Buffer.byteLength` on
 // Node, Bun and Deno 2): a 4 KB page took 6-9 µs through a regex scan for
-// non-ASCII and 0.1-0.7 µs so (bench/page/utf8_length_bench.ts). Short
+// non-ASCII and 0.1-0.7 µs so (bench/page/utf8_length.ts). Short
 // texts stay in JavaScript, where the call into the runtime costs more than
 // the scan on Deno and Node.
 const NativeBuffer = (globalThis as {

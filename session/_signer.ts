@@ -17,7 +17,7 @@
  *
  * On Bun, the runtime's own HMAC (`Bun.CryptoHasher` with the secret as
  * key, each secret's keyed state copied per signature) takes 0.5-0.7 µs
- * where `@noble/hashes` takes 4-6 µs (bench/page/hmac_bench.ts); it is
+ * where `@noble/hashes` takes 4-6 µs (bench/page/hmac.ts); it is
  * checked against `@noble/hashes` once per signer and not used if it
  * differs or is missing. On Node `node:crypto`'s `createHmac` was level
  * with `@noble/hashes` and on Deno 3.5 times its cost, so both keep it.

@@ -3,13 +3,13 @@
  * Deno runs the TypeScript as is; for Node and Bun it is bundled first
  * (`deno bundle`) into `bench/runtimes/.out/`, beside the peers'
  * `node_modules` (Hono, Elysia). The benchmark's own arguments follow.
- * For `page_bench.ts` the apps of `bench/runtimes/_apps.ts` are bundled
+ * For `page.ts` the apps of `bench/runtimes/_apps.ts` are bundled
  * too (and those of `--base=<dir>`, an earlier checkout).
  *
  * ```sh
  * (cd bench/runtimes && npm ci --ignore-scripts)   # the peers, once
- * deno run -A bench/page/run.ts escape_bench.ts [--runtimes=deno,node,bun] [args...]
- * deno run -A bench/page/run.ts page_bench.ts --base=/tmp/base [args...]
+ * deno run -A bench/page/run.ts escape.ts [--runtimes=deno,node,bun] [args...]
+ * deno run -A bench/page/run.ts page.ts --base=/tmp/base [args...]
  * ```
  *
  * @module
@@ -29,7 +29,7 @@ const baseRoot = rest.find((arg) => arg.startsWith("--base="))
 const args = rest.filter((arg) =>
   !arg.startsWith("--runtimes=") && !arg.startsWith("--base=")
 );
-if (file === "page_bench.ts") {
+if (file === "page.ts") {
   args.push(`--apps=${await bundleApps(ROOT, "page_apps.mjs")}`);
   if (baseRoot !== undefined) {
     args.push(

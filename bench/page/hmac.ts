@@ -7,7 +7,7 @@
  * signature.
  *
  * ```sh
- * deno run -A bench/page/run.ts hmac_bench.ts [--rounds=11]
+ * deno run -A bench/page/run.ts hmac.ts [--rounds=11]
  * ```
  *
  * @module

@@ -10,10 +10,10 @@
  * `light-my-request` would time its own fake sockets.)
  *
  * ```sh
- * deno run -A bench/page/run.ts page_bench.ts [--base=/tmp/base] [--rounds=15] [--per=500]
+ * deno run -A bench/page/run.ts page.ts [--base=/tmp/base] [--rounds=15] [--per=500]
  * # one contender alone (ours unless --only="ours before"|Hono|Elysia), for
  * # --cpu-prof
- * deno run -A bench/page/run.ts page_bench.ts --runtimes=deno --profile=20000
+ * deno run -A bench/page/run.ts page.ts --runtimes=deno --profile=20000
  * ```
  *
  * @module

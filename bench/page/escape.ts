@@ -7,7 +7,7 @@
  * characters. Interleaved CPU-time rounds; µs per call.
  *
  * ```sh
- * deno run -A bench/page/run.ts escape_bench.ts [--rounds=15]
+ * deno run -A bench/page/run.ts escape.ts [--rounds=15]
  * ```
  *
  * @module

@@ -5,7 +5,7 @@
  * a 4 KB page, ASCII and not. Interleaved CPU-time rounds; ns per call.
  *
  * ```sh
- * deno run -A bench/page/run.ts utf8_length_bench.ts [--rounds=11]
+ * deno run -A bench/page/run.ts utf8_length.ts [--rounds=11]
  * ```
  *
  * @module
