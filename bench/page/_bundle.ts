@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { denoBundle } from "../_bundle.ts";
 import { basename, join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
@@ -12,14 +13,8 @@ import { bunBinary } from "../../_tools/runtimes/binaries.ts";
 export { ROOT };
 const OUT = join(ROOT, "bench/runtimes/.out");
 
-async function bundle(entry: string, output: string, cwd: string) {
-  await Deno.mkdir(OUT, { recursive: true });
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform=deno", "-o", output, entry],
-    cwd,
-  }).output();
-  if (!built.success) throw new Error(new TextDecoder().decode(built.stderr));
-  return output;
+function bundle(entry: string, output: string, cwd: string) {
+  return denoBundle(entry, output, { cwd });
 }
 
 /** `bench/page/<file>` bundled for Node and Bun; its path. */

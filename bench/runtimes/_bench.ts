@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { denoBundle } from "../_bundle.ts";
 import { join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
@@ -184,25 +185,11 @@ export function serversOf(runtime: string, base: string | undefined): string[] {
 export async function build(
   root: string = ROOT,
 ): Promise<{ bundle: string }> {
-  await Deno.mkdir(OUT, { recursive: true });
-  const bundle = join(OUT, root === ROOT ? "servers.mjs" : "servers_base.mjs");
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform=deno",
-      "--external=@hono/node-server",
-      "-o",
-      bundle,
-      join(root, "bench/runtimes/_servers.ts"),
-    ],
-    cwd: root,
-  }).output();
-  if (!built.success) {
-    throw new Error(
-      `deno bundle failed:\n${new TextDecoder().decode(built.stderr)}`,
-    );
-  }
+  const bundle = await denoBundle(
+    join(root, "bench/runtimes/_servers.ts"),
+    join(OUT, root === ROOT ? "servers.mjs" : "servers_base.mjs"),
+    { cwd: root, external: ["@hono/node-server"] },
+  );
   return { bundle };
 }
 

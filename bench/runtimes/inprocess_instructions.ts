@@ -26,6 +26,8 @@
  *
  * @module
  */
+import { denoBundle } from "../_bundle.ts";
+import { childLines } from "../_child_lines.ts";
 import { join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
@@ -196,25 +198,7 @@ async function count(command: string[]): Promise<Map<string, number>> {
     stdout: "piped",
     stderr: "null",
   }).spawn();
-  const writer = child.stdin.getWriter();
-  const send = (line: string) =>
-    writer.write(new TextEncoder().encode(line + "\n"));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  let buffer = "";
-  async function line(): Promise<string> {
-    for (;;) {
-      const newline = buffer.indexOf("\n");
-      if (newline !== -1) {
-        const text = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        return text;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`${command.join(" ")} ended early`);
-      buffer += value;
-    }
-  }
+  const { send, line, close } = childLines(child, command.join(" "));
   const counts = new Map<string, number>();
   let dumps = 0;
   // Over HTTP, every scenario once uncounted first: the server's and the
@@ -253,7 +237,7 @@ async function count(command: string[]): Promise<Map<string, number>> {
     await send("next");
   }
   await send("");
-  await writer.close();
+  await close();
   await child.status;
   await Deno.remove(file).catch(() => {});
   return counts;
@@ -264,22 +248,10 @@ const programs = new Map<string, { js: string }>();
 for (const [name, root] of roots) {
   const ts = join(OUT, `inprocess_${name}.ts`);
   await Deno.writeTextFile(ts, entry(root));
-  const js = join(OUT, `inprocess_${name}.mjs`);
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform=deno",
-      "--external=@hono/node-server",
-      "-o",
-      js,
-      ts,
-    ],
+  const js = await denoBundle(ts, join(OUT, `inprocess_${name}.mjs`), {
     cwd: root,
-  }).output();
-  if (!built.success) {
-    throw new Error(new TextDecoder().decode(built.stderr));
-  }
+    external: ["@hono/node-server"],
+  });
   programs.set(name, { js });
 }
 

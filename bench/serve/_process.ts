@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { denoBundle } from "../_bundle.ts";
 import { join } from "node:path";
 import { freePort, type Running, spawnReady } from "../_load.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
@@ -12,23 +13,11 @@ import { OUT, ROOT } from "../../_tools/runtimes/bundle.ts";
 const SCRIPT = join(ROOT, "bench/serve/_servers.ts");
 let bundled: Promise<string> | undefined;
 
-async function bundle(): Promise<string> {
-  await Deno.mkdir(OUT, { recursive: true });
-  const output = join(OUT, "serve_servers.mjs");
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform=deno",
-      "--external=@hono/node-server",
-      "-o",
-      output,
-      SCRIPT,
-    ],
+function bundle(): Promise<string> {
+  return denoBundle(SCRIPT, join(OUT, "serve_servers.mjs"), {
     cwd: ROOT,
-  }).output();
-  if (!built.success) throw new Error("deno bundle failed");
-  return output;
+    external: ["@hono/node-server"],
+  });
 }
 
 export type { Running } from "../_load.ts";

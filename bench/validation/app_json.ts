@@ -34,6 +34,8 @@
  *
  * @module
  */
+import { denoBundle } from "../_bundle.ts";
+import { childLines } from "../_child_lines.ts";
 import { join } from "node:path";
 import { ROOT } from "../../_tools/runtimes/bundle.ts";
 import { bunBinary } from "../../_tools/runtimes/binaries.ts";
@@ -56,32 +58,15 @@ const warm = Number(args.get("warm") ?? 3000);
 const withParts = args.has("parts");
 
 /** Bundles `root`'s `_apps.ts` as a module that exports its apps. */
-async function bundle(
+function bundle(
   root: string,
   name: string,
   file = "bench/runtimes/_apps.ts",
 ): Promise<string> {
-  const out = join(OUT, `app_json_${name}.mjs`);
-  const built = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform=deno",
-      "--external=@hono/node-server",
-      "-o",
-      out,
-      join(root, file),
-    ],
+  return denoBundle(join(root, file), join(OUT, `app_json_${name}.mjs`), {
     cwd: root,
-  }).output();
-  if (!built.success) {
-    throw new Error(
-      `deno bundle of ${root} failed:\n${
-        new TextDecoder().decode(built.stderr)
-      }`,
-    );
-  }
-  return out;
+    external: ["@hono/node-server"],
+  });
 }
 
 /**
@@ -217,25 +202,7 @@ async function run(
       stderr: instructions ? "null" : "inherit",
     },
   ).spawn();
-  const writer = child.stdin.getWriter();
-  const send = (line: string) =>
-    writer.write(new TextEncoder().encode(line + "\n"));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  let buffer = "";
-  async function line(): Promise<string> {
-    for (;;) {
-      const newline = buffer.indexOf("\n");
-      if (newline !== -1) {
-        const text = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        return text;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`${command.join(" ")} ended early`);
-      buffer += value;
-    }
-  }
+  const { send, line, close } = childLines(child, command.join(" "));
   const warm = await line();
   if (!warm.startsWith("warm")) throw new Error(`expected warm: ${warm}`);
   const figures = new Map(contenders.map((name) => [name, [] as number[]]));
@@ -262,7 +229,7 @@ async function run(
     }
   }
   await send("");
-  await writer.close();
+  await close();
   await child.status;
   await Deno.remove(file).catch(() => {});
   return figures;
