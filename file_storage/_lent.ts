@@ -9,7 +9,11 @@
  * @module
  */
 
-import { borrowChunks, type FileUpload } from "../form_data/file_upload.ts";
+import {
+  borrowChunks,
+  type FileUpload,
+  pullStream,
+} from "../form_data/file_upload.ts";
 
 /** Set to `true` on a storage whose `set()` never keeps a chunk. */
 export const TAKES_LENT_CHUNKS: unique symbol = Symbol(
@@ -33,15 +37,5 @@ export function takesLentChunks(storage: object): boolean {
  * read: for storages that take lent chunks only.
  */
 export function lentStream(upload: FileUpload): ReadableStream<Uint8Array> {
-  const iterator = borrowChunks(upload)[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel(reason) {
-      await iterator.return?.(reason);
-    },
-  }, { highWaterMark: 0 });
+  return pullStream(borrowChunks(upload));
 }

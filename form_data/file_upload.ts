@@ -23,6 +23,27 @@ export interface LendingSource extends AsyncIterable<Uint8Array> {
 let take: (upload: FileUpload, borrow: boolean) => AsyncIterable<Uint8Array>;
 
 /**
+ * `chunks` as a byte stream that asks for one chunk per read and none
+ * ahead, so a lent chunk is never held past the next read; cancelling it
+ * ends the iteration. Private to this package.
+ */
+export function pullStream(
+  chunks: AsyncIterable<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel(reason) {
+      await iterator.return?.(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
  * Reads `upload` with chunks that are valid only until the next one is
  * asked for (when its source can lend them; otherwise like `for await`).
  * Private to this package.
@@ -138,17 +159,7 @@ export class FileUpload implements AsyncIterable<Uint8Array> {
    * @returns A stream of byte chunks that pulls from the request.
    */
   stream(): ReadableStream<Uint8Array> {
-    const iterator = this.#take()[Symbol.asyncIterator]();
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { done, value } = await iterator.next();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      async cancel(reason) {
-        await iterator.return?.(reason);
-      },
-    }, { highWaterMark: 0 });
+    return pullStream(this.#take());
   }
 
   /**

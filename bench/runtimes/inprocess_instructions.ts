@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { countWhile } from "../_callgrind.ts";
 import { denoBundle } from "../_bundle.ts";
 import { childLines } from "../_child_lines.ts";
 import { join } from "node:path";
@@ -170,15 +171,6 @@ ${overHttp ? "socket.destroy(); await server.shutdown();" : ""}
 `;
 }
 
-async function control(pid: number, ...flags: string[]): Promise<void> {
-  const { success } = await new Deno.Command("callgrind_control", {
-    args: [...flags, String(pid)],
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
-}
-
 /**
  * Runs `command` under callgrind with counting off, and counts each
  * scenario's requests alone: instructions per request, by scenario name.
@@ -214,25 +206,14 @@ async function count(command: string[]): Promise<Map<string, number>> {
   for (const scenario of scenarios) {
     await send(`${scenario.path} ${scenario.post ? "post" : "get"}`);
     if (await line() !== "ready") throw new Error("expected ready");
-    await control(child.pid, "--zero");
-    await control(child.pid, "--instr=on");
-    await send("go");
-    if (await line() !== "done") throw new Error("expected done");
-    await control(child.pid, "--instr=off");
-    await control(child.pid, "--dump");
-    const dump = `${file}.${++dumps}`;
-    let total: number | undefined;
-    for (let tries = 0; total === undefined && tries < 600; tries++) {
-      try {
-        const found = /^totals: (\d+)/m.exec(await Deno.readTextFile(dump));
-        if (found !== null) total = Number(found[1]);
-      } catch {
-        // Not written yet.
-      }
-      if (total === undefined) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (total === undefined) throw new Error(`no dump ${dump}`);
-    await Deno.remove(dump).catch(() => {});
+    const { total } = await countWhile(
+      child.pid,
+      `${file}.${++dumps}`,
+      async () => {
+        await send("go");
+        if (await line() !== "done") throw new Error("expected done");
+      },
+    );
     counts.set(scenario.name, total / requests);
     await send("next");
   }

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { countWhile } from "../_callgrind.ts";
 import { join } from "node:path";
 import { wrkRun } from "../_load.ts";
 import {
@@ -55,28 +56,6 @@ const bundles = {
   baseRoot,
   base: baseRoot === undefined ? undefined : (await build(baseRoot)).bundle,
 };
-
-async function control(pid: number, ...flags: string[]): Promise<void> {
-  const { success } = await new Deno.Command("callgrind_control", {
-    args: [...flags, String(pid)],
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
-}
-
-async function dumpTotal(file: string): Promise<number> {
-  for (let tries = 0; tries < 100; tries++) {
-    try {
-      const total = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
-      if (total !== null) return Number(total[1]);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no callgrind dump at ${file}`);
-}
 
 const counts = new Map<string, number>();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -124,12 +103,11 @@ for (const runtime of runtimes) {
           let fewest = Infinity;
           for (let window = 0; window < repeat; window++) {
             await load(scenario, 1);
-            await control(running.pid, "--zero");
-            await control(running.pid, "--instr=on");
-            const requests = await load(scenario, seconds);
-            await control(running.pid, "--instr=off");
-            await control(running.pid, "--dump");
-            const total = await dumpTotal(`${file}.${++dumps}`);
+            const { total, result: requests } = await countWhile(
+              running.pid,
+              `${file}.${++dumps}`,
+              () => load(scenario, seconds),
+            );
             fewest = Math.min(fewest, total / requests);
             console.error(
               `${runtime} ${server} ${scenario.name}: ${fmt(total / requests)}`,

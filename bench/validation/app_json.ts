@@ -34,6 +34,7 @@
  *
  * @module
  */
+import { countWhile } from "../_callgrind.ts";
 import { denoBundle } from "../_bundle.ts";
 import { childLines } from "../_child_lines.ts";
 import { join } from "node:path";
@@ -153,31 +154,6 @@ process.exit(0);
 `;
 }
 
-async function control(pid: number, ...flags: string[]): Promise<void> {
-  const { success } = await new Deno.Command("callgrind_control", {
-    args: [...flags, String(pid)],
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
-}
-
-async function totals(file: string): Promise<number> {
-  for (let tries = 0; tries < 600; tries++) {
-    try {
-      const found = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
-      if (found !== null) {
-        await Deno.remove(file).catch(() => {});
-        return Number(found[1]);
-      }
-    } catch {
-      // Not written yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no dump ${file}`);
-}
-
 /** Per contender, the figure of each round (instructions or µs). */
 async function run(
   command: string[],
@@ -211,20 +187,21 @@ async function run(
     for (const name of contenders) {
       await send(`${name} ${requests}`);
       if (await line() !== "ready") throw new Error("expected ready");
+      const batch = async () => {
+        await send("go");
+        const done = await line();
+        if (!done.startsWith("done")) throw new Error(`expected done: ${done}`);
+        return done;
+      };
       if (instructions) {
-        await control(child.pid, "--zero");
-        await control(child.pid, "--instr=on");
-      }
-      await send("go");
-      const done = await line();
-      if (!done.startsWith("done")) throw new Error(`expected done: ${done}`);
-      if (instructions) {
-        await control(child.pid, "--instr=off");
-        await control(child.pid, "--dump");
-        const total = await totals(`${file}.${++dumps}`);
+        const { total } = await countWhile(
+          child.pid,
+          `${file}.${++dumps}`,
+          batch,
+        );
         figures.get(name)!.push(total / requests);
       } else {
-        figures.get(name)!.push(Number(done.split(" ")[1]));
+        figures.get(name)!.push(Number((await batch()).split(" ")[1]));
       }
     }
   }

@@ -1,0 +1,58 @@
+/**
+ * Counting instructions of a process running under
+ * `valgrind --tool=callgrind --instr-atstart=no`: counting switched on
+ * only around the work measured, then the dump's total read.
+ *
+ * @module
+ */
+
+/** Runs `callgrind_control <flags> <pid>`; throws when it fails. */
+export async function callgrindControl(
+  pid: number,
+  ...flags: string[]
+): Promise<void> {
+  const { success } = await new Deno.Command("callgrind_control", {
+    args: [...flags, String(pid)],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!success) throw new Error(`callgrind_control ${flags.join(" ")} failed`);
+}
+
+/**
+ * The `totals:` of the dump at `file`, once callgrind has written it (up
+ * to 60 s); the dump is removed after reading.
+ */
+export async function dumpTotal(file: string): Promise<number> {
+  for (let tries = 0; tries < 600; tries++) {
+    try {
+      const found = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
+      if (found !== null) {
+        await Deno.remove(file).catch(() => {});
+        return Number(found[1]);
+      }
+    } catch (error) {
+      // Not written yet.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no callgrind dump at ${file}`);
+}
+
+/**
+ * Instructions of process `pid` while `work` runs (counters zeroed, counting
+ * on, `work`, counting off, dumped to `dump`), and what `work` gave.
+ */
+export async function countWhile<T>(
+  pid: number,
+  dump: string,
+  work: () => Promise<T>,
+): Promise<{ total: number; result: T }> {
+  await callgrindControl(pid, "--zero");
+  await callgrindControl(pid, "--instr=on");
+  const result = await work();
+  await callgrindControl(pid, "--instr=off");
+  await callgrindControl(pid, "--dump");
+  return { total: await dumpTotal(dump), result };
+}
