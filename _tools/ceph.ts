@@ -162,7 +162,7 @@ export async function startCeph(options: StartCephOptions = {}): Promise<Ceph> {
   for (const sub of ["run", "log", "mon", "osd/0", "rgw"]) {
     mkdirSync(join(dir, sub), { recursive: true });
   }
-  const [monPort, rgwPort] = [await freePort(), await freePort()];
+  const monPort = await freePort();
   const fsid = crypto.randomUUID();
   const conf = join(dir, "ceph.conf");
   writeFileSync(
@@ -195,7 +195,6 @@ keyring = ${dir}/keyring
 osd max object name len = 256
 osd max object namespace len = 64
 [client.rgw.a]
-rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
 rgw data = ${dir}/rgw
 rgw gc obj min wait = 0
 rgw gc processor period = 5
@@ -216,7 +215,11 @@ rgw gc processor max time = 5
     for (const child of [...children].reverse()) await kill(child, "SIGTERM");
     rmSync(dir, { recursive: true, force: true });
   };
-  const endpoint = `http://127.0.0.1:${rgwPort}`;
+  // The gateway's port is chosen just before it starts (and again when
+  // another process took it meanwhile: the monitor and the OSD take ~10 s
+  // to come up, and test runs on other runtimes start gateways too).
+  let rgwPort = 0;
+  let endpoint = "";
   const waitForGateway = async () => {
     const started = Date.now();
     while (true) {
@@ -244,9 +247,25 @@ rgw gc processor max time = 5
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   };
-  const startGateway = async () => {
-    gateway = daemon("radosgw", ["-n", "client.rgw.a"]);
-    await waitForGateway();
+  const launchGateway = () => {
+    gateway = daemon("radosgw", [
+      "-n",
+      "client.rgw.a",
+      `--rgw_frontends=beast endpoint=127.0.0.1:${rgwPort}`,
+    ]);
+    return waitForGateway();
+  };
+  const firstGateway = async () => {
+    for (let attempt = 1;; attempt++) {
+      rgwPort = await freePort();
+      endpoint = `http://127.0.0.1:${rgwPort}`;
+      try {
+        return await launchGateway();
+      } catch (error) {
+        const taken = String(error).includes("Address already in use");
+        if (!taken || attempt === 3) throw error;
+      }
+    }
   };
   const accessKeyId = "FETCHKIT" +
     crypto.randomUUID().replace(/-/g, "").slice(0, 12).toUpperCase();
@@ -281,7 +300,7 @@ rgw gc processor max time = 5
     ]);
     await run(join(bin, "ceph-osd"), ["-c", conf, "-i", "0", "--mkfs"]);
     daemon("ceph-osd", ["-i", "0"]);
-    await startGateway();
+    await firstGateway();
     await run(join(bin, "radosgw-admin"), [
       "-c",
       conf,
@@ -357,7 +376,7 @@ rgw gc processor max time = 5
         children.splice(children.indexOf(gateway), 1);
       }
     },
-    startGateway,
+    startGateway: launchGateway,
     admin(args) {
       return run(join(bin, "radosgw-admin"), ["-c", conf, ...args]);
     },
