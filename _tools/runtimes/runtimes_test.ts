@@ -130,73 +130,31 @@ async function runOn(
   return stdout;
 }
 
-/**
- * The three runs, started together the first time any of them is awaited:
- * each spends much of its time waiting on sockets, servers and timers, so
- * side by side they take little more than the longest alone (Node's) on
- * two cores. Each test then reports its own run.
- */
-type Run = { stdout?: string; skipped?: string; error?: unknown };
-let runs: Promise<Record<"node" | "bun" | "native", Run>> | undefined;
-
-function settle(
-  work: () => Promise<string | { skipped: string }>,
-): Promise<Run> {
-  return work().then(
-    (out) => typeof out === "string" ? { stdout: out } : out,
-    (error) => ({ error }),
-  );
-}
-
-function allRuns(): Promise<Record<"node" | "bun" | "native", Run>> {
-  return runs ??= (async () => {
-    const ready = await dependencies();
-    const missing = {
-      skipped: "_tools/runtimes/install.sh failed (npm unreachable?)",
-    };
-    const [node, bun] = await Promise.all([which("node"), bunBinary()]);
-    const [nodeRun, bunRun, nativeRun] = await Promise.all([
-      settle(async () => {
-        if (node === undefined) return { skipped: "node is not installed" };
-        if (!ready) return missing;
-        return await runOn("node", node);
-      }),
-      settle(async () => {
-        if (!ready) return missing;
-        if (bun === undefined) return { skipped: "bun is not installed" };
-        return await runOn("bun", bun);
-      }),
-      settle(async () => {
-        if (!ready) return missing;
-        if (bun === undefined) return { skipped: "bun is not installed" };
-        return await runOn("bun (native routes)", bun, await nativeBundle());
-      }),
-    ]);
-    return { node: nodeRun, bun: bunRun, native: nativeRun };
-  })();
-}
-
-/** The run's output; throws its error; `undefined` when skipped. */
-function outcome(run: Run): string | undefined {
-  if (run.error !== undefined) throw run.error;
-  if (run.skipped !== undefined) {
-    unavailable(run.skipped);
-    return undefined;
-  }
-  return run.stdout;
-}
-
 Deno.test("portable tests on Node", async () => {
-  outcome((await allRuns()).node);
+  const node = await which("node");
+  if (node === undefined) return unavailable("node is not installed");
+  if (!await dependencies()) {
+    return unavailable("_tools/runtimes/install.sh failed (npm unreachable?)");
+  }
+  await runOn("node", node);
 });
 
 Deno.test("portable tests on Bun", async () => {
-  outcome((await allRuns()).bun);
+  if (!await dependencies()) {
+    return unavailable("_tools/runtimes/install.sh failed (npm unreachable?)");
+  }
+  const bun = await bunBinary();
+  if (bun === undefined) return unavailable("bun is not installed");
+  await runOn("bun", bun);
 });
 
 Deno.test("the router's tests on Bun through serve() and its native routes", async () => {
-  const stdout = outcome((await allRuns()).native);
-  if (stdout === undefined) return;
+  if (!await dependencies()) {
+    return unavailable("_tools/runtimes/install.sh failed (npm unreachable?)");
+  }
+  const bun = await bunBinary();
+  if (bun === undefined) return unavailable("bun is not installed");
+  const stdout = await runOn("bun (native routes)", bun, await nativeBundle());
   // The mode is real only if Bun's router answered some of the requests.
   const line = stdout.split("\n").find((text) =>
     text.startsWith("fetchkit-native ")
