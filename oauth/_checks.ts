@@ -74,7 +74,7 @@ export function checkOptions(options: OAuthClientOptions): void {
       "OAuth: without the openid scope, give userinfoEndpoint or fetchUser to read the user",
     );
   }
-  for (const name of ["ttl", "clockTolerance"] as const) {
+  for (const name of ["ttl", "clockTolerance", "providerTimeout"] as const) {
     const value = options[name];
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
       throw new TypeError(
