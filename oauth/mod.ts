@@ -197,7 +197,10 @@ const SINGLE_PARAMS: [string, OAuthErrorReason][] = [
  */
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   checkOptions(options);
-  const timeoutMs = (options.providerTimeout ?? 10) * 1000;
+  const timeoutMs = Math.max(
+    1,
+    Math.round((options.providerTimeout ?? 10) * 1000),
+  );
   // No redirects, 1 MiB, one deadline over headers and body.
   const fetcher = guardFetch(
     options.fetch ?? ((input, init) => fetch(input, init)),

@@ -343,3 +343,21 @@ Deno.test("oauth: a callback with state, code, iss or error twice is refused (RF
     // The same sign-in, once each: accepted.
     assert.equal((await attempt(oidcOptions(issuer))).status, 204);
   }));
+
+Deno.test("oauth: providerTimeout must be seconds above 0", async () => {
+  const { createOAuthClient } = await import("@fetchkit/toolkit/oauth");
+  for (const providerTimeout of [0, -1, Number.NaN, Infinity]) {
+    assert.throws(
+      () =>
+        createOAuthClient({
+          issuer: "https://a.example",
+          clientId: "c",
+          redirectUri: "https://app.example/callback",
+          session: Symbol("session"),
+          providerTimeout,
+        }),
+      /providerTimeout must be seconds \(> 0\)/,
+      String(providerTimeout),
+    );
+  }
+});

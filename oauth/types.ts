@@ -30,7 +30,9 @@ export interface OAuthClientOptions {
   jwksUri?: string;
   /**
    * Reads the user with the access token, for providers with neither an
-   * ID token nor a `userinfo` endpoint (GitHub's preset sets it).
+   * ID token nor a `userinfo` endpoint (GitHub's preset sets it). The
+   * `fetch` it is given follows no redirect (a `3xx` is a `502`), reads
+   * at most 1 MiB and holds to `providerTimeout`.
    */
   fetchUser?: (
     tokens: OAuthTokens,

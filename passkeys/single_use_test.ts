@@ -274,3 +274,23 @@ Deno.test("passkeys: padded id, rawId and user handle sign in; padding in the wr
     assert.match(String(refused.body), /not base64url/, id);
   }
 });
+
+Deno.test("passkeys: the memory record of used challenges forgets them when they expire, and refuses (503) past 100,000 live ones", async () => {
+  const { createMemoryUsedChallenges, MAX_USED_CHALLENGES } = await import(
+    "./_used_challenges.ts"
+  );
+  const record = createMemoryUsedChallenges();
+  const soon = Date.now() + 50;
+  assert.equal(record.use("a", soon), true);
+  assert.equal(record.use("a", soon), false);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  // Expired: forgotten (the session no longer holds it either).
+  assert.equal(record.use("b", Date.now() + 60_000), true);
+  const later = Date.now() + 60_000;
+  for (let i = 1; i < MAX_USED_CHALLENGES; i++) record.use(`c${i}`, later);
+  assert.throws(
+    () => record.use("one-more", later),
+    (error: { status?: number }) => error.status === 503,
+  );
+  assert.equal(record.use("b", later), false, "still refuses a used one");
+});
