@@ -68,6 +68,11 @@ export function guardFetch(
         }); provider redirects are not followed`,
       );
     }
+    if (status < 200 || status > 599) {
+      // An opaque answer (status 0) from a custom fetch: nothing to read.
+      await response.body?.cancel().catch(() => {});
+      throw badGateway(`${what} answered status ${status}`);
+    }
     const declared = Number(response.headers.get("content-length"));
     if (declared > MAX_PROVIDER_BODY_BYTES) {
       await response.body?.cancel().catch(() => {});
