@@ -65,7 +65,7 @@ import { passkeysController } from "./controllers/passkeys.ts";
 import { resetController } from "./controllers/reset.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
-import { createPasskeyStore } from "./passkeys.ts";
+import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
 
@@ -182,9 +182,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
       requestId({ trustIncoming: false }),
-      ...(options.log === null
-        ? []
-        : [logger({ format: LOG_FORMAT, log: options.log })]),
+      ...(options.log === null ? [] : [logger({
+        format: LOG_FORMAT,
+        log: options.log,
+        // Reset and verification links are secrets while they are live
+        // (stored hashed): never in the log.
+        redactPathParams: ["/password/reset/:token", "/email/verify/:token"],
+      })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
       compress(),
       etag(),
@@ -240,6 +244,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
         rpName: "fetchkit auth example",
         origins: [new URL(appUrl).origin],
         session: Session,
+        // Used challenges on the app's KV: single use across instances.
+        usedChallenges: createUsedChallengeStore(kv),
       }),
       limits,
       addressLimit: options.loginAddressLimit,

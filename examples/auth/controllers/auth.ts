@@ -41,7 +41,7 @@ import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
-import { EmailInUseError, type UserStore } from "../users.ts";
+import { EmailInUseError, normalizeEmail, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import type { ProviderButton } from "../views/oauth.ts";
 import { requireGuest } from "../middleware.ts";
@@ -124,7 +124,7 @@ export function authController(
     return next();
   };
   const emailKey = (context: RequestContext) =>
-    context.get(LoginInput)?.email.toLowerCase() || undefined;
+    normalizeEmail(context.get(LoginInput)?.email ?? "") || undefined;
   const limits = createLoginLimits({
     store: deps.limits,
     addressLimit: deps.addressLimit,
