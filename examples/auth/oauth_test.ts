@@ -131,9 +131,12 @@ Deno.test("oauth example: the login page has the provider's button and the linki
       body,
       /<a class="provider" href="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">Sign in with Test SSO<\/a>/,
     );
-    assert.match(body, /opens it only when the provider has verified/);
-    assert.match(body, /registered with a password, the\s+provider proves/);
-    assert.match(body, /that password stops\s+working/);
+    assert.match(body, /<summary>How linking works<\/summary>/);
+    assert.match(
+      body,
+      /only when it has verified\s+that the email address is yours/,
+    );
+    assert.match(body, /password\s+stops working/);
   } finally {
     kv.close();
   }
