@@ -127,7 +127,7 @@ export interface UserIndex {
     userId: string,
     id: string,
     entry: UserIndexEntry,
-    options: { replaces: string | undefined; max: number },
+    options: { replaces: string | undefined; max: number; fresh: boolean },
   ): Promise<string[]>;
   /** Removes `ids` from `userId`'s index. */
   remove(userId: string, ids: readonly string[]): Promise<void>;
@@ -395,6 +395,8 @@ async function indexWrite(
   const evicted = await users.put(user.i, id, entry, {
     replaces,
     max: maxSessionsPerUser,
+    // Not in the index yet: a sign-in, or a new id.
+    fresh: s.loadedUser !== user.i || id !== s.loadedId,
   });
   if (evicted.length === 0) return;
   const budget = budgetOf(budgetMs);
