@@ -293,9 +293,27 @@ export async function startRedisCluster(
           // not answering yet
         }
       }
+      // And the masters count them online (WAIT counts only those).
+      let online = 0;
+      if (synced === replicas.length - frozen) {
+        for (const line of lines) {
+          if (!line.includes("master") || line.includes("fail")) continue;
+          const port = Number(line.split(" ")[1].split("@")[0].split(":")[1]);
+          const node = nodes.find((node) => node.port === port);
+          if (node === undefined || !live().includes(node)) continue;
+          try {
+            const info = String(
+              await redisCommand(port, ["INFO", "replication"]),
+            );
+            online += info.match(/state=online/g)?.length ?? 0;
+          } catch {
+            // not answering yet
+          }
+        }
+      }
       if (
         replicas.length >= 3 - killed.size &&
-        synced === replicas.length - frozen
+        synced === replicas.length - frozen && online >= synced
       ) {
         return;
       }

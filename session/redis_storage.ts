@@ -8,6 +8,7 @@
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
 import {
   isRedisCluster,
+  replicaWaiter,
   sameSlot,
   type ScriptClient,
   scriptRunner,
@@ -164,6 +165,30 @@ export interface RedisSessionStorageOptions {
    */
   lastSeenIntervalMs?: number;
   /**
+   * How a sign-out (`destroy()`, `destroyUserSession(s)`) and a new id
+   * (`regenerateId()`, as at sign-in) are confirmed:
+   *
+   * - `"replica"` (default for a cluster client, `createCluster()`): only
+   *   once a replica has the write (`WAIT 1 <replicaTimeout>` to the
+   *   master that owns the key); when none confirms within
+   *   `replicaTimeout`, the save fails and the request gets 503 with
+   *   `Retry-After` (a sign-out may then have happened on the master
+   *   only: signing out again confirms it).
+   * - `"none"` (default for a one-node client): once the master has it.
+   *   A master that fails over before replicating loses it: the
+   *   signed-out cookie works again on the promoted replica.
+   *
+   * Other saves (values, flash) are never waited for. Needs a client with
+   * `sendCommand` (node-redis) for `"replica"`.
+   */
+  durability?: "replica" | "none";
+  /**
+   * Milliseconds a replica has to confirm (`durability: "replica"`).
+   *
+   * @default {1000}
+   */
+  replicaTimeout?: number;
+  /**
    * Milliseconds to wait for Redis before a read or save fails (the
    * `session()` middleware then answers 503). A client that queues
    * commands while disconnected (node-redis' default offline queue) would
@@ -250,6 +275,7 @@ export function createRedisSessionStorage(
 
   checkTimeout(timeout, "createRedisSessionStorage");
   const cluster = isRedisCluster(client);
+  const replica = replicaWaiter(client, options, "createRedisSessionStorage");
   /** `operation`, or a 503 error once Redis has not answered in time. */
   const bounded = <T>(what: string, operation: () => Promise<T>) =>
     withTimeout(operation, timeout, { store: "Redis", what });
@@ -333,11 +359,31 @@ export function createRedisSessionStorage(
     },
 
     write(change) {
-      return bounded("save session", () => write(change));
+      return bounded("save session", async () => {
+        const written = await write(change);
+        const { id, loaded, deleteId } = change;
+        // A new id (sign-in) or a deleted one: confirmed by a replica.
+        if (
+          written !== null && replica !== undefined &&
+          ((loaded !== undefined && loaded.id !== id) || deleteId !== undefined)
+        ) {
+          const keys = new Set([prefix + id]);
+          if (deleteId !== undefined && cluster) keys.add(prefix + deleteId);
+          await Promise.all(
+            [...keys].map((key) => replica(key, "new session id")),
+          );
+        }
+        return written;
+      });
     },
 
-    async delete(id) {
-      await bounded("delete session", () => client.del(prefix + id));
+    async delete(id, _budget, durable) {
+      await bounded("delete session", async () => {
+        await client.del(prefix + id);
+        if (durable && replica !== undefined) {
+          await replica(prefix + id, "sign-out");
+        }
+      });
     },
   };
 

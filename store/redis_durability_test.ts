@@ -49,6 +49,7 @@ type Client = Parameters<typeof createRedisSessionStorage>[0]["client"];
 function durableApp(
   client: Client,
   options: { durability?: "replica" | "none"; replicaTimeout?: number } = {},
+  tag: string = crypto.randomUUID(),
 ) {
   const Key = createContextKey<Session>();
   const storage = createRedisSessionStorage({
@@ -78,12 +79,12 @@ function durableApp(
     limit: 2,
     windowMs: 60_000,
     algorithm: "lockout",
-    name: `login-${crypto.randomUUID()}`,
+    name: `login-${tag}`,
     store: createRedisRateLimitStore({
       client: client as Parameters<typeof createRedisRateLimitStore>[0][
         "client"
       ],
-      prefix: `rl-${crypto.randomUUID()}:`,
+      prefix: `rl-${tag}:`,
       ...options,
     }),
   });
@@ -94,7 +95,7 @@ function durableApp(
     idempotency({
       store: createRedisCacheStore({
         client: client as Parameters<typeof createRedisCacheStore>[0]["client"],
-        prefix: `idem-${crypto.randomUUID()}:`,
+        prefix: `idem-${tag}:`,
         ...options,
       }),
     }),
@@ -140,9 +141,10 @@ Deno.test({
     const quiet = quietErrors();
     try {
       // Default options: the mode is on for a cluster client.
+      const tag = crypto.randomUUID();
       const app = durableApp(client as unknown as Client, {
         replicaTimeout: 300,
-      });
+      }, tag);
       const jar = new Jar();
       const other = new Jar();
       assert.equal((await app.send(jar, "POST", "/login")).status, 200);
@@ -212,11 +214,26 @@ Deno.test({
       }
 
       await t.step("with the replicas back, each is confirmed", async () => {
+        // The same keys; time enough for a replica just thawed on a
+        // loaded machine.
+        const app = durableApp(client as unknown as Client, {
+          replicaTimeout: 5000,
+        }, tag);
         assert.equal(
           (await answer(await app.send(jar, "POST", "/logout")))[0],
           200,
         );
         assert.equal(jar.cookie, undefined);
+        // The refused regenerateId(true) deleted the old id on the
+        // master before no replica confirmed: it fails closed, signed out.
+        assert.equal(
+          (await answer(await app.send(other, "GET", "/me")))[1],
+          "nobody",
+        );
+        assert.equal(
+          (await answer(await app.send(other, "POST", "/login")))[0],
+          200,
+        );
         assert.equal(
           (await answer(await app.send(other, "POST", "/regenerate")))[0],
           200,
