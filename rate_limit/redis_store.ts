@@ -218,7 +218,10 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  * atomic: every script touches its one key. After a failover the new
  * master may lack counts its old master acknowledged but had not yet
  * replicated (Redis replicates asynchronously): a key can then allow up
- * to the requests counted in that last moment again.
+ * to the requests counted in that last moment again. On a cluster the
+ * count that reaches the limit and every refusal wait for a replica by
+ * default (`durability: "replica"`), so a confirmed lockout survives a
+ * failover; see the option.
  *
  * @example
  * ```ts ignore

@@ -95,8 +95,10 @@ return 1
 // A user's index: a hash of session id to its entry (JSON), expiring with
 // its last session. KEYS[1]: the index. ARGV: id, entry, the id it
 // replaces ("" for none), the most entries, now (ms), the entry's expiry.
-// A new field drops expired entries and the oldest (by "c") over the
-// bound; their ids are returned for the caller to end.
+// A new field that takes the hash over the bound drops expired entries,
+// then the oldest (by "c") still over it; their ids are returned for the
+// caller to end. (Expired entries below the bound go with the key's TTL,
+// and listing skips them.)
 const INDEX_PUT_SCRIPT = `
 if ARGV[3] ~= "" then redis.call("HDEL", KEYS[1], ARGV[3]) end
 local added = redis.call("HSET", KEYS[1], ARGV[1], ARGV[2])
@@ -104,7 +106,8 @@ local e = tonumber(ARGV[6])
 local ttl = redis.call("PTTL", KEYS[1])
 local now = tonumber(ARGV[5])
 if ttl < 0 or now + ttl < e then redis.call("PEXPIREAT", KEYS[1], math.ceil(e)) end
-if added == 0 then return {} end
+local max = tonumber(ARGV[4])
+if added == 0 or redis.call("HLEN", KEYS[1]) <= max then return {} end
 local all = redis.call("HGETALL", KEYS[1])
 local live = {}
 for i = 1, #all, 2 do
@@ -116,7 +119,6 @@ for i = 1, #all, 2 do
   end
 end
 local evicted = {}
-local max = tonumber(ARGV[4])
 if #live > max then
   table.sort(live, function(a, b) return a[2] < b[2] end)
   for i = 1, #live - max do
@@ -233,6 +235,9 @@ export interface RedisSessionStorageOptions {
  * holding them all. On failover the promoted replica may lack the last
  * saves its master acknowledged but had not replicated yet (Redis
  * replicates asynchronously): those sessions read as they were before.
+ * Sign-outs and new ids are confirmed only once a replica has them on a
+ * cluster by default (`durability: "replica"`), so a logged-out cookie
+ * does not come back; see the option.
  *
  * @example
  * ```ts

@@ -8,7 +8,7 @@
  * Deno KV (`:memory:`), one Redis node and the cluster: a save that
  * changes a value of a session bound to a user (`setUser`) against the
  * same save of an unbound session, and a new bound session (a sign-in)
- * against a new unbound one. Rounds alternate the contenders (A B A B);
+ * against a new unbound one (20 users per run of 200: 10 sessions each). Rounds alternate the contenders (A B A B);
  * figures are medians over rounds of each round's p50 and p99.
  *
  *     deno run --unstable-kv --allow-all bench/store/durability.ts [--rounds 6] [--ops 200]
@@ -133,27 +133,31 @@ function claim(store: ReturnType<typeof createRedisCacheStore>): Workload {
 
 /** A save that changes a value, of a session bound to a user or not. */
 function valueSave(storage: UserSessionStorage, bound: boolean): Workload {
-  return () =>
-    latencies(async (i) => {
+  return () => {
+    const run = ++sequence;
+    return latencies(async (i) => {
       const fresh = await storage.read(null);
-      if (bound) fresh.setUser(`user${i % 20}`, { userAgent: "bench" });
+      if (bound) fresh.setUser(`user${run}-${i % 20}`, { userAgent: "bench" });
       fresh.set("n", 0);
       const setCookie = await storage.save(fresh);
       const loaded = await storage.read(setCookie!.split(";")[0]);
       loaded.set("n", 1);
       return loaded;
     }, (loaded) => storage.save(loaded));
+  };
 }
 
 /** A new session saved, bound to a user (a sign-in) or not. */
 function newSave(storage: UserSessionStorage, bound: boolean): Workload {
-  return () =>
-    latencies(async (i) => {
+  return () => {
+    const run = ++sequence;
+    return latencies(async (i) => {
       const fresh = await storage.read(null);
-      if (bound) fresh.setUser(`user${i % 20}`, { userAgent: "bench" });
+      if (bound) fresh.setUser(`user${run}-${i % 20}`, { userAgent: "bench" });
       fresh.set("n", 0);
       return fresh;
     }, (fresh) => storage.save(fresh));
+  };
 }
 
 const cluster = await startRedisCluster(tools);
