@@ -400,3 +400,80 @@ Deno.test("re-authentication: 5 wrong passwords on the confirm page lock it for 
     close();
   }
 });
+
+Deno.test("passkeys: a passkey sign-in skips the second step; a passkey confirms too", async () => {
+  const { SoftAuthenticator } = await import(
+    "../../passkeys/_test_authenticator.ts"
+  );
+  const ORIGIN = "http://localhost:8000";
+  const json = async (client: Client, path: string, body: unknown) => {
+    const response = await client.request(path, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: await response.json() };
+  };
+  const clock = fakeDate();
+  const { app, close } = await testApp();
+  try {
+    // Enrolled a moment ago: the confirmation still holds for a passkey.
+    const { client } = await enrolled(app);
+    const key = new SoftAuthenticator();
+    const options = await json(client, "/passkeys/register/options", {});
+    assert.equal(options.status, 200);
+    const added = await json(client, "/passkeys/register", {
+      credential: await key.create(options.json, ORIGIN),
+    });
+    assert.equal(added.status, 200, JSON.stringify(added.json));
+
+    const phone = new Client(app);
+    const loginOptions = await json(phone, "/passkeys/login/options", {});
+    const signedIn = await json(
+      phone,
+      "/passkeys/login",
+      await key.get(loginOptions.json, ORIGIN),
+    );
+    assert.deepEqual(signedIn.json, { location: "/dashboard" });
+    assert.equal((await phone.get("/dashboard")).status, 200, "no code asked");
+
+    // The confirm page offers the passkey, and it confirms.
+    const page = await read(
+      await phone.get("/auth/confirm?returnTo=%2Fprofile%2Ftwo-factor"),
+    );
+    assert.match(page.body, /Confirm with a passkey/);
+    assert.equal((await phone.get("/profile/two-factor")).status, 303);
+    const confirmOptions = await json(
+      phone,
+      "/auth/confirm/passkey/options",
+      {},
+    );
+    assert.equal(confirmOptions.status, 200);
+    assert.equal(confirmOptions.json.allowCredentials.length, 1);
+    const confirmed = await json(
+      phone,
+      "/auth/confirm/passkey?returnTo=%2Fprofile%2Ftwo-factor",
+      await key.get(confirmOptions.json, ORIGIN),
+    );
+    assert.deepEqual(confirmed.json, { location: "/profile/two-factor" });
+    assert.equal((await phone.get("/profile/two-factor")).status, 200);
+
+    // Another account's passkey does not confirm this one.
+    const mallory = new Client(app);
+    await mallory.register("mallory@example.com", PASSWORD);
+    const theirs = await json(mallory, "/auth/confirm/passkey/options", {});
+    const refused = await json(
+      mallory,
+      "/auth/confirm/passkey",
+      await key.get({ ...theirs.json, allowCredentials: undefined }, ORIGIN),
+    );
+    assert.equal(refused.status, 400);
+    assert.equal((await mallory.get("/profile/two-factor")).status, 303);
+  } finally {
+    close();
+    clock.uninstall();
+  }
+});
