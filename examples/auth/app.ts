@@ -263,6 +263,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+      twoFactor,
     }),
   );
   router.map(

@@ -185,8 +185,13 @@ export function twoFactorController(
     actions: {
       login: {
         middleware: [pending],
-        handler: (context) =>
-          twoFactorLoginPage({ error: context.get(Session)!.get("error") }),
+        handler(context) {
+          const session = context.get(Session)!;
+          return twoFactorLoginPage({
+            error: session.get("error"),
+            notice: session.get("notice"),
+          });
+        },
       },
       verify: {
         middleware: [pending, limits.perAddress, limits.perEmail],

@@ -165,6 +165,7 @@ export function lockedPage(user: User, error: string): Response {
 /** What the sign-in's second step shows. */
 export interface TwoFactorLoginPage {
   error?: string;
+  notice?: string;
   status?: number;
   headers?: HeadersInit;
 }
@@ -190,6 +191,7 @@ export function twoFactorLoginPage(options: TwoFactorLoginPage): Response {
     `,
     {
       title: "Two-factor authentication",
+      notice: options.notice,
       status: options.status,
       headers: options.headers,
     },
