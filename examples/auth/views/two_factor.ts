@@ -67,7 +67,7 @@ export function setupPage(user: User, options: SetupPage): Response {
         )}</code></p>
       </section>
       <form method="post" action="${routes.twoFactor.enable
-        .href()}" class="card">
+        .href()}" class="card code-form">
         ${codeField(
           "Code from the app",
           options.error,
@@ -133,7 +133,7 @@ export function managePage(user: User, options: ManagePage): Response {
           .backupCodesLeft}</strong>.</p>
       </section>
       <form method="post" action="${routes.twoFactor.disable
-        .href()}" class="card">
+        .href()}" class="card code-form">
         <input type="hidden" name="_method" value="DELETE">
         <h2>Turn off two-factor authentication</h2>
         ${codeField(
@@ -176,7 +176,7 @@ export function twoFactorLoginPage(options: TwoFactorLoginPage): Response {
   return page(
     html`
       <form method="post" action="${routes.twoFactor.verify
-        .href()}" class="card">
+        .href()}" class="card code-form">
         <p>Your password was right. One more step:</p>
         ${codeField(
           "Code from your authenticator app",
