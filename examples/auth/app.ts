@@ -63,6 +63,10 @@ import { createUserStore } from "./users.ts";
 import { createPasskeys } from "@fetchkit/toolkit/passkeys";
 import { passkeysController } from "./controllers/passkeys.ts";
 import { resetController } from "./controllers/reset.ts";
+import { confirmController } from "./controllers/confirm.ts";
+import { security } from "./controllers/security.ts";
+import { twoFactorController } from "./controllers/two_factor.ts";
+import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
 import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
@@ -165,6 +169,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     createKvRateLimitStore({ client: kv });
   const appUrl = options.appUrl ?? "http://localhost:8000";
   const passkeyStore = createPasskeyStore(kv);
+  const passkeys = createPasskeys({
+    rpId: new URL(appUrl).hostname,
+    rpName: "fetchkit auth example",
+    origins: [new URL(appUrl).origin],
+    session: Session,
+    // Used challenges on the app's KV: single use across instances.
+    usedChallenges: createUsedChallengeStore(kv),
+  });
+  const twoFactor = createTwoFactorStore(kv);
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
@@ -220,7 +233,31 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      twoFactor,
     }),
+  );
+  router.map(
+    routes.confirm,
+    confirmController({
+      passwords,
+      passkeyStore,
+      passkeys,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.twoFactor,
+    twoFactorController({
+      users,
+      store: twoFactor,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.security,
+    security({ twoFactor, passkeys: passkeyStore }),
   );
   router.map(
     routes.oauth,
@@ -232,6 +269,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+      twoFactor,
     }),
   );
   router.map(
@@ -239,14 +277,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     passkeysController({
       users,
       store: passkeyStore,
-      passkeys: createPasskeys({
-        rpId: new URL(appUrl).hostname,
-        rpName: "fetchkit auth example",
-        origins: [new URL(appUrl).origin],
-        session: Session,
-        // Used challenges on the app's KV: single use across instances.
-        usedChallenges: createUsedChallengeStore(kv),
-      }),
+      passkeys,
       limits,
       addressLimit: options.loginAddressLimit,
     }),
