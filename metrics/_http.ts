@@ -8,13 +8,13 @@
 
 import { registry as openResponses } from "../serve/shared.ts";
 import { type OpenGauges, openGauges } from "./_process.ts";
-import {
-  type Counter,
-  type Gauge,
-  type Histogram,
-  type HistogramCell,
-  type Registry,
-  type ValueCell,
+import type {
+  Counter,
+  Gauge,
+  Histogram,
+  HistogramCell,
+  Registry,
+  ValueCell,
 } from "./_registry.ts";
 
 /** The standard methods; any other counts as `"other"`. */
