@@ -76,6 +76,8 @@
  * - [`@fetchkit/toolkit/request-id-middleware`](https://jsr.io/@fetchkit/toolkit/doc/request-id-middleware): an id per request, reused from `X-Request-Id` when safe
  * - [`@fetchkit/toolkit/server-timing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/server-timing-middleware): `Server-Timing` headers
  * - [`@fetchkit/toolkit/tracing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/tracing-middleware): OpenTelemetry tracing, one span per request
+ * - [`@fetchkit/toolkit/metrics`](https://jsr.io/@fetchkit/toolkit/doc/metrics): Prometheus metrics of requests by route, store calls and the process, and `GET /metrics`
+ * - [`@fetchkit/toolkit/health`](https://jsr.io/@fetchkit/toolkit/doc/health): `/livez` and `/readyz` (checks in parallel under a time limit; 503 while draining)
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
  * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
  * - [`@fetchkit/toolkit/testing`](https://jsr.io/@fetchkit/toolkit/doc/testing): a test client that calls the app in process, with a cookie jar and redirects like a browser
@@ -147,6 +149,24 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export {
+  Counter as MetricsCounter,
+  createMetricsRegistry,
+  DEFAULT_BUCKETS,
+  Gauge as MetricsGauge,
+  Histogram as MetricsHistogram,
+  type HistogramOptions,
+  type Labels as MetricLabels,
+  type MetricOptions,
+  metrics,
+  metricsHandler,
+  type MetricsHandlerOptions,
+  type MetricsOptions,
+  type MetricsRegistry,
+  OPENMETRICS_CONTENT_TYPE,
+  TEXT_CONTENT_TYPE,
+} from "./metrics/mod.ts";
+export * from "./health/mod.ts";
 export * from "./file_storage/mod.ts";
 export {
   type AuthorizeOptions as OAuthAuthorizeOptions,

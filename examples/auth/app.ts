@@ -21,7 +21,13 @@
  *
  * @module
  */
-import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import {
+  createRouter,
+  type Router,
+  type TrustProxyOptions,
+} from "@fetchkit/toolkit/fetch-router";
+import type { MetricsRegistry } from "@fetchkit/toolkit/metrics";
+import { createOperations } from "./operations.ts";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
@@ -142,6 +148,15 @@ export interface AppOptions {
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
   publicUrl?: string;
+  /**
+   * Readiness checks of `/readyz` by name (see `operations.ts`). Default:
+   * a read of the KV database.
+   */
+  healthChecks?: Record<string, () => Promise<unknown>>;
+  /** Where `/metrics` numbers go. Default: a registry of the app's own. */
+  metricsRegistry?: MetricsRegistry;
+  /** The proxies in front, for `context.remoteAddr` (see `createRouter`). */
+  trustProxy?: TrustProxyOptions;
 }
 
 /**
@@ -186,8 +201,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
+  const operations = createOperations({
+    checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
+    registry: options.metricsRegistry,
+  });
   const router = createRouter({
+    trustProxy: options.trustProxy,
     middleware: [
+      operations.metrics,
+      operations.endpoints,
       ...(options.development
         ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
         : []),
@@ -217,6 +239,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
+      operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
     onError: serverError,
