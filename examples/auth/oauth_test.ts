@@ -632,3 +632,38 @@ Deno.test("oauth example: two first sign-ins of one new user at once make one ac
     kv.close();
   }
 });
+
+Deno.test("oauth example: a provider sign-in of an account with two-factor authentication asks for its code first", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const { createTotpSecret, totpCode } = await import(
+    "@fetchkit/toolkit/totp"
+  );
+  const { app: router, kv } = await app();
+  try {
+    assert.equal((await signIn(browser(router), "alice")).status, 303);
+    const alice = await createUserStore(kv).findByEmail("alice@example.com");
+    const secret = createTotpSecret();
+    await createTwoFactorStore(kv).enable(alice!.id, {
+      secret,
+      lastStep: 0,
+      backupCodes: [],
+    });
+    const agent = browser(router);
+    const response = await signIn(agent, "alice", "/profile");
+    assert.equal(response.status, 303);
+    assert.equal(response.headers.get("Location"), "/auth/two-factor");
+    const [status] = await page(agent, "/dashboard");
+    assert.equal(status, 302, "not signed in before the code");
+    const verified = await agent.request(`${ORIGIN}/auth/two-factor`, {
+      method: "POST",
+      body: new URLSearchParams({ code: await totpCode(secret) }),
+    });
+    assert.equal(verified.status, 303);
+    assert.equal(verified.headers.get("Location"), "/profile");
+    const [after, body] = await page(agent, "/dashboard");
+    assert.equal(after, 200);
+    assert.match(body, /Alice Provider/);
+  } finally {
+    kv.close();
+  }
+});
