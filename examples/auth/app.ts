@@ -68,6 +68,9 @@ import { createConsoleMailer, type Mailer } from "./mailer.ts";
 import { createPasskeyStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
+import { createEmailVerification, linkSent } from "./controllers/email.ts";
+import { createEmailLinks } from "./email_verification.ts";
+import { emailSection } from "./views/email.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -134,6 +137,8 @@ export interface AppOptions {
   mailer?: Mailer;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
+  /** How long an email link works. Default 24 hours (tests shorten it). */
+  emailLinkTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
@@ -173,6 +178,16 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
+  const mailer = options.mailer ?? createConsoleMailer();
+  const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
+  const email = createEmailVerification({
+    users,
+    links: emailLinks,
+    sendMail: (message) => mailer.send(message),
+    limits,
+    appUrl,
+  });
+
   const router = createRouter({
     middleware: [
       ...(options.development
@@ -207,7 +222,14 @@ export async function createApp(options: AppOptions): Promise<Router> {
 
   router.map(routes.home, home);
   router.map(routes.dashboard, dashboard);
-  router.map(routes.profile, profile(passkeyStore));
+  router.map(
+    routes.profile,
+    profile(
+      passkeyStore,
+      (context) => [emailSection(context.get(CurrentUser)!)],
+    ),
+  );
+  router.map(routes.email, email.controller);
   router.map(
     routes.auth,
     authController({
@@ -216,6 +238,10 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      onRegistered(user) {
+        email.sendVerification(user);
+        return linkSent(user.email);
+      },
     }),
   );
   router.map(
@@ -251,7 +277,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
-      mailer: options.mailer ?? createConsoleMailer(),
+      mailer,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { Action } from "@fetchkit/toolkit/fetch-router";
+import type { Action, RequestContext } from "@fetchkit/toolkit/fetch-router";
+import type { SafeHtml } from "@fetchkit/toolkit/html-template";
 import { CurrentUser, Session } from "../context.ts";
 import { requireAuth } from "../middleware.ts";
 import { CspNonce } from "@fetchkit/toolkit/secure-headers-middleware";
@@ -25,8 +26,14 @@ export const dashboard: Action<"/dashboard"> = {
     ),
 };
 
-/** `GET /profile`: signed-in users only; with the user's passkeys. */
-export function profile(passkeys: PasskeyStore): Action<"/profile"> {
+/**
+ * `GET /profile`: signed-in users only; with the sections `more` gives
+ * (the email's), then the user's passkeys.
+ */
+export function profile(
+  passkeys: PasskeyStore,
+  more: (context: RequestContext) => (SafeHtml | null)[] = () => [],
+): Action<"/profile"> {
   return {
     middleware: [requireAuth()],
     async handler(context) {
@@ -34,6 +41,7 @@ export function profile(passkeys: PasskeyStore): Action<"/profile"> {
       const session = context.get(Session)!;
       return profilePage(user, {
         sections: [
+          ...more(context),
           passkeySection(
             await passkeys.listByUser(user.id),
             context.get(CspNonce),

@@ -41,7 +41,7 @@ import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
-import { EmailInUseError, type UserStore } from "../users.ts";
+import { EmailInUseError, type User, type UserStore } from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import type { ProviderButton } from "../views/oauth.ts";
 import { requireGuest } from "../middleware.ts";
@@ -65,6 +65,11 @@ export interface AuthDeps {
   addressLimit?: number;
   /** "Sign in with <provider>" buttons on the login page. */
   providers?: readonly ProviderButton[];
+  /**
+   * Told of each new account (the verification mail); what it returns is
+   * added to the welcome notice.
+   */
+  onRegistered?: (user: User) => string | undefined;
 }
 
 /** The login form, once its schema accepted it. */
@@ -231,7 +236,13 @@ export function authController(
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
               signIn(session, user);
-              session.flash("notice", `Welcome, ${user.name}!`);
+              const sent = deps.onRegistered?.(user);
+              session.flash(
+                "notice",
+                sent
+                  ? `Welcome, ${user.name}! ${sent}`
+                  : `Welcome, ${user.name}!`,
+              );
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {
               if (!(error instanceof EmailInUseError)) throw error;
