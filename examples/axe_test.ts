@@ -678,7 +678,7 @@ Deno.test({
         cleanups.push(() => redis.stop());
         const multi = await startCommand(
           REPO,
-          "deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts",
+          "deno run -P=multi-server examples/multi_server/main.ts",
           {
             PORT: "0",
             REDIS_URL: redis.url,

@@ -6,7 +6,7 @@ import { OAuthError } from "./_errors.ts";
 import type { Metadata } from "./_metadata.ts";
 import type { SessionLike } from "./_transactions.ts";
 import { providerUrl } from "./_urls.ts";
-import type { OAuthClientOptions } from "./mod.ts";
+import type { OAuthClientOptions } from "./types.ts";
 
 /** The scopes asked for when none are given. */
 export const DEFAULT_SCOPES = ["openid", "email", "profile"];

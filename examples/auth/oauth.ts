@@ -47,7 +47,7 @@ export interface OAuthProvider {
   options: Omit<OAuthClientOptions, "session" | "redirectUri">;
 }
 
-/** Every variable this file reads (the `dev` task's `--allow-env` lists them). */
+/** Every variable this file reads (the `auth` permission set in deno.json lists them). */
 export const OAUTH_VARIABLES = [
   "PUBLIC_URL",
   "GOOGLE_CLIENT_ID",
