@@ -30,7 +30,8 @@
  * (`users.setPassword()`), which ends every session of theirs, here and
  * on other devices (see `sign_in.ts`); the browser that reset is sent to
  * the login page to sign in with the new password. The email's login
- * lockout is cleared: the owner proved they read the mail.
+ * lockout is cleared and the address marked verified: the owner proved
+ * they read the mail.
  *
  * @module
  */
@@ -245,6 +246,8 @@ export function resetController(
             const user = await users.setPassword(userId, hash);
             if (!user) return invalidLinkPage();
             await deps.clearLockout?.(user.email.toLowerCase());
+            // The link came by mail to this address: it is verified.
+            await users.markEmailVerified(user.id, user.email);
             const session = context.get(Session)!;
             endSession(session);
             session.flash("notice", PASSWORD_CHANGED);

@@ -36,13 +36,10 @@ export function providerButtons(
       <p class="rule" id="linking-rule">
         If you already have an account here, signing in with a provider
         opens it only when the provider has verified that the email
-        address is yours. A provider that has not verified your address
+        address is yours, and you have verified it here too (with the
+        link we mailed). A provider that has not verified your address
         cannot open an existing account or make a new one: verify it
-        there, or sign in with your password. When a verified sign-in
-        opens an account that was registered with a password, the
-        provider proves the account is yours: that password stops
-        working, its passkeys are removed, other sessions are signed out,
-        and "Forgot password?" sets a new one.
+        there, or sign in with your password.
       </p>
     </section>
   `;
