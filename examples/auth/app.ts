@@ -71,6 +71,9 @@ import { notFoundPage } from "./views/errors.ts";
 import { createEmailVerification, linkSent } from "./controllers/email.ts";
 import { createEmailLinks } from "./email_verification.ts";
 import { emailSection } from "./views/email.ts";
+import { deleteSection } from "./views/delete_account.ts";
+import { deleteAccountController } from "./controllers/delete_account.ts";
+import { createAccountPurge } from "./account_deletion.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -179,6 +182,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
   });
 
   const mailer = options.mailer ?? createConsoleMailer();
+  const identities = createIdentityStore(kv);
+  const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
   const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
   const email = createEmailVerification({
     users,
@@ -226,10 +231,22 @@ export async function createApp(options: AppOptions): Promise<Router> {
     routes.profile,
     profile(
       passkeyStore,
-      (context) => [emailSection(context.get(CurrentUser)!)],
+      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
     ),
   );
   router.map(routes.email, email.controller);
+  router.map(
+    routes.deleteAccount,
+    deleteAccountController({
+      users,
+      purge: createAccountPurge({
+        passkeys: passkeyStore,
+        identities,
+        resetTokens,
+        emailLinks,
+      }),
+    }),
+  );
   router.map(
     routes.auth,
     authController({
@@ -249,7 +266,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     oauthController({
       users,
       passwords,
-      identities: createIdentityStore(kv),
+      identities,
       passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
@@ -276,7 +293,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     resetController({
       users,
       passwords,
-      tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
+      tokens: resetTokens,
       mailer,
       limits,
       appUrl,
