@@ -255,9 +255,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
-      onRegistered(user) {
-        email.sendVerification(user);
-        return linkSent(user.email);
+      async onRegistered(user) {
+        // The account is made: a store failure here must not undo that.
+        try {
+          await email.sendVerification(user);
+          return linkSent(user.email);
+        } catch (error) {
+          console.error("Verification link failed:", error);
+          return "We could not send a link to verify your address: send it again from your profile.";
+        }
       },
     }),
   );

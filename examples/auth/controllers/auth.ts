@@ -69,7 +69,7 @@ export interface AuthDeps {
    * Told of each new account (the verification mail); what it returns is
    * added to the welcome notice.
    */
-  onRegistered?: (user: User) => string | undefined;
+  onRegistered?: (user: User) => Promise<string | undefined>;
 }
 
 /** The login form, once its schema accepted it. */
@@ -236,7 +236,7 @@ export function authController(
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
               signIn(session, user);
-              const sent = deps.onRegistered?.(user);
+              const sent = await deps.onRegistered?.(user);
               session.flash(
                 "notice",
                 sent

@@ -108,8 +108,11 @@ export function linkSent(email: string): string {
 /** The email controller, and `sendVerification()` for registration. */
 export function createEmailVerification(deps: EmailDeps): {
   controller: Controller<typeof routes.email>;
-  /** Mails `user` a link verifying their address (after the answer). */
-  sendVerification(user: User): void;
+  /**
+   * Stores a link verifying `user`'s address, and mails it after the
+   * answer.
+   */
+  sendVerification(user: User): Promise<void>;
 } {
   const { users, links } = deps;
   const logError = deps.logError ??
@@ -122,15 +125,14 @@ export function createEmailVerification(deps: EmailDeps): {
     );
   };
 
-  function sendVerification(user: User): void {
-    links.issue(user.id, user.email, "verify").then((token) =>
-      send({
-        to: user.email,
-        subject: "Verify your email address",
-        text: verificationMail(linkTo(token)),
-        key: `verify-${user.id}-${token.slice(0, 8)}`,
-      })
-    ).catch((error) => logError("Verification mail failed:", error));
+  async function sendVerification(user: User): Promise<void> {
+    const token = await links.issue(user.id, user.email, "verify");
+    send({
+      to: user.email,
+      subject: "Verify your email address",
+      text: verificationMail(linkTo(token)),
+      key: `verify-${user.id}-${token.slice(0, 8)}`,
+    });
   }
 
   const userKey = (context: RequestContext) => {
@@ -201,7 +203,7 @@ export function createEmailVerification(deps: EmailDeps): {
           if (user.emailVerified) {
             return toProfile(context, `${user.email} is already verified.`);
           }
-          sendVerification(user);
+          await sendVerification(user);
           return toProfile(context, linkSent(user.email));
         },
       },
