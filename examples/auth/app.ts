@@ -74,6 +74,9 @@ import { emailSection } from "./views/email.ts";
 import { deleteSection } from "./views/delete_account.ts";
 import { deleteAccountController } from "./controllers/delete_account.ts";
 import { createAccountPurge } from "./account_deletion.ts";
+import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
+import { devicesController } from "./controllers/devices.ts";
+import { devicesSection } from "./views/devices.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -182,6 +185,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
   });
 
   const mailer = options.mailer ?? createConsoleMailer();
+  // The devices list and sign-outs (null on signed cookies).
+  const deviceSessions = deviceSessionsOf(options.sessions);
+  const endSessions = async (userId: number) => {
+    await deviceSessions?.destroyUserSessions(String(userId));
+  };
   const identities = createIdentityStore(kv);
   const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
   const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
@@ -220,6 +228,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
+      bindDevice(),
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
     onError: serverError,
@@ -231,10 +240,28 @@ export async function createApp(options: AppOptions): Promise<Router> {
     routes.profile,
     profile(
       passkeyStore,
-      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
+      async (context) => [
+        emailSection(context.get(CurrentUser)!),
+        devicesSection(
+          deviceSessions &&
+            await listDevices(
+              deviceSessions,
+              context.get(CurrentUser)!.id,
+              context.get(Session)!.id,
+            ),
+        ),
+        deleteSection(),
+      ],
     ),
   );
   router.map(routes.email, email.controller);
+  router.map(
+    routes.sessions,
+    devicesController({
+      sessions: deviceSessions,
+      backTo: routes.profile.href(),
+    }),
+  );
   router.map(
     routes.deleteAccount,
     deleteAccountController({
@@ -244,6 +271,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
         identities,
         resetTokens,
         emailLinks,
+        endSessions,
       }),
     }),
   );
@@ -305,6 +333,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       appUrl,
       ttlMs: options.resetTtlMs,
       clearLockout: (email) => lockouts.perEmail.reset(email),
+      endSessions,
     }),
   );
   // One section: every /admin route is for admins and moderators, and

@@ -32,7 +32,9 @@ export const dashboard: Action<"/dashboard"> = {
  */
 export function profile(
   passkeys: PasskeyStore,
-  more: (context: RequestContext) => (SafeHtml | null)[] = () => [],
+  more: (
+    context: RequestContext,
+  ) => Promise<(SafeHtml | null)[]> | (SafeHtml | null)[] = () => [],
 ): Action<"/profile"> {
   return {
     middleware: [requireAuth()],
@@ -41,7 +43,7 @@ export function profile(
       const session = context.get(Session)!;
       return profilePage(user, {
         sections: [
-          ...more(context),
+          ...(await more(context)),
           passkeySection(
             await passkeys.listByUser(user.id),
             context.get(CspNonce),

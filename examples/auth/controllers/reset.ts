@@ -100,6 +100,12 @@ export interface ResetDeps {
   ttlMs?: number;
   /** Clears an email's login lockout after a reset. */
   clearLockout?: (email: string) => Promise<void>;
+  /**
+   * Deletes every stored session of the user after a reset (the
+   * generation bump already refuses them; this also empties the devices
+   * list).
+   */
+  endSessions?: (userId: number) => Promise<void>;
   /** Where background failures go. Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
 }
@@ -248,6 +254,7 @@ export function resetController(
             await deps.clearLockout?.(user.email.toLowerCase());
             // The link came by mail to this address: it is verified.
             await users.markEmailVerified(user.id, user.email);
+            await deps.endSessions?.(user.id);
             const session = context.get(Session)!;
             endSession(session);
             session.flash("notice", PASSWORD_CHANGED);
