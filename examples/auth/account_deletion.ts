@@ -17,18 +17,24 @@ export interface AccountData {
   identities: IdentityStore;
   resetTokens: ResetTokens;
   emailLinks: EmailLinks;
-  /** Ends (deletes the stored data of) every session of the user. */
-  endSessions?: (userId: number) => Promise<void>;
+  /**
+   * Ends (deletes the stored data of) every session of the user but
+   * `except` (the deleting browser's, which signs itself out).
+   */
+  endSessions?: (userId: number, except?: string) => Promise<void>;
   /** Removes the user's mail not yet sent. */
   removeJobs?: (user: User) => Promise<void>;
 }
 
-/** `purge(user)`: removes everything of `user` in `data`. */
+/**
+ * `purge(user, { except })`: removes everything of `user` in `data`; the
+ * session `except` is left to the caller to sign out.
+ */
 export function createAccountPurge(
   data: AccountData,
-): (user: User) => Promise<void> {
-  return async (user) => {
-    await data.endSessions?.(user.id);
+): (user: User, options?: { except?: string }) => Promise<void> {
+  return async (user, options = {}) => {
+    await data.endSessions?.(user.id, options.except);
     for (const passkey of await data.passkeys.listByUser(user.id)) {
       await data.passkeys.remove(user.id, passkey.id);
     }

@@ -187,8 +187,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const mailer = options.mailer ?? createConsoleMailer();
   // The devices list and sign-outs (null on signed cookies).
   const deviceSessions = deviceSessionsOf(options.sessions);
-  const endSessions = async (userId: number) => {
-    await deviceSessions?.destroyUserSessions(String(userId));
+  const endSessions = async (userId: number, except?: string) => {
+    await deviceSessions?.destroyUserSessions(String(userId), { except });
   };
   const identities = createIdentityStore(kv);
   const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });

@@ -46,7 +46,7 @@ export interface DeleteAccountDeps {
    * Removes what the account held besides its record (sessions,
    * passkeys, identities, links, jobs), after the record is gone.
    */
-  purge: (user: User) => Promise<void>;
+  purge: (user: User, options?: { except?: string }) => Promise<void>;
   /** The re-authentication check (`requireReauth()`), before both routes. */
   reauth?: Middleware[];
 }
@@ -102,8 +102,9 @@ export function deleteAccountController(
           }
         }
         await deps.users.remove(user.id);
-        await deps.purge(user);
         const session = context.get(Session)!;
+        // This browser's session is signed out below, keeping the notice.
+        await deps.purge(user, { except: session.id });
         endSession(session);
         session.flash("notice", ACCOUNT_DELETED);
         return redirect(routes.auth.login.index.href(), 303);

@@ -105,7 +105,7 @@ export interface ResetDeps {
    * generation bump already refuses them; this also empties the devices
    * list).
    */
-  endSessions?: (userId: number) => Promise<void>;
+  endSessions?: (userId: number, except?: string) => Promise<void>;
   /** Where background failures go. Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
 }
@@ -254,8 +254,9 @@ export function resetController(
             await deps.clearLockout?.(user.email.toLowerCase());
             // The link came by mail to this address: it is verified.
             await users.markEmailVerified(user.id, user.email);
-            await deps.endSessions?.(user.id);
             const session = context.get(Session)!;
+            // This browser's own session is signed out just below.
+            await deps.endSessions?.(user.id, session.id);
             endSession(session);
             session.flash("notice", PASSWORD_CHANGED);
             return redirect(routes.auth.login.index.href(), 303);
