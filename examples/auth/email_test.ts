@@ -275,3 +275,27 @@ Deno.test("email change: guests are sent to log in", async () => {
     close();
   }
 });
+
+Deno.test("email change: an address another account took since the link was sent is refused (409), and nothing changes", async () => {
+  const { app, box, users, close } = await setup();
+  try {
+    const ada = new Client(app);
+    await ada.register("ada@example.com");
+    await box.next("ada@example.com", /Verify/);
+    await ada.post("/email/change", { email: "shared@example.com" });
+    const link = box.link(await box.next("shared@example.com", /Confirm/));
+    await new Client(app).register("shared@example.com");
+    await box.next("shared@example.com", /Verify/);
+    const refused = await read(await ada.get(link));
+    assert.equal(refused.status, 409);
+    assert.match(refused.body, /now belongs to another account/);
+    assert.match(refused.body, /Choose another address/);
+    assert.ok(await users.findByEmail("ada@example.com"));
+    assert.notEqual(
+      (await users.findByEmail("shared@example.com"))?.id,
+      (await users.findByEmail("ada@example.com"))?.id,
+    );
+  } finally {
+    close();
+  }
+});
