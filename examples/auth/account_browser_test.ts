@@ -99,7 +99,7 @@ Deno.test({
       await page.waitForURL(`${base}/dashboard`);
       assert.match(
         (await page.textContent("main")) ?? "",
-        /We sent a link to ada@example.com/,
+        /We sent a link to ada@example\.com: open it within 24 hours/,
       );
       // A second device, a phone.
       const phone = await (await browser.newContext({

@@ -68,9 +68,9 @@ import { createConsoleMailer, type Mailer } from "./mailer.ts";
 import { createPasskeyStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
-import { createEmailVerification, linkSent } from "./controllers/email.ts";
+import { createEmailVerification } from "./controllers/email.ts";
 import { createEmailLinks } from "./email_verification.ts";
-import { emailSection } from "./views/email.ts";
+import { emailReminder, emailSection } from "./views/email.ts";
 import { deleteSection } from "./views/delete_account.ts";
 import { deleteAccountController } from "./controllers/delete_account.ts";
 import { createAccountPurge } from "./account_deletion.ts";
@@ -235,7 +235,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   });
 
   router.map(routes.home, home);
-  router.map(routes.dashboard, dashboard);
+  router.map(routes.dashboard, dashboard(emailReminder));
   router.map(
     routes.profile,
     profile(
@@ -284,14 +284,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
       async onRegistered(user) {
-        // The account is made: a store failure here must not undo that.
-        try {
-          await email.sendVerification(user);
-          return linkSent(user.email);
-        } catch (error) {
-          console.error("Verification link failed:", error);
-          return "We could not send a link to verify your address: send it again from your profile.";
-        }
+        // The account is made: a store failure here must not undo that
+        // (the dashboard offers "Send again").
+        await email.sendVerification(user).catch((error) =>
+          console.error("Verification link failed:", error)
+        );
       },
     }),
   );

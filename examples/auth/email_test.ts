@@ -20,7 +20,9 @@ Deno.test("verified email: registration mails a link; the profile says not verif
     const registered = await ada.register("ada@example.com");
     assert.equal(registered.status, 303);
     const welcome = await read(await ada.get("/dashboard"));
-    assert.match(welcome.body, /We sent a link to ada@example.com/);
+    assert.match(welcome.body, /role="status">Welcome, Ada!</);
+    assert.match(welcome.body, /We sent a link to <strong>ada@example.com/);
+    assert.match(welcome.body, /Send again/);
     const mail = await box.next("ada@example.com", /Verify your email/);
     assert.match(mail.text, /works once, for 24 hours/);
     const path = box.link(mail);

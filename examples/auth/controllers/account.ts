@@ -10,21 +10,32 @@ import { requireAuth } from "../middleware.ts";
 import { CspNonce } from "@fetchkit/toolkit/secure-headers-middleware";
 import { dashboardPage, homePage, profilePage } from "../views/account.ts";
 import type { PasskeyStore } from "../passkeys.ts";
+import type { User } from "../users.ts";
 import { passkeySection } from "../views/passkeys.ts";
 
 /** `GET /`: public. */
 export const home: Action<"/"> = (context) =>
   homePage(context.get(CurrentUser));
 
-/** `GET /dashboard`: signed-in users only. */
-export const dashboard: Action<"/dashboard"> = {
-  middleware: [requireAuth()],
-  handler: (context) =>
-    dashboardPage(
-      context.get(CurrentUser)!,
-      context.get(Session)?.get("notice"),
-    ),
-};
+/**
+ * `GET /dashboard`: signed-in users only; with what `more` adds for the
+ * user (the reminder to verify the email).
+ */
+export function dashboard(
+  more: (user: User) => SafeHtml | null = () => null,
+): Action<"/dashboard"> {
+  return {
+    middleware: [requireAuth()],
+    handler(context) {
+      const user = context.get(CurrentUser)!;
+      return dashboardPage(
+        user,
+        context.get(Session)?.get("notice"),
+        more(user),
+      );
+    },
+  };
+}
 
 /**
  * `GET /profile`: signed-in users only; with the sections `more` gives

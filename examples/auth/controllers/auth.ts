@@ -65,11 +65,8 @@ export interface AuthDeps {
   addressLimit?: number;
   /** "Sign in with <provider>" buttons on the login page. */
   providers?: readonly ProviderButton[];
-  /**
-   * Told of each new account (the verification mail); what it returns is
-   * added to the welcome notice.
-   */
-  onRegistered?: (user: User) => Promise<string | undefined>;
+  /** Told of each new account (the verification link), before the answer. */
+  onRegistered?: (user: User) => Promise<void>;
 }
 
 /** The login form, once its schema accepted it. */
@@ -236,13 +233,8 @@ export function authController(
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
               signIn(session, user);
-              const sent = await deps.onRegistered?.(user);
-              session.flash(
-                "notice",
-                sent
-                  ? `Welcome, ${user.name}! ${sent}`
-                  : `Welcome, ${user.name}!`,
-              );
+              await deps.onRegistered?.(user);
+              session.flash("notice", `Welcome, ${user.name}!`);
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {
               if (!(error instanceof EmailInUseError)) throw error;

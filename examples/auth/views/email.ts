@@ -34,6 +34,21 @@ export function emailSection(user: User): SafeHtml {
   `;
 }
 
+/** The dashboard's reminder while the address is not verified. */
+export function emailReminder(user: User): SafeHtml | null {
+  if (user.emailVerified) return null;
+  return html`
+    <section class="card" aria-labelledby="verify-heading">
+      <h2 id="verify-heading">Verify your email</h2>
+      <p>We sent a link to <strong>${user
+        .email}</strong>: open it within 24 hours to verify your address. No mail? Check the spam folder, or send a new link.</p>
+      <form method="post" action="${routes.email.resend.href()}">
+        <button type="submit" class="secondary">Send again</button>
+      </form>
+    </section>
+  `;
+}
+
 /** What the change form shows. */
 export interface ChangeEmailPage {
   user: User;
