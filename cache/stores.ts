@@ -137,6 +137,15 @@ export interface RedisCacheStoreOptions {
   /** Prefix of every key. Default `"cache:"`. */
   prefix?: string;
   /**
+   * How a `durable` write (an idempotency claim or answer) is confirmed:
+   * `"replica"` (default for a cluster client) once a replica has it
+   * (`WAIT 1 <replicaTimeout>`), else a 503; `"none"` (default for one
+   * node) once the master has it. Cached answers are never waited for.
+   */
+  durability?: "replica" | "none";
+  /** Milliseconds a replica has to confirm. Default 1000. */
+  replicaTimeout?: number;
+  /**
    * The largest entry, in bytes.
    *
    * @default {8388608} (8 MiB)
@@ -178,5 +187,7 @@ export function createRedisCacheStore(
     prefix: options?.prefix ?? "cache:",
     maxValueBytes: options?.maxEntryBytes,
     timeout: options?.timeout,
+    durability: options?.durability,
+    replicaTimeout: options?.replicaTimeout,
   });
 }

@@ -513,6 +513,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
           ifVersion: null,
           pinned: true,
           reserveBytes: RESERVE_BYTES,
+          durable: true,
         });
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
@@ -580,7 +581,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
         written = await store.set(
           key,
           encodeRecord(kept, answer.complete ? answer.bytes : undefined),
-          { ttlMs, ifVersion: version, pinned: true },
+          { ttlMs, ifVersion: version, pinned: true, durable: true },
         );
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
@@ -590,6 +591,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
           ttlMs,
           ifVersion: version,
           pinned: true,
+          durable: true,
         });
       }
       if (written === undefined) {

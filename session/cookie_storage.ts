@@ -45,6 +45,15 @@ export interface CookieSessionStorageOptions {
  *   working after `maxAge` even if replayed. Before that it cannot be
  *   revoked: `destroy()` and `regenerateId(true)` only replace the
  *   browser's copy.
+ * - It cannot list or end a user's sessions (the sessions live only in
+ *   the browsers): it has no `listUserSessions()`,
+ *   `destroyUserSession()` or `destroyUserSessions()`, and
+ *   `session.setUser()` only keeps the user id in the cookie. To sign a
+ *   user out everywhere, keep a counter in the user's own record, put
+ *   its value in the session at sign-in, compare the two on each request
+ *   and add one to the counter to end every session (each then ends at
+ *   its next request); for a list of devices, use the memory, Deno KV or
+ *   Redis storage.
  *
  * @example
  * ```ts

@@ -22,6 +22,7 @@
  */
 
 import type { Buffer } from "node:buffer";
+import { StoreUnavailableError } from "./errors.ts";
 
 /** Keys and arguments of `EVAL`/`EVALSHA`, as node-redis takes them. */
 export interface ScriptOptions {
@@ -255,5 +256,98 @@ export function duplicateForBlocking(
   return {
     connection,
     node: nodeFor(connection as unknown as SingleSender | ClusterSender),
+  };
+}
+
+/**
+ * How a Redis store confirms its security-relevant writes (a sign-out, a
+ * regenerated session id, the rate-limit count that refuses, an
+ * idempotency claim or answer), as each Redis store's options spell it:
+ *
+ * - `"replica"`: after the write, `WAIT 1 <replicaTimeout>` on the
+ *   connection that made it (on a cluster, sent to the master that owns
+ *   the key): the write is confirmed only once a replica has it; when
+ *   none confirms in time the call fails with a `StoreUnavailableError`
+ *   (503). Default for a cluster client.
+ * - `"none"`: confirmed once the master has it (Redis replicates
+ *   asynchronously). Default for a one-node client.
+ */
+export interface ReplicaWaitOptions {
+  /** `"replica"` (default on a cluster client) or `"none"` (default otherwise). */
+  durability?: "replica" | "none";
+  /** Milliseconds `WAIT` gives a replica to confirm. Default 1000. */
+  replicaTimeout?: number;
+}
+
+/** Default of `replicaTimeout`, in ms. */
+export const DEFAULT_REPLICA_TIMEOUT_MS = 1000;
+
+/**
+ * Waits until a replica confirms the writes made so far on the
+ * connection of `key` (the write just made); `what` names the write for
+ * the error.
+ */
+export type ReplicaWait = (key: string, what: string) => Promise<void>;
+
+/**
+ * The replica wait of a store made with `options` on `client`, or
+ * `undefined` when its writes are confirmed by the master alone
+ * (`durability: "none"`, the default for a one-node client).
+ *
+ * `WAIT` counts the replicas that have every write of the connection it
+ * is sent on, so it goes on the connection the write went on: the
+ * single client's, or on a cluster the connection to the master serving
+ * `key` (routed by `key`, as the write was). It blocks that connection
+ * (and the commands queued behind it on the same connection) for up to
+ * `replicaTimeout` ms when no replica answers.
+ *
+ * @throws {TypeError} When `durability` is neither value, or is
+ *   `"replica"` with a client that has no `sendCommand`.
+ * @throws {RangeError} When `replicaTimeout` is not a finite number >= 1.
+ */
+export function replicaWaiter(
+  client: unknown,
+  options: ReplicaWaitOptions,
+  owner: string,
+): ReplicaWait | undefined {
+  const cluster = isRedisCluster(client);
+  const durability = options.durability ?? (cluster ? "replica" : "none");
+  if (durability !== "replica" && durability !== "none") {
+    throw new TypeError(
+      `${owner}: durability must be "replica" or "none", got ${
+        JSON.stringify(durability)
+      }`,
+    );
+  }
+  const ms = options.replicaTimeout ?? DEFAULT_REPLICA_TIMEOUT_MS;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || !(ms >= 1)) {
+    throw new RangeError(
+      `${owner}: replicaTimeout must be a finite number >= 1, got ${ms}`,
+    );
+  }
+  if (durability === "none") return undefined;
+  if (
+    client === null || typeof client !== "object" ||
+    typeof (client as { sendCommand?: unknown }).sendCommand !== "function"
+  ) {
+    throw new TypeError(
+      `${owner}: durability "replica" needs a client with sendCommand (node-redis); ` +
+        'pass durability: "none" for a client without it',
+    );
+  }
+  const send = commandSender(client as SingleSender | ClusterSender);
+  const args = ["WAIT", "1", String(Math.ceil(ms))];
+  return async (key, what) => {
+    const reply = await send(key, args);
+    const confirmed = Number(reply);
+    if (confirmed >= 1) return;
+    throw new StoreUnavailableError(
+      "Redis",
+      `Redis: no replica confirmed the ${what} within ${ms} ms ` +
+        `(WAIT 1 ${Math.ceil(ms)} answered ${String(reply)}); the master ` +
+        "has it but would lose it in a failover, so it is not confirmed " +
+        '(durability "replica")',
+      { cause: reply },
+    );
   };
 }

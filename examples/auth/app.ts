@@ -21,7 +21,13 @@
  *
  * @module
  */
-import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import {
+  createRouter,
+  type Router,
+  type TrustProxyOptions,
+} from "@fetchkit/toolkit/fetch-router";
+import type { MetricsRegistry } from "@fetchkit/toolkit/metrics";
+import { createOperations } from "./operations.ts";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
@@ -63,9 +69,13 @@ import { createUserStore } from "./users.ts";
 import { createPasskeys } from "@fetchkit/toolkit/passkeys";
 import { passkeysController } from "./controllers/passkeys.ts";
 import { resetController } from "./controllers/reset.ts";
+import { confirmController } from "./controllers/confirm.ts";
+import { security } from "./controllers/security.ts";
+import { twoFactorController } from "./controllers/two_factor.ts";
+import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
-import { createPasskeyStore } from "./passkeys.ts";
+import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
 import { createEmailVerification } from "./controllers/email.ts";
@@ -74,6 +84,7 @@ import { emailReminder, emailSection } from "./views/email.ts";
 import { deleteSection } from "./views/delete_account.ts";
 import { deleteAccountController } from "./controllers/delete_account.ts";
 import { createAccountPurge } from "./account_deletion.ts";
+import { confirmFirst } from "./reauth.ts";
 import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
 import { devicesController } from "./controllers/devices.ts";
 import { devicesSection } from "./views/devices.ts";
@@ -149,6 +160,15 @@ export interface AppOptions {
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
   publicUrl?: string;
+  /**
+   * Readiness checks of `/readyz` by name (see `operations.ts`). Default:
+   * a read of the KV database.
+   */
+  healthChecks?: Record<string, () => Promise<unknown>>;
+  /** Where `/metrics` numbers go. Default: a registry of the app's own. */
+  metricsRegistry?: MetricsRegistry;
+  /** The proxies in front, for `context.remoteAddr` (see `createRouter`). */
+  trustProxy?: TrustProxyOptions;
 }
 
 /**
@@ -176,6 +196,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     createKvRateLimitStore({ client: kv });
   const appUrl = options.appUrl ?? "http://localhost:8000";
   const passkeyStore = createPasskeyStore(kv);
+  const passkeys = createPasskeys({
+    rpId: new URL(appUrl).hostname,
+    rpName: "fetchkit auth example",
+    origins: [new URL(appUrl).origin],
+    session: Session,
+    // Used challenges on the app's KV: single use across instances.
+    usedChallenges: createUsedChallengeStore(kv),
+  });
+  const twoFactor = createTwoFactorStore(kv);
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
@@ -195,14 +224,22 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
   const email = createEmailVerification({
     users,
+    reauth: [confirmFirst()],
     links: emailLinks,
     sendMail: (message) => mailer.send(message),
     limits,
     appUrl,
   });
 
+  const operations = createOperations({
+    checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
+    registry: options.metricsRegistry,
+  });
   const router = createRouter({
+    trustProxy: options.trustProxy,
     middleware: [
+      operations.metrics,
+      operations.endpoints,
       ...(options.development
         ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
         : []),
@@ -210,9 +247,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
       requestId({ trustIncoming: false }),
-      ...(options.log === null
-        ? []
-        : [logger({ format: LOG_FORMAT, log: options.log })]),
+      ...(options.log === null ? [] : [logger({
+        format: LOG_FORMAT,
+        log: options.log,
+        // Reset and verification links are secrets while they are live
+        // (stored hashed): never in the log.
+        redactPathParams: ["/password/reset/:token", "/email/verify/:token"],
+      })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
       compress(),
       etag(),
@@ -229,6 +270,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       session(Session, options.sessions),
       loadUser(users),
       bindDevice(),
+      operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
     onError: serverError,
@@ -240,18 +282,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     routes.profile,
     profile(
       passkeyStore,
-      async (context) => [
-        emailSection(context.get(CurrentUser)!),
-        devicesSection(
-          deviceSessions &&
-            await listDevices(
-              deviceSessions,
-              context.get(CurrentUser)!.id,
-              context.get(Session)!.id,
-            ),
-        ),
-        deleteSection(),
-      ],
+      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
     ),
   );
   router.map(routes.email, email.controller);
@@ -259,13 +290,14 @@ export async function createApp(options: AppOptions): Promise<Router> {
     routes.sessions,
     devicesController({
       sessions: deviceSessions,
-      backTo: routes.profile.href(),
+      backTo: routes.security.href(),
     }),
   );
   router.map(
     routes.deleteAccount,
     deleteAccountController({
       users,
+      reauth: [confirmFirst()],
       purge: createAccountPurge({
         passkeys: passkeyStore,
         identities,
@@ -290,6 +322,43 @@ export async function createApp(options: AppOptions): Promise<Router> {
           console.error("Verification link failed:", error)
         );
       },
+      twoFactor,
+    }),
+  );
+  router.map(
+    routes.confirm,
+    confirmController({
+      passwords,
+      passkeyStore,
+      passkeys,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.twoFactor,
+    twoFactorController({
+      users,
+      store: twoFactor,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.security,
+    security({
+      twoFactor,
+      passkeys: passkeyStore,
+      // The devices signed in (a note on signed cookies, which cannot list).
+      devices: async (context, user) =>
+        devicesSection(
+          deviceSessions &&
+            await listDevices(
+              deviceSessions,
+              user.id,
+              context.get(Session)!.id,
+            ),
+        ),
     }),
   );
   router.map(
@@ -302,6 +371,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+      twoFactor,
     }),
   );
   router.map(
@@ -309,12 +379,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     passkeysController({
       users,
       store: passkeyStore,
-      passkeys: createPasskeys({
-        rpId: new URL(appUrl).hostname,
-        rpName: "fetchkit auth example",
-        origins: [new URL(appUrl).origin],
-        session: Session,
-      }),
+      passkeys,
       limits,
       addressLimit: options.loginAddressLimit,
     }),

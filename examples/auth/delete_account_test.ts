@@ -6,6 +6,7 @@ import { createUserStore } from "./users.ts";
 import { createPasskeyStore } from "./passkeys.ts";
 import { createIdentityStore } from "./oauth.ts";
 import { ACCOUNT_DELETED } from "./controllers/delete_account.ts";
+import { confirm } from "./_test_confirm.ts";
 
 async function setup() {
   const box = createMailbox();
@@ -55,6 +56,14 @@ Deno.test("delete account: typing the email removes the user, their sessions on 
       (await read(await laptop.get("/profile"))).body,
       /href="\/profile\/delete"/,
     );
+    // A fresh confirmation of the password first.
+    const unconfirmed = await laptop.post("/profile/delete", {
+      email: "ada@example.com",
+    });
+    assert.equal(unconfirmed.status, 303);
+    assert.match(unconfirmed.headers.get("location")!, /^\/auth\/confirm/);
+    assert.ok(await users.findById(ada.id));
+    await confirm(laptop, "ada password", "/profile/delete");
     const form = await read(await laptop.get("/profile/delete"));
     assert.equal(form.status, 200);
     assert.match(form.body, /sessions on every device/);
@@ -131,6 +140,7 @@ Deno.test("delete account: the only admin is told to make another admin first", 
   try {
     const admin = new Client(app);
     await admin.login("admin@example.com", "admin-password");
+    await confirm(admin, "admin-password", "/profile/delete");
     const refused = await read(
       await admin.post("/profile/delete", { email: "admin@example.com" }),
     );

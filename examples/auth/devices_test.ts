@@ -52,7 +52,7 @@ async function devicesFlow(app: Router, box: Mailbox): Promise<void> {
   thief.cookies = new Map(phone.cookies);
   assert.equal((await thief.get("/dashboard")).status, 200);
 
-  const page = await read(await laptop.get("/profile"));
+  const page = await read(await laptop.get("/profile/security"));
   assert.equal(page.status, 200);
   assert.match(
     page.body,
@@ -83,7 +83,7 @@ async function devicesFlow(app: Router, box: Mailbox): Promise<void> {
   });
   assert.equal(foreign.status, 303);
   assert.match(
-    (await read(await eve.get("/profile"))).body,
+    (await read(await eve.get("/profile/security"))).body,
     /That device is no longer signed in/,
   );
   assert.equal((await thief.get("/dashboard")).status, 200);
@@ -94,12 +94,12 @@ async function devicesFlow(app: Router, box: Mailbox): Promise<void> {
     form: { _method: "DELETE" },
   });
   assert.equal(ended.status, 303);
-  assert.equal(ended.headers.get("location"), "/profile#devices");
+  assert.equal(ended.headers.get("location"), "/profile/security#devices");
   const refused = await thief.get("/dashboard");
   assert.equal(refused.status, 302);
   assert.match(refused.headers.get("location")!, /^\/auth\/login/);
   assert.equal((await phone.get("/dashboard")).status, 302);
-  const after = await read(await laptop.get("/profile"));
+  const after = await read(await laptop.get("/profile/security"));
   assert.match(after.body, /That device is signed out/);
   assert.deepEqual(handles(after.body), []);
   assert.match(after.body, /No other device is signed in/);
@@ -110,13 +110,13 @@ async function devicesFlow(app: Router, box: Mailbox): Promise<void> {
   await tablet.login("ada@example.com", "ada password");
   await phone.login("ada@example.com", "ada password");
   assert.equal(
-    handles((await read(await laptop.get("/profile"))).body).length,
+    handles((await read(await laptop.get("/profile/security"))).body).length,
     2,
   );
   const others = await laptop.post("/profile/sessions/others");
   assert.equal(others.status, 303);
   assert.match(
-    (await read(await laptop.get("/profile"))).body,
+    (await read(await laptop.get("/profile/security"))).body,
     /Signed out 2 other devices/,
   );
   assert.equal((await tablet.get("/dashboard")).status, 302);
@@ -133,7 +133,7 @@ async function devicesFlow(app: Router, box: Mailbox): Promise<void> {
   const fresh = new Device(app, MAC_CHROME);
   await fresh.login("ada@example.com", "new password");
   assert.deepEqual(
-    handles((await read(await fresh.get("/profile"))).body),
+    handles((await read(await fresh.get("/profile/security"))).body),
     [],
   );
 }
@@ -210,13 +210,13 @@ Deno.test("devices with signed cookies: the page says they cannot be listed, and
   try {
     const ada = new Client(app);
     await ada.register("ada@example.com");
-    const page = await read(await ada.get("/profile"));
+    const page = await read(await ada.get("/profile/security"));
     assert.match(page.body, /cannot list the devices/);
     assert.match(page.body, /reset your password/);
     const refused = await ada.post("/profile/sessions/others");
     assert.equal(refused.status, 303);
     assert.match(
-      (await read(await ada.get("/profile"))).body,
+      (await read(await ada.get("/profile/security"))).body,
       /Reset your password to sign out everywhere/,
     );
   } finally {

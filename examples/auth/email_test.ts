@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { Client, read, testApp } from "./_test_app.ts";
 import { createMailbox } from "./_test_mailbox.ts";
+import { confirm } from "./_test_confirm.ts";
 import { createUserStore } from "./users.ts";
 import { createEmailLinks } from "./email_verification.ts";
 import { EMAIL_LINK_LIMIT } from "./controllers/email.ts";
@@ -181,6 +182,17 @@ Deno.test("email change: a link to the new address, a notice to the old; the add
     const ada = new Client(app);
     await ada.register("ada@example.com", "ada password");
     await box.next("ada@example.com", /Verify/);
+    // A fresh confirmation of the password first.
+    const unconfirmed = await ada.get("/email/change");
+    assert.equal(unconfirmed.status, 303);
+    assert.equal(
+      unconfirmed.headers.get("location"),
+      "/auth/confirm?returnTo=%2Femail%2Fchange",
+    );
+    const posted = await ada.post("/email/change", { email: "x@new.example" });
+    assert.equal(posted.status, 303);
+    assert.match(posted.headers.get("location")!, /^\/auth\/confirm/);
+    await confirm(ada, "ada password", "/email/change");
     const form = await read(await ada.get("/email/change"));
     assert.equal(form.status, 200);
     assert.match(form.body, /New email/);
@@ -284,6 +296,7 @@ Deno.test("email change: an address another account took since the link was sent
     const ada = new Client(app);
     await ada.register("ada@example.com");
     await box.next("ada@example.com", /Verify/);
+    await confirm(ada, "correct horse", "/email/change");
     await ada.post("/email/change", { email: "shared@example.com" });
     const link = box.link(await box.next("shared@example.com", /Confirm/));
     await new Client(app).register("shared@example.com");

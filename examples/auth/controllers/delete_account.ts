@@ -30,7 +30,7 @@ import { CurrentUser, Session } from "../context.ts";
 import { requireAuth } from "../middleware.ts";
 import { routes } from "../routes.ts";
 import { endSession } from "../sign_in.ts";
-import type { User, UserStore } from "../users.ts";
+import { normalizeEmail, type User, type UserStore } from "../users.ts";
 import { deleteAccountPage } from "../views/delete_account.ts";
 import { field } from "./fields.ts";
 import { AUTH_FORM_LIMITS, unreadableProblem } from "./forms.ts";
@@ -75,7 +75,7 @@ export function deleteAccountController(
       async action(context) {
         const user = context.get(CurrentUser)!;
         const typed = field(context, "email").trim();
-        if (typed.toLowerCase() !== user.email.toLowerCase()) {
+        if (normalizeEmail(typed) !== normalizeEmail(user.email)) {
           return deleteAccountPage({
             user,
             fieldErrors: {

@@ -55,7 +55,12 @@ import {
 import type { MailMessage } from "../mailer.ts";
 import { requireAuth } from "../middleware.ts";
 import { loginHref, routes } from "../routes.ts";
-import { EmailInUseError, type User, type UserStore } from "../users.ts";
+import {
+  EmailInUseError,
+  normalizeEmail,
+  type User,
+  type UserStore,
+} from "../users.ts";
 import {
   changeEmailPage,
   emailLinkExpiredPage,
@@ -251,7 +256,7 @@ export function createEmailVerification(deps: EmailDeps): {
                   fieldErrors: { email: [message] },
                   status: 422,
                 });
-              if (email.toLowerCase() === user.email.toLowerCase()) {
+              if (normalizeEmail(email) === normalizeEmail(user.email)) {
                 return refuse(
                   "That is your address already. Type the new one.",
                 );

@@ -51,6 +51,7 @@ import {
   PasskeyTakenError,
 } from "../passkeys.ts";
 import { passkeyOptionsLimit } from "../passkey_limits.ts";
+import { confirmFirst } from "../reauth.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
 import { signIn } from "../sign_in.ts";
@@ -170,7 +171,11 @@ export function passkeysController(
         },
       },
       registerOptions: {
-        middleware: [...members, optionsLimit],
+        middleware: [
+          ...members,
+          confirmFirst(routes.profile.href()),
+          optionsLimit,
+        ],
         async handler(context) {
           const user = context.get(CurrentUser)!;
           return Response.json(
@@ -184,7 +189,7 @@ export function passkeysController(
         },
       },
       register: {
-        middleware: members,
+        middleware: [...members, confirmFirst(routes.profile.href())],
         async handler(context) {
           const user = context.get(CurrentUser)!;
           const body = await bodyOf(context, RegisterBody);

@@ -1,0 +1,334 @@
+// Durability of security-relevant writes on Redis: on a real Redis
+// Cluster (3 masters, 3 replicas; Valkey with REDIS_SERVER=valkey-server)
+// with every replica frozen (SIGSTOP: a replica that lags without end), a
+// sign-out, a regenerated session id, the rate-limit count that reaches
+// the limit and an idempotency claim are refused with 503 rather than
+// confirmed while only the master has them (a failover then would lose
+// them). The mode is on by default for a cluster client; `durability:
+// "none"` turns it off; a one-node client has it off by default and on
+// when asked.
+import assert from "node:assert/strict";
+import { createClient, createCluster } from "redis";
+import { createContextKey, createRouter } from "@fetchkit/toolkit/fetch-router";
+import { type Session, session } from "@fetchkit/toolkit/session-middleware";
+import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
+import {
+  createRedisRateLimitStore,
+  rateLimit,
+} from "@fetchkit/toolkit/rate-limit-middleware";
+import { idempotency } from "@fetchkit/toolkit/idempotency-middleware";
+import { createRedisCacheStore } from "@fetchkit/toolkit/cache-middleware";
+import {
+  clusterToolsOrSkip,
+  type RedisCluster,
+  startRedisCluster,
+} from "../_tools/redis_cluster.ts";
+import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import { quietErrors } from "../_tools/console.ts";
+
+const tools = await clusterToolsOrSkip();
+const redisServer = await redisServerOrSkip();
+const SECRET = "durability-secret-0123456789abcdef";
+const address = { hostname: "192.0.2.9", port: 1, transport: "tcp" as const };
+
+/** A jar of one cookie. */
+class Jar {
+  cookie: string | undefined;
+  take(response: Response): void {
+    const line = response.headers.getSetCookie().find((line) =>
+      line.startsWith("__session=")
+    );
+    if (line === undefined) return;
+    this.cookie = /Max-Age=0/.test(line) ? undefined : line.split(";")[0];
+  }
+}
+
+type Client = Parameters<typeof createRedisSessionStorage>[0]["client"];
+
+/** An app with sign-in, regenerate, sign-out, a lockout and an order. */
+function durableApp(
+  client: Client,
+  options: { durability?: "replica" | "none"; replicaTimeout?: number } = {},
+  tag: string = crypto.randomUUID(),
+) {
+  const Key = createContextKey<Session>();
+  const storage = createRedisSessionStorage({
+    client,
+    cookie: { secrets: [SECRET], maxAge: 600 },
+    ...options,
+  });
+  const router = createRouter({ middleware: [session(Key, storage)] });
+  router.post("/login", (context) => {
+    const current = context.get(Key)!;
+    current.regenerateId(true);
+    current.set("user", "ada");
+    return new Response("signed in");
+  });
+  router.post("/regenerate", (context) => {
+    context.get(Key)!.regenerateId(true);
+    return new Response("regenerated");
+  });
+  router.post("/logout", (context) => {
+    context.get(Key)!.destroy();
+    return new Response("signed out");
+  });
+  router.get("/me", (context) => {
+    return new Response(String(context.get(Key)!.get("user") ?? "nobody"));
+  });
+  const lockout = rateLimit({
+    limit: 2,
+    windowMs: 60_000,
+    algorithm: "lockout",
+    name: `login-${tag}`,
+    store: createRedisRateLimitStore({
+      client: client as Parameters<typeof createRedisRateLimitStore>[0][
+        "client"
+      ],
+      prefix: `rl-${tag}:`,
+      ...options,
+    }),
+  });
+  router.post("/attempt", lockout, () => new Response("counted"));
+  let orders = 0;
+  router.post(
+    "/orders",
+    idempotency({
+      store: createRedisCacheStore({
+        client: client as Parameters<typeof createRedisCacheStore>[0]["client"],
+        prefix: `idem-${tag}:`,
+        ...options,
+      }),
+    }),
+    () => Response.json({ order: ++orders }, { status: 201 }),
+  );
+  async function send(
+    jar: Jar,
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const response = await router.fetch(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: {
+          ...(jar.cookie === undefined ? {} : { cookie: jar.cookie }),
+          ...headers,
+        },
+      }),
+      { remoteAddr: address },
+    );
+    jar.take(response);
+    return response;
+  }
+  return { send, orders: () => orders };
+}
+
+/** The status and body text of `response`. */
+async function answer(response: Response): Promise<[number, string]> {
+  return [response.status, await response.text()];
+}
+
+Deno.test({
+  name:
+    "Redis Cluster with every replica frozen: sign-out, regenerate, the refusing count and an idempotency claim answer 503, not confirmed",
+  ignore: tools === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const cluster: RedisCluster = await startRedisCluster(tools!);
+    const client = await createCluster({ rootNodes: cluster.rootNodes })
+      .on("error", () => {}).connect();
+    const quiet = quietErrors();
+    try {
+      // Default options: the mode is on for a cluster client.
+      const tag = crypto.randomUUID();
+      const app = durableApp(client as unknown as Client, {
+        replicaTimeout: 300,
+      }, tag);
+      const jar = new Jar();
+      const other = new Jar();
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      assert.equal((await app.send(other, "POST", "/login")).status, 200);
+      assert.equal((await app.send(new Jar(), "POST", "/attempt")).status, 200);
+      const replicas = await cluster.replicas();
+      assert.equal(replicas.length, 3);
+      for (const replica of replicas) cluster.pause(replica);
+      try {
+        await t.step("sign-out: 503, and the cookie is kept", async () => {
+          const response = await app.send(jar, "POST", "/logout");
+          assert.equal(response.status, 503);
+          assert.ok(response.headers.get("Retry-After"));
+          await response.body?.cancel();
+          assert.ok(jar.cookie !== undefined);
+        });
+        await t.step("regenerateId(true): 503", async () => {
+          const before = other.cookie;
+          const [status] = await answer(
+            await app.send(other, "POST", "/regenerate"),
+          );
+          assert.equal(status, 503);
+          assert.equal(other.cookie, before);
+        });
+        await t.step(
+          "the count that reaches the limit: 503; counts below it are not held",
+          async () => {
+            // The second of 2: it would lock the next one out.
+            const [status] = await answer(
+              await app.send(new Jar(), "POST", "/attempt"),
+            );
+            assert.equal(status, 503);
+          },
+        );
+        await t.step(
+          "an idempotency claim: 503, and the handler did not run",
+          async () => {
+            const [status] = await answer(
+              await app.send(new Jar(), "POST", "/orders", {
+                "Idempotency-Key": "order-1",
+                "Content-Type": "application/json",
+              }),
+            );
+            assert.equal(status, 503);
+            assert.equal(app.orders(), 0);
+          },
+        );
+        await t.step(
+          'durability: "none" confirms on the master alone (what it can lose)',
+          async () => {
+            const loose = durableApp(client as unknown as Client, {
+              durability: "none",
+            });
+            const mine = new Jar();
+            assert.equal(
+              (await loose.send(mine, "POST", "/login")).status,
+              200,
+            );
+            const [status] = await answer(
+              await loose.send(mine, "POST", "/logout"),
+            );
+            assert.equal(status, 200);
+          },
+        );
+      } finally {
+        for (const replica of replicas) await cluster.resume(replica);
+      }
+
+      await t.step("with the replicas back, each is confirmed", async () => {
+        // The same keys; time enough for a replica just thawed on a
+        // loaded machine.
+        const app = durableApp(client as unknown as Client, {
+          replicaTimeout: 5000,
+        }, tag);
+        assert.equal(
+          (await answer(await app.send(jar, "POST", "/logout")))[0],
+          200,
+        );
+        assert.equal(jar.cookie, undefined);
+        // The refused regenerateId(true) deleted the old id on the
+        // master before no replica confirmed: it fails closed, signed out.
+        assert.equal(
+          (await answer(await app.send(other, "GET", "/me")))[1],
+          "nobody",
+        );
+        assert.equal(
+          (await answer(await app.send(other, "POST", "/login")))[0],
+          200,
+        );
+        assert.equal(
+          (await answer(await app.send(other, "POST", "/regenerate")))[0],
+          200,
+        );
+        assert.equal(
+          (await answer(await app.send(other, "GET", "/me")))[1],
+          "ada",
+        );
+        // The same key again: the refused claim was taken back, so it runs.
+        const order = await app.send(new Jar(), "POST", "/orders", {
+          "Idempotency-Key": "order-1",
+          "Content-Type": "application/json",
+        });
+        assert.equal(order.status, 201);
+        assert.deepEqual(await order.json(), { order: 1 });
+        // The count the 503 refused stays counted on the master: the
+        // next attempt is refused, not let through.
+        assert.equal(
+          (await answer(await app.send(new Jar(), "POST", "/attempt")))[0],
+          429,
+        );
+      });
+    } finally {
+      quiet[Symbol.dispose]();
+      client.destroy();
+      await cluster.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    'one Redis node: off by default (no replica needed); durability: "replica" without a replica answers 503',
+  ignore: redisServer === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const server = await startRedis(redisServer!);
+    const client = await createClient({ url: server.url }).connect();
+    const quiet = quietErrors();
+    try {
+      const plain = durableApp(client as unknown as Client);
+      const jar = new Jar();
+      assert.equal((await plain.send(jar, "POST", "/login")).status, 200);
+      assert.equal(
+        (await answer(await plain.send(jar, "POST", "/logout")))[0],
+        200,
+      );
+      const strict = durableApp(client as unknown as Client, {
+        durability: "replica",
+        replicaTimeout: 100,
+      });
+      const mine = new Jar();
+      assert.equal((await strict.send(mine, "POST", "/login")).status, 200);
+      assert.equal(
+        (await answer(await strict.send(mine, "POST", "/logout")))[0],
+        503,
+      );
+    } finally {
+      quiet[Symbol.dispose]();
+      await client.quit();
+      await server.stop();
+    }
+  },
+});
+
+Deno.test("durability options are checked when the store is made", () => {
+  const fake = { get() {}, set() {}, del() {} } as unknown as Client;
+  assert.throws(
+    () =>
+      createRedisSessionStorage({
+        client: fake,
+        cookie: { secrets: [SECRET] },
+        durability: "replica",
+      }),
+    /durability "replica" needs a client with sendCommand/,
+  );
+  assert.throws(
+    () =>
+      createRedisSessionStorage({
+        client: fake,
+        cookie: { secrets: [SECRET] },
+        // @ts-expect-error: checking the run-time guard
+        durability: "all",
+      }),
+    /durability must be "replica" or "none", got "all"/,
+  );
+  assert.throws(
+    () =>
+      createRedisSessionStorage({
+        client: fake,
+        cookie: { secrets: [SECRET] },
+        durability: "none",
+        replicaTimeout: 0,
+      }),
+    /replicaTimeout must be a finite number >= 1, got 0/,
+  );
+});
