@@ -81,7 +81,9 @@ function durableApp(
     algorithm: "lockout",
     name: `login-${tag}`,
     store: createRedisRateLimitStore({
-      client: client as Parameters<typeof createRedisRateLimitStore>[0][
+      client: client as unknown as Parameters<
+        typeof createRedisRateLimitStore
+      >[0][
         "client"
       ],
       prefix: `rl-${tag}:`,
@@ -94,7 +96,9 @@ function durableApp(
     "/orders",
     idempotency({
       store: createRedisCacheStore({
-        client: client as Parameters<typeof createRedisCacheStore>[0]["client"],
+        client: client as unknown as Parameters<
+          typeof createRedisCacheStore
+        >[0]["client"],
         prefix: `idem-${tag}:`,
         ...options,
       }),
