@@ -48,9 +48,11 @@ export interface RedisRateLimitStoreOptions {
   /** Prefix of every key: state lives under `<prefix><key>`. Default `"rate_limit:"`. */
   prefix?: string;
   /**
-   * How a count that refuses is confirmed: the count that reaches the
+   * How the count that refuses is confirmed: the count that reaches the
    * limit (its request is allowed with none remaining, and the next is
-   * refused) and a refused request.
+   * refused). A refused request writes nothing and waits for nothing: it
+   * is refused (`429`) whatever the replicas, so `failOpen` cannot turn a
+   * lagging replica into a pass.
    *
    * - `"replica"` (default for a cluster client, `createCluster()`): only
    *   once a replica has the count (`WAIT 1 <replicaTimeout>` to the
@@ -219,7 +221,7 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  * master may lack counts its old master acknowledged but had not yet
  * replicated (Redis replicates asynchronously): a key can then allow up
  * to the requests counted in that last moment again. On a cluster the
- * count that reaches the limit and every refusal wait for a replica by
+ * count that reaches the limit waits for a replica by
  * default (`durability: "replica"`), so a confirmed lockout survives a
  * failover; see the option.
  *
@@ -265,7 +267,9 @@ export function createRedisRateLimitStore(
     key: string,
     result: RateLimitResult,
   ): Promise<RateLimitResult> {
-    if (replica === undefined || (result.allowed && result.remaining > 0)) {
+    // Only the count that reaches the limit: a refusal wrote nothing, and
+    // stays a refusal (429) whatever the replicas say.
+    if (replica === undefined || !result.allowed || result.remaining > 0) {
       return result;
     }
     await withTimeout(() => replica(key, "rate-limit count"), timeout, {

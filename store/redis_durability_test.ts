@@ -184,6 +184,16 @@ Deno.test({
           },
         );
         await t.step(
+          "a refusal writes and waits for nothing: 429 at once",
+          async () => {
+            // A WAIT would fail with every replica frozen: 503.
+            const [status] = await answer(
+              await app.send(new Jar(), "POST", "/attempt"),
+            );
+            assert.equal(status, 429);
+          },
+        );
+        await t.step(
           "an idempotency claim: 503, and the handler did not run",
           async () => {
             const [status] = await answer(
