@@ -108,6 +108,11 @@ export function createCookieSessionStorage(
       if (!s.dirty && !s.resign) return null;
       const record: SessionRecord = toRecord(s, cookie.expiresAt());
       record.i = session.id;
+      // The user id only: nothing lists these sessions, and an address
+      // and user agent would only make the cookie larger.
+      if (record.u !== undefined) {
+        record.u = { i: record.u.i, c: record.u.c, s: record.u.s };
+      }
       const header = cookie.serialize(encode(record));
       if (header.length > MAX_COOKIE_BYTES) {
         throw new RangeError(
