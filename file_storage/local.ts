@@ -8,13 +8,20 @@ import type * as NodeFsPromises from "node:fs/promises";
 import {
   checkKey,
   checkLimit,
+  checkNewKey,
   compareKeys,
   type FileStorage,
   type FileStorageListOptions,
   type FileStorageListResult,
   type FileStorageSetOptions,
 } from "./types.ts";
-import { nameOf, StoredFile, streamOf, typeOf } from "./_stored_file.ts";
+import {
+  lastModifiedOf,
+  nameOf,
+  StoredFile,
+  streamOf,
+  typeOf,
+} from "./_stored_file.ts";
 import { pageOf } from "./memory.ts";
 import { takingLentChunks } from "./_lent.ts";
 
@@ -108,15 +115,16 @@ export function createLocalFileStorage(directory: string): FileStorage {
       file: File | Blob | ReadableStream<Uint8Array>,
       options?: FileStorageSetOptions,
     ): Promise<void> {
-      checkKey(key, OWNER);
+      checkNewKey(key, OWNER);
+      const type = typeOf(file, options?.type, OWNER);
       await ready();
       const path = await pathOf(key);
       const temp = `${base}.tmp-${crypto.randomUUID()}`;
       const meta: Omit<Meta, "size"> = {
         key,
-        name: nameOf(options?.name, key),
-        type: typeOf(file, options?.type),
-        lastModified: Date.now(),
+        name: nameOf(options?.name, key, file),
+        type,
+        lastModified: lastModifiedOf(file),
         id: crypto.randomUUID(),
       };
       const handle = await fs().open(temp, "wx", 0o600);

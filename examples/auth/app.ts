@@ -21,7 +21,13 @@
  *
  * @module
  */
-import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import {
+  createRouter,
+  type Router,
+  type TrustProxyOptions,
+} from "@fetchkit/toolkit/fetch-router";
+import type { MetricsRegistry } from "@fetchkit/toolkit/metrics";
+import { createOperations } from "./operations.ts";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
@@ -63,9 +69,13 @@ import { createUserStore } from "./users.ts";
 import { createPasskeys } from "@fetchkit/toolkit/passkeys";
 import { passkeysController } from "./controllers/passkeys.ts";
 import { resetController } from "./controllers/reset.ts";
+import { confirmController } from "./controllers/confirm.ts";
+import { security } from "./controllers/security.ts";
+import { twoFactorController } from "./controllers/two_factor.ts";
+import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
-import { createPasskeyStore } from "./passkeys.ts";
+import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
 
@@ -138,6 +148,15 @@ export interface AppOptions {
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
   publicUrl?: string;
+  /**
+   * Readiness checks of `/readyz` by name (see `operations.ts`). Default:
+   * a read of the KV database.
+   */
+  healthChecks?: Record<string, () => Promise<unknown>>;
+  /** Where `/metrics` numbers go. Default: a registry of the app's own. */
+  metricsRegistry?: MetricsRegistry;
+  /** The proxies in front, for `context.remoteAddr` (see `createRouter`). */
+  trustProxy?: TrustProxyOptions;
 }
 
 /**
@@ -165,6 +184,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     createKvRateLimitStore({ client: kv });
   const appUrl = options.appUrl ?? "http://localhost:8000";
   const passkeyStore = createPasskeyStore(kv);
+  const passkeys = createPasskeys({
+    rpId: new URL(appUrl).hostname,
+    rpName: "fetchkit auth example",
+    origins: [new URL(appUrl).origin],
+    session: Session,
+    // Used challenges on the app's KV: single use across instances.
+    usedChallenges: createUsedChallengeStore(kv),
+  });
+  const twoFactor = createTwoFactorStore(kv);
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
@@ -173,8 +201,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
+  const operations = createOperations({
+    checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
+    registry: options.metricsRegistry,
+  });
   const router = createRouter({
+    trustProxy: options.trustProxy,
     middleware: [
+      operations.metrics,
+      operations.endpoints,
       ...(options.development
         ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
         : []),
@@ -204,6 +239,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
+      operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
     onError: serverError,
@@ -220,7 +256,31 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      twoFactor,
     }),
+  );
+  router.map(
+    routes.confirm,
+    confirmController({
+      passwords,
+      passkeyStore,
+      passkeys,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.twoFactor,
+    twoFactorController({
+      users,
+      store: twoFactor,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.security,
+    security({ twoFactor, passkeys: passkeyStore }),
   );
   router.map(
     routes.oauth,
@@ -232,6 +292,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+      twoFactor,
     }),
   );
   router.map(
@@ -239,12 +300,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     passkeysController({
       users,
       store: passkeyStore,
-      passkeys: createPasskeys({
-        rpId: new URL(appUrl).hostname,
-        rpName: "fetchkit auth example",
-        origins: [new URL(appUrl).origin],
-        session: Session,
-      }),
+      passkeys,
       limits,
       addressLimit: options.loginAddressLimit,
     }),

@@ -131,9 +131,12 @@ Deno.test("oauth example: the login page has the provider's button and the linki
       body,
       /<a class="provider" href="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">Sign in with Test SSO<\/a>/,
     );
-    assert.match(body, /opens it only when the provider has verified/);
-    assert.match(body, /registered with a password, the\s+provider proves/);
-    assert.match(body, /that password stops\s+working/);
+    assert.match(body, /<summary>How linking works<\/summary>/);
+    assert.match(
+      body,
+      /only when it has verified\s+that the email address is yours/,
+    );
+    assert.match(body, /password\s+stops working/);
   } finally {
     kv.close();
   }
@@ -625,6 +628,41 @@ Deno.test("oauth example: two first sign-ins of one new user at once make one ac
     const made = await users.list();
     assert.equal(made.length, 1);
     assert.equal(made[0].email, "alice@example.com");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: a provider sign-in of an account with two-factor authentication asks for its code first", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const { createTotpSecret, totpCode } = await import(
+    "@fetchkit/toolkit/totp"
+  );
+  const { app: router, kv } = await app();
+  try {
+    assert.equal((await signIn(browser(router), "alice")).status, 303);
+    const alice = await createUserStore(kv).findByEmail("alice@example.com");
+    const secret = createTotpSecret();
+    await createTwoFactorStore(kv).enable(alice!.id, {
+      secret,
+      lastStep: 0,
+      backupCodes: [],
+    });
+    const agent = browser(router);
+    const response = await signIn(agent, "alice", "/profile");
+    assert.equal(response.status, 303);
+    assert.equal(response.headers.get("Location"), "/auth/two-factor");
+    const [status] = await page(agent, "/dashboard");
+    assert.equal(status, 302, "not signed in before the code");
+    const verified = await agent.request(`${ORIGIN}/auth/two-factor`, {
+      method: "POST",
+      body: new URLSearchParams({ code: await totpCode(secret) }),
+    });
+    assert.equal(verified.status, 303);
+    assert.equal(verified.headers.get("Location"), "/profile");
+    const [after, body] = await page(agent, "/dashboard");
+    assert.equal(after, 200);
+    assert.match(body, /Alice Provider/);
   } finally {
     kv.close();
   }

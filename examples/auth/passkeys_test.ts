@@ -29,6 +29,11 @@ async function postJson(client: Client, path: string, body: unknown) {
 }
 
 async function addPasskey(client: Client, key: SoftAuthenticator, name = "") {
+  // Adding a passkey needs a fresh confirmation of the password.
+  const confirmed = await client.post("/auth/confirm?returnTo=%2Fprofile", {
+    password: "correct horse",
+  });
+  assert.equal(confirmed.status, 303);
   const options = await postJson(client, "/passkeys/register/options", {});
   assert.equal(options.status, 200, JSON.stringify(options.json));
   return await postJson(client, "/passkeys/register", {

@@ -46,6 +46,26 @@ export const routes = route({
     rename: { method: "PUT", pattern: ":id" },
     remove: { method: "DELETE", pattern: ":id" },
   }),
+  /** Re-authentication ("sudo mode") before a sensitive change. */
+  confirm: route({
+    index: { method: "GET", pattern: "/auth/confirm" },
+    action: { method: "POST", pattern: "/auth/confirm" },
+    passkeyOptions: {
+      method: "POST",
+      pattern: "/auth/confirm/passkey/options",
+    },
+    passkey: { method: "POST", pattern: "/auth/confirm/passkey" },
+  }),
+  /** Two-factor: the sign-in's second step, and the profile's page. */
+  twoFactor: route({
+    login: { method: "GET", pattern: "/auth/two-factor" },
+    verify: { method: "POST", pattern: "/auth/two-factor" },
+    show: { method: "GET", pattern: "/profile/two-factor" },
+    enable: { method: "POST", pattern: "/profile/two-factor" },
+    disable: { method: "DELETE", pattern: "/profile/two-factor" },
+  }),
+  /** The security page: two-factor state, backup codes, devices. */
+  security: { method: "GET", pattern: "/profile/security" },
 });
 
 /**

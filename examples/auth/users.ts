@@ -93,6 +93,11 @@ export interface UserStore {
     id: number,
     change: { password: string; name?: string },
   ): Promise<User | null>;
+  /**
+   * Bumps `generation`, which ends every session of the user (turning
+   * two-factor authentication off); `null` when there is no such user.
+   */
+  bumpGeneration(id: number): Promise<User | null>;
 }
 
 const COUNTER = ["counters", "users"];
@@ -180,6 +185,11 @@ export function createUserStore(kv: Deno.Kv): UserStore {
         name: name ?? user.name,
         password,
         passwordUnusable: true,
+        generation: (user.generation ?? 0) + 1,
+      })),
+    bumpGeneration: (id) =>
+      update(id, (user) => ({
+        ...user,
         generation: (user.generation ?? 0) + 1,
       })),
   };

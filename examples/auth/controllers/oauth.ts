@@ -59,6 +59,7 @@ import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
 import type { PasskeyStore } from "../passkeys.ts";
 import type { Passwords } from "../passwords.ts";
 import { signIn } from "../sign_in.ts";
+import { startTwoFactor, type TwoFactorStore } from "../two_factor.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
 import { EmailInUseError, type User, type UserStore } from "../users.ts";
@@ -82,6 +83,8 @@ export interface OAuthDeps {
   /** The app's origin: callback URLs are `<publicUrl>/auth/oauth/<id>/callback`. */
   publicUrl: string;
   limits: RateLimitStore;
+  /** Users with two-factor authentication on get a second step. */
+  twoFactor?: TwoFactorStore;
 }
 
 /** Why an unverified email cannot sign in (shown on the login page). */
@@ -281,6 +284,13 @@ export function oauthController(
           result.claims,
         );
         if ("refused" in outcome) return refuse(outcome.refused, 403);
+        // Two-factor authentication asks for its code after a provider too.
+        if (await deps.twoFactor?.get(outcome.user.id)) {
+          if (outcome.notice) {
+            context.get(Session)!.flash("notice", outcome.notice);
+          }
+          return startTwoFactor(context, outcome.user, result.returnTo);
+        }
         const session = context.get(Session)!;
         // A new id (against session fixation) and the user's current
         // generation, which a takeover has just bumped.

@@ -48,6 +48,7 @@ import {
   type PasskeyStore,
   PasskeyTakenError,
 } from "../passkeys.ts";
+import { confirmFirst } from "../reauth.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
 import { signIn } from "../sign_in.ts";
@@ -166,7 +167,7 @@ export function passkeysController(
         },
       },
       registerOptions: {
-        middleware: members,
+        middleware: [...members, confirmFirst(routes.profile.href())],
         async handler(context) {
           const user = context.get(CurrentUser)!;
           return Response.json(
@@ -180,7 +181,7 @@ export function passkeysController(
         },
       },
       register: {
-        middleware: members,
+        middleware: [...members, confirmFirst(routes.profile.href())],
         async handler(context) {
           const user = context.get(CurrentUser)!;
           const body = await bodyOf(context, RegisterBody);

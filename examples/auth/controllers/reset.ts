@@ -56,7 +56,7 @@ import type { Passwords } from "../passwords.ts";
 import { RESET_TTL_MS, type ResetTokens } from "../password_reset.ts";
 import { routes } from "../routes.ts";
 import { endSession } from "../sign_in.ts";
-import type { UserStore } from "../users.ts";
+import { normalizeEmail, type UserStore } from "../users.ts";
 import {
   forgotPage,
   forgotSentPage,
@@ -156,8 +156,10 @@ export function resetController(
     context.set(ForgotEmail, result.value.email);
     return next();
   };
-  const emailOf = (context: RequestContext) =>
-    context.get(ForgotEmail)?.toLowerCase();
+  const emailOf = (context: RequestContext) => {
+    const email = context.get(ForgotEmail);
+    return email === undefined ? undefined : normalizeEmail(email);
+  };
   const perEmail = rateLimit({
     name: "reset-email",
     limit: RESET_EMAIL_LIMIT,
@@ -244,7 +246,7 @@ export function resetController(
             if (userId === null) return invalidLinkPage();
             const user = await users.setPassword(userId, hash);
             if (!user) return invalidLinkPage();
-            await deps.clearLockout?.(user.email.toLowerCase());
+            await deps.clearLockout?.(normalizeEmail(user.email));
             const session = context.get(Session)!;
             endSession(session);
             session.flash("notice", PASSWORD_CHANGED);
