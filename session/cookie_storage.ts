@@ -19,7 +19,11 @@ import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+} from "./storage.ts";
 
 /** The most a browser is bound to keep for one cookie (RFC 6265, 6.1). */
 const MAX_COOKIE_BYTES = 4096;
