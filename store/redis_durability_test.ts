@@ -314,6 +314,55 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    'one Redis node and its replica, durability: "replica": confirmed while the replica runs, 503 while it is frozen',
+  ignore: redisServer === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const master = await startRedis(redisServer!);
+    const masterPort = new URL(master.url).port;
+    const replica = await startRedis(redisServer!, undefined, [
+      "--replicaof",
+      "127.0.0.1",
+      masterPort,
+    ]);
+    const client = await createClient({ url: master.url }).connect();
+    const quiet = quietErrors();
+    let frozen = false;
+    try {
+      // Until the replica has synced, WAIT finds no replica.
+      for (let i = 0; i < 100; i++) {
+        if (Number(await client.sendCommand(["WAIT", "1", "100"])) >= 1) break;
+      }
+      const app = durableApp(client as unknown as Client, {
+        durability: "replica",
+        replicaTimeout: 300,
+      });
+      const jar = new Jar();
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      assert.equal(
+        (await answer(await app.send(jar, "POST", "/logout")))[0],
+        200,
+      );
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      Deno.kill(replica.pid, "SIGSTOP");
+      frozen = true;
+      assert.equal(
+        (await answer(await app.send(jar, "POST", "/logout")))[0],
+        503,
+      );
+    } finally {
+      if (frozen) Deno.kill(replica.pid, "SIGCONT");
+      quiet[Symbol.dispose]();
+      await client.quit();
+      await replica.stop();
+      await master.stop();
+    }
+  },
+});
+
 Deno.test("durability options are checked when the store is made", () => {
   const fake = { get() {}, set() {}, del() {} } as unknown as Client;
   assert.throws(
