@@ -62,13 +62,18 @@ export interface RedisRateLimitStoreOptions {
    *   master. Counts below the limit are not waited for: a failover can
    *   lose those made in its last moment, so a key may allow that many
    *   requests again, never more than `limit` before a confirmed refusal.
+   * - `"replica-aof"`: as `"replica"`, and the replica has also written
+   *   it to its append-only file (`WAITAOF 0 1 <replicaTimeout>`; Redis or
+   *   Valkey 7.2 and later, replicas with `appendonly yes`), so it also
+   *   survives that replica's restart.
    * - `"none"` (default for a one-node client): once the master has it.
    *   A master that fails over before replicating can lose the count
    *   that locked a key out, and the next request is let through.
    *
-   * Needs a client with `sendCommand` (node-redis) for `"replica"`.
+   * Needs a client with `sendCommand` (node-redis) for `"replica"` and
+   * `"replica-aof"`.
    */
-  durability?: "replica" | "none";
+  durability?: "replica" | "replica-aof" | "none";
   /**
    * Milliseconds a replica has to confirm (`durability: "replica"`).
    *
