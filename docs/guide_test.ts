@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { codeBlocks, makeProject, startCommand } from "../_tools/doc_run.ts";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import { totpCode } from "../totp/mod.ts";
 
 const guide = await Deno.readTextFile(new URL("./guide.md", import.meta.url));
 const redisServer = await redisServerOrSkip();
@@ -15,6 +16,29 @@ const GUIDE_REDIS = "redis://127.0.0.1:6379";
 const COMMAND = "deno run --unstable-kv --allow-all main.ts";
 
 type Check = (origin: string) => Promise<void>;
+
+/**
+ * Requests with one cookie, the session's, kept like a browser; `form`
+ * makes a urlencoded POST. Redirects are not followed.
+ */
+function cookieJar(): {
+  send(url: string, form?: Record<string, string>): Promise<Response>;
+} {
+  let cookie = "";
+  return {
+    async send(url, form) {
+      const response = await fetch(url, {
+        method: form ? "POST" : "GET",
+        body: form ? new URLSearchParams(form) : undefined,
+        headers: { cookie },
+        redirect: "manual",
+      });
+      const set = response.headers.get("set-cookie");
+      if (set) cookie = set.split(";")[0];
+      return response;
+    },
+  };
+}
 
 /** Requests for the blocks that contain the key. */
 const checks: Record<string, Check> = {
@@ -175,6 +199,90 @@ const checks: Record<string, Check> = {
       /^Bearer realm="api"/,
     );
     assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
+  },
+  'router.post("/2fa/verify"': async (origin) => {
+    const { send } = cookieJar();
+    const setup = await send(`${origin}/2fa/setup`);
+    const page = await setup.text();
+    assert.match(page, /<svg[^>]*>/);
+    const secret = /<code>([A-Z2-7]+)<\/code>/.exec(page)?.[1];
+    assert.ok(secret, page);
+    const wrong = await send(`${origin}/2fa/setup`, { code: "12" });
+    assert.equal(wrong.status, 422);
+    await wrong.body?.cancel();
+    const code = await totpCode(secret);
+    const on = await send(`${origin}/2fa/setup`, { code });
+    assert.equal(on.status, 200);
+    const backup = [
+      ...(await on.text()).matchAll(/<code>([a-z2-7]{4}-[a-z2-7]{4})<\/code>/g),
+    ].map((match) => match[1]);
+    assert.equal(backup.length, 10);
+    // The set-up's code is used; the next step's code works once.
+    const reused = await send(`${origin}/2fa/verify`, { code });
+    assert.equal(reused.status, 401);
+    await reused.body?.cancel();
+    const next = await totpCode(secret, { time: Date.now() + 30_000 });
+    const signedIn = await send(`${origin}/2fa/verify`, { code: next });
+    assert.equal(await signedIn.text(), "signed in");
+    const again = await send(`${origin}/2fa/verify`, { code: next });
+    assert.equal(again.status, 401);
+    await again.body?.cancel();
+    // A backup code, typed in upper case without its hyphen, works once.
+    const typed = backup[3].replace("-", "").toUpperCase();
+    const first = await send(`${origin}/2fa/verify`, { code: typed });
+    assert.equal(await first.text(), "signed in with a backup code (9 left)");
+    const second = await send(`${origin}/2fa/verify`, { code: typed });
+    assert.equal(second.status, 401);
+    await second.body?.cancel();
+  },
+  'requireReauth({ session: Sessions, confirmPath: "/confirm" })': async (
+    origin,
+  ) => {
+    const { send } = cookieJar();
+    const out = await send(`${origin}/settings/email`);
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.get("location"), "/login");
+    await out.body?.cancel();
+    const login = await send(`${origin}/login`, { password: "correct horse" });
+    assert.equal(login.status, 303);
+    await login.body?.cancel();
+    const asked = await send(`${origin}/settings/email`);
+    assert.equal(asked.status, 303);
+    assert.equal(
+      asked.headers.get("location"),
+      "/confirm?returnTo=%2Fsettings%2Femail",
+    );
+    await asked.body?.cancel();
+    const confirmPage = await send(`${origin}${asked.headers.get("location")}`);
+    assert.match(await confirmPage.text(), /value="\/settings\/email"/);
+    const wrong = await send(`${origin}/confirm`, {
+      password: "wrong",
+      returnTo: "/settings/email",
+    });
+    assert.equal(wrong.status, 401);
+    await wrong.body?.cancel();
+    // An open redirect is refused: the confirm page sends home instead.
+    const away = await send(`${origin}/confirm`, {
+      password: "correct horse",
+      returnTo: "/\\evil.example",
+    });
+    assert.equal(away.headers.get("location"), "/");
+    await away.body?.cancel();
+    const back = await send(`${origin}/confirm`, {
+      password: "correct horse",
+      returnTo: "/settings/email",
+    });
+    assert.equal(back.headers.get("location"), "/settings/email");
+    await back.body?.cancel();
+    const form = await send(`${origin}/settings/email`);
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /Change email/);
+    // Signing in again clears the confirmation.
+    (await send(`${origin}/login`, { password: "correct horse" })).body
+      ?.cancel();
+    const againAsked = await send(`${origin}/settings/email`);
+    assert.equal(againAsked.status, 303);
+    await againAsked.body?.cancel();
   },
 };
 
