@@ -284,11 +284,71 @@ const checks: Record<string, Check> = {
     assert.equal(againAsked.status, 303);
     await againAsked.body?.cancel();
   },
+  "notes_published_total": async (origin) => {
+    for (const id of [1, 2]) {
+      assert.equal(
+        await (await fetch(`${origin}/notes/${id}`)).text(),
+        `note ${id}`,
+      );
+    }
+    const posted = await fetch(`${origin}/notes`, {
+      method: "POST",
+      body: new URLSearchParams({ title: "Hi" }),
+    });
+    assert.equal(posted.status, 201);
+    await posted.body?.cancel();
+    const scrape = await fetch(`${origin}/metrics`);
+    assert.match(
+      scrape.headers.get("content-type") ?? "",
+      /^text\/plain; version=0\.0\.4/,
+    );
+    const text = await scrape.text();
+    // The lines the guide's `grep` shows, as it shows them.
+    const shown = guide.split("\n").filter((line) =>
+      /^# (http_requests_total|notes_)/.test(line)
+    ).map((line) => line.slice(2));
+    assert.equal(shown.length, 3);
+    assert.deepEqual(
+      text.split("\n").filter((line) =>
+        /^(http_requests_total|notes_)/.test(line)
+      ),
+      shown,
+    );
+    assert.match(text, /^process_resident_memory_bytes \d+/m);
+    const open = await fetch(`${origin}/metrics`, {
+      headers: { accept: "application/openmetrics-text; version=1.0.0" },
+    });
+    assert.match(await open.text(), /# EOF\n$/);
+  },
+  'checks: { kv: () => kv.get(["health"]) }': async (origin) => {
+    const live = await fetch(`${origin}/livez`);
+    assert.deepEqual(await live.json(), { status: "ok" });
+    const ready = await fetch(`${origin}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.equal(ready.headers.get("cache-control"), "no-store");
+    // As the guide's `curl` shows it, but for the milliseconds.
+    const shown = /^curl http:\/\/127\.0\.0\.1:8114\/readyz +# (.+)$/m.exec(
+      guide,
+    )?.[1];
+    assert.ok(shown, "the guide shows a /readyz answer");
+    assert.equal(
+      (await ready.text()).replace(/"ms":\d+/, '"ms":0'),
+      shown,
+    );
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {
   assert.ok(guide.includes(`\`${COMMAND}\``), COMMAND);
 });
+
+/** The lines a block's `// → ` comments say it prints. */
+function printed(code: string): string[] {
+  return code.split("\n").flatMap((line) => {
+    const at = line.indexOf("// → ");
+    return at === -1 ? [] : [line.slice(at + 5)];
+  });
+}
 
 const blocks = await codeBlocks("docs/guide.md");
 for (const [index, { heading, code }] of blocks.entries()) {
@@ -301,7 +361,7 @@ for (const [index, { heading, code }] of blocks.entries()) {
     const denoServe = /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: \d+ \}, /
       .test(code);
     const toolkitServe =
-      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: \d+ \}\)/
+      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: \d+(, \w+: \w+)* \}\)/
         .test(code);
     const serves = denoServe || toolkitServe;
     // A block that serves nothing must at least show what it does.
@@ -331,14 +391,23 @@ for (const [index, { heading, code }] of blocks.entries()) {
         );
       }
       if (!serves) {
-        const { success, stderr } = await new Deno.Command(Deno.execPath(), {
-          args: COMMAND.split(" ").slice(1),
-          cwd: project.dir,
-          env: { NO_COLOR: "1" },
-          stdout: "null",
-          stderr: "piped",
-        }).output();
+        const { success, stdout, stderr } = await new Deno.Command(
+          Deno.execPath(),
+          {
+            args: COMMAND.split(" ").slice(1),
+            cwd: project.dir,
+            env: { NO_COLOR: "1" },
+            stdout: "piped",
+            stderr: "piped",
+          },
+        ).output();
         assert.ok(success, new TextDecoder().decode(stderr));
+        // What the block says it prints (`// → line`), it prints, in order.
+        const expected = printed(code);
+        if (expected.length > 0) {
+          const out = new TextDecoder().decode(stdout);
+          assert.deepEqual(out.trimEnd().split("\n"), expected);
+        }
         return;
       }
       // The Sessions block reads its signing secret from the environment.
