@@ -336,6 +336,38 @@ const checks: Record<string, Check> = {
       shown,
     );
   },
+  'queue.enqueue("welcome", { to: email }': async (origin) => {
+    const signUp = (email: string) =>
+      fetch(`${origin}/signup`, {
+        method: "POST",
+        body: new URLSearchParams({ email }),
+      });
+    for (let i = 0; i < 2; i++) {
+      const response = await signUp("ada@example.com");
+      assert.equal(response.status, 201);
+      assert.equal(await response.text(), "Check your inbox");
+    }
+    const bad = await signUp("ada");
+    assert.equal(bad.status, 422);
+    await bad.body?.cancel();
+    // The worker sends the one job: one mail for two sign-ups.
+    let outbox: string[] = [];
+    const deadline = Date.now() + 10_000;
+    while (outbox.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      outbox = await (await fetch(`${origin}/outbox`)).json();
+    }
+    assert.equal(outbox.length, 1);
+    assert.match(outbox[0], /^Welcome → ada@example\.com \([0-9a-f-]+\)$/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await (await fetch(`${origin}/outbox`)).json()).length, 1);
+    assert.deepEqual(await (await fetch(`${origin}/jobs`)).json(), {
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+      dead: 0,
+    });
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {
