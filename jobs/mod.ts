@@ -89,6 +89,11 @@ export {
   type JobWorkOptions,
 } from "./queue.ts";
 export { createMemoryJobStore } from "./memory_store.ts";
+export {
+  createRedisJobStore,
+  type RedisJobClient,
+  type RedisJobStoreOptions,
+} from "./redis_store.ts";
 export type {
   ClaimedJob,
   DeadJob,
