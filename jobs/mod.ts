@@ -90,6 +90,12 @@ export {
 } from "./queue.ts";
 export { createMemoryJobStore } from "./memory_store.ts";
 export {
+  createKvJobStore,
+  type JobKv,
+  type JobKvAtomic,
+  type KvJobStoreOptions,
+} from "./kv_store.ts";
+export {
   createRedisJobStore,
   type RedisJobClient,
   type RedisJobStoreOptions,

@@ -553,7 +553,9 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     }
 
     async function loop(): Promise<void> {
-      let paused = false;
+      // A single failure (a locked database under contention) is retried
+      // quietly; the second in a row is an outage, logged once.
+      let failures = 0;
       let pause = 100;
       while (!stopping) {
         const free = concurrency - active.size;
@@ -567,22 +569,21 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
             "claim jobs",
             () => store.claim(queueName, free, Date.now()),
           );
-          if (paused) {
-            paused = false;
-            pause = 100;
+          if (failures >= 2) {
             log(`Job worker (${queueName}): ${store.kind} is back; resumed`);
           }
+          failures = 0;
+          pause = 100;
         } catch (error) {
-          if (!paused) {
-            paused = true;
+          if (++failures === 2) {
             log(
               `Job worker (${queueName}): paused, ${store.kind} unavailable: ${
                 messageOf(error)
               }`,
             );
           }
-          await sleep(pause);
-          pause = Math.min(pause * 2, 5000);
+          await sleep(failures === 1 ? 10 + Math.random() * 40 : pause);
+          if (failures > 1) pause = Math.min(pause * 2, 5000);
           continue;
         }
         if (stopping) {
