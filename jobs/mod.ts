@@ -51,7 +51,7 @@
  *   and hands them back: waiting again at once, the attempt not counted.
  *   A worker also stops when this process's `serve()` (from
  *   `@fetchkit/toolkit/serve`) begins its shutdown on `SIGTERM`/`SIGINT`
- *   (`stopWithServer`, default on; `shutdownGraceMs`, 10 s) or when its
+ *   (`stopWithServer`, default on; `shutdownGraceMs`, 8 s; `serve()` waits for the worker within its `shutdownTimeoutMs`) or when its
  *   `signal` aborts.
  * - **Logs.** One line per failed attempt (job name, id, attempt, error
  *   message, what happens next), one when a worker pauses and resumes;

@@ -9,6 +9,7 @@ import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { DEFAULT_STORE_TIMEOUT_MS, withTimeout } from "../store/timeout.ts";
 import { onDrain } from "../serve/draining.ts";
+import { workRegistry } from "../serve/shared.ts";
 import type { ClaimedJob, DeadJob, JobCounts, JobStore } from "./store.ts";
 
 /** What a handler gets besides the payload. */
@@ -76,7 +77,11 @@ export interface JobWorkOptions {
    * (`SIGTERM`, `SIGINT`, `server.shutdown()`). Default `true`.
    */
   stopWithServer?: boolean;
-  /** The grace period of a stop caused by `signal` or `serve()`. Default `10_000`. */
+  /**
+   * The grace period of a stop caused by `signal` or `serve()`. Default
+   * `8_000`: within `serve()`'s `shutdownTimeoutMs` (10 s), with time
+   * left to hand the rest back.
+   */
   shutdownGraceMs?: number;
 }
 
@@ -413,7 +418,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       1,
     );
     const pollMs = positive(workOptions.pollMs, "work(): pollMs", 1000);
-    const shutdownGraceMs = workOptions.shutdownGraceMs ?? 10_000;
+    const shutdownGraceMs = workOptions.shutdownGraceMs ?? 8_000;
     const active = new Map<
       string,
       { job: ClaimedJob; controller: AbortController; done: Promise<void> }
@@ -651,9 +656,17 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       return stopped;
     }
 
+    // serve() waits for the stop (handed over like waitUntil() work)
+    // within its shutdownTimeoutMs, so jobs handed back are written
+    // before the process exits.
     const offDrain = workOptions.stopWithServer === false
       ? undefined
-      : onDrain(() => void stop({ graceMs: shutdownGraceMs }));
+      : onDrain(() => {
+        const done = stop({ graceMs: shutdownGraceMs });
+        for (const server of workRegistry().servers) {
+          server.add(done, `job worker (${queueName})`);
+        }
+      });
     workOptions.signal?.addEventListener(
       "abort",
       () => void stop({ graceMs: shutdownGraceMs }),
