@@ -580,6 +580,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
           failures = 0;
           pause = 100;
         } catch (error) {
+          if (stopping) break;
           if (++failures === 2) {
             log(
               `Job worker (${queueName}): paused, ${store.kind} unavailable: ${

@@ -75,6 +75,8 @@ import { twoFactorController } from "./controllers/two_factor.ts";
 import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
+import { createKvJobStore } from "@fetchkit/toolkit/jobs";
+import { createMailJobs, type MailJobs, MailJobsKey } from "./mail_jobs.ts";
 import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
@@ -140,8 +142,14 @@ export interface AppOptions {
    * never taken from a request's `Host`. Default `http://localhost:8000`.
    */
   appUrl?: string;
-  /** Sends the reset links. Default: printed to the console. */
+  /** Sends the app's mail. Default: printed to the console. */
   mailer?: Mailer;
+  /**
+   * The app's mail queue (`mail_jobs.ts`): every mail goes through it.
+   * Default: on `kv`, sending with `mailer`. The app does not start a
+   * worker: `main.ts` does (`mailJobs.work()`), and tests.
+   */
+  mailJobs?: MailJobs;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
@@ -193,6 +201,10 @@ export async function createApp(options: AppOptions): Promise<Router> {
     usedChallenges: createUsedChallengeStore(kv),
   });
   const twoFactor = createTwoFactorStore(kv);
+  const mailJobs = options.mailJobs ?? createMailJobs({
+    store: createKvJobStore(kv),
+    mailer: options.mailer ?? createConsoleMailer(),
+  });
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
@@ -238,6 +250,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // before methodOverride() would wait for it.
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
+      // sendMail(context, ...) finds the app's mail queue here.
+      (context, next) => {
+        context.set(MailJobsKey, mailJobs);
+        return next();
+      },
       loadUser(users),
       operations.signIns,
     ],
@@ -311,7 +328,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
-      mailer: options.mailer ?? createConsoleMailer(),
+      mail: mailJobs,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,
@@ -322,7 +339,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   // guests are sent to the login page before any admin code runs.
   router.mount("/admin", (admin) => {
     admin.use(requireRole("admin", "moderator"));
-    admin.map(adminRoutes, adminController(users));
+    admin.map(adminRoutes, adminController(users, mailJobs.queue));
   });
   return router;
 }
