@@ -72,6 +72,12 @@ export interface OutgoingMail {
 export interface MailJobs {
   /** The queue (`"mail"` jobs, and the app's other jobs defined on it). */
   readonly queue: JobQueue;
+  /** The attempts, backoff and visibility timeout of the `"mail"` job, for the app's other jobs. */
+  readonly jobOptions: {
+    attempts: number;
+    backoff: { initialMs: number; maxMs: number };
+    visibilityTimeoutMs: number;
+  };
   /** Starts a worker in this process (`main.ts` does, with the server). */
   work(options?: { concurrency?: number; pollMs?: number }): JobWorker;
 }
@@ -107,6 +113,14 @@ export function createMailJobs(options: MailJobsOptions): MailJobs {
     log: options.log,
   });
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const jobOptions = {
+    attempts: options.attempts ?? 10,
+    backoff: {
+      initialMs: options.backoff?.initialMs ?? 2000,
+      maxMs: options.backoff?.maxMs ?? 10 * 60_000,
+    },
+    visibilityTimeoutMs: options.visibilityTimeoutMs ?? timeoutMs + 30_000,
+  };
   queue.define<Omit<OutgoingMail, "key">>(MAIL_JOB, async (mail) => {
     await options.mailer.send({
       to: mail.to,
@@ -114,17 +128,10 @@ export function createMailJobs(options: MailJobsOptions): MailJobs {
       text: mail.text,
       ...(mail.html === undefined ? {} : { html: mail.html }),
     });
-  }, {
-    attempts: options.attempts ?? 10,
-    backoff: {
-      initialMs: options.backoff?.initialMs ?? 2000,
-      maxMs: options.backoff?.maxMs ?? 10 * 60_000,
-    },
-    timeoutMs,
-    visibilityTimeoutMs: options.visibilityTimeoutMs ?? timeoutMs + 30_000,
-  });
+  }, { ...jobOptions, timeoutMs });
   return {
     queue,
+    jobOptions,
     work: (workOptions = {}) => queue.work({ concurrency: 4, ...workOptions }),
   };
 }

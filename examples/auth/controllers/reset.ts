@@ -195,7 +195,7 @@ export function resetController(
         key: `password-reset:${token}`,
       });
     },
-    { attempts: 10, backoff: { initialMs: 2000, maxMs: 10 * 60_000 } },
+    mail.jobOptions,
   );
 
   return {
