@@ -22,7 +22,8 @@
  *   returns or resolves). A worker that dies mid-job (`SIGKILL`, a
  *   crash, a lost machine) holds the job only until its **visibility
  *   timeout** (`timeoutMs + 30 s` by default, `visibilityTimeoutMs` per
- *   job name): then another worker takes it, and that run counts as the
+ *   job name, as defined where the job was enqueued: it is stored with
+ *   the job): then another worker takes it, and that run counts as the
  *   next attempt. So a job may run more than once: make handlers
  *   idempotent; `job.id` is the same on every attempt.
  * - **Retries.** A throw, a rejection or running past `timeoutMs` (the
