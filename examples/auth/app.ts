@@ -76,10 +76,25 @@ import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
 import { createKvJobStore } from "@fetchkit/toolkit/jobs";
-import { createMailJobs, type MailJobs, MailJobsKey } from "./mail_jobs.ts";
+import {
+  createMailJobs,
+  type MailJobs,
+  MailJobsKey,
+  sendMail,
+} from "./mail_jobs.ts";
 import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
+import { createEmailVerification } from "./controllers/email.ts";
+import { createEmailLinks } from "./email_verification.ts";
+import { emailReminder, emailSection } from "./views/email.ts";
+import { deleteSection } from "./views/delete_account.ts";
+import { deleteAccountController } from "./controllers/delete_account.ts";
+import { createAccountPurge } from "./account_deletion.ts";
+import { confirmFirst } from "./reauth.ts";
+import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
+import { devicesController } from "./controllers/devices.ts";
+import { devicesSection } from "./views/devices.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -152,6 +167,8 @@ export interface AppOptions {
   mailJobs?: MailJobs;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
+  /** How long an email link works. Default 24 hours (tests shorten it). */
+  emailLinkTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
@@ -213,6 +230,29 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
+  // The devices list and sign-outs (null on signed cookies).
+  const deviceSessions = deviceSessionsOf(options.sessions);
+  const endSessions = async (userId: number, except?: string) => {
+    await deviceSessions?.destroyUserSessions(String(userId), { except });
+  };
+  const identities = createIdentityStore(kv);
+  const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
+  const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
+  const email = createEmailVerification({
+    users,
+    reauth: [confirmFirst()],
+    links: emailLinks,
+    // Through the mail queue (mail_jobs.ts), as every mail of the app.
+    sendMail: async ({ key, ...message }) => {
+      await sendMail(mailJobs, {
+        ...message,
+        key: key ?? `${message.subject}:${crypto.randomUUID()}`,
+      });
+    },
+    limits,
+    appUrl,
+  });
+
   const operations = createOperations({
     checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
     registry: options.metricsRegistry,
@@ -256,6 +296,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
         return next();
       },
       loadUser(users),
+      bindDevice(),
       operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
@@ -263,8 +304,36 @@ export async function createApp(options: AppOptions): Promise<Router> {
   });
 
   router.map(routes.home, home);
-  router.map(routes.dashboard, dashboard);
-  router.map(routes.profile, profile(passkeyStore));
+  router.map(routes.dashboard, dashboard(emailReminder));
+  router.map(
+    routes.profile,
+    profile(
+      passkeyStore,
+      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
+    ),
+  );
+  router.map(routes.email, email.controller);
+  router.map(
+    routes.sessions,
+    devicesController({
+      sessions: deviceSessions,
+      backTo: routes.security.href(),
+    }),
+  );
+  router.map(
+    routes.deleteAccount,
+    deleteAccountController({
+      users,
+      reauth: [confirmFirst()],
+      purge: createAccountPurge({
+        passkeys: passkeyStore,
+        identities,
+        resetTokens,
+        emailLinks,
+        endSessions,
+      }),
+    }),
+  );
   router.map(
     routes.auth,
     authController({
@@ -273,6 +342,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      async onRegistered(user) {
+        // The account is made: a store failure here must not undo that
+        // (the dashboard offers "Send again").
+        await email.sendVerification(user).catch((error) =>
+          console.error("Verification link failed:", error)
+        );
+      },
       twoFactor,
     }),
   );
@@ -297,14 +373,27 @@ export async function createApp(options: AppOptions): Promise<Router> {
   );
   router.map(
     routes.security,
-    security({ twoFactor, passkeys: passkeyStore }),
+    security({
+      twoFactor,
+      passkeys: passkeyStore,
+      // The devices signed in (a note on signed cookies, which cannot list).
+      devices: async (context, user) =>
+        devicesSection(
+          deviceSessions &&
+            await listDevices(
+              deviceSessions,
+              user.id,
+              context.get(Session)!.id,
+            ),
+        ),
+    }),
   );
   router.map(
     routes.oauth,
     oauthController({
       users,
       passwords,
-      identities: createIdentityStore(kv),
+      identities,
       passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
@@ -327,12 +416,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
     resetController({
       users,
       passwords,
-      tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
+      tokens: resetTokens,
       mail: mailJobs,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,
       clearLockout: (email) => lockouts.perEmail.reset(email),
+      endSessions,
     }),
   );
   // One section: every /admin route is for admins and moderators, and

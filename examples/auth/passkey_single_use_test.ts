@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { SoftAuthenticator } from "../../passkeys/_test_authenticator.ts";
 import { Client, testApp } from "./_test_app.ts";
+import { confirm } from "./_test_confirm.ts";
 import { createUsedChallengeStore } from "./passkeys.ts";
 
 const ORIGIN = "http://localhost:8000";
@@ -32,6 +33,8 @@ Deno.test("example passkeys: a refused answer uses up its challenge; the valid a
   try {
     const ada = new Client(app);
     await ada.register("ada@example.com");
+    // Adding a passkey needs a fresh confirmation of the password.
+    await confirm(ada, "correct horse", "/profile");
     const key = new SoftAuthenticator();
     const options = await postJson(ada, "/passkeys/register/options", {});
     const added = await postJson(ada, "/passkeys/register", {

@@ -51,6 +51,12 @@ export interface User {
    * password was set by whoever registered or reset it.
    */
   passwordUnusable?: boolean;
+  /**
+   * `true` once the owner opened a link mailed to `email` (see
+   * `email_verification.ts`), or a provider vouched for it. Absent means
+   * not verified.
+   */
+  emailVerified?: boolean;
 }
 
 /** What a new user needs; `password` must already be a hash. */
@@ -93,6 +99,21 @@ export interface UserStore {
     id: number,
     change: { password: string; name?: string },
   ): Promise<User | null>;
+  /**
+   * Marks the email verified, if the user's email is still `email` (a
+   * link for an address the user has since left verifies nothing);
+   * `null` otherwise.
+   */
+  markEmailVerified(id: number, email: string): Promise<User | null>;
+  /**
+   * Moves the user to `email`, verified (the link was opened there), in
+   * one atomic commit that checks the new address is free; throws
+   * {@linkcode EmailInUseError} when it is taken, `null` when there is
+   * no such user.
+   */
+  changeEmail(id: number, email: string): Promise<User | null>;
+  /** Deletes the user and their email entry; `false` when absent. */
+  remove(id: number): Promise<boolean>;
   /**
    * Bumps `generation`, which ends every session of the user (turning
    * two-factor authentication off); `null` when there is no such user.
@@ -187,6 +208,43 @@ export function createUserStore(kv: Deno.Kv): UserStore {
         passwordUnusable: true,
         generation: (user.generation ?? 0) + 1,
       })),
+    async markEmailVerified(id, email) {
+      const same = (user: User) =>
+        normalizeEmail(user.email) === normalizeEmail(email);
+      const user = await findById(id);
+      if (!user || !same(user)) return null;
+      const updated = await update(
+        id,
+        (user) => same(user) ? { ...user, emailVerified: true } : user,
+      );
+      return updated && same(updated) ? updated : null;
+    },
+    async changeEmail(id, email) {
+      while (true) {
+        const entry = await kv.get<User>(byId(id));
+        if (entry.value === null) return null;
+        const user = entry.value;
+        const oldKey = byEmail(user.email);
+        const newKey = byEmail(email);
+        const updated: User = { ...user, email, emailVerified: true };
+        const commit = kv.atomic().check(entry).set(byId(id), updated);
+        if (oldKey[1] !== newKey[1]) {
+          const taken = await kv.get<number>(newKey);
+          if (taken.value !== null) throw new EmailInUseError(email);
+          commit.check(taken).delete(oldKey).set(newKey, id);
+        }
+        if ((await commit.commit()).ok) return updated;
+      }
+    },
+    async remove(id) {
+      while (true) {
+        const entry = await kv.get<User>(byId(id));
+        if (entry.value === null) return false;
+        const result = await kv.atomic().check(entry).delete(byId(id))
+          .delete(byEmail(entry.value.email)).commit();
+        if (result.ok) return true;
+      }
+    },
     bumpGeneration: (id) =>
       update(id, (user) => ({
         ...user,

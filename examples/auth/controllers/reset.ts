@@ -38,7 +38,8 @@
  * (`users.setPassword()`), which ends every session of theirs, here and
  * on other devices (see `sign_in.ts`); the browser that reset is sent to
  * the login page to sign in with the new password. The email's login
- * lockout is cleared: the owner proved they read the mail.
+ * lockout is cleared and the address marked verified: the owner proved
+ * they read the mail.
  *
  * @module
  */
@@ -110,6 +111,12 @@ export interface ResetDeps {
   ttlMs?: number;
   /** Clears an email's login lockout after a reset. */
   clearLockout?: (email: string) => Promise<void>;
+  /**
+   * Deletes every stored session of the user after a reset (the
+   * generation bump already refuses them; this also empties the devices
+   * list).
+   */
+  endSessions?: (userId: number, except?: string) => Promise<void>;
 }
 
 function unreadable(error: FormDataParseError): Response {
@@ -253,7 +260,11 @@ export function resetController(
             const user = await users.setPassword(userId, hash);
             if (!user) return invalidLinkPage();
             await deps.clearLockout?.(normalizeEmail(user.email));
+            // The link came by mail to this address: it is verified.
+            await users.markEmailVerified(user.id, user.email);
             const session = context.get(Session)!;
+            // This browser's own session is signed out just below.
+            await deps.endSessions?.(user.id, session.id);
             endSession(session);
             session.flash("notice", PASSWORD_CHANGED);
             return redirect(routes.auth.login.index.href(), 303);

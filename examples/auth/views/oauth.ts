@@ -37,9 +37,9 @@ export function providerButtons(
         <summary>How linking works</summary>
         <p>
           A provider opens an existing account only when it has verified
-          that the email address is yours; then the account's password
-          stops working, its passkeys are removed and other sessions are
-          signed out ("Forgot password?" sets a new one).
+          that the email address is yours, and you have verified it here
+          too (with the link we mailed). A provider that has not verified
+          your address cannot open an existing account or make a new one.
         </p>
       </details>
     </section>
