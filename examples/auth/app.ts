@@ -161,8 +161,9 @@ export interface AppOptions {
   mailer?: Mailer;
   /**
    * The app's mail queue (`mail_jobs.ts`): every mail goes through it.
-   * Default: on `kv`, sending with `mailer`. The app does not start a
-   * worker: `main.ts` does (`mailJobs.work()`), and tests.
+   * Default: on `kv`, sending with `mailer`, with a worker started on
+   * demand (see `MailJobsOptions.onDemand`). Given one, the app starts
+   * no worker: `main.ts` runs one all along (`mailJobs.work()`).
    */
   mailJobs?: MailJobs;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
@@ -221,6 +222,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const mailJobs = options.mailJobs ?? createMailJobs({
     store: createKvJobStore(kv),
     mailer: options.mailer ?? createConsoleMailer(),
+    onDemand: true,
   });
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({

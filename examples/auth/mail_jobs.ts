@@ -98,6 +98,14 @@ export interface MailJobsOptions {
   visibilityTimeoutMs?: number;
   /** Where failures go. Default `console.error`. */
   log?: (line: string) => void;
+  /**
+   * Run a worker in this process on demand: started by each enqueue and
+   * retry made through this `MailJobs`, stopped once the queue is empty
+   * (nothing waiting, delayed or running). What `createApp()` does when
+   * it is given no `mailJobs`; `main.ts` runs a worker all along instead
+   * (it also picks up what other processes, or a crashed one, left).
+   */
+  onDemand?: boolean;
 }
 
 /** Where `createApp()` puts the app's {@linkcode MailJobs} for handlers. */
@@ -130,9 +138,49 @@ export function createMailJobs(options: MailJobsOptions): MailJobs {
     });
   }, { ...jobOptions, timeoutMs });
   return {
-    queue,
+    queue: options.onDemand ? onDemand(queue) : queue,
     jobOptions,
     work: (workOptions = {}) => queue.work({ concurrency: 4, ...workOptions }),
+  };
+}
+
+/**
+ * `queue` whose `enqueue` and `retry` start a worker when none runs; it
+ * stops when a check (every 250 ms) finds the queue empty.
+ */
+function onDemand(queue: JobQueue): JobQueue {
+  let running = false;
+  async function watch(): Promise<void> {
+    const worker = queue.work({ concurrency: 4, pollMs: 100 });
+    try {
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const counts = await queue.stats();
+        if (counts.waiting + counts.delayed + counts.active === 0) break;
+      }
+    } catch {
+      // The store is gone (closed): nothing more to run here.
+    }
+    running = false;
+    await worker.stop({ graceMs: 1000 });
+  }
+  const kick = () => {
+    if (running) return;
+    running = true;
+    void watch();
+  };
+  return {
+    ...queue,
+    async enqueue(name, payload, options) {
+      const result = await queue.enqueue(name, payload, options);
+      kick();
+      return result;
+    },
+    async retry(id) {
+      const done = await queue.retry(id);
+      if (done) kick();
+      return done;
+    },
   };
 }
 
