@@ -90,9 +90,11 @@ export interface S3FileStorageOptions {
    */
   partSize?: number;
   /**
-   * Milliseconds to wait for each request's answer (its headers; for an
-   * upload, after sending its body) before the store counts as down: a
-   * `StoreUnavailableError` (503).
+   * Milliseconds to wait for each request's answer before the store counts
+   * as down: a `StoreUnavailableError` (503). It covers the headers (for an
+   * upload, after sending its body) and, where the storage reads the body
+   * itself (errors, listings), the body too; while a `File` from `get()`
+   * is read, the service may send nothing for at most this long.
    *
    * @default {30000}
    */
@@ -714,7 +716,16 @@ export function createS3FileStorage(
             `${STORE}: the file "${key}" was replaced or removed after get()`,
           );
         }
-        const body = response.body ?? new Blob().stream();
+        // Bytes that stop coming are an outage, not a reader waiting forever.
+        const body = idleLimited(
+          response.body ?? new Blob().stream(),
+          timeout,
+          () =>
+            new StoreUnavailableError(
+              STORE,
+              `${STORE} sent nothing for ${timeout} ms while reading "${key}"`,
+            ),
+        );
         // A 200 is the whole file: skip to the range.
         return response.status === 206
           ? limitStream(body, 0, end - start)
@@ -874,6 +885,42 @@ export function createS3FileStorage(
       return { url: `${origin}${basePath}/`, fields: { ...fields, ...signed } };
     },
   });
+}
+
+/**
+ * `body`, erroring with `idle()` when the source gives nothing for
+ * `idleMs` while the reader waits (a slow reader is never cut).
+ */
+function idleLimited(
+  body: ReadableStream<Uint8Array>,
+  idleMs: number,
+  idle: () => Error,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const quiet = new Promise<"quiet">((resolve) => {
+        timer = setTimeout(() => resolve("quiet"), idleMs);
+        unrefTimer(timer);
+      });
+      try {
+        const step = await Promise.race([reader.read(), quiet]);
+        if (step === "quiet") {
+          reader.cancel().catch(() => {});
+          controller.error(idle());
+        } else if (step.done) controller.close();
+        else controller.enqueue(step.value);
+      } catch (error) {
+        controller.error(error);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }
 
 /** How reading an answer ended. */

@@ -8,7 +8,7 @@ import { createServer, type Socket } from "node:net";
 import { createS3FileStorage, S3Error } from "@fetchkit/toolkit/file-storage";
 import { StoreUnavailableError } from "@fetchkit/toolkit/store";
 
-type Behaviour = (socket: Socket) => void;
+type Behaviour = (socket: Socket, head: string) => void;
 
 /** A gateway on loopback that answers every request with `behaviour`. */
 async function gateway(behaviour: Behaviour) {
@@ -23,8 +23,9 @@ async function gateway(behaviour: Behaviour) {
       seen += chunk.toString("latin1");
       // One answer per request, once its headers are in.
       if (seen.includes("\r\n\r\n")) {
+        const head = seen;
         seen = "";
-        behaviour(socket);
+        behaviour(socket, head);
       }
     });
   });
@@ -183,5 +184,43 @@ Deno.test("S3 storage: error and listing bodies that never end are cut at a cap"
     );
   } finally {
     await listing.close();
+  }
+});
+
+Deno.test("S3 storage: a file whose bytes stop coming errors after the timeout, never hangs the reader", async () => {
+  const server = await gateway((socket, head) => {
+    if (head.startsWith("HEAD ")) {
+      socket.write(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n" +
+          'Content-Length: 100000\r\nETag: "e"\r\n\r\n',
+      );
+    } else {
+      // The first bytes, then silence.
+      socket.write(
+        "HTTP/1.1 206 Partial Content\r\nContent-Length: 100000\r\n" +
+          'Content-Range: bytes 0-99999/100000\r\nETag: "e"\r\n\r\n' +
+          "x".repeat(1000),
+      );
+    }
+  });
+  try {
+    const file = await within(server.storage.get("big.bin"), 5000, "get()");
+    assert.equal(file?.size, 100000);
+    const started = Date.now();
+    await within(
+      assert.rejects(() => file!.text(), (error: unknown) => {
+        assert.ok(error instanceof StoreUnavailableError, String(error));
+        assert.match(
+          error.message,
+          /S3 sent nothing for 500 ms while reading "big.bin"/,
+        );
+        return true;
+      }),
+      5000,
+      "reading a stalled file",
+    );
+    assert.ok(Date.now() - started < 3000, `${Date.now() - started} ms`);
+  } finally {
+    await server.close();
   }
 });

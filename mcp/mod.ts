@@ -164,18 +164,22 @@ export interface McpHandler extends Handler {
   close(): Promise<void>;
 }
 
-interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  server: McpServerLike;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** The identity that opened it (undefined without `auth`). */
-  owner: string | undefined;
+/** A place taken in the session counts, given back once by `release()`. */
+interface Reservation {
   /** Whose count it is in (the owner, or the client's address). */
   client: string;
   /** Counted in `opening` (its initialize not done yet). */
   pending: boolean;
   /** Counted in its client's count. */
   counted: boolean;
+}
+
+interface Session extends Reservation {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServerLike;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The identity that opened it (undefined without `auth`). */
+  owner: string | undefined;
 }
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
@@ -356,7 +360,7 @@ export function mcpHandler(
   const perClient = new Map<string, number>();
 
   /** Takes a session out of the counts (once). */
-  function release(session: Session): void {
+  function release(session: Reservation): void {
     if (session.pending) {
       session.pending = false;
       opening--;
@@ -425,13 +429,28 @@ export function mcpHandler(
     }
     opening++;
     perClient.set(client, held + 1);
+    const reservation: Reservation = { client, pending: true, counted: true };
+    let made: McpServerLike | undefined;
+    try {
+      made = await newServer();
+    } catch (error) {
+      release(reservation);
+      throw error;
+    }
+    if (made === undefined) {
+      release(reservation);
+      return jsonRpcError(
+        503,
+        -32000,
+        "This MCP server serves one session at a time and one is open; try again later",
+        { "Retry-After": "5" },
+      );
+    }
     const session: Session = {
-      server: undefined as unknown as McpServerLike,
+      ...reservation,
+      server: made,
       timer: undefined,
       owner,
-      client,
-      pending: true,
-      counted: true,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         enableJsonResponse: options.jsonResponse ?? false,
@@ -444,23 +463,6 @@ export function mcpHandler(
         },
       }),
     };
-    let made: McpServerLike | undefined;
-    try {
-      made = await newServer();
-    } catch (error) {
-      release(session);
-      throw error;
-    }
-    if (made === undefined) {
-      release(session);
-      return jsonRpcError(
-        503,
-        -32000,
-        "This MCP server serves one session at a time and one is open; try again later",
-        { "Retry-After": "5" },
-      );
-    }
-    session.server = made;
     session.transport.onclose = () =>
       forget(session.transport.sessionId, session);
     try {

@@ -48,9 +48,11 @@ export interface RedisRateLimitStoreOptions {
   /** Prefix of every key: state lives under `<prefix><key>`. Default `"rate_limit:"`. */
   prefix?: string;
   /**
-   * How a count that refuses is confirmed: the count that reaches the
+   * How the count that refuses is confirmed: the count that reaches the
    * limit (its request is allowed with none remaining, and the next is
-   * refused) and a refused request.
+   * refused). A refused request writes nothing and waits for nothing: it
+   * is refused (`429`) whatever the replicas, so `failOpen` cannot turn a
+   * lagging replica into a pass.
    *
    * - `"replica"` (default for a cluster client, `createCluster()`): only
    *   once a replica has the count (`WAIT 1 <replicaTimeout>` to the
@@ -60,13 +62,18 @@ export interface RedisRateLimitStoreOptions {
    *   master. Counts below the limit are not waited for: a failover can
    *   lose those made in its last moment, so a key may allow that many
    *   requests again, never more than `limit` before a confirmed refusal.
+   * - `"replica-aof"`: as `"replica"`, and the replica has also written
+   *   it to its append-only file (`WAITAOF 0 1 <replicaTimeout>`; Redis or
+   *   Valkey 7.2 and later, replicas with `appendonly yes`), so it also
+   *   survives that replica's restart.
    * - `"none"` (default for a one-node client): once the master has it.
    *   A master that fails over before replicating can lose the count
    *   that locked a key out, and the next request is let through.
    *
-   * Needs a client with `sendCommand` (node-redis) for `"replica"`.
+   * Needs a client with `sendCommand` (node-redis) for `"replica"` and
+   * `"replica-aof"`.
    */
-  durability?: "replica" | "none";
+  durability?: "replica" | "replica-aof" | "none";
   /**
    * Milliseconds a replica has to confirm (`durability: "replica"`).
    *
@@ -219,7 +226,7 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  * master may lack counts its old master acknowledged but had not yet
  * replicated (Redis replicates asynchronously): a key can then allow up
  * to the requests counted in that last moment again. On a cluster the
- * count that reaches the limit and every refusal wait for a replica by
+ * count that reaches the limit waits for a replica by
  * default (`durability: "replica"`), so a confirmed lockout survives a
  * failover; see the option.
  *
@@ -265,7 +272,9 @@ export function createRedisRateLimitStore(
     key: string,
     result: RateLimitResult,
   ): Promise<RateLimitResult> {
-    if (replica === undefined || (result.allowed && result.remaining > 0)) {
+    // Only the count that reaches the limit: a refusal wrote nothing, and
+    // stays a refusal (429) whatever the replicas say.
+    if (replica === undefined || !result.allowed || result.remaining > 0) {
       return result;
     }
     await withTimeout(() => replica(key, "rate-limit count"), timeout, {

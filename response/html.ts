@@ -30,7 +30,6 @@
 import { typedResponse } from "./_typed.ts";
 
 import { SafeHtml, StreamingHtml } from "../html/mod.ts";
-import { checkStreamTimeout } from "../html/_streaming.ts";
 import { currentCspNonce } from "../runtime/csp_nonce_scope.ts";
 
 /** What {@linkcode createHtmlResponse} accepts as the page. */
@@ -123,8 +122,13 @@ export function createHtmlResponse(
   body: HtmlBody,
   init?: HtmlResponseInit,
 ): Response {
-  if (init?.timeout !== undefined) {
-    checkStreamTimeout(init.timeout, "createHtmlResponse()");
+  const timeout = init?.timeout;
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
+    throw new TypeError(
+      `createHtmlResponse(): timeout must be a positive number of milliseconds (Infinity for none), got ${
+        String(timeout)
+      }`,
+    );
   }
   if (body instanceof StreamingHtml) {
     return typedResponse(

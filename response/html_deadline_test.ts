@@ -58,7 +58,7 @@ Deno.test("createHtmlResponse: a part that never settles shows its placeholder a
     /<div id="fk-c-1" data-fk-deferred><span data-fk-error="comments"/,
   );
   assert.match(page, /<footer>end<\/footer><div id="fk-c-1"/);
-  assert.match(page, /<\/script><\/body>$/);
+  assert.match(page, /<\/script><\/body>\s*$/);
   assert.deepEqual(errors.map(([name]) => name).sort(), [
     "comments",
     "part",

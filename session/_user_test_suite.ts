@@ -303,6 +303,37 @@ export async function userSessionSuite(
     assert.equal(after.createdAt.getTime(), before.createdAt.getTime());
   });
 
+  await t.step(
+    "setUser: checked, idempotent, and a new user moves the session",
+    async () => {
+      const storage = backend.storage(cookie);
+      const first = userName();
+      const second = userName();
+      const fresh = await storage.read(null);
+      assert.throws(() => fresh.setUser(""), TypeError);
+      assert.throws(
+        () => fresh.setUser("x".repeat(201)),
+        /at most 200 characters/,
+      );
+      fresh.setUser(first, { userAgent: "A" });
+      const setCookie = await storage.save(fresh);
+      const header = setCookie!.split(";")[0];
+      const [before] = await storage.listUserSessions(first);
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      const again = await storage.read(header);
+      assert.equal(again.userId, first);
+      again.setUser(first, { userAgent: "B" });
+      assert.equal(again.dirty, false, "the same user again changes nothing");
+      again.setUser(second, { userAgent: "C" });
+      await storage.save(again);
+      assert.deepEqual(await storage.listUserSessions(first), []);
+      const [moved] = await storage.listUserSessions(second);
+      assert.equal(moved.id, before.id);
+      assert.equal(moved.userAgent, "C");
+      assert.ok(moved.createdAt.getTime() > before.createdAt.getTime());
+    },
+  );
+
   await t.step("expired sessions drop out of the list", async () => {
     const storage = backend.storage({ secrets: [SECRET], maxAge: 1 });
     const router = usersApp(storage);

@@ -19,7 +19,11 @@ import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+} from "./storage.ts";
 
 /** The most a browser is bound to keep for one cookie (RFC 6265, 6.1). */
 const MAX_COOKIE_BYTES = 4096;
@@ -108,6 +112,11 @@ export function createCookieSessionStorage(
       if (!s.dirty && !s.resign) return null;
       const record: SessionRecord = toRecord(s, cookie.expiresAt());
       record.i = session.id;
+      // The user id only: nothing lists these sessions, and an address
+      // and user agent would only make the cookie larger.
+      if (record.u !== undefined) {
+        record.u = { i: record.u.i, c: record.u.c, s: record.u.s };
+      }
       const header = cookie.serialize(encode(record));
       if (header.length > MAX_COOKIE_BYTES) {
         throw new RangeError(

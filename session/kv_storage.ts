@@ -18,7 +18,7 @@ import {
   type UserIndexEntry,
   userIndexOptions,
 } from "./_id_storage.ts";
-import { whileLocked } from "../store/retry.ts";
+import { budgetOf, whileLocked } from "../store/retry.ts";
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
 import type { SessionCookieOptions, UserSessionStorage } from "./storage.ts";
 
@@ -227,7 +227,10 @@ export function createKvSessionStorage(
         encoder.encode(JSON.stringify(entry)),
         Number.isFinite(expireIn) ? { expireIn } : undefined,
       );
-      await bounded("index session", () => operation.commit());
+      await bounded(
+        "index session",
+        () => whileLocked(() => operation.commit(), budgetOf()),
+      );
       // Only a new entry can take the index over its bound.
       if (!fresh || typeof client.list !== "function") return [];
       const now = Date.now();
@@ -243,7 +246,10 @@ export function createKvSessionStorage(
     async remove(userId, ids) {
       const operation = client.atomic();
       for (const id of ids) operation.delete([...byUser(userId), id]);
-      await bounded("unindex session", () => operation.commit());
+      await bounded(
+        "unindex session",
+        () => whileLocked(() => operation.commit(), budgetOf()),
+      );
     },
     list: userEntries,
   };

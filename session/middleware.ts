@@ -18,7 +18,8 @@
  * the next request with its cookie gets a new, empty session. At most
  * `maxSessionsPerUser` (100 by default) per user: signing in once more
  * ends the oldest. Cookie storage cannot list sessions; its docs say
- * what to do instead.
+ * what to do instead. Code that takes any storage can ask:
+ * `"listUserSessions" in storage`.
  *
  * @module
  */

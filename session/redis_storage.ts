@@ -176,14 +176,18 @@ export interface RedisSessionStorageOptions {
    *   `replicaTimeout`, the save fails and the request gets 503 with
    *   `Retry-After` (a sign-out may then have happened on the master
    *   only: signing out again confirms it).
+   * - `"replica-aof"`: as `"replica"`, and the replica has also written
+   *   it to its append-only file (`WAITAOF 0 1 <replicaTimeout>`; Redis or
+   *   Valkey 7.2 and later, replicas with `appendonly yes`), so it also
+   *   survives that replica's restart.
    * - `"none"` (default for a one-node client): once the master has it.
    *   A master that fails over before replicating loses it: the
    *   signed-out cookie works again on the promoted replica.
    *
    * Other saves (values, flash) are never waited for. Needs a client with
-   * `sendCommand` (node-redis) for `"replica"`.
+   * `sendCommand` (node-redis) for `"replica"` and `"replica-aof"`.
    */
-  durability?: "replica" | "none";
+  durability?: "replica" | "replica-aof" | "none";
   /**
    * Milliseconds a replica has to confirm (`durability: "replica"`).
    *

@@ -101,9 +101,9 @@ export interface SessionStorage {
 /** What `session.setUser()` records about the sign-in, besides the user. */
 export interface SetUserOptions {
   /**
-   * The client's address at sign-in, for the user's list of devices (the
-   * router's `context.remoteAddr`, or the proxy's forwarded address). At
-   * most 100 characters are kept.
+   * The client's address at sign-in, for the user's list of devices
+   * (`context.remoteAddr?.hostname`, or the address your proxy forwards).
+   * At most 100 characters are kept.
    */
   address?: string;
   /** The `User-Agent` request header at sign-in. At most 512 characters are kept. */

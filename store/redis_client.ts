@@ -269,12 +269,16 @@ export function duplicateForBlocking(
  *   the key): the write is confirmed only once a replica has it; when
  *   none confirms in time the call fails with a `StoreUnavailableError`
  *   (503). Default for a cluster client.
+ * - `"replica-aof"`: as `"replica"`, with `WAITAOF 0 1 <replicaTimeout>`:
+ *   a replica has also written it to its append-only file (fsync per its
+ *   `appendfsync`). Needs Redis or Valkey 7.2 or later and replicas with
+ *   `appendonly yes`.
  * - `"none"`: confirmed once the master has it (Redis replicates
  *   asynchronously). Default for a one-node client.
  */
 export interface ReplicaWaitOptions {
-  /** `"replica"` (default on a cluster client) or `"none"` (default otherwise). */
-  durability?: "replica" | "none";
+  /** `"replica"` (default on a cluster client), `"replica-aof"` or `"none"` (default otherwise). */
+  durability?: "replica" | "replica-aof" | "none";
   /** Milliseconds `WAIT` gives a replica to confirm. Default 1000. */
   replicaTimeout?: number;
 }
@@ -312,9 +316,12 @@ export function replicaWaiter(
 ): ReplicaWait | undefined {
   const cluster = isRedisCluster(client);
   const durability = options.durability ?? (cluster ? "replica" : "none");
-  if (durability !== "replica" && durability !== "none") {
+  if (
+    durability !== "replica" && durability !== "replica-aof" &&
+    durability !== "none"
+  ) {
     throw new TypeError(
-      `${owner}: durability must be "replica" or "none", got ${
+      `${owner}: durability must be "replica", "replica-aof" or "none", got ${
         JSON.stringify(durability)
       }`,
     );
@@ -331,22 +338,40 @@ export function replicaWaiter(
     typeof (client as { sendCommand?: unknown }).sendCommand !== "function"
   ) {
     throw new TypeError(
-      `${owner}: durability "replica" needs a client with sendCommand (node-redis); ` +
+      `${owner}: durability "${durability}" needs a client with sendCommand (node-redis); ` +
         'pass durability: "none" for a client without it',
     );
   }
   const send = commandSender(client as SingleSender | ClusterSender);
-  const args = ["WAIT", "1", String(Math.ceil(ms))];
+  const aof = durability === "replica-aof";
+  const args = aof
+    ? ["WAITAOF", "0", "1", String(Math.ceil(ms))]
+    : ["WAIT", "1", String(Math.ceil(ms))];
+  const command = args.join(" ");
   return async (key, what) => {
-    const reply = await send(key, args);
-    const confirmed = Number(reply);
+    let reply: unknown;
+    try {
+      reply = await send(key, args);
+    } catch (error) {
+      if (
+        aof && error instanceof Error && /unknown command/i.test(error.message)
+      ) {
+        throw new TypeError(
+          `${owner}: durability "replica-aof" needs WAITAOF (Redis or Valkey 7.2 or later); this server answered: ${error.message}`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    // WAITAOF answers [local fsyncs, replica fsyncs].
+    const confirmed = Number(aof && Array.isArray(reply) ? reply[1] : reply);
     if (confirmed >= 1) return;
     throw new StoreUnavailableError(
       "Redis",
       `Redis: no replica confirmed the ${what} within ${ms} ms ` +
-        `(WAIT 1 ${Math.ceil(ms)} answered ${String(reply)}); the master ` +
+        `(${command} answered ${JSON.stringify(reply)}); the master ` +
         "has it but would lose it in a failover, so it is not confirmed " +
-        '(durability "replica")',
+        `(durability "${durability}")`,
       { cause: reply },
     );
   };

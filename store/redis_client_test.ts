@@ -85,3 +85,23 @@ Deno.test("replicaWaiter: off by default for one node; on when asked", async () 
     /makeStore: durability "replica" needs a client with sendCommand/,
   );
 });
+
+Deno.test('replicaWaiter: "replica-aof" sends WAITAOF 0 1 and reads the replicas\' count', async () => {
+  const sent: string[][] = [];
+  let reply: unknown = [0, 1];
+  const single = {
+    sendCommand(args: string[]) {
+      sent.push(args);
+      return Promise.resolve(reply);
+    },
+  };
+  const wait = replicaWaiter(
+    single,
+    { durability: "replica-aof", replicaTimeout: 250 },
+    "test",
+  )!;
+  await wait("k", "write");
+  assert.deepEqual(sent, [["WAITAOF", "0", "1", "250"]]);
+  reply = [1, 0];
+  await assert.rejects(wait("k", "write"), StoreUnavailableError);
+});

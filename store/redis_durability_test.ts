@@ -23,11 +23,27 @@ import {
   type RedisCluster,
   startRedisCluster,
 } from "../_tools/redis_cluster.ts";
-import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import {
+  findExecutable,
+  redisServerOrSkip,
+  startRedis,
+} from "../_tools/redis.ts";
 import { quietErrors } from "../_tools/console.ts";
 
 const tools = await clusterToolsOrSkip();
 const redisServer = await redisServerOrSkip();
+// WAITAOF is Redis and Valkey 7.2 and later: Debian's Valkey 8 has it.
+const valkey = await findExecutable("valkey-server");
+if (valkey === undefined) {
+  if (Deno.env.get("CI") || Deno.env.get("TOOLKIT_REQUIRE_ALL")) {
+    throw new Error(
+      "valkey-server is not installed, and CI or TOOLKIT_REQUIRE_ALL is set",
+    );
+  }
+  console.log(
+    'skipping durability "replica-aof" tests: valkey-server is not installed',
+  );
+}
 const SECRET = "durability-secret-0123456789abcdef";
 const address = { hostname: "192.0.2.9", port: 1, transport: "tcp" as const };
 
@@ -48,7 +64,10 @@ type Client = Parameters<typeof createRedisSessionStorage>[0]["client"];
 /** An app with sign-in, regenerate, sign-out, a lockout and an order. */
 function durableApp(
   client: Client,
-  options: { durability?: "replica" | "none"; replicaTimeout?: number } = {},
+  options: {
+    durability?: "replica" | "replica-aof" | "none";
+    replicaTimeout?: number;
+  } = {},
   tag: string = crypto.randomUUID(),
 ) {
   const Key = createContextKey<Session>();
@@ -81,7 +100,9 @@ function durableApp(
     algorithm: "lockout",
     name: `login-${tag}`,
     store: createRedisRateLimitStore({
-      client: client as Parameters<typeof createRedisRateLimitStore>[0][
+      client: client as unknown as Parameters<
+        typeof createRedisRateLimitStore
+      >[0][
         "client"
       ],
       prefix: `rl-${tag}:`,
@@ -94,7 +115,9 @@ function durableApp(
     "/orders",
     idempotency({
       store: createRedisCacheStore({
-        client: client as Parameters<typeof createRedisCacheStore>[0]["client"],
+        client: client as unknown as Parameters<
+          typeof createRedisCacheStore
+        >[0]["client"],
         prefix: `idem-${tag}:`,
         ...options,
       }),
@@ -177,6 +200,16 @@ Deno.test({
               await app.send(new Jar(), "POST", "/attempt"),
             );
             assert.equal(status, 503);
+          },
+        );
+        await t.step(
+          "a refusal writes and waits for nothing: 429 at once",
+          async () => {
+            // A WAIT would fail with every replica frozen: 503.
+            const [status] = await answer(
+              await app.send(new Jar(), "POST", "/attempt"),
+            );
+            assert.equal(status, 429);
           },
         );
         await t.step(
@@ -300,6 +333,181 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    'one Redis node and its replica, durability: "replica": confirmed while the replica runs, 503 while it is frozen',
+  ignore: redisServer === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const master = await startRedis(redisServer!);
+    const masterPort = new URL(master.url).port;
+    const replica = await startRedis(redisServer!, undefined, [
+      "--replicaof",
+      "127.0.0.1",
+      masterPort,
+    ]);
+    const client = await createClient({ url: master.url }).connect();
+    const quiet = quietErrors();
+    let frozen = false;
+    try {
+      // Until the replica has synced, WAIT finds no replica.
+      for (let i = 0; i < 100; i++) {
+        if (Number(await client.sendCommand(["WAIT", "1", "100"])) >= 1) break;
+      }
+      const app = durableApp(client as unknown as Client, {
+        durability: "replica",
+        replicaTimeout: 300,
+      });
+      const jar = new Jar();
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      assert.equal(
+        (await answer(await app.send(jar, "POST", "/logout")))[0],
+        200,
+      );
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      Deno.kill(replica.pid, "SIGSTOP");
+      frozen = true;
+      assert.equal(
+        (await answer(await app.send(jar, "POST", "/logout")))[0],
+        503,
+      );
+    } finally {
+      if (frozen) Deno.kill(replica.pid, "SIGCONT");
+      quiet[Symbol.dispose]();
+      await client.quit();
+      await replica.stop();
+      await master.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    'durability: "replica-aof" on Valkey: confirmed once a replica\'s append-only file has it; 503 when the replica keeps none or is frozen',
+  ignore: valkey === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const master = await startRedis(valkey!);
+    const port = new URL(master.url).port;
+    const withAof = await startRedis(valkey!, undefined, [
+      "--replicaof",
+      "127.0.0.1",
+      port,
+      "--appendonly",
+      "yes",
+    ]);
+    const client = await createClient({ url: master.url }).connect();
+    const quiet = quietErrors();
+    let frozen = false;
+    try {
+      for (let i = 0; i < 100; i++) {
+        const reply = await client.sendCommand(["WAITAOF", "0", "1", "100"]);
+        if (Array.isArray(reply) && Number(reply[1]) >= 1) break;
+      }
+      const app = durableApp(client as unknown as Client, {
+        durability: "replica-aof",
+        replicaTimeout: 1000,
+      });
+      const jar = new Jar();
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      assert.equal(
+        (await answer(await app.send(jar, "POST", "/logout")))[0],
+        200,
+      );
+      assert.equal((await app.send(jar, "POST", "/login")).status, 200);
+      Deno.kill(withAof.pid, "SIGSTOP");
+      frozen = true;
+      const strict = durableApp(client as unknown as Client, {
+        durability: "replica-aof",
+        replicaTimeout: 300,
+      });
+      assert.equal(
+        (await answer(await strict.send(jar, "POST", "/logout")))[0],
+        503,
+      );
+      Deno.kill(withAof.pid, "SIGCONT");
+      frozen = false;
+      await withAof.stop();
+      // A replica without an append-only file confirms WAIT, not WAITAOF.
+      const withoutAof = await startRedis(valkey!, undefined, [
+        "--replicaof",
+        "127.0.0.1",
+        port,
+      ]);
+      try {
+        for (let i = 0; i < 100; i++) {
+          if (Number(await client.sendCommand(["WAIT", "1", "100"])) >= 1) {
+            break;
+          }
+        }
+        const mine = new Jar();
+        assert.equal((await strict.send(mine, "POST", "/login")).status, 200);
+        assert.equal(
+          (await answer(await strict.send(mine, "POST", "/logout")))[0],
+          503,
+        );
+        const plain = durableApp(client as unknown as Client, {
+          durability: "replica",
+          replicaTimeout: 1000,
+        });
+        assert.equal(
+          (await answer(await plain.send(mine, "POST", "/logout")))[0],
+          200,
+        );
+      } finally {
+        await withoutAof.stop();
+      }
+    } finally {
+      if (frozen) Deno.kill(withAof.pid, "SIGCONT");
+      quiet[Symbol.dispose]();
+      await client.quit();
+      await withAof.stop().catch(() => {});
+      await master.stop();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    'durability: "replica-aof" on a server without WAITAOF: an error that says so',
+  ignore: redisServer === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const server = await startRedis(redisServer!);
+    const client = await createClient({ url: server.url }).connect();
+    try {
+      const info = String(await client.sendCommand(["INFO", "server"]));
+      const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+      if (
+        version === null || Number(version[1]) * 100 + Number(version[2]) >= 702
+      ) {
+        console.log("skipped: this server has WAITAOF");
+        return;
+      }
+      const storage = createRedisSessionStorage({
+        client: client as unknown as Client,
+        cookie: { secrets: [SECRET] },
+        durability: "replica-aof",
+      });
+      const fresh = await storage.read(null);
+      fresh.set("user", "ada");
+      const header = (await storage.save(fresh))!.split(";")[0];
+      const loaded = await storage.read(header);
+      loaded.destroy();
+      await assert.rejects(
+        storage.save(loaded),
+        /durability "replica-aof" needs WAITAOF \(Redis or Valkey 7\.2 or later\)/,
+      );
+    } finally {
+      await client.quit();
+      await server.stop();
+    }
+  },
+});
+
 Deno.test("durability options are checked when the store is made", () => {
   const fake = { get() {}, set() {}, del() {} } as unknown as Client;
   assert.throws(
@@ -319,7 +527,7 @@ Deno.test("durability options are checked when the store is made", () => {
         // @ts-expect-error: checking the run-time guard
         durability: "all",
       }),
-    /durability must be "replica" or "none", got "all"/,
+    /durability must be "replica", "replica-aof" or "none", got "all"/,
   );
   assert.throws(
     () =>

@@ -66,9 +66,11 @@ export interface RedisVersionedStoreOptions {
    * `"replica"` (default for a cluster client) once a replica has it
    * (`WAIT 1 <replicaTimeout>` to the master that owns the key), else a
    * `StoreUnavailableError`; `"none"` (default for one node) once the
-   * master has it. Other writes are never waited for.
+   * master has it; `"replica-aof"` as `"replica"`, with `WAITAOF 0 1`
+   * (the replica's append-only file has it too; Redis 7.2 and later).
+   * Other writes are never waited for.
    */
-  durability?: "replica" | "none";
+  durability?: "replica" | "replica-aof" | "none";
   /** Milliseconds a replica has to confirm. Default 1000. */
   replicaTimeout?: number;
   /**
