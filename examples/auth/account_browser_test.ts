@@ -204,8 +204,25 @@ Deno.test({
       await phone.goto(`${base}/dashboard`);
       assert.match(phone.url(), /\/auth\/login/);
 
-      // Delete: the page, a wrong email, then the account.
+      // A new password (still confirmed): the other devices are signed out.
+      await page.goto(`${base}/profile/password`);
+      await check("change-password");
+      await axeAt("/profile/password", "change password");
+      await page.fill("#password", "ada new password");
+      await page.click("form.card button[type=submit]");
+      await page.waitForURL(`${base}/profile/security`);
+      assert.match(
+        (await page.textContent("main")) ?? "",
+        /every other device was signed out/,
+      );
+
+      // Delete: after the (new) password again, the page, a wrong email,
+      // then the account.
       await page.goto(`${base}/profile/delete`);
+      await page.waitForURL(`${base}/auth/confirm?**`);
+      await page.fill("#password", "ada new password");
+      await page.click("form.card button[type=submit]");
+      await page.waitForURL(`${base}/profile/delete`);
       await check("delete-account");
       await axeAt("/profile/delete", "delete account");
       await page.fill("#email", "someone@else.example");

@@ -287,8 +287,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
       (context) => [
         emailSection(context.get(CurrentUser)!),
         passwordSection(context.get(CurrentUser)!),
-        deleteSection(),
       ],
+      deleteSection(),
     ),
   );
   router.map(routes.email, email.controller);
