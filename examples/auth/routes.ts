@@ -15,6 +15,9 @@ export const adminRoutes = route({
   users: { method: "GET", pattern: "users" },
   updateUser: { method: "PUT", pattern: "users/:id" },
   settings: { method: "GET", pattern: "settings" },
+  /** Background jobs that used all their attempts (admins). */
+  jobs: { method: "GET", pattern: "jobs" },
+  retryJob: { method: "POST", pattern: "jobs/:id/retry" },
 });
 
 /** The app's routes. */
