@@ -47,12 +47,11 @@
  * - [`@fetchkit/toolkit/jwt-middleware`](https://jsr.io/@fetchkit/toolkit/doc/jwt-middleware): JSON Web Token authentication
  * - [`@fetchkit/toolkit/bearer-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/bearer-auth-middleware): bearer token authentication
  * - [`@fetchkit/toolkit/basic-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/basic-auth-middleware): HTTP Basic authentication
- * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkey (WebAuthn) registration and sign-in, challenges in the session
+ * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkey (WebAuthn) registration and sign-in, with or without a username, challenges in the session
  * - [`@fetchkit/toolkit/totp`](https://jsr.io/@fetchkit/toolkit/doc/totp): two-factor codes from an authenticator app (TOTP), their QR code, backup codes
  * - [`@fetchkit/toolkit/reauth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/reauth-middleware): re-authentication ("sudo mode") before sensitive changes
  * - [`@fetchkit/toolkit/oauth`](https://jsr.io/@fetchkit/toolkit/doc/oauth): sign in with Google, Microsoft, GitHub or any OpenID Provider (code + PKCE, ID tokens checked)
  * - [`@fetchkit/toolkit/mcp`](https://jsr.io/@fetchkit/toolkit/doc/mcp): a Model Context Protocol server on a route, behind bearer tokens, with Origin checks
- * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkeys (WebAuthn): registration and sign-in, with or without a username
  *
  * ### Realtime
  *
@@ -76,6 +75,8 @@
  * - [`@fetchkit/toolkit/request-id-middleware`](https://jsr.io/@fetchkit/toolkit/doc/request-id-middleware): an id per request, reused from `X-Request-Id` when safe
  * - [`@fetchkit/toolkit/server-timing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/server-timing-middleware): `Server-Timing` headers
  * - [`@fetchkit/toolkit/tracing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/tracing-middleware): OpenTelemetry tracing, one span per request
+ * - [`@fetchkit/toolkit/metrics`](https://jsr.io/@fetchkit/toolkit/doc/metrics): Prometheus metrics of requests by route, store calls and the process, and `GET /metrics`
+ * - [`@fetchkit/toolkit/health`](https://jsr.io/@fetchkit/toolkit/doc/health): `/livez` and `/readyz` (checks in parallel under a time limit; 503 while draining)
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
  * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
  * - [`@fetchkit/toolkit/testing`](https://jsr.io/@fetchkit/toolkit/doc/testing): a test client that calls the app in process, with a cookie jar and redirects like a browser
@@ -147,6 +148,24 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export {
+  Counter as MetricsCounter,
+  createMetricsRegistry,
+  DEFAULT_BUCKETS,
+  Gauge as MetricsGauge,
+  Histogram as MetricsHistogram,
+  type HistogramOptions,
+  type Labels as MetricLabels,
+  type MetricOptions,
+  metrics,
+  metricsHandler,
+  type MetricsHandlerOptions,
+  type MetricsOptions,
+  type MetricsRegistry,
+  OPENMETRICS_CONTENT_TYPE,
+  TEXT_CONTENT_TYPE,
+} from "./metrics/mod.ts";
+export * from "./health/mod.ts";
 export * from "./file_storage/mod.ts";
 export {
   type AuthorizeOptions as OAuthAuthorizeOptions,

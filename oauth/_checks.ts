@@ -74,6 +74,12 @@ export function checkOptions(options: OAuthClientOptions): void {
       "OAuth: without the openid scope, give userinfoEndpoint or fetchUser to read the user",
     );
   }
+  const timeout = options.providerTimeout;
+  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
+    throw new TypeError(
+      `OAuth: providerTimeout must be seconds (> 0), not ${timeout}`,
+    );
+  }
   for (const name of ["ttl", "clockTolerance"] as const) {
     const value = options[name];
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {

@@ -26,6 +26,21 @@
  *   keys at `jwks_uri`, a `5xx` from its user API), so an app can tell an
  *   outage ("try again later") from a refused sign-in.
  *
+ * The callback's `state`, `code`, `iss`, `error`, `error_description`
+ * and `error_uri` must each come at most once (RFC 6749 §3.1): a
+ * repeated one is refused before anything else is looked at. The ID
+ * token's `iat` may not be later than now plus the clock tolerance.
+ *
+ * Requests to the provider (discovery, the token endpoint, `userinfo`,
+ * the keys at `jwks_uri`, and `fetchUser`'s through the `fetch` it is
+ * given) never follow a redirect: a `3xx` is a `502`, since following
+ * the token request's would hand the code, the PKCE verifier and a secret
+ * sent in the body to wherever it points. Each answer is read up to
+ * 1 MiB, and one deadline (`providerTimeout`, 10 s) covers its headers and
+ * its whole body; more, or later, is a `502`. A `5xx` from the token
+ * endpoint is a `502` whatever error its body names, and a `200` whose body
+ * is not a JSON object (`null`) is a `502` too.
+ *
  * The session is whatever `session()` stores under the context key
  * `session` (as `idempotency()` takes it); sign the user in after
  * `callback()` with a new session id (`session.regenerateId(true)`).
@@ -109,7 +124,8 @@ import {
   DEFAULT_SCOPES,
   sessionOf,
 } from "./_checks.ts";
-import { OAuthError } from "./_errors.ts";
+import { OAuthError, type OAuthErrorReason } from "./_errors.ts";
+import { guardFetch } from "./_fetch.ts";
 import { keySets, verifyIdToken } from "./_id_token.ts";
 import { discovery, explicitMetadata, type Metadata } from "./_metadata.ts";
 import {
@@ -145,6 +161,16 @@ import type {
   OAuthResult,
 } from "./types.ts";
 
+/** Callback parameters that may come once only (RFC 6749 §3.1). */
+const SINGLE_PARAMS: [string, OAuthErrorReason][] = [
+  ["state", "state"],
+  ["code", "code"],
+  ["iss", "iss"],
+  ["error", "provider"],
+  ["error_description", "provider"],
+  ["error_uri", "provider"],
+];
+
 /**
  * Creates a sign-in client for one provider.
  *
@@ -171,7 +197,15 @@ import type {
  */
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   checkOptions(options);
-  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  const timeoutMs = Math.max(
+    1,
+    Math.round((options.providerTimeout ?? 10) * 1000),
+  );
+  // No redirects, 1 MiB, one deadline over headers and body.
+  const fetcher = guardFetch(
+    options.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs,
+  );
   const scopes = options.scopes ?? DEFAULT_SCOPES;
   const openid = scopes.includes("openid");
   const ttlMs = (options.ttl ?? 600) * 1000;
@@ -192,7 +226,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       fetch: fetcher,
       multiTenant: options.multiTenant,
     });
-  const keys = keySets(fetcher);
+  const keys = keySets(fetcher, timeoutMs);
   // Which client started a sign-in: several share one session.
   const clientTag = `${
     options.issuer ?? options.authorizationEndpoint
@@ -302,6 +336,14 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   async function callback(context: RequestContext): Promise<OAuthResult> {
     const session = sessionOf(context, options.session);
     const query = context.url.searchParams;
+    for (const [name, reason] of SINGLE_PARAMS) {
+      if (query.getAll(name).length > 1) {
+        throw new OAuthError(
+          reason,
+          `The provider's answer has ${name} more than once (RFC 6749 §3.1)`,
+        );
+      }
+    }
     const state = query.get("state");
     if (state === null || state === "") {
       throw new OAuthError("state", "The provider's answer has no state");

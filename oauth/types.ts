@@ -30,7 +30,9 @@ export interface OAuthClientOptions {
   jwksUri?: string;
   /**
    * Reads the user with the access token, for providers with neither an
-   * ID token nor a `userinfo` endpoint (GitHub's preset sets it).
+   * ID token nor a `userinfo` endpoint (GitHub's preset sets it). The
+   * `fetch` it is given follows no redirect (a `3xx` is a `502`), reads
+   * at most 1 MiB and holds to `providerTimeout`.
    */
   fetchUser?: (
     tokens: OAuthTokens,
@@ -76,7 +78,18 @@ export interface OAuthClientOptions {
    * @default {30}
    */
   clockTolerance?: number;
-  /** The `fetch` for every provider request. Default `globalThis.fetch`. */
+  /**
+   * Seconds a provider request may take, its whole body included; a
+   * request that takes longer is a `502`.
+   *
+   * @default {10}
+   */
+  providerTimeout?: number;
+  /**
+   * The `fetch` for every provider request. Default `globalThis.fetch`.
+   * It is called with `redirect: "manual"` and a deadline `signal`; its
+   * answer is read up to 1 MiB.
+   */
   fetch?: typeof globalThis.fetch;
 }
 

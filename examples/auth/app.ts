@@ -21,7 +21,13 @@
  *
  * @module
  */
-import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import {
+  createRouter,
+  type Router,
+  type TrustProxyOptions,
+} from "@fetchkit/toolkit/fetch-router";
+import type { MetricsRegistry } from "@fetchkit/toolkit/metrics";
+import { createOperations } from "./operations.ts";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
@@ -69,9 +75,19 @@ import { twoFactorController } from "./controllers/two_factor.ts";
 import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
-import { createPasskeyStore } from "./passkeys.ts";
+import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
+import { createEmailVerification } from "./controllers/email.ts";
+import { createEmailLinks } from "./email_verification.ts";
+import { emailReminder, emailSection } from "./views/email.ts";
+import { deleteSection } from "./views/delete_account.ts";
+import { deleteAccountController } from "./controllers/delete_account.ts";
+import { createAccountPurge } from "./account_deletion.ts";
+import { confirmFirst } from "./reauth.ts";
+import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
+import { devicesController } from "./controllers/devices.ts";
+import { devicesSection } from "./views/devices.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -138,10 +154,21 @@ export interface AppOptions {
   mailer?: Mailer;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
+  /** How long an email link works. Default 24 hours (tests shorten it). */
+  emailLinkTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
   publicUrl?: string;
+  /**
+   * Readiness checks of `/readyz` by name (see `operations.ts`). Default:
+   * a read of the KV database.
+   */
+  healthChecks?: Record<string, () => Promise<unknown>>;
+  /** Where `/metrics` numbers go. Default: a registry of the app's own. */
+  metricsRegistry?: MetricsRegistry;
+  /** The proxies in front, for `context.remoteAddr` (see `createRouter`). */
+  trustProxy?: TrustProxyOptions;
 }
 
 /**
@@ -174,6 +201,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
     rpName: "fetchkit auth example",
     origins: [new URL(appUrl).origin],
     session: Session,
+    // Used challenges on the app's KV: single use across instances.
+    usedChallenges: createUsedChallengeStore(kv),
   });
   const twoFactor = createTwoFactorStore(kv);
   // The login lockouts, here only to clear an email's after a reset.
@@ -184,8 +213,33 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
+  const mailer = options.mailer ?? createConsoleMailer();
+  // The devices list and sign-outs (null on signed cookies).
+  const deviceSessions = deviceSessionsOf(options.sessions);
+  const endSessions = async (userId: number, except?: string) => {
+    await deviceSessions?.destroyUserSessions(String(userId), { except });
+  };
+  const identities = createIdentityStore(kv);
+  const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
+  const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
+  const email = createEmailVerification({
+    users,
+    reauth: [confirmFirst()],
+    links: emailLinks,
+    sendMail: (message) => mailer.send(message),
+    limits,
+    appUrl,
+  });
+
+  const operations = createOperations({
+    checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
+    registry: options.metricsRegistry,
+  });
   const router = createRouter({
+    trustProxy: options.trustProxy,
     middleware: [
+      operations.metrics,
+      operations.endpoints,
       ...(options.development
         ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
         : []),
@@ -193,9 +247,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
       requestId({ trustIncoming: false }),
-      ...(options.log === null
-        ? []
-        : [logger({ format: LOG_FORMAT, log: options.log })]),
+      ...(options.log === null ? [] : [logger({
+        format: LOG_FORMAT,
+        log: options.log,
+        // Reset and verification links are secrets while they are live
+        // (stored hashed): never in the log.
+        redactPathParams: ["/password/reset/:token", "/email/verify/:token"],
+      })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
       compress(),
       etag(),
@@ -211,14 +269,44 @@ export async function createApp(options: AppOptions): Promise<Router> {
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
+      bindDevice(),
+      operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
     onError: serverError,
   });
 
   router.map(routes.home, home);
-  router.map(routes.dashboard, dashboard);
-  router.map(routes.profile, profile(passkeyStore));
+  router.map(routes.dashboard, dashboard(emailReminder));
+  router.map(
+    routes.profile,
+    profile(
+      passkeyStore,
+      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
+    ),
+  );
+  router.map(routes.email, email.controller);
+  router.map(
+    routes.sessions,
+    devicesController({
+      sessions: deviceSessions,
+      backTo: routes.security.href(),
+    }),
+  );
+  router.map(
+    routes.deleteAccount,
+    deleteAccountController({
+      users,
+      reauth: [confirmFirst()],
+      purge: createAccountPurge({
+        passkeys: passkeyStore,
+        identities,
+        resetTokens,
+        emailLinks,
+        endSessions,
+      }),
+    }),
+  );
   router.map(
     routes.auth,
     authController({
@@ -227,6 +315,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      async onRegistered(user) {
+        // The account is made: a store failure here must not undo that
+        // (the dashboard offers "Send again").
+        await email.sendVerification(user).catch((error) =>
+          console.error("Verification link failed:", error)
+        );
+      },
       twoFactor,
     }),
   );
@@ -251,14 +346,27 @@ export async function createApp(options: AppOptions): Promise<Router> {
   );
   router.map(
     routes.security,
-    security({ twoFactor, passkeys: passkeyStore }),
+    security({
+      twoFactor,
+      passkeys: passkeyStore,
+      // The devices signed in (a note on signed cookies, which cannot list).
+      devices: async (context, user) =>
+        devicesSection(
+          deviceSessions &&
+            await listDevices(
+              deviceSessions,
+              user.id,
+              context.get(Session)!.id,
+            ),
+        ),
+    }),
   );
   router.map(
     routes.oauth,
     oauthController({
       users,
       passwords,
-      identities: createIdentityStore(kv),
+      identities,
       passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
@@ -281,12 +389,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
     resetController({
       users,
       passwords,
-      tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
-      mailer: options.mailer ?? createConsoleMailer(),
+      tokens: resetTokens,
+      mailer,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,
       clearLockout: (email) => lockouts.perEmail.reset(email),
+      endSessions,
     }),
   );
   // One section: every /admin route is for admins and moderators, and

@@ -46,6 +46,19 @@ export const routes = route({
     rename: { method: "PUT", pattern: ":id" },
     remove: { method: "DELETE", pattern: ":id" },
   }),
+  /** Email: a mailed link's page, "Send again", changing the address. */
+  email: route("email", {
+    verify: { method: "GET", pattern: "verify/:token" },
+    resend: { method: "POST", pattern: "verify" },
+    change: form("change"),
+  }),
+  /** Deleting one's own account (typing its email). */
+  deleteAccount: form("/profile/delete"),
+  /** The devices signed in: sign one out, or every other one. */
+  sessions: route("profile/sessions", {
+    others: { method: "POST", pattern: "others" },
+    remove: { method: "DELETE", pattern: ":id" },
+  }),
   /** Re-authentication ("sudo mode") before a sensitive change. */
   confirm: route({
     index: { method: "GET", pattern: "/auth/confirm" },

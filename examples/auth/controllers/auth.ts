@@ -42,7 +42,12 @@ import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
-import { EmailInUseError, type UserStore } from "../users.ts";
+import {
+  EmailInUseError,
+  normalizeEmail,
+  type User,
+  type UserStore,
+} from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import type { ProviderButton } from "../views/oauth.ts";
 import { requireGuest } from "../middleware.ts";
@@ -67,6 +72,8 @@ export interface AuthDeps {
   addressLimit?: number;
   /** "Sign in with <provider>" buttons on the login page. */
   providers?: readonly ProviderButton[];
+  /** Told of each new account (the verification link), before the answer. */
+  onRegistered?: (user: User) => Promise<void>;
   /** Users with two-factor authentication on get a second step. */
   twoFactor?: TwoFactorStore;
 }
@@ -128,7 +135,7 @@ export function authController(
     return next();
   };
   const emailKey = (context: RequestContext) =>
-    context.get(LoginInput)?.email.toLowerCase() || undefined;
+    normalizeEmail(context.get(LoginInput)?.email ?? "") || undefined;
   const limits = createLoginLimits({
     store: deps.limits,
     addressLimit: deps.addressLimit,
@@ -238,6 +245,7 @@ export function authController(
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
               signIn(session, user);
+              await deps.onRegistered?.(user);
               session.flash("notice", `Welcome, ${user.name}!`);
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {

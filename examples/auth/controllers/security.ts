@@ -1,8 +1,8 @@
 /**
  * `GET /profile/security`: the account's security at a glance. The page
  * is built from sections: two-factor authentication and passkeys here,
- * and {@linkcode devicesSection}, the slot for the devices signed in
- * (each with "Sign out", and "Sign out all other devices").
+ * and the devices signed in (`SecurityDeps.devices`: each with "Sign
+ * out", and "Sign out all other devices").
  *
  * @module
  */
@@ -19,18 +19,12 @@ import { securityPage } from "../views/security.ts";
 export interface SecurityDeps {
   twoFactor: TwoFactorStore;
   passkeys: PasskeyStore;
-}
-
-/**
- * The devices section of the security page: the sessions of `user` on
- * every device, once session storages can list them. Returns `null`
- * (no section) until then.
- */
-export function devicesSection(
-  _context: RequestContext,
-  _user: User,
-): Promise<SafeHtml | null> {
-  return Promise.resolve(null);
+  /**
+   * The devices section: the sessions of `user` on every device, each
+   * with "Sign out", and "Sign out all other devices" (`app.ts` renders
+   * `views/devices.ts`). None without it.
+   */
+  devices?: (context: RequestContext, user: User) => Promise<SafeHtml | null>;
 }
 
 /** The action of `routes.security`. */
@@ -43,7 +37,7 @@ export function security(deps: SecurityDeps): Action<"/profile/security"> {
       const [record, passkeys, devices] = await Promise.all([
         deps.twoFactor.get(user.id),
         deps.passkeys.listByUser(user.id),
-        devicesSection(context, user),
+        deps.devices?.(context, user) ?? null,
       ]);
       return securityPage(user, {
         twoFactor: record && {
