@@ -342,6 +342,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       store: twoFactor,
       limits,
       addressLimit: options.loginAddressLimit,
+      endSessions,
     }),
   );
   router.map(

@@ -302,6 +302,8 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       303,
     );
     assert.equal((await laptop.get("/dashboard")).status, 200);
+    const devicesBefore = await read(await client.get("/profile/security"));
+    assert.equal(devicesBefore.body.match(/class="device-item/g)?.length, 2);
 
     // A wrong code: refused, still on.
     const wrong = await read(
@@ -336,6 +338,8 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       /Two-factor authentication is off\. Every other device was signed out\./,
     );
     assert.match(page.body, /class="state-off"/);
+    // The laptop's session is gone from the storage's index at once.
+    assert.equal(page.body.match(/class="device-item/g)?.length, 1);
     assert.equal((await laptop.get("/dashboard")).status, 302, "signed out");
     // And the password alone signs in again.
     const next = await new Client(app).login(EMAIL, PASSWORD);
