@@ -304,6 +304,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
         resetTokens,
         emailLinks,
         endSessions,
+        twoFactor,
       }),
     }),
   );

@@ -481,3 +481,22 @@ Deno.test("passkeys: a passkey sign-in skips the second step; a passkey confirms
     clock.uninstall();
   }
 });
+
+Deno.test("deleting an account removes its two-factor secret and backup codes", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const clock = fakeDate();
+  const { app, kv, close } = await testApp();
+  try {
+    const { client } = await enrolled(app);
+    const store = createTwoFactorStore(kv);
+    const id = (await (await import("./users.ts")).createUserStore(kv)
+      .findByEmail(EMAIL))!.id;
+    assert.ok(await store.get(id));
+    const deleted = await client.post("/profile/delete", { email: EMAIL });
+    assert.equal(deleted.status, 303);
+    assert.equal(await store.get(id), null);
+  } finally {
+    close();
+    clock.uninstall();
+  }
+});
