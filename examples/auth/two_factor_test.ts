@@ -399,7 +399,10 @@ Deno.test("re-authentication: 5 wrong passwords on the confirm page lock it for 
       await client.post("/auth/confirm", { password: PASSWORD }),
     );
     assert.equal(locked.status, 429);
-    assert.match(locked.body, /Try again in 15 minutes/);
+    assert.match(
+      locked.body,
+      /Too many password attempts\. Try again in 15 minutes/,
+    );
   } finally {
     close();
   }
