@@ -503,3 +503,30 @@ Deno.test("deleting an account removes its two-factor secret and backup codes", 
     clock.uninstall();
   }
 });
+
+Deno.test("two-factor store: one code checked twice at once is accepted once (compare-and-set), a backup code too", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const { createBackupCodes, createTotpSecret } = await import(
+    "@fetchkit/toolkit/totp"
+  );
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = createTwoFactorStore(kv);
+    const secret = createTotpSecret();
+    const [backup] = createBackupCodes(1);
+    await store.enable(7, { secret, lastStep: 0, backupCodes: [backup] });
+    const code = await totpCode(secret);
+    const totps = await Promise.all([
+      store.check(7, code),
+      store.check(7, code),
+    ]);
+    assert.deepEqual(totps.map((check) => check.ok).sort(), [false, true]);
+    const backups = await Promise.all([
+      store.check(7, backup),
+      store.check(7, backup),
+    ]);
+    assert.deepEqual(backups.map((check) => check.ok).sort(), [false, true]);
+  } finally {
+    kv.close();
+  }
+});
