@@ -225,9 +225,10 @@ export function totpCode(
  * the `window` steps either side of now and after `afterStep`, else
  * `null`. Each candidate is compared in full (no early exit inside a
  * code), so the time taken says nothing about how close a guess was; the
- * current step is tried first, so a right code usually costs one HMAC. A code of the
- * wrong length or with anything but digits, and a secret that is not
- * base32, are `null`. Strip spaces users type inside codes before.
+ * current step is tried first, so a right code usually costs one HMAC.
+ * A code of the wrong length or with anything but digits, and a secret
+ * that is not base32, are `null`. Strip spaces users type inside codes
+ * before.
  *
  * @example
  * ```ts
