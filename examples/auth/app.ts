@@ -348,6 +348,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
         resetTokens,
         emailLinks,
         endSessions,
+        twoFactor,
       }),
     }),
   );
@@ -386,6 +387,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       store: twoFactor,
       limits,
       addressLimit: options.loginAddressLimit,
+      endSessions,
     }),
   );
   router.map(
