@@ -48,6 +48,8 @@ export interface Load {
   settle(limitMs: number): Promise<boolean>;
   /** Closes the streams and sockets. */
   close(): Promise<void>;
+  /** Sign-ups answered 503 (the shared KV file locked) and tried again. */
+  readonly setupRetries: number;
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,6 +70,7 @@ export async function startLoad(
   const tag = crypto.randomUUID().slice(0, 8);
 
   let turn = Promise.resolve();
+  let setupRetries = 0;
   async function client(n: number): Promise<void> {
     const cookies = new Map<string, string>();
     const email = `client${n}-${tag}@example.com`;
@@ -139,6 +142,7 @@ export async function startLoad(
         }, (r) => redirectsTo("/dashboard")(r) || (!last && r.status === 503));
         if (answer === undefined || answer.status !== 503) return;
         samples.pop();
+        setupRetries++;
         await delay(300);
       }
     }
@@ -300,6 +304,9 @@ export async function startLoad(
     samples,
     live,
     posted,
+    get setupRetries() {
+      return setupRetries;
+    },
     async stop() {
       running = false;
       await Promise.all(loops);
