@@ -48,7 +48,9 @@ export { createMemoryFileStorage } from "./memory.ts";
 export { createLocalFileStorage } from "./local.ts";
 export {
   createS3FileStorage,
+  type PresignedPost,
   type PresignOptions,
+  type PresignPostOptions,
   S3Error,
   type S3ErrorOptions,
   type S3FileStorage,

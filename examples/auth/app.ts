@@ -69,11 +69,25 @@ import { createUserStore } from "./users.ts";
 import { createPasskeys } from "@fetchkit/toolkit/passkeys";
 import { passkeysController } from "./controllers/passkeys.ts";
 import { resetController } from "./controllers/reset.ts";
+import { confirmController } from "./controllers/confirm.ts";
+import { security } from "./controllers/security.ts";
+import { twoFactorController } from "./controllers/two_factor.ts";
+import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
-import { createPasskeyStore } from "./passkeys.ts";
+import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
+import { createEmailVerification } from "./controllers/email.ts";
+import { createEmailLinks } from "./email_verification.ts";
+import { emailReminder, emailSection } from "./views/email.ts";
+import { deleteSection } from "./views/delete_account.ts";
+import { deleteAccountController } from "./controllers/delete_account.ts";
+import { createAccountPurge } from "./account_deletion.ts";
+import { confirmFirst } from "./reauth.ts";
+import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
+import { devicesController } from "./controllers/devices.ts";
+import { devicesSection } from "./views/devices.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -140,6 +154,8 @@ export interface AppOptions {
   mailer?: Mailer;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
+  /** How long an email link works. Default 24 hours (tests shorten it). */
+  emailLinkTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
@@ -180,12 +196,39 @@ export async function createApp(options: AppOptions): Promise<Router> {
     createKvRateLimitStore({ client: kv });
   const appUrl = options.appUrl ?? "http://localhost:8000";
   const passkeyStore = createPasskeyStore(kv);
+  const passkeys = createPasskeys({
+    rpId: new URL(appUrl).hostname,
+    rpName: "fetchkit auth example",
+    origins: [new URL(appUrl).origin],
+    session: Session,
+    // Used challenges on the app's KV: single use across instances.
+    usedChallenges: createUsedChallengeStore(kv),
+  });
+  const twoFactor = createTwoFactorStore(kv);
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
     addressLimit: options.loginAddressLimit,
     emailOf: () => undefined,
     onLimit: () => new Response(null, { status: 429 }),
+  });
+
+  const mailer = options.mailer ?? createConsoleMailer();
+  // The devices list and sign-outs (null on signed cookies).
+  const deviceSessions = deviceSessionsOf(options.sessions);
+  const endSessions = async (userId: number, except?: string) => {
+    await deviceSessions?.destroyUserSessions(String(userId), { except });
+  };
+  const identities = createIdentityStore(kv);
+  const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
+  const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
+  const email = createEmailVerification({
+    users,
+    reauth: [confirmFirst()],
+    links: emailLinks,
+    sendMail: (message) => mailer.send(message),
+    limits,
+    appUrl,
   });
 
   const operations = createOperations({
@@ -204,9 +247,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
       requestId({ trustIncoming: false }),
-      ...(options.log === null
-        ? []
-        : [logger({ format: LOG_FORMAT, log: options.log })]),
+      ...(options.log === null ? [] : [logger({
+        format: LOG_FORMAT,
+        log: options.log,
+        // Reset and verification links are secrets while they are live
+        // (stored hashed): never in the log.
+        redactPathParams: ["/password/reset/:token", "/email/verify/:token"],
+      })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
       compress(),
       etag(),
@@ -222,6 +269,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
       loadUser(users),
+      bindDevice(),
       operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
@@ -229,8 +277,36 @@ export async function createApp(options: AppOptions): Promise<Router> {
   });
 
   router.map(routes.home, home);
-  router.map(routes.dashboard, dashboard);
-  router.map(routes.profile, profile(passkeyStore));
+  router.map(routes.dashboard, dashboard(emailReminder));
+  router.map(
+    routes.profile,
+    profile(
+      passkeyStore,
+      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
+    ),
+  );
+  router.map(routes.email, email.controller);
+  router.map(
+    routes.sessions,
+    devicesController({
+      sessions: deviceSessions,
+      backTo: routes.security.href(),
+    }),
+  );
+  router.map(
+    routes.deleteAccount,
+    deleteAccountController({
+      users,
+      reauth: [confirmFirst()],
+      purge: createAccountPurge({
+        passkeys: passkeyStore,
+        identities,
+        resetTokens,
+        emailLinks,
+        endSessions,
+      }),
+    }),
+  );
   router.map(
     routes.auth,
     authController({
@@ -239,6 +315,50 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      async onRegistered(user) {
+        // The account is made: a store failure here must not undo that
+        // (the dashboard offers "Send again").
+        await email.sendVerification(user).catch((error) =>
+          console.error("Verification link failed:", error)
+        );
+      },
+      twoFactor,
+    }),
+  );
+  router.map(
+    routes.confirm,
+    confirmController({
+      passwords,
+      passkeyStore,
+      passkeys,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.twoFactor,
+    twoFactorController({
+      users,
+      store: twoFactor,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.security,
+    security({
+      twoFactor,
+      passkeys: passkeyStore,
+      // The devices signed in (a note on signed cookies, which cannot list).
+      devices: async (context, user) =>
+        devicesSection(
+          deviceSessions &&
+            await listDevices(
+              deviceSessions,
+              user.id,
+              context.get(Session)!.id,
+            ),
+        ),
     }),
   );
   router.map(
@@ -246,11 +366,12 @@ export async function createApp(options: AppOptions): Promise<Router> {
     oauthController({
       users,
       passwords,
-      identities: createIdentityStore(kv),
+      identities,
       passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+      twoFactor,
     }),
   );
   router.map(
@@ -258,12 +379,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     passkeysController({
       users,
       store: passkeyStore,
-      passkeys: createPasskeys({
-        rpId: new URL(appUrl).hostname,
-        rpName: "fetchkit auth example",
-        origins: [new URL(appUrl).origin],
-        session: Session,
-      }),
+      passkeys,
       limits,
       addressLimit: options.loginAddressLimit,
     }),
@@ -273,12 +389,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
     resetController({
       users,
       passwords,
-      tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
-      mailer: options.mailer ?? createConsoleMailer(),
+      tokens: resetTokens,
+      mailer,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,
       clearLockout: (email) => lockouts.perEmail.reset(email),
+      endSessions,
     }),
   );
   // One section: every /admin route is for admins and moderators, and

@@ -25,6 +25,7 @@
  * @module
  */
 import type { Session as SessionOf } from "@fetchkit/toolkit/session-middleware";
+import { clearReauthentication } from "@fetchkit/toolkit/reauth-middleware";
 import type { SessionData } from "./context.ts";
 import type { User } from "./users.ts";
 
@@ -33,6 +34,9 @@ type AppSession = SessionOf<SessionData>;
 /** Signs `user` in on `session`: new id, the user and their generation. */
 export function signIn(session: AppSession, user: User): void {
   session.regenerateId(true);
+  // A new sign-in starts unconfirmed (see reauth.ts): a confirmation never
+  // passes from one user to the next on a shared browser.
+  clearReauthentication(session);
   session.set("userId", user.id);
   session.set("generation", user.generation ?? 0);
 }

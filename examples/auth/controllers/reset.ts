@@ -30,7 +30,8 @@
  * (`users.setPassword()`), which ends every session of theirs, here and
  * on other devices (see `sign_in.ts`); the browser that reset is sent to
  * the login page to sign in with the new password. The email's login
- * lockout is cleared: the owner proved they read the mail.
+ * lockout is cleared and the address marked verified: the owner proved
+ * they read the mail.
  *
  * @module
  */
@@ -56,7 +57,7 @@ import type { Passwords } from "../passwords.ts";
 import { RESET_TTL_MS, type ResetTokens } from "../password_reset.ts";
 import { routes } from "../routes.ts";
 import { endSession } from "../sign_in.ts";
-import type { UserStore } from "../users.ts";
+import { normalizeEmail, type UserStore } from "../users.ts";
 import {
   forgotPage,
   forgotSentPage,
@@ -99,6 +100,12 @@ export interface ResetDeps {
   ttlMs?: number;
   /** Clears an email's login lockout after a reset. */
   clearLockout?: (email: string) => Promise<void>;
+  /**
+   * Deletes every stored session of the user after a reset (the
+   * generation bump already refuses them; this also empties the devices
+   * list).
+   */
+  endSessions?: (userId: number, except?: string) => Promise<void>;
   /** Where background failures go. Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
 }
@@ -156,8 +163,10 @@ export function resetController(
     context.set(ForgotEmail, result.value.email);
     return next();
   };
-  const emailOf = (context: RequestContext) =>
-    context.get(ForgotEmail)?.toLowerCase();
+  const emailOf = (context: RequestContext) => {
+    const email = context.get(ForgotEmail);
+    return email === undefined ? undefined : normalizeEmail(email);
+  };
   const perEmail = rateLimit({
     name: "reset-email",
     limit: RESET_EMAIL_LIMIT,
@@ -244,8 +253,12 @@ export function resetController(
             if (userId === null) return invalidLinkPage();
             const user = await users.setPassword(userId, hash);
             if (!user) return invalidLinkPage();
-            await deps.clearLockout?.(user.email.toLowerCase());
+            await deps.clearLockout?.(normalizeEmail(user.email));
+            // The link came by mail to this address: it is verified.
+            await users.markEmailVerified(user.id, user.email);
             const session = context.get(Session)!;
+            // This browser's own session is signed out just below.
+            await deps.endSessions?.(user.id, session.id);
             endSession(session);
             session.flash("notice", PASSWORD_CHANGED);
             return redirect(routes.auth.login.index.href(), 303);

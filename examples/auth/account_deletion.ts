@@ -1,0 +1,46 @@
+/**
+ * What deleting an account removes besides the user record: see
+ * `controllers/delete_account.ts` for the order and why the record goes
+ * first.
+ *
+ * @module
+ */
+import type { EmailLinks } from "./email_verification.ts";
+import type { IdentityStore } from "./oauth.ts";
+import type { PasskeyStore } from "./passkeys.ts";
+import type { ResetTokens } from "./password_reset.ts";
+import type { User } from "./users.ts";
+
+/** The stores an account's data lives in. */
+export interface AccountData {
+  passkeys: PasskeyStore;
+  identities: IdentityStore;
+  resetTokens: ResetTokens;
+  emailLinks: EmailLinks;
+  /**
+   * Ends (deletes the stored data of) every session of the user but
+   * `except` (the deleting browser's, which signs itself out).
+   */
+  endSessions?: (userId: number, except?: string) => Promise<void>;
+  /** Removes the user's mail not yet sent. */
+  removeJobs?: (user: User) => Promise<void>;
+}
+
+/**
+ * `purge(user, { except })`: removes everything of `user` in `data`; the
+ * session `except` is left to the caller to sign out.
+ */
+export function createAccountPurge(
+  data: AccountData,
+): (user: User, options?: { except?: string }) => Promise<void> {
+  return async (user, options = {}) => {
+    await data.endSessions?.(user.id, options.except);
+    for (const passkey of await data.passkeys.listByUser(user.id)) {
+      await data.passkeys.remove(user.id, passkey.id);
+    }
+    await data.identities.unlinkUser(user.id);
+    await data.resetTokens.revoke(user.id);
+    await data.emailLinks.revoke(user.id);
+    await data.removeJobs?.(user);
+  };
+}
