@@ -15,8 +15,7 @@ import type { RequestContext } from "@fetchkit/toolkit/fetch-router";
 
 const answer = new Response("x");
 const next = () => Promise.resolve(answer);
-const context = { method: "GET", routePattern: "/users/:id" } as
-  RequestContext;
+const context = { method: "GET", routePattern: "/users/:id" } as RequestContext;
 const registry = createMetricsRegistry();
 const measured = metrics({ registry });
 let sink = 0;
