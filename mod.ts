@@ -151,11 +151,11 @@ export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
 export {
-  Counter as MetricsCounter,
+  type Counter as MetricsCounter,
   createMetricsRegistry,
   DEFAULT_BUCKETS,
-  Gauge as MetricsGauge,
-  Histogram as MetricsHistogram,
+  type Gauge as MetricsGauge,
+  type Histogram as MetricsHistogram,
   type HistogramOptions,
   type Labels as MetricLabels,
   type MetricOptions,

@@ -92,6 +92,8 @@ import { deleteSection } from "./views/delete_account.ts";
 import { deleteAccountController } from "./controllers/delete_account.ts";
 import { createAccountPurge } from "./account_deletion.ts";
 import { confirmFirst } from "./reauth.ts";
+import { changePasswordController } from "./controllers/password.ts";
+import { passwordSection } from "./views/password.ts";
 import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
 import { devicesController } from "./controllers/devices.ts";
 import { devicesSection } from "./views/devices.ts";
@@ -311,7 +313,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
     routes.profile,
     profile(
       passkeyStore,
-      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
+      (context) => [
+        emailSection(context.get(CurrentUser)!),
+        passwordSection(context.get(CurrentUser)!),
+      ],
+      deleteSection(),
     ),
   );
   router.map(routes.email, email.controller);
@@ -320,6 +326,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     devicesController({
       sessions: deviceSessions,
       backTo: routes.security.href(),
+    }),
+  );
+  router.map(
+    routes.changePassword,
+    changePasswordController({
+      users,
+      passwords,
+      endSessions,
+      reauth: [confirmFirst()],
     }),
   );
   router.map(
@@ -333,6 +348,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
         resetTokens,
         emailLinks,
         endSessions,
+        twoFactor,
       }),
     }),
   );
@@ -371,6 +387,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       store: twoFactor,
       limits,
       addressLimit: options.loginAddressLimit,
+      endSessions,
     }),
   );
   router.map(

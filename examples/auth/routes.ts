@@ -55,6 +55,8 @@ export const routes = route({
     resend: { method: "POST", pattern: "verify" },
     change: form("change"),
   }),
+  /** Changing the password of a signed-in account. */
+  changePassword: form("/profile/password"),
   /** Deleting one's own account (typing its email). */
   deleteAccount: form("/profile/delete"),
   /** The devices signed in: sign one out, or every other one. */
