@@ -149,11 +149,15 @@ export interface JobQueue {
 
 /** A job in the dead-letter list. */
 export interface DeadLetter {
+  /** The job's id (for `retry(id)` and `remove(id)`). */
   id: string;
+  /** The job name. */
   name: string;
+  /** The payload, as the handler would get it. */
   payload: unknown;
   /** The last error's message. */
   error: string;
+  /** Attempts made. */
   attempts: number;
   /** When it died. */
   failedAt: Date;
