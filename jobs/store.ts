@@ -114,6 +114,18 @@ export interface JobStore {
     now: number,
   ): Promise<boolean>;
   /**
+   * Optional: `finish`, then `claim(queue, limit, now)`, in one round
+   * trip: what a worker whose job just ended does next.
+   */
+  finishAndClaim?(
+    queue: string,
+    id: string,
+    lease: string,
+    keyRetentionMs: number,
+    now: number,
+    limit: number,
+  ): Promise<{ finished: boolean; claimed: ClaimedJob[] }>;
+  /**
    * The attempt failed: with `retryAt` the job waits until then, without
    * it the job is dead. `false` when the lease is no longer the caller's.
    */
