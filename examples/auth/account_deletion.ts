@@ -9,6 +9,7 @@ import type { EmailLinks } from "./email_verification.ts";
 import type { IdentityStore } from "./oauth.ts";
 import type { PasskeyStore } from "./passkeys.ts";
 import type { ResetTokens } from "./password_reset.ts";
+import type { TwoFactorStore } from "./two_factor.ts";
 import type { User } from "./users.ts";
 
 /** The stores an account's data lives in. */
@@ -24,6 +25,8 @@ export interface AccountData {
   endSessions?: (userId: number, except?: string) => Promise<void>;
   /** Removes the user's mail not yet sent. */
   removeJobs?: (user: User) => Promise<void>;
+  /** The two-factor records (the TOTP secret and backup code hashes). */
+  twoFactor?: Pick<TwoFactorStore, "disable">;
 }
 
 /**
@@ -42,5 +45,6 @@ export function createAccountPurge(
     await data.resetTokens.revoke(user.id);
     await data.emailLinks.revoke(user.id);
     await data.removeJobs?.(user);
+    await data.twoFactor?.disable(user.id);
   };
 }

@@ -105,6 +105,21 @@ async function devicesFlow(app: Router, box: Mailbox): Promise<void> {
   assert.match(after.body, /No other device is signed in/);
   assert.equal((await laptop.get("/dashboard")).status, 200);
 
+  // A device that logs out leaves the list (its guest session keeps only
+  // the "signed out" notice).
+  const kiosk = new Device(app, WINDOWS_FIREFOX, "198.51.100.9");
+  await kiosk.login("ada@example.com", "ada password");
+  assert.equal(
+    handles((await read(await laptop.get("/profile/security"))).body).length,
+    1,
+  );
+  await kiosk.post("/auth/logout");
+  assert.match((await read(await kiosk.get("/auth/login"))).body, /signed out/);
+  assert.deepEqual(
+    handles((await read(await laptop.get("/profile/security"))).body),
+    [],
+  );
+
   // "Sign out all other devices".
   const tablet = new Device(app, WINDOWS_FIREFOX, "198.51.100.8");
   await tablet.login("ada@example.com", "ada password");
