@@ -354,6 +354,12 @@ async function main(command: string): Promise<void> {
     );
     const response = await fetch(`http://127.0.0.1:${port}/restart`, {
       method: "POST",
+    }).catch(() => {
+      // A control file left by a deployment that did not stop cleanly.
+      console.error(
+        "Nothing to restart: no deployment answers; start it with `deno task deploy:local`.",
+      );
+      Deno.exit(1);
     });
     for await (
       const chunk of response.body!.pipeThrough(new TextDecoderStream())
