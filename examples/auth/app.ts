@@ -419,7 +419,6 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       identities,
-      passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
