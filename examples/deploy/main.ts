@@ -153,8 +153,11 @@ export async function startDeployment(
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
+        // deno.json's deploy-instance permission set (found from cwd).
+        "-P=deploy-instance",
+        // Its own folder (a test's is a temporary one) instead of `.data`.
+        `--allow-write=${dir}`,
         "--unstable-kv",
-        "--allow-all",
         join(HERE, "instance.ts"),
       ],
       cwd: ROOT,
