@@ -107,7 +107,9 @@ const decoder = new TextDecoder();
  * the de-duplication keys (with their own expiry time: KV's `expireIn`
  * is lazy). Deno KV's own `enqueue`/`listenQueue` is not used: it cannot
  * list, count, hand back or revive a job, and one database delivers to
- * one listener per process (BENCHMARKS.md compares both).
+ * one listener per process (BENCHMARKS.md compares both). Each write is
+ * a SQLite commit (a few hundred jobs a second on a local file);
+ * `stats()` counts by listing the indexes, so it reads every job.
  *
  * @example
  * ```ts
