@@ -90,7 +90,7 @@ import { createEmailLinks } from "./email_verification.ts";
 import { emailReminder, emailSection } from "./views/email.ts";
 import { deleteSection } from "./views/delete_account.ts";
 import { deleteAccountController } from "./controllers/delete_account.ts";
-import { createAccountPurge } from "./account_deletion.ts";
+import { createAccountPurge, createUserMailJobs } from "./account_deletion.ts";
 import { confirmFirst } from "./reauth.ts";
 import { changePasswordController } from "./controllers/password.ts";
 import { passwordSection } from "./views/password.ts";
@@ -241,17 +241,17 @@ export async function createApp(options: AppOptions): Promise<Router> {
   };
   const identities = createIdentityStore(kv);
   const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
+  const userMailJobs = createUserMailJobs(kv);
   const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
   const email = createEmailVerification({
     users,
     reauth: [confirmFirst()],
     links: emailLinks,
     // Through the mail queue (mail_jobs.ts), as every mail of the app.
-    sendMail: async ({ key, ...message }) => {
-      await sendMail(mailJobs, {
-        ...message,
-        key: key ?? `${message.subject}:${crypto.randomUUID()}`,
-      });
+    sendMail: async ({ userId, ...message }) => {
+      const { id } = await sendMail(mailJobs, message);
+      // Deleting the account removes the mail still waiting.
+      await userMailJobs.record(userId, id);
     },
     limits,
     appUrl,
@@ -260,6 +260,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const operations = createOperations({
     checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
     registry: options.metricsRegistry,
+    jobs: mailJobs.queue,
   });
   const router = createRouter({
     trustProxy: options.trustProxy,
@@ -349,6 +350,12 @@ export async function createApp(options: AppOptions): Promise<Router> {
         emailLinks,
         endSessions,
         twoFactor,
+        removeJobs: async (user) => {
+          await userMailJobs.removeAll(
+            user.id,
+            (id) => mailJobs.queue.remove(id),
+          );
+        },
       }),
     }),
   );
@@ -413,7 +420,6 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       identities,
-      passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,

@@ -227,12 +227,12 @@ Deno.test("devices with signed cookies: the page says they cannot be listed, and
     await ada.register("ada@example.com");
     const page = await read(await ada.get("/profile/security"));
     assert.match(page.body, /cannot list the devices/);
-    assert.match(page.body, /reset your password/);
+    assert.match(page.body, /change your password<\/a>/);
     const refused = await ada.post("/profile/sessions/others");
     assert.equal(refused.status, 303);
     assert.match(
       (await read(await ada.get("/profile/security"))).body,
-      /Reset your password to sign out everywhere/,
+      /Change your password \(Profile, Password\) to sign out every other device/,
     );
   } finally {
     kv.close();

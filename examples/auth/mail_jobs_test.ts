@@ -57,6 +57,11 @@ async function until(check: () => boolean | Promise<boolean>, ms: number) {
   }
 }
 
+/** The reset mails among `mails`. */
+function resets(mails: string[]): string[] {
+  return mails.filter((mail) => /Subject: Reset your password/.test(mail));
+}
+
 Deno.test({
   name:
     "mail jobs: SMTP down when the reset is asked, up 20 s later: the mail arrives, once",
@@ -81,11 +86,11 @@ Deno.test({
       assert.equal(answer.status, 200);
       await sleep(20_000);
       sink = await startSink(port);
-      await until(() => sink!.mails.length === 1, 15_000);
+      // Registration's verification mail comes too: count the resets.
+      await until(() => resets(sink!.mails).length === 1, 15_000);
       await sleep(3000);
-      assert.equal(sink.mails.length, 1);
-      assert.match(sink.mails[0], /Subject: Reset your password/);
-      assert.match(sink.mails[0], /To: ada@example\.com/);
+      assert.equal(resets(sink.mails).length, 1);
+      assert.match(resets(sink.mails)[0], /To: ada@example\.com/);
     } finally {
       close();
       mailer.close();
@@ -115,11 +120,13 @@ Deno.test({
       await new Client(app).post("/password/forgot", {
         email: "ada@example.com",
       });
-      await until(
-        async () => (await mailJobs.queue.stats()).dead === 1,
-        20_000,
-      );
-      const [dead] = await mailJobs.queue.deadLetters();
+      // Registration's verification mails die too: count the resets.
+      const deadResets = async () =>
+        (await mailJobs.queue.deadLetters()).filter((letter) =>
+          JSON.stringify(letter.payload).includes("Reset your password")
+        );
+      await until(async () => (await deadResets()).length === 1, 20_000);
+      const [dead] = await deadResets();
       assert.equal(dead.name, "mail");
       assert.equal(dead.attempts, 3);
       assert.match(dead.error, /550/);
@@ -153,15 +160,15 @@ Deno.test({
       });
       assert.equal(forged.status, 403);
       await forged.body?.cancel();
-      assert.equal((await mailJobs.queue.stats()).dead, 1);
+      assert.equal((await deadResets()).length, 1);
 
       sink.state.refuse = false;
       const retried = await admin.post(`/admin/jobs/${dead.id}/retry`, {});
       assert.equal(retried.status, 303);
       assert.equal(retried.headers.get("location"), "/admin/jobs");
-      await until(() => sink.mails.length === 1, 10_000);
-      assert.match(sink.mails[0], /To: ada@example\.com/);
-      assert.equal((await mailJobs.queue.stats()).dead, 0);
+      await until(() => resets(sink.mails).length === 1, 10_000);
+      assert.match(resets(sink.mails)[0], /To: ada@example\.com/);
+      assert.equal((await deadResets()).length, 0);
       // Not dead any more: a second retry says so.
       const again = await admin.post(`/admin/jobs/${dead.id}/retry`, {});
       assert.equal(again.status, 303);
@@ -268,13 +275,14 @@ Deno.test({
       await server.stop().catch(() => {});
       const sentBeforeKill = sink.mails.length;
       server = await startMain(env);
-      await until(() => sink.mails.length >= 1, 20_000);
+      // Registration's verification mail comes too: count the resets.
+      await until(() => resets(sink.mails).length >= 1, 20_000);
       await sleep(5000);
       console.log(
         `  mails sent before the kill: ${sentBeforeKill}; in all: ${sink.mails.length}`,
       );
-      assert.equal(sink.mails.length, 1);
-      assert.match(sink.mails[0], /To: ada@example\.com/);
+      assert.equal(resets(sink.mails).length, 1);
+      assert.match(resets(sink.mails)[0], /To: ada@example\.com/);
     } finally {
       await server.stop().catch(() => {});
       await sink.stop();
