@@ -69,6 +69,11 @@
  * - [`@fetchkit/toolkit/store`](https://jsr.io/@fetchkit/toolkit/doc/store): the store layer: outage errors (`503` with `Retry-After`) and time limits
  * - [`@fetchkit/toolkit/file-storage`](https://jsr.io/@fetchkit/toolkit/doc/file-storage): files in memory, on disk or in any S3-compatible store, and uploads streamed into them
  *
+ * ### Background work
+ *
+ * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
+ * - [`@fetchkit/toolkit/jobs`](https://jsr.io/@fetchkit/toolkit/doc/jobs): durable background jobs on memory, Deno KV or Redis: retries, dead letters, at least once
+ *
  * ### Operations
  *
  * - [`@fetchkit/toolkit/logger-middleware`](https://jsr.io/@fetchkit/toolkit/doc/logger-middleware): one log line per request from a `%token` format
@@ -78,7 +83,6 @@
  * - [`@fetchkit/toolkit/metrics`](https://jsr.io/@fetchkit/toolkit/doc/metrics): Prometheus metrics of requests by route, store calls and the process, and `GET /metrics`
  * - [`@fetchkit/toolkit/health`](https://jsr.io/@fetchkit/toolkit/doc/health): `/livez` and `/readyz` (checks in parallel under a time limit; 503 while draining)
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
- * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
  * - [`@fetchkit/toolkit/testing`](https://jsr.io/@fetchkit/toolkit/doc/testing): a test client that calls the app in process, with a cookie jar and redirects like a browser
  *
  * @example
@@ -118,6 +122,7 @@ export * from "./response/event_stream.ts";
 export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
 export * from "./pubsub/mod.ts";
+export * from "./jobs/mod.ts";
 export * from "./stream_limit/mod.ts";
 export {
   parseHeaders,
@@ -149,11 +154,11 @@ export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
 export {
-  Counter as MetricsCounter,
+  type Counter as MetricsCounter,
   createMetricsRegistry,
   DEFAULT_BUCKETS,
-  Gauge as MetricsGauge,
-  Histogram as MetricsHistogram,
+  type Gauge as MetricsGauge,
+  type Histogram as MetricsHistogram,
   type HistogramOptions,
   type Labels as MetricLabels,
   type MetricOptions,

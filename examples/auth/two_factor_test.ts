@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { totpCode } from "@fetchkit/toolkit/totp";
 import { Client, read, testApp } from "./_test_app.ts";
+import { confirm } from "./_test_confirm.ts";
 import {
   MALFORMED_CODE,
   PENDING_EXPIRED,
@@ -33,16 +34,6 @@ function unescape(text: string): string {
     .replaceAll("&#61;", "=").replaceAll("&#x2F;", "/");
 }
 
-/** Confirms the password on `client` (already signed in). */
-async function confirm(client: Client, returnTo: string): Promise<void> {
-  const answer = await client.post(
-    `/auth/confirm?returnTo=${encodeURIComponent(returnTo)}`,
-    { password: PASSWORD },
-  );
-  assert.equal(answer.status, 303);
-  assert.equal(answer.headers.get("location"), returnTo);
-}
-
 /**
  * Registers a user on a new client and turns 2FA on; returns the client,
  * the secret read from the page and the backup codes.
@@ -50,7 +41,7 @@ async function confirm(client: Client, returnTo: string): Promise<void> {
 async function enrolled(app: Client["app"]) {
   const client = new Client(app);
   await client.register(EMAIL, PASSWORD);
-  await confirm(client, "/profile/two-factor");
+  await confirm(client, PASSWORD, "/profile/two-factor");
   const page = await read(await client.get("/profile/two-factor"));
   const secret = page.body.match(/id="totp-secret">([A-Z2-7 ]+)</)![1]
     .replaceAll(" ", "");
@@ -98,7 +89,7 @@ Deno.test("two-factor enrolment: re-authentication first, then the QR code, the 
     );
     assert.equal(wrong.status, 422);
     assert.match(wrong.body, /That password is not right/);
-    await confirm(client, "/profile/two-factor");
+    await confirm(client, PASSWORD, "/profile/two-factor");
 
     const setup = await read(await client.get("/profile/two-factor"));
     assert.equal(setup.status, 200);
@@ -302,6 +293,8 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       303,
     );
     assert.equal((await laptop.get("/dashboard")).status, 200);
+    const devicesBefore = await read(await client.get("/profile/security"));
+    assert.equal(devicesBefore.body.match(/class="device-item/g)?.length, 2);
 
     // A wrong code: refused, still on.
     const wrong = await read(
@@ -323,7 +316,7 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       stale.headers.get("location"),
       "/auth/confirm?returnTo=%2Fprofile%2Ftwo-factor",
     );
-    await confirm(client, "/profile/two-factor");
+    await confirm(client, PASSWORD, "/profile/two-factor");
     const off = await client.request("/profile/two-factor", {
       method: "POST",
       form: { _method: "DELETE", code: codes[0] },
@@ -336,6 +329,8 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       /Two-factor authentication is off\. Every other device was signed out\./,
     );
     assert.match(page.body, /class="state-off"/);
+    // The laptop's session is gone from the storage's index at once.
+    assert.equal(page.body.match(/class="device-item/g)?.length, 1);
     assert.equal((await laptop.get("/dashboard")).status, 302, "signed out");
     // And the password alone signs in again.
     const next = await new Client(app).login(EMAIL, PASSWORD);
@@ -364,7 +359,7 @@ Deno.test("re-authentication: adding a passkey needs it (401 JSON with the confi
       error: "Confirm your password or passkey to continue",
       confirm: "/auth/confirm?returnTo=%2Fprofile",
     });
-    await confirm(client, "/profile");
+    await confirm(client, PASSWORD, "/profile");
     const allowed = await client.request("/passkeys/register/options", {
       method: "POST",
       headers: {
@@ -395,7 +390,10 @@ Deno.test("re-authentication: 5 wrong passwords on the confirm page lock it for 
       await client.post("/auth/confirm", { password: PASSWORD }),
     );
     assert.equal(locked.status, 429);
-    assert.match(locked.body, /Try again in 15 minutes/);
+    assert.match(
+      locked.body,
+      /Too many password attempts\. Try again in 15 minutes/,
+    );
   } finally {
     close();
   }
@@ -475,5 +473,51 @@ Deno.test("passkeys: a passkey sign-in skips the second step; a passkey confirms
   } finally {
     close();
     clock.uninstall();
+  }
+});
+
+Deno.test("deleting an account removes its two-factor secret and backup codes", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const clock = fakeDate();
+  const { app, kv, close } = await testApp();
+  try {
+    const { client } = await enrolled(app);
+    const store = createTwoFactorStore(kv);
+    const id = (await (await import("./users.ts")).createUserStore(kv)
+      .findByEmail(EMAIL))!.id;
+    assert.ok(await store.get(id));
+    const deleted = await client.post("/profile/delete", { email: EMAIL });
+    assert.equal(deleted.status, 303);
+    assert.equal(await store.get(id), null);
+  } finally {
+    close();
+    clock.uninstall();
+  }
+});
+
+Deno.test("two-factor store: one code checked twice at once is accepted once (compare-and-set), a backup code too", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const { createBackupCodes, createTotpSecret } = await import(
+    "@fetchkit/toolkit/totp"
+  );
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = createTwoFactorStore(kv);
+    const secret = createTotpSecret();
+    const [backup] = createBackupCodes(1);
+    await store.enable(7, { secret, lastStep: 0, backupCodes: [backup] });
+    const code = await totpCode(secret);
+    const totps = await Promise.all([
+      store.check(7, code),
+      store.check(7, code),
+    ]);
+    assert.deepEqual(totps.map((check) => check.ok).sort(), [false, true]);
+    const backups = await Promise.all([
+      store.check(7, backup),
+      store.check(7, backup),
+    ]);
+    assert.deepEqual(backups.map((check) => check.ok).sort(), [false, true]);
+  } finally {
+    kv.close();
   }
 });

@@ -9,7 +9,7 @@
  *
  * `start` runs a throwaway `redis-server` (or uses `REDIS_URL`), three
  * instances (`instance.ts`) on free loopback ports, and HAProxy
- * (`haproxy.cfg`) on `FRONT_PORT` (8030), which health-checks `/readyz`
+ * (`haproxy.cfg`) on `PORT` (8030), which health-checks `/readyz`
  * of each every 250 ms. Instance logs go to `.data/deploy/app<n>.log`.
  * `restart` asks the running `start` (through a control port on
  * loopback, written to `.data/deploy/control.json`) to replace each
@@ -153,8 +153,11 @@ export async function startDeployment(
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
+        // deno.json's deploy-instance permission set (found from cwd).
+        "-P=deploy-instance",
+        // Its own folder (a test's is a temporary one) instead of `.data`.
+        `--allow-write=${dir}`,
         "--unstable-kv",
-        "--allow-all",
         join(HERE, "instance.ts"),
       ],
       cwd: ROOT,
@@ -354,6 +357,12 @@ async function main(command: string): Promise<void> {
     );
     const response = await fetch(`http://127.0.0.1:${port}/restart`, {
       method: "POST",
+    }).catch(() => {
+      // A control file left by a deployment that did not stop cleanly.
+      console.error(
+        "Nothing to restart: no deployment answers; start it with `deno task deploy:local`.",
+      );
+      Deno.exit(1);
     });
     for await (
       const chunk of response.body!.pipeThrough(new TextDecoderStream())
@@ -367,8 +376,9 @@ async function main(command: string): Promise<void> {
     Deno.exit(1);
   }
   const dir = join(ROOT, ".data/deploy");
+  const frontPort = Number(Deno.env.get("PORT") ?? 8030);
   const deployment = await startDeployment({
-    frontPort: Number(Deno.env.get("FRONT_PORT") ?? 8030),
+    frontPort,
     redisUrl: Deno.env.get("REDIS_URL"),
     dir,
     drainMs: Number(Deno.env.get("DRAIN_MS") ?? 1500),
