@@ -11,7 +11,7 @@
  * ```sh
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--seconds=5] [--repeat=2]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>]
+ *   [--base=<dir>] [--threads=main|all]
  * ```
  *
  * `--base` as in `load.ts`. Needs `valgrind` and `wrk`; about a minute
@@ -46,6 +46,12 @@ const words = args.get("scenarios")?.split(",");
 const scenarios = SCENARIOS.filter((scenario) =>
   words === undefined || words.some((word) => scenario.name.includes(word))
 );
+// `--threads=main`: the main thread's instructions only (JavaScript and
+// the server's event loop), not the JIT compiler's and GC's helper
+// threads, whose share of a window moves with the machine's load (on a
+// loaded machine whole windows were theirs); `all` (the default) counts
+// every thread.
+const mainThread = args.get("threads") === "main";
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
@@ -76,6 +82,7 @@ for (const runtime of runtimes) {
         "--tool=callgrind",
         "--smc-check=all-non-file",
         "--instr-atstart=no",
+        ...(mainThread ? ["--separate-threads=yes"] : []),
         `--callgrind-out-file=${file}`,
       ], group);
       const scripts = new Map<string, string | undefined>();
@@ -114,6 +121,7 @@ for (const runtime of runtimes) {
               running.pid,
               `${file}.${++dumps}`,
               () => load(scenario, seconds),
+              { thread: mainThread ? 1 : undefined },
             );
             if (requests > 0) counted++;
             fewest = Math.min(fewest, total / requests);
