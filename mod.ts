@@ -47,16 +47,18 @@
  * - [`@fetchkit/toolkit/jwt-middleware`](https://jsr.io/@fetchkit/toolkit/doc/jwt-middleware): JSON Web Token authentication
  * - [`@fetchkit/toolkit/bearer-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/bearer-auth-middleware): bearer token authentication
  * - [`@fetchkit/toolkit/basic-auth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/basic-auth-middleware): HTTP Basic authentication
- * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkey (WebAuthn) registration and sign-in, challenges in the session
+ * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkey (WebAuthn) registration and sign-in, with or without a username, challenges in the session
+ * - [`@fetchkit/toolkit/totp`](https://jsr.io/@fetchkit/toolkit/doc/totp): two-factor codes from an authenticator app (TOTP), their QR code, backup codes
+ * - [`@fetchkit/toolkit/reauth-middleware`](https://jsr.io/@fetchkit/toolkit/doc/reauth-middleware): re-authentication ("sudo mode") before sensitive changes
  * - [`@fetchkit/toolkit/oauth`](https://jsr.io/@fetchkit/toolkit/doc/oauth): sign in with Google, Microsoft, GitHub or any OpenID Provider (code + PKCE, ID tokens checked)
  * - [`@fetchkit/toolkit/mcp`](https://jsr.io/@fetchkit/toolkit/doc/mcp): a Model Context Protocol server on a route, behind bearer tokens, with Origin checks
- * - [`@fetchkit/toolkit/passkeys`](https://jsr.io/@fetchkit/toolkit/doc/passkeys): passkeys (WebAuthn): registration and sign-in, with or without a username
  *
  * ### Realtime
  *
  * - [`@fetchkit/toolkit/response/event-stream`](https://jsr.io/@fetchkit/toolkit/doc/response/event-stream): server-sent events from an async iterable
  * - [`@fetchkit/toolkit/websocket`](https://jsr.io/@fetchkit/toolkit/doc/websocket): WebSockets on Deno, Node and Bun
  * - [`@fetchkit/toolkit/pubsub`](https://jsr.io/@fetchkit/toolkit/doc/pubsub): publish and subscribe across servers, in order, with resume
+ * - [`@fetchkit/toolkit/jobs`](https://jsr.io/@fetchkit/toolkit/doc/jobs): durable background jobs on memory, Deno KV or Redis: retries, dead letters, at least once
  * - [`@fetchkit/toolkit/stream-limit-middleware`](https://jsr.io/@fetchkit/toolkit/doc/stream-limit-middleware): bounds on long-lived responses per client and in all
  *
  * ### Caching and shared stores
@@ -74,6 +76,8 @@
  * - [`@fetchkit/toolkit/request-id-middleware`](https://jsr.io/@fetchkit/toolkit/doc/request-id-middleware): an id per request, reused from `X-Request-Id` when safe
  * - [`@fetchkit/toolkit/server-timing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/server-timing-middleware): `Server-Timing` headers
  * - [`@fetchkit/toolkit/tracing-middleware`](https://jsr.io/@fetchkit/toolkit/doc/tracing-middleware): OpenTelemetry tracing, one span per request
+ * - [`@fetchkit/toolkit/metrics`](https://jsr.io/@fetchkit/toolkit/doc/metrics): Prometheus metrics of requests by route, store calls and the process, and `GET /metrics`
+ * - [`@fetchkit/toolkit/health`](https://jsr.io/@fetchkit/toolkit/doc/health): `/livez` and `/readyz` (checks in parallel under a time limit; 503 while draining)
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
  * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
  * - [`@fetchkit/toolkit/testing`](https://jsr.io/@fetchkit/toolkit/doc/testing): a test client that calls the app in process, with a cookie jar and redirects like a browser
@@ -115,6 +119,7 @@ export * from "./response/event_stream.ts";
 export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
 export * from "./pubsub/mod.ts";
+export * from "./jobs/mod.ts";
 export * from "./stream_limit/mod.ts";
 export {
   parseHeaders,
@@ -132,6 +137,8 @@ export * from "./websocket/mod.ts";
 export * from "./client/mod.ts";
 export * from "./openapi/mod.ts";
 export * from "./passkeys/mod.ts";
+export * from "./totp/mod.ts";
+export * from "./reauth/mod.ts";
 export * from "./wait_until/mod.ts";
 export * from "./compress/mod.ts";
 export * from "./etag/mod.ts";
@@ -143,6 +150,24 @@ export * from "./basic_auth/mod.ts";
 export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
+export {
+  type Counter as MetricsCounter,
+  createMetricsRegistry,
+  DEFAULT_BUCKETS,
+  type Gauge as MetricsGauge,
+  type Histogram as MetricsHistogram,
+  type HistogramOptions,
+  type Labels as MetricLabels,
+  type MetricOptions,
+  metrics,
+  metricsHandler,
+  type MetricsHandlerOptions,
+  type MetricsOptions,
+  type MetricsRegistry,
+  OPENMETRICS_CONTENT_TYPE,
+  TEXT_CONTENT_TYPE,
+} from "./metrics/mod.ts";
+export * from "./health/mod.ts";
 export * from "./file_storage/mod.ts";
 export {
   type AuthorizeOptions as OAuthAuthorizeOptions,

@@ -32,6 +32,19 @@ export interface RedisCluster {
   masterOf(key: string): Promise<number>;
   /** SIGKILLs a node; the cluster fails its slots over to its replica. */
   kill(node: ClusterNode): void;
+  /** The nodes that are replicas now (asked of a live node). */
+  replicas(): Promise<ClusterNode[]>;
+  /**
+   * Freezes a node (SIGSTOP): it holds its connections but answers
+   * nothing and acknowledges no replication, as a replica that lags far
+   * behind. {@linkcode RedisCluster.resume} undoes it; `stop()` too.
+   */
+  pause(node: ClusterNode): void;
+  /**
+   * Lets a paused node run again (SIGCONT) and resolves once every
+   * replica's link to its master is up again.
+   */
+  resume(node: ClusterNode): Promise<void>;
   /**
    * Resolves once every slot is served again (`cluster_state:ok` on every
    * live node) and every killed master's slots have moved to another
@@ -115,7 +128,15 @@ export async function startRedisCluster(
   const children: Deno.ChildProcess[] = [];
   const nodes: ClusterNode[] = [];
   const killed = new Set<number>();
+  const paused = new Set<number>();
   const stop = async () => {
+    for (const pid of paused) {
+      try {
+        Deno.kill(pid, "SIGCONT");
+      } catch {
+        // already gone
+      }
+    }
     for (const child of children) {
       try {
         child.kill("SIGTERM");
@@ -184,7 +205,9 @@ export async function startRedisCluster(
     throw error;
   }
 
-  const live = () => nodes.filter(({ pid }) => !killed.has(pid));
+  // Neither killed nor paused: a paused node would never answer.
+  const live = () =>
+    nodes.filter(({ pid }) => !killed.has(pid) && !paused.has(pid));
 
   async function clusterNodes(): Promise<string[]> {
     for (const node of live()) {
@@ -246,23 +269,65 @@ export async function startRedisCluster(
     }
   }
 
-  try {
-    await waitUntilOk();
-    // Every replica has synced with its master, so a failover finds one.
+  /** Resolves once every live replica's link to its master is up. */
+  async function waitForReplicas(timeoutMs = 30_000): Promise<void> {
+    const started = performance.now();
     for (;;) {
       const lines = await clusterNodes();
       const replicas = lines.filter((line) => line.includes("slave"));
       let synced = 0;
+      let frozen = 0;
       for (const line of replicas) {
         const port = Number(line.split(" ")[1].split("@")[0].split(":")[1]);
-        const info = String(
-          await redisCommand(port, ["INFO", "replication"]),
-        );
-        if (info.includes("master_link_status:up")) synced++;
+        const node = nodes.find((node) => node.port === port);
+        if (node !== undefined && paused.has(node.pid)) {
+          frozen++;
+          continue;
+        }
+        try {
+          const info = String(
+            await redisCommand(port, ["INFO", "replication"]),
+          );
+          if (info.includes("master_link_status:up")) synced++;
+        } catch {
+          // not answering yet
+        }
       }
-      if (replicas.length === 3 && synced === 3) break;
+      // And the masters count them online (WAIT counts only those).
+      let online = 0;
+      if (synced === replicas.length - frozen) {
+        for (const line of lines) {
+          if (!line.includes("master") || line.includes("fail")) continue;
+          const port = Number(line.split(" ")[1].split("@")[0].split(":")[1]);
+          const node = nodes.find((node) => node.port === port);
+          if (node === undefined || !live().includes(node)) continue;
+          try {
+            const info = String(
+              await redisCommand(port, ["INFO", "replication"]),
+            );
+            online += info.match(/state=online/g)?.length ?? 0;
+          } catch {
+            // not answering yet
+          }
+        }
+      }
+      if (
+        replicas.length >= 3 - killed.size &&
+        synced === replicas.length - frozen && online >= synced
+      ) {
+        return;
+      }
+      if (performance.now() - started > timeoutMs) {
+        throw new Error(`the replicas did not sync in ${timeoutMs} ms`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  try {
+    await waitUntilOk();
+    // Every replica has synced with its master, so a failover finds one.
+    await waitForReplicas();
   } catch (error) {
     await stop();
     throw error;
@@ -294,6 +359,25 @@ export async function startRedisCluster(
     kill(node) {
       killed.add(node.pid);
       Deno.kill(node.pid, "SIGKILL");
+    },
+    async replicas() {
+      const ports = new Set<number>();
+      for (const line of await clusterNodes()) {
+        const [, address, flags] = line.split(" ");
+        if (flags.includes("slave")) {
+          ports.add(Number(address.split("@")[0].split(":")[1]));
+        }
+      }
+      return live().filter(({ port }) => ports.has(port));
+    },
+    pause(node) {
+      paused.add(node.pid);
+      Deno.kill(node.pid, "SIGSTOP");
+    },
+    async resume(node) {
+      paused.delete(node.pid);
+      Deno.kill(node.pid, "SIGCONT");
+      await waitForReplicas();
     },
     waitUntilOk,
     stop,

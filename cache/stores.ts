@@ -137,6 +137,17 @@ export interface RedisCacheStoreOptions {
   /** Prefix of every key. Default `"cache:"`. */
   prefix?: string;
   /**
+   * How a `durable` write (an idempotency claim or answer) is confirmed:
+   * `"replica"` (default for a cluster client) once a replica has it
+   * (`WAIT 1 <replicaTimeout>`), else a 503; `"none"` (default for one
+   * node) once the master has it; `"replica-aof"` as `"replica"`, with
+   * `WAITAOF 0 1` (the replica's append-only file has it too; Redis 7.2
+   * and later). Cached answers are never waited for.
+   */
+  durability?: "replica" | "replica-aof" | "none";
+  /** Milliseconds a replica has to confirm. Default 1000. */
+  replicaTimeout?: number;
+  /**
    * The largest entry, in bytes.
    *
    * @default {8388608} (8 MiB)
@@ -178,5 +189,7 @@ export function createRedisCacheStore(
     prefix: options?.prefix ?? "cache:",
     maxValueBytes: options?.maxEntryBytes,
     timeout: options?.timeout,
+    durability: options?.durability,
+    replicaTimeout: options?.replicaTimeout,
   });
 }

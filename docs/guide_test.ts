@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { codeBlocks, makeProject, startCommand } from "../_tools/doc_run.ts";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
+import { totpCode } from "../totp/mod.ts";
 
 const guide = await Deno.readTextFile(new URL("./guide.md", import.meta.url));
 const redisServer = await redisServerOrSkip();
@@ -15,6 +16,29 @@ const GUIDE_REDIS = "redis://127.0.0.1:6379";
 const COMMAND = "deno run --unstable-kv --allow-all main.ts";
 
 type Check = (origin: string) => Promise<void>;
+
+/**
+ * Requests with one cookie, the session's, kept like a browser; `form`
+ * makes a urlencoded POST. Redirects are not followed.
+ */
+function cookieJar(): {
+  send(url: string, form?: Record<string, string>): Promise<Response>;
+} {
+  let cookie = "";
+  return {
+    async send(url, form) {
+      const response = await fetch(url, {
+        method: form ? "POST" : "GET",
+        body: form ? new URLSearchParams(form) : undefined,
+        headers: { cookie },
+        redirect: "manual",
+      });
+      const set = response.headers.get("set-cookie");
+      if (set) cookie = set.split(";")[0];
+      return response;
+    },
+  };
+}
 
 /** Requests for the blocks that contain the key. */
 const checks: Record<string, Check> = {
@@ -176,11 +200,187 @@ const checks: Record<string, Check> = {
     );
     assert.match(response.headers.get("server-timing") ?? "", /^total;dur=/);
   },
+  'router.post("/2fa/verify"': async (origin) => {
+    const { send } = cookieJar();
+    const setup = await send(`${origin}/2fa/setup`);
+    const page = await setup.text();
+    assert.match(page, /<svg[^>]*>/);
+    const secret = /<code>([A-Z2-7]+)<\/code>/.exec(page)?.[1];
+    assert.ok(secret, page);
+    const wrong = await send(`${origin}/2fa/setup`, { code: "12" });
+    assert.equal(wrong.status, 422);
+    await wrong.body?.cancel();
+    const code = await totpCode(secret);
+    const on = await send(`${origin}/2fa/setup`, { code });
+    assert.equal(on.status, 200);
+    const backup = [
+      ...(await on.text()).matchAll(/<code>([a-z2-7]{4}-[a-z2-7]{4})<\/code>/g),
+    ].map((match) => match[1]);
+    assert.equal(backup.length, 10);
+    // The set-up's code is used; the next step's code works once.
+    const reused = await send(`${origin}/2fa/verify`, { code });
+    assert.equal(reused.status, 401);
+    await reused.body?.cancel();
+    const next = await totpCode(secret, { time: Date.now() + 30_000 });
+    const signedIn = await send(`${origin}/2fa/verify`, { code: next });
+    assert.equal(await signedIn.text(), "signed in");
+    const again = await send(`${origin}/2fa/verify`, { code: next });
+    assert.equal(again.status, 401);
+    await again.body?.cancel();
+    // A backup code, typed in upper case without its hyphen, works once.
+    const typed = backup[3].replace("-", "").toUpperCase();
+    const first = await send(`${origin}/2fa/verify`, { code: typed });
+    assert.equal(await first.text(), "signed in with a backup code (9 left)");
+    const second = await send(`${origin}/2fa/verify`, { code: typed });
+    assert.equal(second.status, 401);
+    await second.body?.cancel();
+  },
+  'requireReauth({ session: Sessions, confirmPath: "/confirm" })': async (
+    origin,
+  ) => {
+    const { send } = cookieJar();
+    const out = await send(`${origin}/settings/email`);
+    assert.equal(out.status, 303);
+    assert.equal(out.headers.get("location"), "/login");
+    await out.body?.cancel();
+    const login = await send(`${origin}/login`, { password: "correct horse" });
+    assert.equal(login.status, 303);
+    await login.body?.cancel();
+    const asked = await send(`${origin}/settings/email`);
+    assert.equal(asked.status, 303);
+    assert.equal(
+      asked.headers.get("location"),
+      "/confirm?returnTo=%2Fsettings%2Femail",
+    );
+    await asked.body?.cancel();
+    const confirmPage = await send(`${origin}${asked.headers.get("location")}`);
+    assert.match(await confirmPage.text(), /value="\/settings\/email"/);
+    const wrong = await send(`${origin}/confirm`, {
+      password: "wrong",
+      returnTo: "/settings/email",
+    });
+    assert.equal(wrong.status, 401);
+    await wrong.body?.cancel();
+    // An open redirect is refused: the confirm page sends home instead.
+    const away = await send(`${origin}/confirm`, {
+      password: "correct horse",
+      returnTo: "/\\evil.example",
+    });
+    assert.equal(away.headers.get("location"), "/");
+    await away.body?.cancel();
+    const back = await send(`${origin}/confirm`, {
+      password: "correct horse",
+      returnTo: "/settings/email",
+    });
+    assert.equal(back.headers.get("location"), "/settings/email");
+    await back.body?.cancel();
+    const form = await send(`${origin}/settings/email`);
+    assert.equal(form.status, 200);
+    assert.match(await form.text(), /Change email/);
+    // Signing in again clears the confirmation.
+    (await send(`${origin}/login`, { password: "correct horse" })).body
+      ?.cancel();
+    const againAsked = await send(`${origin}/settings/email`);
+    assert.equal(againAsked.status, 303);
+    await againAsked.body?.cancel();
+  },
+  "notes_published_total": async (origin) => {
+    for (const id of [1, 2]) {
+      assert.equal(
+        await (await fetch(`${origin}/notes/${id}`)).text(),
+        `note ${id}`,
+      );
+    }
+    const posted = await fetch(`${origin}/notes`, {
+      method: "POST",
+      body: new URLSearchParams({ title: "Hi" }),
+    });
+    assert.equal(posted.status, 201);
+    await posted.body?.cancel();
+    const scrape = await fetch(`${origin}/metrics`);
+    assert.match(
+      scrape.headers.get("content-type") ?? "",
+      /^text\/plain; version=0\.0\.4/,
+    );
+    const text = await scrape.text();
+    // The lines the guide's `grep` shows, as it shows them.
+    const shown = guide.split("\n").filter((line) =>
+      /^# (http_requests_total|notes_)/.test(line)
+    ).map((line) => line.slice(2));
+    assert.equal(shown.length, 3);
+    assert.deepEqual(
+      text.split("\n").filter((line) =>
+        /^(http_requests_total|notes_)/.test(line)
+      ),
+      shown,
+    );
+    assert.match(text, /^process_resident_memory_bytes \d+/m);
+    const open = await fetch(`${origin}/metrics`, {
+      headers: { accept: "application/openmetrics-text; version=1.0.0" },
+    });
+    assert.match(await open.text(), /# EOF\n$/);
+  },
+  'checks: { kv: () => kv.get(["health"]) }': async (origin) => {
+    const live = await fetch(`${origin}/livez`);
+    assert.deepEqual(await live.json(), { status: "ok" });
+    const ready = await fetch(`${origin}/readyz`);
+    assert.equal(ready.status, 200);
+    assert.equal(ready.headers.get("cache-control"), "no-store");
+    // As the guide's `curl` shows it, but for the milliseconds.
+    const shown = /^curl http:\/\/127\.0\.0\.1:8114\/readyz +# (.+)$/m.exec(
+      guide,
+    )?.[1];
+    assert.ok(shown, "the guide shows a /readyz answer");
+    assert.equal(
+      (await ready.text()).replace(/"ms":\d+/, '"ms":0'),
+      shown,
+    );
+  },
+  'queue.enqueue("welcome", { to: email }': async (origin) => {
+    const signUp = (email: string) =>
+      fetch(`${origin}/signup`, {
+        method: "POST",
+        body: new URLSearchParams({ email }),
+      });
+    for (let i = 0; i < 2; i++) {
+      const response = await signUp("ada@example.com");
+      assert.equal(response.status, 201);
+      assert.equal(await response.text(), "Check your inbox");
+    }
+    const bad = await signUp("ada");
+    assert.equal(bad.status, 422);
+    await bad.body?.cancel();
+    // The worker sends the one job: one mail for two sign-ups.
+    let outbox: string[] = [];
+    const deadline = Date.now() + 10_000;
+    while (outbox.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      outbox = await (await fetch(`${origin}/outbox`)).json();
+    }
+    assert.equal(outbox.length, 1);
+    assert.match(outbox[0], /^Welcome → ada@example\.com \([0-9a-f-]+\)$/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await (await fetch(`${origin}/outbox`)).json()).length, 1);
+    assert.deepEqual(await (await fetch(`${origin}/jobs`)).json(), {
+      waiting: 0,
+      delayed: 0,
+      active: 0,
+      dead: 0,
+    });
+  },
 };
 
 Deno.test("docs/guide.md gives the command its tests use", () => {
   assert.ok(guide.includes(`\`${COMMAND}\``), COMMAND);
 });
+
+/** The lines a block's `// → ` comments say it prints. */
+function printed(code: string): string[] {
+  return code.split("\n").flatMap((line) => {
+    const at = line.indexOf("// → ");
+    return at === -1 ? [] : [line.slice(at + 5)];
+  });
+}
 
 const blocks = await codeBlocks("docs/guide.md");
 for (const [index, { heading, code }] of blocks.entries()) {
@@ -193,7 +393,7 @@ for (const [index, { heading, code }] of blocks.entries()) {
     const denoServe = /Deno\.serve\(\{ hostname: "127\.0\.0\.1", port: \d+ \}, /
       .test(code);
     const toolkitServe =
-      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: \d+ \}\)/
+      /serve\(router\.fetch, \{ hostname: "127\.0\.0\.1", port: \d+(, \w+: \w+)* \}\)/
         .test(code);
     const serves = denoServe || toolkitServe;
     // A block that serves nothing must at least show what it does.
@@ -223,14 +423,23 @@ for (const [index, { heading, code }] of blocks.entries()) {
         );
       }
       if (!serves) {
-        const { success, stderr } = await new Deno.Command(Deno.execPath(), {
-          args: COMMAND.split(" ").slice(1),
-          cwd: project.dir,
-          env: { NO_COLOR: "1" },
-          stdout: "null",
-          stderr: "piped",
-        }).output();
+        const { success, stdout, stderr } = await new Deno.Command(
+          Deno.execPath(),
+          {
+            args: COMMAND.split(" ").slice(1),
+            cwd: project.dir,
+            env: { NO_COLOR: "1" },
+            stdout: "piped",
+            stderr: "piped",
+          },
+        ).output();
         assert.ok(success, new TextDecoder().decode(stderr));
+        // What the block says it prints (`// → line`), it prints, in order.
+        const expected = printed(code);
+        if (expected.length > 0) {
+          const out = new TextDecoder().decode(stdout);
+          assert.deepEqual(out.trimEnd().split("\n"), expected);
+        }
         return;
       }
       // The Sessions block reads its signing secret from the environment.

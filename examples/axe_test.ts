@@ -19,6 +19,7 @@ import { createUploadsApp } from "./uploads/app.ts";
 import { createLiveApp } from "./live/app.ts";
 import { createMemoryPubSub } from "@fetchkit/toolkit/pubsub";
 import { serve, type ServeHandler } from "@fetchkit/toolkit/serve";
+import { totpCode } from "@fetchkit/toolkit/totp";
 
 const WIDTHS = [1280, 390] as const;
 /** EXAMPLES=live,uploads checks only those (while fixing one). */
@@ -290,6 +291,7 @@ function authSteps(output: () => string = () => ""): Step[] {
       go: async (page) => void await page.goto("/profile"),
       check: logOutOnOneLine,
     },
+    ...twoFactorSteps(email),
     { name: "403", go: async (page) => void await page.goto("/admin/users") },
     { name: "404", go: async (page) => void await page.goto("/no-such-page") },
     { name: "405", go: async (page) => void await page.goto("/auth/logout") },
@@ -398,6 +400,88 @@ function authSteps(output: () => string = () => ""): Step[] {
     {
       name: "admin-settings",
       go: async (page) => void await page.goto("/admin/settings"),
+    },
+  ];
+}
+
+/**
+ * The security page, re-authentication and two-factor authentication, as
+ * the user signed in by the steps before (password "a-long-password"):
+ * set up, backup codes, the sign-in step, signed in again with a backup
+ * code for the steps after.
+ */
+function twoFactorSteps(email: (width: number) => string): Step[] {
+  const codes = new Map<number, string[]>();
+  return [
+    {
+      name: "security",
+      go: async (page) => void await page.goto("/profile/security"),
+    },
+    {
+      name: "confirm",
+      go: async (page) => void await page.goto("/profile/two-factor"),
+    },
+    {
+      name: "confirm-422",
+      go: async (page) => {
+        await page.fill("#password", "not-the-password");
+        await submit(page, "button:has-text('Confirm')");
+      },
+    },
+    {
+      name: "two-factor-setup",
+      go: async (page) => {
+        await page.fill("#password", "a-long-password");
+        await submit(page, "button:has-text('Confirm')");
+      },
+    },
+    {
+      name: "two-factor-setup-422",
+      go: async (page) => {
+        await page.fill("#code", "000000");
+        await submit(page, "button:has-text('Turn on')");
+      },
+    },
+    {
+      name: "two-factor-backup-codes",
+      go: async (page, width) => {
+        const secret = (await page.textContent("#totp-secret"))!
+          .replaceAll(" ", "");
+        await page.fill("#code", await totpCode(secret));
+        await submit(page, "button:has-text('Turn on')");
+        codes.set(
+          width,
+          await page.locator("#backup-codes li").allTextContents(),
+        );
+      },
+    },
+    {
+      name: "two-factor-manage",
+      go: async (page) => void await page.goto("/profile/two-factor"),
+    },
+    {
+      name: "two-factor-login",
+      go: async (page, width) => {
+        await submit(page, "button:has-text('Log out')");
+        await page.fill("#email", email(width));
+        await page.fill("#password", "a-long-password");
+        await submit(page, "button:has-text('Log in')");
+      },
+    },
+    {
+      name: "two-factor-login-422",
+      go: async (page) => {
+        await page.fill("#code", "000000");
+        await submit(page, "button:has-text('Verify')");
+      },
+    },
+    {
+      name: "security-two-factor-on",
+      go: async (page, width) => {
+        await page.fill("#code", codes.get(width)![0].trim());
+        await submit(page, "button:has-text('Verify')");
+        await page.goto("/profile/security");
+      },
     },
   ];
 }
@@ -678,7 +762,7 @@ Deno.test({
         cleanups.push(() => redis.stop());
         const multi = await startCommand(
           REPO,
-          "deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts",
+          "deno run -P=multi-server examples/multi_server/main.ts",
           {
             PORT: "0",
             REDIS_URL: redis.url,

@@ -139,6 +139,44 @@ export class Signer {
   }
 
   /**
+   * The form fields of a browser upload by `POST` (S3's POST policy): the
+   * policy lists `conditions` (plus the signing fields) and expires after
+   * `expiresIn` seconds.
+   */
+  async postPolicy(
+    conditions: unknown[],
+    expiresIn: number,
+    now: Date,
+  ): Promise<Record<string, string>> {
+    const time = amzDate(now);
+    const date = time.slice(0, 8);
+    const { accessKeyId, region, service, sessionToken } = this.#credentials;
+    const fields: Record<string, string> = {
+      "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
+      "X-Amz-Credential":
+        `${accessKeyId}/${date}/${region}/${service}/aws4_request`,
+      "X-Amz-Date": time,
+    };
+    if (sessionToken !== undefined) {
+      fields["X-Amz-Security-Token"] = sessionToken;
+    }
+    const policy = JSON.stringify({
+      expiration: new Date(now.getTime() + expiresIn * 1000).toISOString(),
+      conditions: [
+        ...conditions,
+        ...Object.entries(fields).map(([name, value]) => ({ [name]: value })),
+      ],
+    });
+    let binary = "";
+    for (const byte of encoder.encode(policy)) {
+      binary += String.fromCharCode(byte);
+    }
+    const encoded = btoa(binary);
+    const signature = hex(await hmac(await this.#signingKey(date), encoded));
+    return { ...fields, Policy: encoded, "X-Amz-Signature": signature };
+  }
+
+  /**
    * The headers to send: `request.headers` plus `x-amz-date`,
    * `x-amz-content-sha256`, the session token and `authorization`.
    */
@@ -166,14 +204,24 @@ export class Signer {
     return headers;
   }
 
-  /** A URL that works without headers until `expiresIn` seconds pass. */
+  /**
+   * A URL that works until `expiresIn` seconds pass, for requests that
+   * carry `request.headers` (lower-case names) with exactly those values:
+   * they are signed too.
+   */
   async presign(
-    request: Omit<Signable, "headers" | "payloadHash">,
+    request: Omit<Signable, "headers" | "payloadHash"> & {
+      headers?: Record<string, string>;
+    },
     expiresIn: number,
     now: Date = new Date(),
   ): Promise<string> {
     const time = amzDate(now);
     const { accessKeyId, region, service, sessionToken } = this.#credentials;
+    const signed = {
+      ...request.headers,
+      host: new URL(request.origin).host,
+    };
     const query: Record<string, string> = {
       ...request.query,
       "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
@@ -182,7 +230,7 @@ export class Signer {
       }/${region}/${service}/aws4_request`,
       "X-Amz-Date": time,
       "X-Amz-Expires": String(expiresIn),
-      "X-Amz-SignedHeaders": "host",
+      "X-Amz-SignedHeaders": Object.keys(signed).sort().join(";"),
     };
     if (sessionToken !== undefined) {
       query["X-Amz-Security-Token"] = sessionToken;
@@ -190,7 +238,7 @@ export class Signer {
     const { signature } = await this.#signature(
       { ...request, query, headers: {}, payloadHash: UNSIGNED_PAYLOAD },
       time,
-      { host: new URL(request.origin).host },
+      signed,
     );
     query["X-Amz-Signature"] = signature;
     return `${request.origin}${request.path}?${canonicalQuery(query)}`;

@@ -1,3 +1,5 @@
+import { checkType, isMediaType } from "./types.ts";
+
 /**
  * A `File` whose bytes stay in a storage until read: `stream()`, `bytes()`,
  * `text()` and `arrayBuffer()` open the range they need, and `slice()`
@@ -112,18 +114,38 @@ function clamp(index: number, size: number): number {
 export function typeOf(
   file: File | Blob | ReadableStream<Uint8Array>,
   type: string | undefined,
+  owner: string,
 ): string {
-  if (type !== undefined) return type;
-  if (file instanceof Blob && file.type !== "") return file.type;
+  if (type !== undefined) return checkType(type, owner);
+  // A Blob's type may come from a client (an upload's part header): one
+  // that no header can carry is dropped, not sent to the store.
+  if (file instanceof Blob && file.type !== "" && isMediaType(file.type)) {
+    return file.type;
+  }
   return "application/octet-stream";
 }
 
 /**
- * The name `get()` gives back: `name`, else the key (a `File`'s own name
- * is not kept: pass it as `name` to keep it).
+ * The name `get()` gives back: `name`, else a `File`'s own name, else the
+ * key.
  */
-export function nameOf(name: string | undefined, key: string): string {
-  return name ?? key;
+export function nameOf(
+  name: string | undefined,
+  key: string,
+  file?: File | Blob | ReadableStream<Uint8Array>,
+): string {
+  if (name !== undefined) return name;
+  if (file instanceof File && file.name !== "") return file.name;
+  return key;
+}
+
+/** When the file was last changed: a `File`'s own date, else now. */
+export function lastModifiedOf(
+  file: File | Blob | ReadableStream<Uint8Array>,
+): number {
+  return file instanceof File && Number.isFinite(file.lastModified)
+    ? file.lastModified
+    : Date.now();
 }
 
 /** The bytes of `file` as a stream. */

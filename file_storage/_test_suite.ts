@@ -78,18 +78,62 @@ export async function fileStorageSuite(
       file = await storage.get("suite/n2");
       assert.equal(file?.name, "ünïcode näme.png");
       assert.equal(file?.type, "image/png");
-      // A File's own name is not kept; the type option wins over its type.
+      // The options win over a File's own name and type.
       await storage.set(
         "suite/n3",
         new File(["x"], "f.txt", { type: "image/gif" }),
-        { type: "application/x-csv" },
+        { type: "application/x-csv", name: "given.csv" },
       );
       file = await storage.get("suite/n3");
-      assert.equal(file?.name, "suite/n3");
+      assert.equal(file?.name, "given.csv");
       assert.equal(file?.type, "application/x-csv");
       for (const key of ["suite/n1", "suite/n2", "suite/n3"]) {
         await storage.remove(key);
       }
+    },
+  );
+
+  await t.step(
+    "a File keeps its own name, type and lastModified",
+    async () => {
+      const lastModified = Date.UTC(2023, 10, 14, 22, 13, 20, 123);
+      await storage.set(
+        "suite/own",
+        new File(["photo"], "holiday photo.png", {
+          type: "image/png",
+          lastModified,
+        }),
+      );
+      const file = await storage.get("suite/own");
+      assert.equal(file?.name, "holiday photo.png");
+      assert.equal(file?.type, "image/png");
+      assert.equal(file?.lastModified, lastModified);
+      assert.equal(await file?.text(), "photo");
+      // A Blob has no name or date: the key, and the time it was stored.
+      const before = Date.now() - 2000;
+      await storage.set("suite/own", new Blob(["x"]));
+      const blob = await storage.get("suite/own");
+      assert.equal(blob?.name, "suite/own");
+      assert.ok(blob!.lastModified >= before, `${blob?.lastModified}`);
+      await storage.remove("suite/own");
+    },
+  );
+
+  await t.step(
+    "a type that is not a printable-ASCII media type: a TypeError from the option",
+    async () => {
+      for (const type of ["text/€", "text/html\r\nX-Evil: 1", "no slash"]) {
+        await assert.rejects(
+          async () =>
+            await storage.set("suite/type", new Blob(["x"]), { type }),
+          (error: unknown) => {
+            assert.ok(error instanceof TypeError, String(error));
+            assert.match(error.message, /type must be a media type/);
+            return true;
+          },
+        );
+      }
+      assert.equal(await storage.has("suite/type"), false);
     },
   );
 
@@ -195,6 +239,28 @@ export async function fileStorageSuite(
     for (const key of keys) await storage.remove(key);
   });
 
+  await t.step(
+    "bad input: every method returns a rejected promise, never throws",
+    async () => {
+      const calls: [string, () => Promise<unknown>][] = [
+        ["set", () => storage.set("", new Blob(["x"]))],
+        ["set ..", () => storage.set("..", new Blob(["x"]))],
+        ["get", () => storage.get("")],
+        ["has", () => storage.has("")],
+        ["remove", () => storage.remove("")],
+        ["list", () => storage.list({ limit: 0 })],
+      ];
+      for (const [name, call] of calls) {
+        let result: Promise<unknown> | undefined;
+        assert.doesNotThrow(() => {
+          result = call();
+        }, name);
+        assert.ok(result instanceof Promise, name);
+        await assert.rejects(result, TypeError, name);
+      }
+    },
+  );
+
   await t.step("bad keys and limits are TypeErrors", async () => {
     for (const key of ["", "a\0b", "x".repeat(1025), 42]) {
       await assert.rejects(
@@ -219,11 +285,37 @@ export async function fileStorageSuite(
     }
   });
 
+  await t.step(
+    "keys with a . or .. segment are refused by set() with a TypeError",
+    async () => {
+      for (
+        const key of [
+          ".",
+          "..",
+          "./dot",
+          "../escape.txt",
+          "a/../../b",
+          "a/.",
+          "x/../y",
+        ]
+      ) {
+        await assert.rejects(
+          async () => await storage.set(key, new Blob(["x"])),
+          (error: unknown) => {
+            assert.ok(error instanceof TypeError, `${key}: ${error}`);
+            assert.match(error.message, /"\.\.?" segment/);
+            return true;
+          },
+        );
+        assert.equal(await storage.has(key), false);
+      }
+    },
+  );
+
   await t.step("keys that look like paths stay keys", async () => {
     const keys = [
-      "../escape.txt",
-      "a/../../b",
-      "./dot",
+      "..x/.../y.",
+      ".hidden/a..b",
       "/absolute",
       "back\\slash\\..\\x",
       "a//b",

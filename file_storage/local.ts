@@ -8,13 +8,20 @@ import type * as NodeFsPromises from "node:fs/promises";
 import {
   checkKey,
   checkLimit,
+  checkNewKey,
   compareKeys,
   type FileStorage,
   type FileStorageListOptions,
   type FileStorageListResult,
   type FileStorageSetOptions,
 } from "./types.ts";
-import { nameOf, StoredFile, streamOf, typeOf } from "./_stored_file.ts";
+import {
+  lastModifiedOf,
+  nameOf,
+  StoredFile,
+  streamOf,
+  typeOf,
+} from "./_stored_file.ts";
 import { pageOf } from "./memory.ts";
 import { takingLentChunks } from "./_lent.ts";
 
@@ -61,8 +68,9 @@ function fs(): Fs {
  * the bytes.
  *
  * Keys never become paths: each file is named by the SHA-256 of its key,
- * so a key such as `../../etc/passwd`, `/abs`, `C:\x` or `a/./b` stays a
- * name inside `directory`, and two keys never share a file. `set()`
+ * so a key such as `/etc/passwd`, `C:\x` or `..\x` stays a name
+ * inside `directory`, and two keys never share a file (`set()` refuses
+ * `.` and `..` segments, as every storage does). `set()`
  * streams into a temporary file in `directory` and renames it over the
  * old one, so a reader sees the old file or the new one, never half of
  * one; a file read after being replaced throws an `Error` saying it
@@ -78,9 +86,9 @@ function fs(): Fs {
  *
  * const directory = await Deno.makeTempDir(); // "./data/files" in an app
  * const storage = createLocalFileStorage(directory);
- * await storage.set("../escape?.txt", new Blob(["stays inside"]));
- * const file = await storage.get("../escape?.txt");
- * file?.name; // "../escape?.txt" (the key: no name was given)
+ * await storage.set("/etc/escape?.txt", new Blob(["stays inside"]));
+ * const file = await storage.get("/etc/escape?.txt");
+ * file?.name; // "/etc/escape?.txt" (the key: no name was given)
  * await file?.slice(0, 5).text(); // "stays"
  * await Deno.remove(directory, { recursive: true });
  * ```
@@ -108,15 +116,16 @@ export function createLocalFileStorage(directory: string): FileStorage {
       file: File | Blob | ReadableStream<Uint8Array>,
       options?: FileStorageSetOptions,
     ): Promise<void> {
-      checkKey(key, OWNER);
+      checkNewKey(key, OWNER);
+      const type = typeOf(file, options?.type, OWNER);
       await ready();
       const path = await pathOf(key);
       const temp = `${base}.tmp-${crypto.randomUUID()}`;
       const meta: Omit<Meta, "size"> = {
         key,
-        name: nameOf(options?.name, key),
-        type: typeOf(file, options?.type),
-        lastModified: Date.now(),
+        name: nameOf(options?.name, key, file),
+        type,
+        lastModified: lastModifiedOf(file),
         id: crypto.randomUUID(),
       };
       const handle = await fs().open(temp, "wx", 0o600);

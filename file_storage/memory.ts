@@ -8,13 +8,14 @@
 import {
   checkKey,
   checkLimit,
+  checkNewKey,
   compareKeys,
   type FileStorage,
   type FileStorageListOptions,
   type FileStorageListResult,
   type FileStorageSetOptions,
 } from "./types.ts";
-import { nameOf, streamOf, typeOf } from "./_stored_file.ts";
+import { lastModifiedOf, nameOf, streamOf, typeOf } from "./_stored_file.ts";
 
 const OWNER = "createMemoryFileStorage()";
 
@@ -58,37 +59,43 @@ export function createMemoryFileStorage(): FileStorage {
       file: File | Blob | ReadableStream<Uint8Array>,
       options?: FileStorageSetOptions,
     ): Promise<void> {
-      checkKey(key, OWNER);
+      checkNewKey(key, OWNER);
+      const type = typeOf(file, options?.type, OWNER);
       const bytes = new Uint8Array(
         await new Response(streamOf(file)).arrayBuffer(),
       );
       files.set(key, {
         bytes,
-        name: nameOf(options?.name, key),
-        type: typeOf(file, options?.type),
-        lastModified: Date.now(),
+        name: nameOf(options?.name, key, file),
+        type,
+        lastModified: lastModifiedOf(file),
       });
     },
-    get(key: string): Promise<File | null> {
+    // async (and nothing awaited): bad input rejects, as on the other
+    // storages, instead of throwing.
+    // deno-lint-ignore require-await
+    async get(key: string): Promise<File | null> {
       checkKey(key, OWNER);
       const entry = files.get(key);
-      return Promise.resolve(
-        entry === undefined ? null : new File([entry.bytes], entry.name, {
-          type: entry.type,
-          lastModified: entry.lastModified,
-        }),
-      );
+      return entry === undefined ? null : new File([entry.bytes], entry.name, {
+        type: entry.type,
+        lastModified: entry.lastModified,
+      });
     },
-    has(key: string): Promise<boolean> {
+    // deno-lint-ignore require-await
+    async has(key: string): Promise<boolean> {
       checkKey(key, OWNER);
-      return Promise.resolve(files.has(key));
+      return files.has(key);
     },
-    remove(key: string): Promise<void> {
+    // deno-lint-ignore require-await
+    async remove(key: string): Promise<void> {
       checkKey(key, OWNER);
       files.delete(key);
-      return Promise.resolve();
     },
-    list(options?: FileStorageListOptions): Promise<FileStorageListResult> {
+    // deno-lint-ignore require-await
+    async list(
+      options?: FileStorageListOptions,
+    ): Promise<FileStorageListResult> {
       const limit = checkLimit(options?.limit, OWNER);
       const prefix = options?.prefix ?? "";
       const keys = [...files.keys()]
@@ -98,10 +105,10 @@ export function createMemoryFileStorage(): FileStorage {
             compareKeys(key, options.cursor) > 0)
         )
         .sort(compareKeys);
-      return Promise.resolve(pageOf(keys, limit, (key) => {
+      return pageOf(keys, limit, (key) => {
         const entry = files.get(key)!;
         return { key, size: entry.bytes.length, type: entry.type };
-      }));
+      });
     },
   };
 }

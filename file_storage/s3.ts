@@ -13,6 +13,8 @@ import { unrefTimer } from "../runtime/timer.ts";
 import {
   checkKey,
   checkLimit,
+  checkNewKey,
+  checkType,
   type FileStorage,
   type FileStorageEntry,
   type FileStorageListOptions,
@@ -20,6 +22,7 @@ import {
   type FileStorageSetOptions,
 } from "./types.ts";
 import {
+  lastModifiedOf,
   limitStream,
   nameOf,
   StoredFile,
@@ -38,6 +41,15 @@ const MIB = 1024 * 1024;
 const MIN_PART = 5 * MIB;
 const MAX_PART = 5 * 1024 * MIB;
 const MAX_PARTS = 10_000;
+/** Largest error body read: S3's are under 1 KiB. */
+const MAX_ERROR_BODY = 64 * 1024;
+/**
+ * Largest listing read: 1,000 keys of 1,024 bytes, URL-encoded, with
+ * their details fit in about 4 MiB.
+ */
+const MAX_LIST_BODY = 8 * MIB;
+/** Largest answer to starting or completing a multipart upload. */
+const MAX_XML_BODY = MIB;
 /** How many `HEAD`s `list()` sends at once to learn the types. */
 const LIST_CONCURRENCY = 8;
 /** Longest `presign()` expiry S3 accepts: 7 days. */
@@ -78,9 +90,11 @@ export interface S3FileStorageOptions {
    */
   partSize?: number;
   /**
-   * Milliseconds to wait for each request's answer (its headers; for an
-   * upload, after sending its body) before the store counts as down: a
-   * `StoreUnavailableError` (503).
+   * Milliseconds to wait for each request's answer before the store counts
+   * as down: a `StoreUnavailableError` (503). It covers the headers (for an
+   * upload, after sending its body) and, where the storage reads the body
+   * itself (errors, listings), the body too; while a `File` from `get()`
+   * is read, the service may send nothing for at most this long.
    *
    * @default {30000}
    */
@@ -93,6 +107,50 @@ export interface PresignOptions {
   method: "GET" | "PUT";
   /** Seconds the URL works for: 1 to 604800 (7 days). */
   expiresIn: number;
+  /**
+   * `PUT`: the `Content-Type` the upload must carry, signed (another is
+   * refused with 403), and stored. Default `application/octet-stream`, a
+   * type browsers download rather than render: a holder of the URL cannot
+   * upload `text/html` that a presigned `GET` would then serve inline.
+   * `GET`: the `Content-Type` to answer with (`response-content-type`,
+   * signed), whatever type was stored.
+   */
+  type?: string;
+  /**
+   * `PUT` only: the exact length in bytes the upload must have, signed
+   * as `Content-Length` (a presigned `PUT` cannot carry an upper bound;
+   * for "at most", use {@linkcode S3FileStorage.presignPost}).
+   */
+  size?: number;
+  /**
+   * `GET` only: answer with `Content-Disposition: attachment` (signed),
+   * so browsers download instead of rendering; a string is the file name
+   * to save as, `true` takes the key's last segment.
+   */
+  attachment?: boolean | string;
+}
+
+/** Options of {@linkcode S3FileStorage.presignPost}. */
+export interface PresignPostOptions {
+  /** Seconds the form works for: 1 to 604800 (7 days). */
+  expiresIn: number;
+  /** The most bytes the upload may have: 1 to 5 GiB. */
+  maxBytes: number;
+  /**
+   * The `Content-Type` the upload must carry (a field of the form, in the
+   * policy), and stored. Default `application/octet-stream`.
+   */
+  type?: string;
+  /** The name `get()` gives the file back with. Default: the key. */
+  name?: string;
+}
+
+/** A browser upload form: post `fields`, then the file as `file`, to `url`. */
+export interface PresignedPost {
+  /** Where the form posts to (the bucket's URL). */
+  url: string;
+  /** The fields to send before the file, as they are. */
+  fields: Record<string, string>;
 }
 
 /** A {@linkcode FileStorage} on S3, which can also presign URLs. */
@@ -101,9 +159,17 @@ export interface S3FileStorage extends FileStorage {
    * A URL that reads (`GET`) or writes (`PUT`) `key` without credentials
    * until `expiresIn` seconds have passed: hand it to a browser to
    * download or upload directly. A URL that is changed or expired is
-   * refused by the service (403).
+   * refused by the service (403). A `PUT` signs its `Content-Type` (and
+   * its length with `size`); a `GET` can ask for a download
+   * (`attachment`) and a type.
    */
   presign(key: string, options: PresignOptions): Promise<string>;
+  /**
+   * A browser upload form for `key` by `POST` (S3's POST policy): the
+   * service refuses a file over `maxBytes` (400 `EntityTooLarge`), another
+   * type, another key, and a form used after `expiresIn` seconds (403).
+   */
+  presignPost(key: string, options: PresignPostOptions): Promise<PresignedPost>;
 }
 
 /** Options of {@linkcode S3Error}. */
@@ -320,7 +386,35 @@ export function createS3FileStorage(
       : `${basePath}/${encodeRfc3986(key, true)}`;
   }
 
+  /** One request, its status checked; its body left to the caller. */
   async function call(call: Call): Promise<Response> {
+    return (await exchange(call, undefined)).response;
+  }
+
+  /**
+   * One request whose answer is read here, at most `maxBytes` of it, with
+   * the deadline over the whole exchange (headers and body).
+   */
+  async function callText(
+    call: Call,
+    maxBytes: number,
+  ): Promise<{ response: Response; text: string }> {
+    return await exchange(call, maxBytes) as {
+      response: Response;
+      text: string;
+    };
+  }
+
+  /**
+   * Sends `call`. The deadline (`timeout`) holds until the headers are in
+   * and, for an error or when `maxBytes` is given, until the body is read
+   * too: a service that stalls mid-body is an outage, never a hang. Error
+   * bodies are read up to 64 KiB.
+   */
+  async function exchange(
+    call: Call,
+    maxBytes: number | undefined,
+  ): Promise<{ response: Response; text: string | undefined }> {
     const path = pathOf(call.key);
     const signedPath = signedPathOf(call.key);
     const query = call.query ?? {};
@@ -336,41 +430,71 @@ export function createS3FileStorage(
       headers: call.headers ?? {},
       payloadHash,
     };
-    const headers = await signer.sign(request);
+    // Checked here: a value no header can carry is this process's error
+    // (a TypeError), not an outage of the service.
+    const headers = new Headers(await signer.sign(request));
     const search = Object.keys(query).length === 0
       ? ""
       : `?${canonicalSearch(query)}`;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeout);
     unrefTimer(timer);
-    let response: Response;
+    const about = `${call.what}${describeKey(call.key)}`;
     try {
-      response = await fetch(`${origin}${path}${search}`, {
-        method: call.method,
-        headers,
-        body: body as Uint8Array<ArrayBuffer> | undefined,
-        signal: controller.signal,
-        redirect: "manual",
-      });
-    } catch (error) {
-      throw new StoreUnavailableError(
-        STORE,
-        controller.signal.aborted
-          ? `${STORE} did not answer within ${timeout} ms (${call.what}${
-            describeKey(call.key)
-          })`
-          : `${STORE} could not be reached to ${call.what}${
-            describeKey(call.key)
-          }: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
-      );
+      let response: Response;
+      try {
+        response = await fetch(`${origin}${path}${search}`, {
+          method: call.method,
+          headers,
+          body: body as Uint8Array<ArrayBuffer> | undefined,
+          signal: controller.signal,
+          redirect: "manual",
+        });
+      } catch (error) {
+        throw new StoreUnavailableError(
+          STORE,
+          controller.signal.aborted
+            ? `${STORE} did not answer within ${timeout} ms (${about})`
+            : `${STORE} could not be reached to ${about}: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+          { cause: error },
+        );
+      }
+      if (!response.ok && !call.accept?.includes(response.status)) {
+        // What arrives in time, up to the cap: enough for the code.
+        const read = await readCapped(
+          response,
+          MAX_ERROR_BODY,
+          controller.signal,
+        );
+        throw errorFromXml(read.text, response.status, call);
+      }
+      if (maxBytes === undefined) return { response, text: undefined };
+      const read = await readCapped(response, maxBytes, controller.signal);
+      if (read.ended === "aborted") {
+        throw new StoreUnavailableError(
+          STORE,
+          `${STORE} did not finish answering within ${timeout} ms (${about})`,
+        );
+      }
+      if (read.ended === "broken") {
+        throw new StoreUnavailableError(
+          STORE,
+          `${STORE}'s answer broke off (${about})`,
+          { cause: read.error },
+        );
+      }
+      if (read.ended === "over") {
+        throw new S3Error(
+          `${STORE}'s answer to ${about} is over ${maxBytes} bytes`,
+          { status: response.status, code: "ResponseTooLarge", key: call.key },
+        );
+      }
+      return { response, text: read.text };
     } finally {
       clearTimeout(timer);
     }
-    if (response.ok || call.accept?.includes(response.status)) {
-      return response;
-    }
-    throw await errorOf(response, call);
   }
 
   async function head(key: string): Promise<Response | null> {
@@ -443,14 +567,14 @@ export function createS3FileStorage(
   ): Promise<void> {
     let uploadId: string | undefined;
     try {
-      const created = await call({
+      const { response: created, text } = await callText({
         method: "POST",
         key,
         query: { uploads: "" },
         headers: metaHeaders,
         what: "start the upload of",
-      });
-      uploadId = first(await created.text(), "UploadId");
+      }, MAX_XML_BODY);
+      uploadId = first(text, "UploadId");
       if (uploadId === undefined) {
         throw new S3Error(
           `${STORE} started an upload of "${key}" without an UploadId`,
@@ -508,16 +632,15 @@ export function createS3FileStorage(
             }</ETag></Part>`
           ).join("") + "</CompleteMultipartUpload>",
       );
-      const completed = await call({
+      const { response: completed, text } = await callText({
         method: "POST",
         key,
         query: { uploadId: id },
         body,
         headers: { "content-type": "application/xml" },
         what: "complete the upload of",
-      });
+      }, MAX_XML_BODY);
       // The service may answer 200 and still fail, in the body.
-      const text = await completed.text();
       if (/<Error>/.test(text)) {
         throw errorFromXml(text, completed.status, {
           what: "complete the upload of",
@@ -539,12 +662,13 @@ export function createS3FileStorage(
       file: File | Blob | ReadableStream<Uint8Array>,
       setOptions?: FileStorageSetOptions,
     ): Promise<void> {
-      checkKey(key, OWNER);
+      checkNewKey(key, OWNER);
       const metaHeaders = {
-        "content-type": typeOf(file, setOptions?.type),
+        "content-type": typeOf(file, setOptions?.type, OWNER),
         "x-amz-meta-name": encodeURIComponent(
-          nameOf(setOptions?.name, key),
+          nameOf(setOptions?.name, key, file),
         ),
+        "x-amz-meta-modified": String(lastModifiedOf(file)),
       };
       const reader = new PartReader(streamOf(file), partSize);
       let firstPart: Uint8Array | null;
@@ -563,11 +687,17 @@ export function createS3FileStorage(
 
     async get(key: string): Promise<File | null> {
       checkKey(key, OWNER);
+      if (unaddressable(key)) return null;
       const found = await head(key);
       if (found === null) return null;
       const size = Number(found.headers.get("content-length") ?? 0);
       const etag = found.headers.get("etag");
-      const modified = Date.parse(found.headers.get("last-modified") ?? "");
+      // A File's own date when one was stored, else the upload's.
+      const stored = Number(found.headers.get("x-amz-meta-modified"));
+      const modified = found.headers.has("x-amz-meta-modified") &&
+          Number.isFinite(stored)
+        ? stored
+        : Date.parse(found.headers.get("last-modified") ?? "");
       const open = async (start: number, end: number) => {
         const headers: Record<string, string> = {
           range: `bytes=${start}-${end - 1}`,
@@ -586,7 +716,16 @@ export function createS3FileStorage(
             `${STORE}: the file "${key}" was replaced or removed after get()`,
           );
         }
-        const body = response.body ?? new Blob().stream();
+        // Bytes that stop coming are an outage, not a reader waiting forever.
+        const body = idleLimited(
+          response.body ?? new Blob().stream(),
+          timeout,
+          () =>
+            new StoreUnavailableError(
+              STORE,
+              `${STORE} sent nothing for ${timeout} ms while reading "${key}"`,
+            ),
+        );
         // A 200 is the whole file: skip to the range.
         return response.status === 206
           ? limitStream(body, 0, end - start)
@@ -602,11 +741,13 @@ export function createS3FileStorage(
 
     async has(key: string): Promise<boolean> {
       checkKey(key, OWNER);
+      if (unaddressable(key)) return false;
       return (await head(key)) !== null;
     },
 
     async remove(key: string): Promise<void> {
       checkKey(key, OWNER);
+      if (unaddressable(key)) return;
       const response = await call({
         method: "DELETE",
         key,
@@ -629,12 +770,11 @@ export function createS3FileStorage(
       if (listOptions?.cursor !== undefined) {
         query["start-after"] = listOptions.cursor;
       }
-      const response = await call({
+      const { text: xml } = await callText({
         method: "GET",
         query,
         what: "list",
-      });
-      const xml = await response.text();
+      }, MAX_LIST_BODY);
       const listed = all(xml, "Contents").map((contents) => ({
         key: decodeListedKey(first(contents, "Key") ?? ""),
         size: Number(first(contents, "Size") ?? 0),
@@ -665,7 +805,6 @@ export function createS3FileStorage(
       key: string,
       presignOptions: PresignOptions,
     ): Promise<string> {
-      checkKey(key, OWNER);
       const method = presignOptions?.method;
       if (method !== "GET" && method !== "PUT") {
         throw new TypeError(
@@ -674,26 +813,182 @@ export function createS3FileStorage(
           }`,
         );
       }
-      const expiresIn = presignOptions.expiresIn;
-      if (
-        !Number.isInteger(expiresIn) || expiresIn < 1 ||
-        expiresIn > MAX_EXPIRES
-      ) {
-        throw new TypeError(
-          `${OWNER}: presign() expiresIn must be whole seconds from 1 to ${MAX_EXPIRES} (7 days), got ${expiresIn}`,
-        );
+      if (method === "PUT") checkNewKey(key, OWNER);
+      else checkKey(key, OWNER);
+      const expiresIn = checkExpiry(presignOptions.expiresIn, "presign()");
+      const { type, size, attachment } = presignOptions;
+      if (type !== undefined) checkType(type, `${OWNER}: presign()`);
+      const headers: Record<string, string> = {};
+      const query: Record<string, string> = {};
+      if (method === "PUT") {
+        if (attachment !== undefined) {
+          throw new TypeError(
+            `${OWNER}: presign() attachment is for GET; a PUT stores the name with set() or presignPost()`,
+          );
+        }
+        headers["content-type"] = type ?? "application/octet-stream";
+        if (size !== undefined) {
+          headers["content-length"] = String(
+            checkBytes(size, 0, "presign() size"),
+          );
+        }
+      } else {
+        if (size !== undefined) {
+          throw new TypeError(
+            `${OWNER}: presign() size is for PUT (the length the upload must have)`,
+          );
+        }
+        if (type !== undefined) query["response-content-type"] = type;
+        if (attachment !== undefined && attachment !== false) {
+          const name = attachment === true
+            ? key.slice(key.lastIndexOf("/") + 1)
+            : attachment;
+          query["response-content-disposition"] = contentDisposition(name);
+        }
       }
       return await signer.presign(
-        { method, origin, path: pathOf(key), query: {} },
+        { method, origin, path: pathOf(key), query, headers },
         expiresIn,
       );
     },
-  });
 
-  async function errorOf(response: Response, call: Call): Promise<Error> {
-    const text = await response.text().catch(() => "");
-    return errorFromXml(text, response.status, call);
+    async presignPost(
+      key: string,
+      postOptions: PresignPostOptions,
+    ): Promise<PresignedPost> {
+      checkNewKey(key, OWNER);
+      const expiresIn = checkExpiry(postOptions?.expiresIn, "presignPost()");
+      const maxBytes = checkBytes(
+        postOptions.maxBytes,
+        1,
+        "presignPost() maxBytes",
+      );
+      const type = postOptions.type === undefined
+        ? "application/octet-stream"
+        : checkType(postOptions.type, `${OWNER}: presignPost()`);
+      const fields: Record<string, string> = {
+        key,
+        "Content-Type": type,
+        "x-amz-meta-name": encodeURIComponent(postOptions.name ?? key),
+      };
+      const signed = await signer.postPolicy(
+        [
+          { bucket },
+          ...Object.entries(fields).map(([name, value]) => ({
+            [name]: value,
+          })),
+          ["content-length-range", 0, maxBytes],
+        ],
+        expiresIn,
+        new Date(),
+      );
+      return { url: `${origin}${basePath}/`, fields: { ...fields, ...signed } };
+    },
+  });
+}
+
+/**
+ * `body`, erroring with `idle()` when the source gives nothing for
+ * `idleMs` while the reader waits (a slow reader is never cut).
+ */
+function idleLimited(
+  body: ReadableStream<Uint8Array>,
+  idleMs: number,
+  idle: () => Error,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const quiet = new Promise<"quiet">((resolve) => {
+        timer = setTimeout(() => resolve("quiet"), idleMs);
+        unrefTimer(timer);
+      });
+      try {
+        const step = await Promise.race([reader.read(), quiet]);
+        if (step === "quiet") {
+          reader.cancel().catch(() => {});
+          controller.error(idle());
+        } else if (step.done) controller.close();
+        else controller.enqueue(step.value);
+      } catch (error) {
+        controller.error(error);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** How reading an answer ended. */
+interface CappedRead {
+  text: string;
+  ended: "done" | "over" | "aborted" | "broken";
+  error?: unknown;
+}
+
+/**
+ * Reads `response`'s body as text, at most `maxBytes` of it: stops (and
+ * cancels the rest) when there is more, or when `signal` aborts first,
+ * keeping what arrived.
+ */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<CappedRead> {
+  const body = response.body;
+  if (body === null) return { text: "", ended: "done" };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let onAbort = () => {};
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    if (signal.aborted) resolve("aborted");
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  const text = () => {
+    const joined = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      joined.set(chunk, at);
+      at += chunk.length;
+    }
+    return new TextDecoder().decode(joined);
+  };
+  let ended: CappedRead["ended"] = "done";
+  let error: unknown;
+  try {
+    for (;;) {
+      const step = await Promise.race([reader.read(), aborted]);
+      if (step === "aborted") {
+        ended = "aborted";
+        break;
+      }
+      if (step.done) break;
+      const room = maxBytes - size;
+      if (step.value.length > room) {
+        chunks.push(step.value.slice(0, room));
+        size = maxBytes;
+        ended = "over";
+        break;
+      }
+      chunks.push(step.value.slice());
+      size += step.value.length;
+    }
+  } catch (caught) {
+    // An abort can surface as the read's own error.
+    ended = signal.aborted ? "aborted" : "broken";
+    error = caught;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
+  if (ended !== "done") reader.cancel().catch(() => {});
+  return { text: text(), ended, error };
 }
 
 /** The error for a refused request: an outage, or an {@linkcode S3Error}. */
@@ -724,22 +1019,70 @@ function errorFromXml(
   });
 }
 
+function checkExpiry(expiresIn: unknown, what: string): number {
+  if (
+    typeof expiresIn !== "number" || !Number.isInteger(expiresIn) ||
+    expiresIn < 1 || expiresIn > MAX_EXPIRES
+  ) {
+    throw new TypeError(
+      `${OWNER}: ${what} expiresIn must be whole seconds from 1 to ${MAX_EXPIRES} (7 days), got ${
+        String(expiresIn)
+      }`,
+    );
+  }
+  return expiresIn;
+}
+
+function checkBytes(value: unknown, min: number, what: string): number {
+  if (
+    typeof value !== "number" || !Number.isInteger(value) || value < min ||
+    value > MAX_PART
+  ) {
+    throw new TypeError(
+      `${OWNER}: ${what} must be a whole number of bytes from ${min} to ${MAX_PART} (5 GiB), got ${
+        String(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+/**
+ * `attachment; filename="..."; filename*=UTF-8''...` (RFC 6266): an ASCII
+ * name for old clients, the exact one for the rest.
+ */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${
+    encodeRfc3986(name)
+  }`;
+}
+
 function describeKey(key: string | undefined): string {
   return key === undefined ? "" : ` "${key}"`;
 }
 
 /**
- * A key as a path: each segment percent-encoded. `.` and `..` segments
- * are encoded (`%2E`) as well as `/` next to them, so that no URL parser
- * on the way (fetch's own) can resolve them away.
+ * The keys `.` and `..`: a URL path cannot name them (parsers resolve
+ * them away, and `%2E` is a dot to them too), so nothing is stored under
+ * them; `set()` refuses them, and `get()`, `has()` and `remove()` answer
+ * without asking.
+ */
+function unaddressable(key: string): boolean {
+  return key === "." || key === "..";
+}
+
+/**
+ * A key as a path: each segment percent-encoded. A key with a `.` or `..`
+ * segment (which `set()` refuses now, but may have stored before) has its
+ * `/`s encoded too (`%2F`), so that it is one segment no URL parser on the
+ * way (fetch's own) resolves away; S3 decodes it back to the key.
  */
 function encodeKey(key: string): string {
   const segments = key.split("/");
   if (!segments.some((segment) => segment === "." || segment === "..")) {
     return encodeRfc3986(key, true);
   }
-  // `%2E%2E` is a dot segment to URL parsers too; `%2F` keeps the key one
-  // segment, which S3 decodes back to `/`.
   return encodeRfc3986(key);
 }
 

@@ -260,6 +260,8 @@ Deno.test("S3 file storage on Ceph's RADOS Gateway", async (t) => {
         response = await fetch(put, {
           method: "PUT",
           body: new TextEncoder().encode("direct"),
+          // Signed: the URL's type (application/octet-stream by default).
+          headers: { "Content-Type": "application/octet-stream" },
         });
         assert.equal(response.status, 200);
         await response.body?.cancel();

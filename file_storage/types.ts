@@ -8,13 +8,15 @@
 /** Options of {@linkcode FileStorage.set}. */
 export interface FileStorageSetOptions {
   /**
-   * The media type to store. Default: the `type` of a `File` or `Blob`,
-   * else `application/octet-stream`.
+   * The media type to store: `type/subtype` with optional parameters, in
+   * printable ASCII (else a `TypeError`). Default: the `type` of a `File`
+   * or `Blob` when it is such a media type (a client's type that is not,
+   * such as one with `€`, is dropped), else `application/octet-stream`.
    */
   type?: string;
   /**
-   * The file name `get()` gives the `File` back with. Default: the key (a
-   * `File`'s own name is not kept unless given here).
+   * The file name `get()` gives the `File` back with. Default: a `File`'s
+   * own name, else the key.
    */
   name?: string;
 }
@@ -50,7 +52,10 @@ export interface FileStorageListResult {
 /**
  * Files kept under string keys, in memory, on disk or in an S3-compatible
  * object store. Every backend takes the same keys: non-empty strings of at
- * most 1024 UTF-8 bytes without NUL (a `TypeError` otherwise).
+ * most 1024 UTF-8 bytes without NUL, and `set()` refuses a key with a
+ * segment (between `/`) that is exactly `.` or `..`, which URL paths
+ * resolve away (a `TypeError` otherwise). Every method reports bad input
+ * as a rejected promise, never by throwing.
  *
  * @example Any backend, one interface
  * ```ts
@@ -83,7 +88,9 @@ export interface FileStorage {
   ): Promise<void>;
   /**
    * The file under `key`, or `null`: a `File` named by `set()`'s `name`
-   * (else the key), with the stored type. Its bytes are read when asked for
+   * (else the stored `File`'s own name, else the key), with the stored type
+   * and the stored `File`'s `lastModified` (else the time it was stored).
+   * Its bytes are read when asked for
    * (`stream()`, `bytes()`, `text()`...), and `slice()` reads only its
    * range.
    */
@@ -124,6 +131,60 @@ export function checkKey(key: unknown, owner: string): string {
     );
   }
   return key;
+}
+
+/**
+ * Checks a key for `set()`: {@linkcode checkKey}'s rules, and no segment
+ * (between `/`) that is exactly `.` or `..`: URL paths resolve those away,
+ * so S3 would store another key or refuse it.
+ * @param key The key to check.
+ * @param owner The function checking, for the message.
+ * @returns The key.
+ * @throws {TypeError} When it breaks a rule.
+ */
+export function checkNewKey(key: unknown, owner: string): string {
+  checkKey(key, owner);
+  const segment = (key as string).split("/").find((part) =>
+    part === "." || part === ".."
+  );
+  if (segment !== undefined) {
+    throw new TypeError(
+      `${owner}: a key cannot have a "${segment}" segment (got ${
+        JSON.stringify(key)
+      }); URL paths resolve it away`,
+    );
+  }
+  return key as string;
+}
+
+// RFC 9110 media type: token "/" token, then parameters, printable ASCII.
+const MEDIA_TYPE =
+  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:[ \t]*;[\x20-\x7e\t]*)?$/;
+
+/**
+ * Whether `type` is a media type a header can carry: `type/subtype` with
+ * optional parameters, printable ASCII, at most 255 characters.
+ */
+export function isMediaType(type: string): boolean {
+  return type.length <= 255 && MEDIA_TYPE.test(type);
+}
+
+/**
+ * Checks a media type given by the caller.
+ * @param type The type.
+ * @param owner The function checking, for the message.
+ * @returns The type.
+ * @throws {TypeError} When it is not a media type a header can carry.
+ */
+export function checkType(type: unknown, owner: string): string {
+  if (typeof type !== "string" || !isMediaType(type)) {
+    throw new TypeError(
+      `${owner}: type must be a media type such as "image/png" (type/subtype, printable ASCII, at most 255 characters), got ${
+        JSON.stringify(type)
+      }`,
+    );
+  }
+  return type;
 }
 
 /**

@@ -10,7 +10,7 @@ import type {
   FileUploadHandler,
 } from "../form_data/file_upload.ts";
 import { formDataKeepsFiles } from "../runtime/form_data.ts";
-import { checkKey, type FileStorage } from "./types.ts";
+import { checkKey, type FileStorage, isMediaType } from "./types.ts";
 import { lentStream, takesLentChunks } from "./_lent.ts";
 
 const OWNER = "createStorageUploadHandler()";
@@ -112,7 +112,9 @@ export function createStorageUploadHandler(
       ? lentStream(upload)
       : upload.stream();
     await storage.set(key, bytes, {
-      type: upload.type,
+      // The client's type: kept when a header can carry it, else dropped
+      // (application/octet-stream), never a failure of the upload.
+      type: isMediaType(upload.type) ? upload.type : undefined,
       name: upload.name,
     });
     // A later part failing to parse: what this request stored goes.

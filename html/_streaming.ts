@@ -6,6 +6,25 @@
  * @module
  */
 import { escapeHtml, SafeHtml } from "./_safe.ts";
+import { unrefTimer } from "../runtime/timer.ts";
+
+/** How long a streamed document waits for its parts, by default. */
+export const DEFAULT_STREAM_TIMEOUT = 30_000;
+
+/**
+ * Checks a document's `timeout`: a positive number of milliseconds
+ * (`Infinity` for none).
+ */
+export function checkStreamTimeout(timeout: unknown, owner: string): number {
+  if (typeof timeout !== "number" || !(timeout > 0)) {
+    throw new TypeError(
+      `${owner}: timeout must be a positive number of milliseconds (Infinity for none), got ${
+        String(timeout)
+      }`,
+    );
+  }
+  return timeout;
+}
 
 /**
  * Thrown inside the tag when a hole holds a value that is not ready (a
@@ -105,6 +124,13 @@ export interface HtmlStreamOptions {
    * Default: `console.error` naming the part.
    */
   onError?: (error: unknown, name: string) => void;
+  /**
+   * Milliseconds the whole document may take: then every part still
+   * pending renders its error placeholder (its error a `TimeoutError`)
+   * and the document ends. Default 30,000 for `stream()`, none for
+   * `text()`; `Infinity` for none.
+   */
+  timeout?: number;
 }
 
 /** The parts of a streaming template (its field is private to the class). */
@@ -164,9 +190,9 @@ export class StreamingHtml extends SafeHtml {
    * @returns The HTML text.
    */
   override text(
-    options: Pick<HtmlStreamOptions, "onError"> = {},
+    options: Pick<HtmlStreamOptions, "onError" | "timeout"> = {},
   ): Promise<string> {
-    return renderText(this, options);
+    return renderText(this, { timeout: Infinity, ...options });
   }
 
   /**
@@ -175,7 +201,8 @@ export class StreamingHtml extends SafeHtml {
    * deferred parts at the end (before `</body>`) with a script that moves
    * each into its place.
    *
-   * @param options The CSP nonce for the scripts, where errors go.
+   * @param options The CSP nonce for the scripts, where errors go, the
+   * document's deadline.
    * @returns The byte stream.
    */
   stream(options: HtmlStreamOptions = {}): ReadableStream<Uint8Array> {
@@ -291,6 +318,33 @@ interface Writer {
   /** The stream was cancelled: stop. */
   cancelled: boolean;
   onError: (error: unknown, name: string) => void;
+  /** Settles when the document's time is up (never without a deadline). */
+  expired: Promise<void>;
+  /** The deadline in ms, for messages. */
+  timeout: number;
+  /** Set once the time is up. */
+  late: boolean;
+}
+
+/**
+ * `value`, or a `TimeoutError` once the document's time is up: a part that
+ * never settles cannot keep the document open.
+ */
+function settle<T>(
+  value: PromiseLike<T>,
+  writer: Writer,
+  name: string,
+): Promise<T> {
+  if (writer.timeout === Infinity) return Promise.resolve(value);
+  return Promise.race([
+    value,
+    writer.expired.then((): never => {
+      throw new DOMException(
+        `html: the ${name} did not settle within ${writer.timeout} ms, the document's timeout`,
+        "TimeoutError",
+      );
+    }),
+  ]);
 }
 
 function logError(error: unknown, name: string): void {
@@ -386,7 +440,11 @@ async function* write(
       let ended = false;
       try {
         while (true) {
-          const step = await iterator.next();
+          const step = await settle(
+            iterator.next(),
+            writer,
+            "streamed part",
+          );
           if (step.done) {
             ended = true;
             break;
@@ -406,7 +464,10 @@ async function* write(
           part.quoted,
         );
       } finally {
-        if (!ended) await iterator.return?.();
+        if (writer.late) {
+          // Stuck in an await: its return() would wait as long.
+          Promise.resolve(iterator.return?.()).catch(() => {});
+        } else if (!ended) await iterator.return?.();
       }
     }
   }
@@ -424,7 +485,7 @@ async function* settleInline(
   try {
     // A value the tag refuses where it lands (html.defer() resolved into an
     // attribute value) fails this part, not the page.
-    parts = partsOfValue(await promise, quoted);
+    parts = partsOfValue(await settle(promise, writer, name), quoted);
   } catch (error) {
     writer.buffer += failed(writer, error, name, render, quoted);
     return;
@@ -446,7 +507,11 @@ async function renderDeferred(
     inline: true,
     cancelled: false,
     onError: outer.onError,
+    expired: outer.expired,
+    timeout: outer.timeout,
+    late: false,
   };
+  outer.expired.then(() => writer.late = true);
   let text = "";
   for await (
     const chunk of settleInline(part.promise, writer, name, part.options.error)
@@ -504,15 +569,31 @@ async function* writeDocument(
 function newWriter(
   options: HtmlStreamOptions,
   inline: boolean,
-): Writer {
-  return {
+): Writer & { stop(): void } {
+  const timeout = options.timeout === undefined
+    ? DEFAULT_STREAM_TIMEOUT
+    : checkStreamTimeout(options.timeout, "html");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = timeout === Infinity
+    ? new Promise<void>(() => {})
+    : new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeout);
+      unrefTimer(timer);
+    });
+  const writer = {
     buffer: "",
     deferred: [],
     count: 0,
     inline,
     cancelled: false,
     onError: options.onError ?? logError,
+    expired,
+    timeout,
+    late: false,
+    stop: () => clearTimeout(timer),
   };
+  expired.then(() => writer.late = true);
+  return writer;
 }
 
 /** `StreamingHtml.text()`: everything, deferred parts in place. */
@@ -521,9 +602,13 @@ export async function renderText(
   options: HtmlStreamOptions,
 ): Promise<string> {
   const writer = newWriter(options, true);
-  let text = "";
-  for await (const chunk of write(partsOf(page), writer)) text += chunk;
-  return text + writer.buffer;
+  try {
+    let text = "";
+    for await (const chunk of write(partsOf(page), writer)) text += chunk;
+    return text + writer.buffer;
+  } finally {
+    writer.stop();
+  }
 }
 
 /** `StreamingHtml.stream()`: UTF-8 chunks as the parts resolve. */
@@ -537,10 +622,13 @@ export function streamHtml(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const step = await chunks.next();
-      if (step.done) controller.close();
-      else controller.enqueue(encoder.encode(step.value));
+      if (step.done) {
+        writer.stop();
+        controller.close();
+      } else controller.enqueue(encoder.encode(step.value));
     },
     cancel() {
+      writer.stop();
       writer.cancelled = true;
       // Ends the generator once its current wait is over.
       void chunks.return(undefined);

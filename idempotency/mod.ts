@@ -53,7 +53,7 @@
  * |---|---|---|---|
  * | memory (`createMemoryCacheStore`) | kept for `lockTimeout`, never dropped for other keys or `cache()` entries | kept for `ttl`, likewise; lost when the process ends | `503` with `Retry-After` (or `onFull`), and the handler does not run |
  * | Deno KV (`createKvCacheStore`) | kept for `lockTimeout` | kept for `ttl` (expiry checked on read), across restarts; bodies over about 56 KiB keep status and headers only | a full disk: `503` |
- * | Redis (`createRedisCacheStore`) | kept for `lockTimeout` | kept for `ttl`, as long as Redis keeps it: with `maxmemory-policy` other than `noeviction`, Redis may drop keys that have a time to live when memory runs short, and a retry then runs again; across Redis restarts only with its persistence (RDB, AOF) on | Redis refuses writes (`noeviction` when full): `503` |
+ * | Redis (`createRedisCacheStore`) | kept for `lockTimeout` | kept for `ttl`, as long as Redis keeps it: with `maxmemory-policy` other than `noeviction`, Redis may drop keys that have a time to live when memory runs short, and a retry then runs again; across Redis restarts only with its persistence (RDB, AOF) on; on Redis Cluster claims and answers are confirmed only once a replica has them (`durability: "replica"`, the default for a cluster client: else `503`), so a failover does not run a retry twice; on one node with replicas, pass `durability: "replica"` to `createRedisCacheStore` | Redis refuses writes (`noeviction` when full): `503` |
  *
  * The memory store reserves 8 KiB for each key in flight, so that its
  * answer can always be recorded: the status and headers at least, the
@@ -513,6 +513,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
           ifVersion: null,
           pinned: true,
           reserveBytes: RESERVE_BYTES,
+          durable: true,
         });
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
@@ -580,7 +581,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
         written = await store.set(
           key,
           encodeRecord(kept, answer.complete ? answer.bytes : undefined),
-          { ttlMs, ifVersion: version, pinned: true },
+          { ttlMs, ifVersion: version, pinned: true, durable: true },
         );
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
@@ -590,6 +591,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
           ttlMs,
           ifVersion: version,
           pinned: true,
+          durable: true,
         });
       }
       if (written === undefined) {

@@ -10,6 +10,7 @@ import { bodySize } from "../response/body_size.ts";
 import { formatClfDate } from "./_date.ts";
 import { responseStatusText } from "../http_error/status_text.ts";
 import { host, hostname, path, pathname, port, search } from "./_url.ts";
+import { type Redactor, redactPath, redactUrl } from "./_redact.ts";
 import { RequestId } from "../request_id/mod.ts";
 import { isSpanContextValid, trace } from "@opentelemetry/api";
 import { ServerSpan } from "../tracing/mod.ts";
@@ -32,8 +33,31 @@ type Getter = (
   duration: number,
 ) => string;
 
-/** Builds a token's getter once per logger, so it may keep a cache. */
-type TokenFactory = (colors: boolean) => Getter;
+/**
+ * Builds a token's getter once per logger, so it may keep a cache;
+ * `redact` hides the chosen routes' path parameters.
+ */
+type TokenFactory = (colors: boolean, redact?: Redactor) => Getter;
+
+/** A getter of a path (with its search), redacted when asked. */
+function pathToken(getter: Getter, redact: Redactor | undefined): Getter {
+  return fromRequest(
+    redact === undefined
+      ? getter
+      : (context, response, time, duration) =>
+        redactPath(redact, getter(context, response, time, duration)),
+  );
+}
+
+/** A getter of an absolute URL, redacted when asked. */
+function urlToken(getter: Getter, redact: Redactor | undefined): Getter {
+  return fromRequest(
+    redact === undefined ? getter : (context, response, time, duration) => {
+      const url = getter(context, response, time, duration);
+      return url === "" ? url : redactUrl(redact, url);
+    },
+  );
+}
 
 /** A compiled format: renders one line, and says what must be measured. */
 export interface CompiledFormat {
@@ -135,12 +159,15 @@ const TOKENS: Record<string, TokenFactory> = {
     colors
       ? (context) => BOLD + escapeControls(context.request.method) + RESET_BOLD
       : (context) => escapeControls(context.request.method),
-  path: () => fromRequest(path),
-  pathname: () => fromRequest(pathname),
+  path: (_colors, redact) => pathToken(path, redact),
+  pathname: (_colors, redact) => pathToken(pathname, redact),
   port: () => fromRequest(port),
   query: () => fromRequest(search),
-  referer: () =>
-    fromRequest((context) => context.request.headers.get("Referer") ?? ""),
+  referer: (_colors, redact) =>
+    urlToken(
+      (context) => context.request.headers.get("Referer") ?? "",
+      redact,
+    ),
   requestId: () => fromRequest((context) => context.get(RequestId) ?? ""),
   search: () => fromRequest(search),
   traceId: () => traceId,
@@ -150,7 +177,7 @@ const TOKENS: Record<string, TokenFactory> = {
       : (_context, response) => String(response.status),
   statusText: () => (_context, response) =>
     responseStatusText(response.status, response.statusText),
-  url: () => fromRequest((context) => context.request.url),
+  url: (_colors, redact) => urlToken((context) => context.request.url, redact),
   userAgent: () =>
     fromRequest((context) => context.request.headers.get("User-Agent") ?? ""),
 };
@@ -180,7 +207,11 @@ export const tokenNames: readonly string[] = Object.keys(TOKENS);
  * duration followed by `ms`). Any other `%` (before a space, a digit,
  * another `%`, or at the end) is literal text.
  */
-export function compileFormat(format: string, colors: boolean): CompiledFormat {
+export function compileFormat(
+  format: string,
+  colors: boolean,
+  redact?: Redactor,
+): CompiledFormat {
   const literals: string[] = [];
   const getters: Getter[] = [];
   let usesTime = false;
@@ -218,7 +249,7 @@ export function compileFormat(format: string, colors: boolean): CompiledFormat {
     const name = word;
     literals.push(literal);
     literal = "";
-    getters.push(TOKENS[name](colors));
+    getters.push(TOKENS[name](colors, redact));
     usesTime ||= name === "date" || name === "dateISO";
     usesDuration ||= name === "duration";
     i = start + name.length;
@@ -270,7 +301,10 @@ export const defaultJsonFields: readonly string[] = [
  * field named as its token, `null` for an absent value; `status`,
  * `duration` and `contentLength` are numbers.
  */
-export function compileJson(fields: readonly string[]): CompiledFormat {
+export function compileJson(
+  fields: readonly string[],
+  redact?: Redactor,
+): CompiledFormat {
   for (const field of fields) {
     if (!Object.hasOwn(TOKENS, field)) {
       throw new TypeError(
@@ -281,7 +315,7 @@ export function compileJson(fields: readonly string[]): CompiledFormat {
     }
   }
   const names = [...new Set(fields)];
-  const getters = names.map((name) => TOKENS[name](false));
+  const getters = names.map((name) => TOKENS[name](false, redact));
   const numeric = names.map((name) => NUMERIC.has(name));
   const render: Getter = (context, response, time, duration) => {
     const line: Record<string, string | number | null> = {};

@@ -16,6 +16,35 @@
  * `\x0a`, `\u2028`), as common log formats do, so a client cannot send
  * terminal escape sequences to the console or forge log lines.
  *
+ * **Secrets in paths.** A link that carries a secret in its path (a
+ * password reset or email verification token) would otherwise be written
+ * to the log while it is live, undoing a store that keeps only its hash.
+ * Name those routes in `redactPathParams`: their parameters are logged
+ * as the parameter's name, in `%path`, `%pathname`, `%url` and
+ * `%referer` (a page of such a route sends its URL as the next request's
+ * `Referer`), and in JSON lines. Matching is looser than the router's
+ * (any letter case, percent-encoded letters, extra or trailing `/`), so
+ * a request that misses the route still hides the token.
+ *
+ * @example Keep reset and verification tokens out of the log
+ * ```ts
+ * import { createRouter } from "@fetchkit/toolkit/fetch-router";
+ * import { logger } from "@fetchkit/toolkit/logger-middleware";
+ *
+ * const lines: string[] = [];
+ * const router = createRouter({
+ *   middleware: [
+ *     logger({
+ *       redactPathParams: ["/password/reset/:token", "/email/verify/:token"],
+ *       log: (line) => lines.push(line),
+ *     }),
+ *   ],
+ * });
+ * router.get("/password/reset/:token", () => new Response("Choose a password"));
+ * await router.fetch(new Request("http://localhost/password/reset/q8Zc0sYV3rTq1m9k"));
+ * lines[0]; // "[29/Nov/2026:08:00:00 +0000] GET /password/reset/:token 200 -"
+ * ```
+ *
  * @module
  */
 
@@ -27,6 +56,7 @@ import {
   type LoggedResponse,
 } from "./_format.ts";
 import { stdoutIsColorTerminal } from "../runtime/color.ts";
+import { compileRedactor } from "./_redact.ts";
 
 /** Options of {@linkcode logger}. */
 export interface LoggerOptions {
@@ -99,6 +129,15 @@ export interface LoggerOptions {
    * which may not write to a terminal.
    */
   colors?: boolean | "auto";
+  /**
+   * Route patterns whose `:parameters` are never logged
+   * (`["/password/reset/:token"]`): a matching request's path is logged
+   * with the parameter's name in their place, in every token that shows
+   * the path, the URL or the `Referer`. See the module docs.
+   *
+   * @default {[]}
+   */
+  redactPathParams?: readonly string[];
 }
 
 // What a line says about a request whose handler threw: the router answers
@@ -158,8 +197,9 @@ function useColors(colors: boolean | "auto"): boolean {
  *
  * @param options The format, the log function and colors.
  * @returns The middleware.
- * @throws {TypeError} When the format has an unknown token, or `fields`
- * an unknown field.
+ * @throws {TypeError} When the format has an unknown token, `fields`
+ * an unknown field, or `redactPathParams` a pattern without a
+ * `:parameter`.
  */
 export function logger(options: LoggerOptions = {}): Middleware {
   const {
@@ -170,9 +210,10 @@ export function logger(options: LoggerOptions = {}): Middleware {
   if (options.fields !== undefined && format !== "json") {
     throw new TypeError('logger(): `fields` goes with format: "json"');
   }
+  const redact = compileRedactor(options.redactPathParams);
   const { render, usesTime, usesDuration } = format === "json"
-    ? compileJson(options.fields ?? defaultJsonFields)
-    : compileFormat(format, useColors(colors));
+    ? compileJson(options.fields ?? defaultJsonFields, redact)
+    : compileFormat(format, useColors(colors), redact);
 
   return async (context, next) => {
     const time = usesTime ? Date.now() : 0;

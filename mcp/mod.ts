@@ -19,7 +19,15 @@
  *   (`Mcp-Session-Id`) and, when `server` is a function, a server of its
  *   own; an unknown id is `404` (the client starts over), `DELETE` ends
  *   one, and a session idle for `sessionIdleMs` (30 minutes) is closed. At
- *   most `maxSessions` (1,000) at once, then `503` with `Retry-After`.
+ *   most `maxSessions` (1,000) at once, then `503` with `Retry-After`;
+ *   initializes still being read count, so a burst of them cannot open
+ *   more. A session belongs to the identity that opened it: with `auth`,
+ *   the verified JWT's subject (`iss` and `sub`), or the token itself for
+ *   `bearerAuth()` and JWTs without `sub`; any other caller gets `404` for
+ *   its id, as for an unknown one, and cannot use or end it. One client
+ *   (that identity, or without `auth` the client's address) holds at most
+ *   `maxSessionsPerClient` (100) at once, so one caller cannot take every
+ *   session from the others.
  * - **Event streams**: answers that stream (`text/event-stream`: progress
  *   notifications, the `GET` stream of server messages) pass through
  *   `streamLimit()` (its defaults, or `streams`), and are registered with
@@ -126,6 +134,11 @@ export interface McpHandlerOptions {
   allowedOrigins?: readonly string[];
   /** Sessions open at once; more get `503`. Default 1,000. */
   maxSessions?: number;
+  /**
+   * Sessions one client holds at once (one identity with `auth`, else one
+   * address); more get `503` until it ends one. Default 100.
+   */
+  maxSessionsPerClient?: number;
   /** A session with no request for this long (ms) is closed. Default 1,800,000 (30 minutes). */
   sessionIdleMs?: number;
   /** The bounds on event streams: a `streamLimit()` or its options. Default `streamLimit()`. */
@@ -151,10 +164,22 @@ export interface McpHandler extends Handler {
   close(): Promise<void>;
 }
 
-interface Session {
+/** A place taken in the session counts, given back once by `release()`. */
+interface Reservation {
+  /** Whose count it is in (the owner, or the client's address). */
+  client: string;
+  /** Counted in `opening` (its initialize not done yet). */
+  pending: boolean;
+  /** Counted in its client's count. */
+  counted: boolean;
+}
+
+interface Session extends Reservation {
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServerLike;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The identity that opened it (undefined without `auth`). */
+  owner: string | undefined;
 }
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
@@ -207,6 +232,27 @@ function checkOrigin(origin: string): string {
     );
   }
   return origin;
+}
+
+/**
+ * Who the verified caller is, for binding sessions: the JWT's issuer and
+ * subject, else the token itself; `undefined` without authentication.
+ */
+function identityOf(context: RequestContext): string | undefined {
+  const payload = context.get(JwtPayload) as
+    | Record<string, unknown>
+    | undefined;
+  if (payload !== undefined && typeof payload.sub === "string") {
+    const issuer = typeof payload.iss === "string" ? payload.iss : "";
+    return `sub:${JSON.stringify([issuer, payload.sub])}`;
+  }
+  const bearer = context.get(BearerToken);
+  if (bearer !== undefined) return `token:${bearer}`;
+  if (payload !== undefined) {
+    const header = context.request.headers.get("authorization") ?? "";
+    return `token:${header.replace(/^bearer\s+/i, "")}`;
+  }
+  return undefined;
 }
 
 /** The token the auth middleware accepted, as the SDK's `AuthInfo`. */
@@ -293,6 +339,11 @@ export function mcpHandler(
   }
   const allowed = new Set((options.allowedOrigins ?? []).map(checkOrigin));
   const maxSessions = checkCount("maxSessions", options.maxSessions, 1000);
+  const maxPerClient = checkCount(
+    "maxSessionsPerClient",
+    options.maxSessionsPerClient,
+    100,
+  );
   const idleMs = checkCount(
     "sessionIdleMs",
     options.sessionIdleMs,
@@ -303,6 +354,24 @@ export function mcpHandler(
     : streamLimit(options.streams);
   const sessions = new Map<string, Session>();
   let singleInUse = false;
+  // Initializes admitted but not done: counted against maxSessions, since
+  // the session joins `sessions` only once its body was read.
+  let opening = 0;
+  const perClient = new Map<string, number>();
+
+  /** Takes a session out of the counts (once). */
+  function release(session: Reservation): void {
+    if (session.pending) {
+      session.pending = false;
+      opening--;
+    }
+    if (session.counted) {
+      session.counted = false;
+      const left = (perClient.get(session.client) ?? 1) - 1;
+      if (left <= 0) perClient.delete(session.client);
+      else perClient.set(session.client, left);
+    }
+  }
 
   /** The metadata URL for the MCP route at `url`. */
   function metadataUrl(url: URL): string {
@@ -329,13 +398,19 @@ export function mcpHandler(
   function forget(id: string | undefined, session: Session): void {
     if (session.timer !== undefined) clearTimeout(session.timer);
     if (id !== undefined && sessions.get(id) === session) sessions.delete(id);
+    release(session);
     if (session.server === single) singleInUse = false;
     void session.server.close().catch(() => {});
   }
 
   /** A new session's transport and server, or a refusal. */
-  async function open(): Promise<Session | Response> {
-    if (sessions.size >= maxSessions) {
+  async function open(
+    owner: string | undefined,
+    client: string,
+  ): Promise<Session | Response> {
+    // Checked and counted before any await: concurrent initializes see
+    // each other.
+    if (sessions.size + opening >= maxSessions) {
       return jsonRpcError(
         503,
         -32000,
@@ -343,8 +418,27 @@ export function mcpHandler(
         { "Retry-After": "5" },
       );
     }
-    const made = await newServer();
+    const held = perClient.get(client) ?? 0;
+    if (held >= maxPerClient) {
+      return jsonRpcError(
+        503,
+        -32000,
+        `Too many MCP sessions for this client (limit ${maxPerClient}); end one (DELETE) or try again later`,
+        { "Retry-After": "5" },
+      );
+    }
+    opening++;
+    perClient.set(client, held + 1);
+    const reservation: Reservation = { client, pending: true, counted: true };
+    let made: McpServerLike | undefined;
+    try {
+      made = await newServer();
+    } catch (error) {
+      release(reservation);
+      throw error;
+    }
     if (made === undefined) {
+      release(reservation);
       return jsonRpcError(
         503,
         -32000,
@@ -353,17 +447,31 @@ export function mcpHandler(
       );
     }
     const session: Session = {
+      ...reservation,
       server: made,
       timer: undefined,
+      owner,
       transport: new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         enableJsonResponse: options.jsonResponse ?? false,
-        onsessioninitialized: (id: string) => touch(id, session),
+        onsessioninitialized: (id: string) => {
+          if (session.pending) {
+            session.pending = false;
+            opening--;
+          }
+          touch(id, session);
+        },
       }),
     };
     session.transport.onclose = () =>
       forget(session.transport.sessionId, session);
-    await made.connect(session.transport);
+    try {
+      await made.connect(session.transport);
+    } catch (error) {
+      release(session);
+      if (made === single) singleInUse = false;
+      throw error;
+    }
     return session;
   }
 
@@ -372,9 +480,11 @@ export function mcpHandler(
     const request = context.request;
     const id = request.headers.get("mcp-session-id");
     const authInfo = authInfoOf(context);
+    const owner = identityOf(context);
     if (id !== null) {
       const session = sessions.get(id);
-      if (session === undefined) {
+      // Another identity's session is as unknown as one that never was.
+      if (session === undefined || session.owner !== owner) {
         return jsonRpcError(
           404,
           -32001,
@@ -391,14 +501,25 @@ export function mcpHandler(
         `${request.method} needs an Mcp-Session-Id header; start a session with an initialize POST`,
       );
     }
-    const opened = await open();
+    const client = owner ??
+      `address:${context.remoteAddr?.hostname ?? "unknown"}`;
+    const opened = await open(owner, client);
     if (opened instanceof Response) return opened;
-    const response = await opened.transport.handleRequest(request, {
-      authInfo,
-    });
-    // Not an initialize (the transport refused it): nothing to keep.
-    if (opened.transport.sessionId === undefined) {
-      await opened.transport.close();
+    let response: Response;
+    try {
+      response = await opened.transport.handleRequest(request, {
+        authInfo,
+      });
+    } finally {
+      // Not an initialize (the transport refused it), or it failed:
+      // nothing to keep.
+      if (opened.transport.sessionId === undefined) {
+        release(opened);
+        await opened.transport.close();
+      } else if (opened.pending) {
+        opened.pending = false;
+        opening--;
+      }
     }
     return response;
   }

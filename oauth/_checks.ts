@@ -6,7 +6,7 @@ import { OAuthError } from "./_errors.ts";
 import type { Metadata } from "./_metadata.ts";
 import type { SessionLike } from "./_transactions.ts";
 import { providerUrl } from "./_urls.ts";
-import type { OAuthClientOptions } from "./mod.ts";
+import type { OAuthClientOptions } from "./types.ts";
 
 /** The scopes asked for when none are given. */
 export const DEFAULT_SCOPES = ["openid", "email", "profile"];
@@ -72,6 +72,12 @@ export function checkOptions(options: OAuthClientOptions): void {
   ) {
     throw new TypeError(
       "OAuth: without the openid scope, give userinfoEndpoint or fetchUser to read the user",
+    );
+  }
+  const timeout = options.providerTimeout;
+  if (timeout !== undefined && !(Number.isFinite(timeout) && timeout > 0)) {
+    throw new TypeError(
+      `OAuth: providerTimeout must be seconds (> 0), not ${timeout}`,
     );
   }
   for (const name of ["ttl", "clockTolerance"] as const) {

@@ -11,8 +11,9 @@ import {
   type JWTPayload,
   jwtVerify,
 } from "jose";
+import { HttpError } from "../http_error/mod.ts";
 import { OAuthError } from "./_errors.ts";
-import { badGateway, PROVIDER_TIMEOUT_MS } from "./_metadata.ts";
+import { badGateway, PROVIDER_TIMEOUT_MS } from "./_fetch.ts";
 import { tokensEqual } from "./_transactions.ts";
 
 /** What an ID token is checked against. */
@@ -27,14 +28,20 @@ export interface IdTokenCheck {
 
 type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
-/** One key set per `jwks_uri`, cached by `jose` (refetched on an unknown `kid`). */
-export function keySets(fetcher: typeof fetch): (uri: string) => KeySet {
+/**
+ * One key set per `jwks_uri`, cached by `jose` (refetched on an unknown
+ * `kid`); `fetcher` is guarded (no redirects, 1 MiB, one deadline).
+ */
+export function keySets(
+  fetcher: typeof fetch,
+  timeoutMs: number = PROVIDER_TIMEOUT_MS,
+): (uri: string) => KeySet {
   const sets = new Map<string, KeySet>();
   return (uri) => {
     let set = sets.get(uri);
     if (set === undefined) {
       set = createRemoteJWKSet(new URL(uri), {
-        timeoutDuration: PROVIDER_TIMEOUT_MS,
+        timeoutDuration: timeoutMs,
         [customFetch]: fetcher,
       });
       sets.set(uri, set);
@@ -64,6 +71,17 @@ export async function verifyIdToken(
   } catch (error) {
     throw mapJoseError(error);
   }
+  // jose checks `iat` only against maxTokenAge: a token issued in the
+  // future (a clock gone wrong, or a token minted to outlive its keys)
+  // would pass.
+  if (
+    typeof payload.iat === "number" &&
+    payload.iat > Math.floor(Date.now() / 1000) + check.clockToleranceSeconds
+  ) {
+    throw refused(
+      `it was issued in the future (iat ${payload.iat}, more than ${check.clockToleranceSeconds} s ahead)`,
+    );
+  }
   if (typeof payload.sub !== "string" || payload.sub === "") {
     throw refused("its sub is not a string");
   }
@@ -89,6 +107,8 @@ export async function verifyIdToken(
 }
 
 function mapJoseError(error: unknown): Error {
+  // The guarded fetch's own 502 (a redirect, 1 MiB, the deadline).
+  if (error instanceof HttpError) return error;
   if (error instanceof errors.JWTExpired) {
     return refused("it has expired", error);
   }

@@ -37,6 +37,8 @@ export interface Fault {
   forgedAlg?: "none" | "HS256";
   /** No `kid` in the header (the JWKS then has two keys: see `twoKeys`). */
   noKid?: boolean;
+  /** `iat` this many seconds from now (positive: issued in the future). */
+  iatIn?: number;
 }
 
 export interface TestIssuer {
@@ -60,6 +62,14 @@ export interface TestIssuer {
   /** The last token request's form, for checks. */
   lastTokenRequest?: URLSearchParams;
   lastTokenAuthorization?: string | null;
+  /**
+   * Answers a request instead of the issuer when it returns a response
+   * (a redirect, an outsized or stalled body, an outage).
+   */
+  override?: (
+    request: Request,
+    url: URL,
+  ) => Response | Promise<Response> | undefined;
   stop(): Promise<void>;
 }
 
@@ -116,7 +126,7 @@ export async function startTestIssuer(): Promise<TestIssuer> {
       nonce: fault.nonce ?? grant.nonce,
       iss: fault.iss ?? origin,
       aud: fault.aud ?? grant.clientId,
-      iat: now,
+      iat: now + (fault.iatIn ?? 0),
       exp: now + (fault.expiresIn ?? 300),
     };
     if (fault.forgedAlg === "none") {
@@ -213,6 +223,8 @@ export async function startTestIssuer(): Promise<TestIssuer> {
 
   async function handle(request: Request): Promise<Response> {
     const url = new URL(request.url);
+    const overridden = await state.override?.(request, url);
+    if (overridden !== undefined) return overridden;
     switch (url.pathname) {
       case "/.well-known/openid-configuration":
         return Response.json({

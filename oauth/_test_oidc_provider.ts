@@ -38,6 +38,13 @@ export const ACCOUNTS = {
     email_verified: true,
     name: "Bob Provider",
   },
+  // A Kelvin sign (U+212A) for the k: toLowerCase() makes it "kate@...".
+  kelvin: {
+    password: "kelvin-password",
+    email: "\u212Aate@example.com",
+    email_verified: true,
+    name: "Kelvin Provider",
+  },
 };
 
 const MAIN = new URL("./_test_oidc_provider_main.ts", import.meta.url)

@@ -4,7 +4,7 @@
  */
 import { toBase64Url } from "../runtime/base64.ts";
 import { OAuthError } from "./_errors.ts";
-import { badGateway, PROVIDER_TIMEOUT_MS } from "./_metadata.ts";
+import { badGateway, jsonObject } from "./_fetch.ts";
 
 /** What the token endpoint handed out. */
 export interface OAuthTokens {
@@ -37,6 +37,7 @@ export interface Exchange {
   clientId: string;
   clientSecret?: string;
   method: TokenAuthMethod;
+  /** Guarded (see `_fetch.ts`): no redirects, 1 MiB, one deadline. */
   fetch: typeof fetch;
 }
 
@@ -68,28 +69,19 @@ export async function exchangeCode(exchange: Exchange): Promise<OAuthTokens> {
       body.set("client_secret", exchange.clientSecret ?? "");
     }
   }
-  let response: Response;
-  try {
-    response = await exchange.fetch(exchange.tokenEndpoint, {
-      method: "POST",
-      headers,
-      body,
-      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw badGateway("could not reach the token endpoint", error);
+  const response = await exchange.fetch(exchange.tokenEndpoint, {
+    method: "POST",
+    headers,
+    body,
+  });
+  // A provider failing is an outage, whatever error its body names.
+  if (response.status >= 500) {
+    await response.body?.cancel();
+    throw badGateway(`the token endpoint answered ${response.status}`);
   }
-  const text = await response.text();
-  let answer: Record<string, unknown>;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    throw badGateway(
-      `the token endpoint answered ${response.status} without JSON`,
-    );
-  }
+  const answer = await jsonObject(response, "the token endpoint");
   // GitHub answers an error with 200, so the body decides.
-  if (typeof answer?.error === "string") {
+  if (typeof answer.error === "string") {
     const description = typeof answer.error_description === "string"
       ? ` (${answer.error_description.slice(0, 200)})`
       : "";

@@ -1,6 +1,6 @@
 /** Reading the user from a provider's API: OpenID `userinfo` and GitHub's. */
 import { OAuthError } from "./_errors.ts";
-import { badGateway, PROVIDER_TIMEOUT_MS } from "./_metadata.ts";
+import { badGateway, jsonObject } from "./_fetch.ts";
 import type { OAuthTokens } from "./_token.ts";
 
 /**
@@ -25,45 +25,39 @@ export interface OAuthClaims {
   [claim: string]: unknown;
 }
 
-/** GET `url` with the access token; the JSON object or an {@linkcode OAuthError}. */
+/**
+ * GET `url` with the access token (`fetcher` is guarded: no redirects,
+ * 1 MiB, one deadline); the JSON object (or list), an
+ * {@linkcode OAuthError} for a refused token, or a `502`.
+ */
 export async function getJson(
   url: string,
   tokens: OAuthTokens,
   fetcher: typeof fetch,
   headers: Record<string, string> = {},
 ): Promise<Record<string, unknown>> {
-  let response: Response;
-  try {
-    response = await fetcher(url, {
-      headers: {
-        Accept: "application/json",
-        ...headers,
-        Authorization: `Bearer ${tokens.accessToken}`,
-      },
-      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-    });
-  } catch (error) {
-    throw badGateway(`could not reach ${url}`, error);
-  }
+  const response = await fetcher(url, {
+    headers: {
+      Accept: "application/json",
+      ...headers,
+      Authorization: `Bearer ${tokens.accessToken}`,
+    },
+  });
   // The provider failing is a 502 (as for its other endpoints); a 4xx
   // (a token it refuses) stays the sign-in's 400.
   if (response.status >= 500) {
     await response.body?.cancel();
     throw badGateway(`${url} answered ${response.status}`);
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    body = undefined;
-  }
-  if (!response.ok || typeof body !== "object" || body === null) {
+  if (!response.ok) {
+    await response.body?.cancel();
     throw new OAuthError(
       "user",
       `Could not read the user: ${url} answered ${response.status}`,
     );
   }
-  return body as Record<string, unknown>;
+  // A 200 of nonsense (`null`, not JSON) is the provider's fault: a 502.
+  return await jsonObject(response, url);
 }
 
 /** `body` as claims: it must carry a `sub` (a number is made a string). */

@@ -26,6 +26,21 @@
  *   keys at `jwks_uri`, a `5xx` from its user API), so an app can tell an
  *   outage ("try again later") from a refused sign-in.
  *
+ * The callback's `state`, `code`, `iss`, `error`, `error_description`
+ * and `error_uri` must each come at most once (RFC 6749 §3.1): a
+ * repeated one is refused before anything else is looked at. The ID
+ * token's `iat` may not be later than now plus the clock tolerance.
+ *
+ * Requests to the provider (discovery, the token endpoint, `userinfo`,
+ * the keys at `jwks_uri`, and `fetchUser`'s through the `fetch` it is
+ * given) never follow a redirect: a `3xx` is a `502`, since following
+ * the token request's would hand the code, the PKCE verifier and a secret
+ * sent in the body to wherever it points. Each answer is read up to
+ * 1 MiB, and one deadline (`providerTimeout`, 10 s) covers its headers and
+ * its whole body; more, or later, is a `502`. A `5xx` from the token
+ * endpoint is a `502` whatever error its body names, and a `200` whose body
+ * is not a JSON object (`null`) is a `502` too.
+ *
  * The session is whatever `session()` stores under the context key
  * `session` (as `idempotency()` takes it); sign the user in after
  * `callback()` with a new session id (`session.regenerateId(true)`).
@@ -100,7 +115,7 @@
  *
  * @module
  */
-import type { AnyContextKey, RequestContext } from "../router/mod.ts";
+import type { RequestContext } from "../router/mod.ts";
 import { NativeResponse } from "../response/native.ts";
 import {
   challengeOf,
@@ -109,7 +124,8 @@ import {
   DEFAULT_SCOPES,
   sessionOf,
 } from "./_checks.ts";
-import { OAuthError } from "./_errors.ts";
+import { OAuthError, type OAuthErrorReason } from "./_errors.ts";
+import { guardFetch } from "./_fetch.ts";
 import { keySets, verifyIdToken } from "./_id_token.ts";
 import { discovery, explicitMetadata, type Metadata } from "./_metadata.ts";
 import {
@@ -132,111 +148,28 @@ export {
   type OAuthProviderPreset,
   oidc,
 } from "./_presets.ts";
+export type {
+  AuthorizeOptions,
+  OAuthClient,
+  OAuthClientOptions,
+  OAuthResult,
+} from "./types.ts";
+import type {
+  AuthorizeOptions,
+  OAuthClient,
+  OAuthClientOptions,
+  OAuthResult,
+} from "./types.ts";
 
-/** Options of {@linkcode createOAuthClient}. */
-export interface OAuthClientOptions {
-  /** A display name ("Google"); presets set it. Not used by the client. */
-  name?: string;
-  /**
-   * The OpenID Provider's issuer: its discovery document is read from
-   * `issuer + "/.well-known/openid-configuration"` unless both endpoints
-   * below are given. Needed for the `openid` scope.
-   */
-  issuer?: string;
-  /** Plain OAuth 2: the authorization endpoint (with `tokenEndpoint`). */
-  authorizationEndpoint?: string;
-  /** Plain OAuth 2: the token endpoint (with `authorizationEndpoint`). */
-  tokenEndpoint?: string;
-  /** Where claims are read with the access token (OpenID `userinfo`). */
-  userinfoEndpoint?: string;
-  /** The provider's keys, when not discovered. */
-  jwksUri?: string;
-  /**
-   * Reads the user with the access token, for providers with neither an
-   * ID token nor a `userinfo` endpoint (GitHub's preset sets it).
-   */
-  fetchUser?: (
-    tokens: OAuthTokens,
-    fetch: typeof globalThis.fetch,
-  ) => Promise<OAuthClaims>;
-  /**
-   * Adjusts the claims before `callback()` returns them (the Microsoft
-   * preset sets `email_verified` from Entra's `xms_edov`).
-   */
-  mapClaims?: (claims: OAuthClaims) => OAuthClaims;
-  /**
-   * The discovered issuer holds `{tenantid}`, filled from each ID token's
-   * `tid` (Microsoft's `common`); the preset sets it.
-   */
-  multiTenant?: boolean;
-  /** The client id the provider gave the app. */
-  clientId: string;
-  /** The client secret; leave it out for a public client (PKCE alone). */
-  clientSecret?: string;
-  /**
-   * How the secret is sent. Default: `client_secret_basic` when the
-   * provider lists it or lists nothing, else `client_secret_post`;
-   * `none` without a secret.
-   */
-  tokenEndpointAuthMethod?: TokenAuthMethod;
-  /** The callback URL, exactly as registered with the provider. */
-  redirectUri: string;
-  /** Default `["openid", "email", "profile"]`. */
-  scopes?: string[];
-  /** The context key `session()` stores the session under. */
-  session: AnyContextKey;
-  /** More authorization request parameters (`prompt`, `hd`, `login_hint`). */
-  authorizationParams?: Record<string, string>;
-  /**
-   * Seconds a started sign-in may take.
-   *
-   * @default {600}
-   */
-  ttl?: number;
-  /**
-   * Seconds of clock skew allowed on the ID token's `exp` and `iat`.
-   *
-   * @default {30}
-   */
-  clockTolerance?: number;
-  /** The `fetch` for every provider request. Default `globalThis.fetch`. */
-  fetch?: typeof globalThis.fetch;
-}
-
-/** Options of {@linkcode OAuthClient.authorize}. */
-export interface AuthorizeOptions {
-  /** A local path to come back to; anything else is dropped. */
-  returnTo?: string;
-  /** More authorization request parameters for this sign-in. */
-  params?: Record<string, string>;
-}
-
-/** What {@linkcode OAuthClient.callback} returns. */
-export interface OAuthResult {
-  /** Who signed in. */
-  claims: OAuthClaims;
-  /** The tokens from the token endpoint. */
-  tokens: OAuthTokens;
-  /** The local path given to `authorize()`, if it was one. */
-  returnTo: string | undefined;
-}
-
-/** A client for one provider; see the module docs. */
-export interface OAuthClient {
-  /**
-   * The redirect to the provider (`302`, or `303` for a non-GET request),
-   * with a new sign-in kept in the session.
-   */
-  authorize(
-    context: RequestContext,
-    options?: AuthorizeOptions,
-  ): Promise<Response>;
-  /**
-   * Checks the provider's answer on the callback route and returns who
-   * signed in; throws {@linkcode OAuthError} (400) naming what failed.
-   */
-  callback(context: RequestContext): Promise<OAuthResult>;
-}
+/** Callback parameters that may come once only (RFC 6749 §3.1). */
+const SINGLE_PARAMS: [string, OAuthErrorReason][] = [
+  ["state", "state"],
+  ["code", "code"],
+  ["iss", "iss"],
+  ["error", "provider"],
+  ["error_description", "provider"],
+  ["error_uri", "provider"],
+];
 
 /**
  * Creates a sign-in client for one provider.
@@ -264,7 +197,15 @@ export interface OAuthClient {
  */
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   checkOptions(options);
-  const fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+  const timeoutMs = Math.max(
+    1,
+    Math.round((options.providerTimeout ?? 10) * 1000),
+  );
+  // No redirects, 1 MiB, one deadline over headers and body.
+  const fetcher = guardFetch(
+    options.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs,
+  );
   const scopes = options.scopes ?? DEFAULT_SCOPES;
   const openid = scopes.includes("openid");
   const ttlMs = (options.ttl ?? 600) * 1000;
@@ -285,7 +226,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       fetch: fetcher,
       multiTenant: options.multiTenant,
     });
-  const keys = keySets(fetcher);
+  const keys = keySets(fetcher, timeoutMs);
   // Which client started a sign-in: several share one session.
   const clientTag = `${
     options.issuer ?? options.authorizationEndpoint
@@ -395,6 +336,14 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
   async function callback(context: RequestContext): Promise<OAuthResult> {
     const session = sessionOf(context, options.session);
     const query = context.url.searchParams;
+    for (const [name, reason] of SINGLE_PARAMS) {
+      if (query.getAll(name).length > 1) {
+        throw new OAuthError(
+          reason,
+          `The provider's answer has ${name} more than once (RFC 6749 §3.1)`,
+        );
+      }
+    }
     const state = query.get("state");
     if (state === null || state === "") {
       throw new OAuthError("state", "The provider's answer has no state");

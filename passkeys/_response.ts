@@ -15,7 +15,9 @@ export const MAX_FIELD_LENGTH = 65536;
 /** A credential id is at most 1023 bytes (WebAuthn §5.8.3): 1364 characters. */
 export const MAX_ID_LENGTH = 1364;
 
+// Unpadded, or padded to a multiple of 4 with one or two `=`.
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const PADDED = /^[A-Za-z0-9_-]+={1,2}$/;
 
 function refuse(what: string, message: string): never {
   throw new HttpError(400, `Passkey ${what}: ${message}`);
@@ -40,8 +42,13 @@ function base64url(
   if (value.length > max) {
     refuse(what, `${name} is ${value.length} characters, over ${max}`);
   }
-  if (!BASE64URL.test(value)) refuse(what, `${name} is not base64url`);
-  return value;
+  if (BASE64URL.test(value)) return value;
+  // Padding is accepted, as @simplewebauthn/server takes it, and dropped:
+  // a padded credential id then finds the stored, unpadded one.
+  if (!PADDED.test(value) || value.length % 4 !== 0) {
+    refuse(what, `${name} is not base64url`);
+  }
+  return value.replace(/=+$/, "");
 }
 
 function common(body: unknown, what: string) {
@@ -53,20 +60,31 @@ function common(body: unknown, what: string) {
     refuse(what, 'type must be "public-key"');
   }
   const response = object(credential.response, what, "response");
-  base64url(response.clientDataJSON, what, "response.clientDataJSON");
+  const clientDataJSON = base64url(
+    response.clientDataJSON,
+    what,
+    "response.clientDataJSON",
+  );
   const results = object(
     credential.clientExtensionResults ?? {},
     what,
     "clientExtensionResults",
   );
-  return { credential, response, id, results };
+  return { credential, response, id, clientDataJSON, results };
 }
 
 /** `body` as a registration response, or a 400 naming the bad field. */
 export function registrationResponse(body: unknown): RegistrationResponseJSON {
   const what = "registration";
-  const { credential, response, id, results } = common(body, what);
-  base64url(response.attestationObject, what, "response.attestationObject");
+  const { credential, response, id, clientDataJSON, results } = common(
+    body,
+    what,
+  );
+  const attestationObject = base64url(
+    response.attestationObject,
+    what,
+    "response.attestationObject",
+  );
   const transports = response.transports ?? [];
   if (
     !Array.isArray(transports) || transports.length > 10 ||
@@ -79,8 +97,8 @@ export function registrationResponse(body: unknown): RegistrationResponseJSON {
     rawId: id,
     type: "public-key",
     response: {
-      clientDataJSON: response.clientDataJSON as string,
-      attestationObject: response.attestationObject as string,
+      clientDataJSON,
+      attestationObject,
       transports: transports as string[],
     },
     clientExtensionResults: results,
@@ -97,24 +115,27 @@ export function authenticationResponse(
   body: unknown,
 ): AuthenticationResponseJSON {
   const what = "sign-in";
-  const { response, id, results } = common(body, what);
-  base64url(response.authenticatorData, what, "response.authenticatorData");
-  base64url(response.signature, what, "response.signature");
+  const { response, id, clientDataJSON, results } = common(body, what);
+  const authenticatorData = base64url(
+    response.authenticatorData,
+    what,
+    "response.authenticatorData",
+  );
+  const signature = base64url(response.signature, what, "response.signature");
   const userHandle = response.userHandle;
-  if (userHandle !== undefined && userHandle !== null && userHandle !== "") {
-    base64url(userHandle, what, "response.userHandle", 128);
-  }
+  const handle =
+    userHandle !== undefined && userHandle !== null && userHandle !== ""
+      ? base64url(userHandle, what, "response.userHandle", 128)
+      : undefined;
   return {
     id,
     rawId: id,
     type: "public-key",
     response: {
-      clientDataJSON: response.clientDataJSON as string,
-      authenticatorData: response.authenticatorData as string,
-      signature: response.signature as string,
-      userHandle: typeof userHandle === "string" && userHandle !== ""
-        ? userHandle
-        : undefined,
+      clientDataJSON,
+      authenticatorData,
+      signature,
+      userHandle: handle,
     },
     clientExtensionResults: results,
   };

@@ -92,24 +92,35 @@ export class SoftAuthenticator {
   async create(
     options: PublicKeyCredentialCreationOptionsJSON,
     origin: string,
+    tamper: {
+      /** Attest this existing credential again (its id in authData). */
+      again?: number;
+      /** The `id`/`rawId` the client reports, whatever authData says. */
+      reportId?: string;
+    } = {},
   ): Promise<RegistrationResponseJSON> {
     const rpId = options.rp.id ?? new URL(origin).hostname;
-    const keys = await crypto.subtle.generateKey(
+    const existing = tamper.again === undefined
+      ? undefined
+      : this.credentials[tamper.again];
+    const keys = existing ? undefined : await crypto.subtle.generateKey(
       { name: "ECDSA", namedCurve: "P-256" },
       true,
       ["sign", "verify"],
     ) as CryptoKeyPair;
-    const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
-    const id = crypto.getRandomValues(new Uint8Array(16));
-    const credential: Credential = {
-      id,
-      privateKey: keys.privateKey,
-      publicJwk: jwk,
-      userHandle: options.user.id,
-      rpId,
-      counter: 0,
-    };
-    this.credentials.push(credential);
+    const jwk = existing?.publicJwk ??
+      await crypto.subtle.exportKey("jwk", keys!.publicKey);
+    const id = existing?.id ?? crypto.getRandomValues(new Uint8Array(16));
+    if (!existing) {
+      this.credentials.push({
+        id,
+        privateKey: keys!.privateKey,
+        publicJwk: jwk,
+        userHandle: options.user.id,
+        rpId,
+        counter: 0,
+      });
+    }
     const cose = isoCBOR.encode(
       new Map<number, number | Uint8Array>([
         [1, 2],
@@ -136,8 +147,8 @@ export class SoftAuthenticator {
       ]) as never,
     );
     return {
-      id: toBase64Url(id),
-      rawId: toBase64Url(id),
+      id: tamper.reportId ?? toBase64Url(id),
+      rawId: tamper.reportId ?? toBase64Url(id),
       type: "public-key",
       response: {
         clientDataJSON: toBase64Url(

@@ -7,9 +7,17 @@
  *
  * - **The challenge lives in the session** (the context key the app gave
  *   `session()`): one per session, replaced by the next options call,
- *   single use (taken out before the response is checked, so a replayed
- *   response finds none) and expiring after `challengeTtlMs` (default
- *   5 minutes, also the browser's `timeout`).
+ *   and expiring after `challengeTtlMs` (default 5 minutes, also the
+ *   browser's `timeout`).
+ * - **Single use, whatever the handler does**: before a response is
+ *   checked, its challenge is taken out of the session and recorded as
+ *   used in `usedChallenges` until it expires. `session()` saves nothing
+ *   when the handler throws (as a handler that lets the `400` propagate
+ *   does), so the session alone would keep the challenge; the record
+ *   refuses a second answer to it all the same, and a replayed cookie
+ *   too. The default record is this process's memory (at most 100,000
+ *   challenges at once, then `503`); give a shared one when several
+ *   processes serve the site (see {@linkcode UsedChallengeStore}).
  * - **Discoverable credentials**: registration asks for a resident key
  *   (`residentKey: "required"` by default), so `authenticationOptions()`
  *   without a `userId` lets the browser offer every passkey of the site
@@ -17,7 +25,9 @@
  *   its user handle, which must agree.
  * - **Per-user lists**: `registrationOptions()` takes the user's passkeys
  *   as `excludeCredentials` (the browser refuses to make a second one on
- *   the same authenticator, and so does `verifyRegistration()`);
+ *   the same authenticator, and so does `verifyRegistration()`, by the
+ *   credential id in the authenticator data, not the one the client
+ *   reports);
  *   `authenticationOptions({ userId, credentials })` names them in
  *   `allowCredentials` and the answer must come from one of them.
  * - **Checked and returned for storage**: the sign counter (a counter that
@@ -28,6 +38,10 @@
  * - **Errors**: a refused response is an `HttpError` 400 whose message
  *   names what failed ("Passkey sign-in: the challenge has expired"); the
  *   router answers it as text, or JSON for clients that ask for JSON.
+ * - **Encoding**: the response's binary fields are base64url, with or
+ *   without `=` padding (as `@simplewebauthn/server` takes them; some
+ *   Android clients pad); the padding is dropped, so a padded credential
+ *   id finds the stored one.
  *
  * This module keeps no store: the app stores each {@linkcode Passkey}
  * (`verifyRegistration()` returns it) and finds one by credential id for
@@ -94,6 +108,7 @@ import type { AnyContextKey, RequestContext } from "../router/mod.ts";
 import { HttpError } from "../http_error/mod.ts";
 import { fromBase64Url, toBase64Url } from "../runtime/base64.ts";
 import { authenticationResponse, registrationResponse } from "./_response.ts";
+import { createMemoryUsedChallenges } from "./_used_challenges.ts";
 
 export type {
   AuthenticationResponseJSON,
@@ -176,6 +191,38 @@ export type PasskeyLookup = (
   credentialId: string,
 ) => Passkey | null | undefined | Promise<Passkey | null | undefined>;
 
+/**
+ * Where used challenges are recorded until they expire, so that each
+ * serves one response even when the handler throws. Share one between
+ * the processes that serve a site.
+ *
+ * @example On Deno KV (an atomic insert that fails when the key exists)
+ * ```ts
+ * import type { UsedChallengeStore } from "@fetchkit/toolkit/passkeys";
+ *
+ * function kvUsedChallenges(kv: Deno.Kv): UsedChallengeStore {
+ *   return {
+ *     async use(challenge, expiresAt) {
+ *       const key = ["passkey_challenges", challenge];
+ *       const result = await kv.atomic()
+ *         .check({ key, versionstamp: null })
+ *         .set(key, true, { expireIn: Math.max(1000, expiresAt - Date.now()) })
+ *         .commit();
+ *       return result.ok;
+ *     },
+ *   };
+ * }
+ * // On Redis: (await client.set(`passkey:${challenge}`, "1", { NX: true, PXAT: expiresAt })) === "OK"
+ * ```
+ */
+export interface UsedChallengeStore {
+  /**
+   * Records `challenge` as used until `expiresAt` (epoch ms); `true` the
+   * first time, `false` when it was used already.
+   */
+  use(challenge: string, expiresAt: number): boolean | Promise<boolean>;
+}
+
 /** Options of {@linkcode createPasskeys}. */
 export interface PasskeysOptions {
   /** The relying party id: the site's domain (`example.com`, `localhost`). */
@@ -198,6 +245,11 @@ export interface PasskeysOptions {
   userVerification?: "required" | "preferred";
   /** Resident (discoverable) keys. Default `"required"`. */
   residentKey?: "required" | "preferred" | "discouraged";
+  /**
+   * Where used challenges are recorded (see the module docs). Default:
+   * this process's memory; share one between processes.
+   */
+  usedChallenges?: UsedChallengeStore;
 }
 
 /** Registration and sign-in, made by {@linkcode createPasskeys}. */
@@ -336,6 +388,8 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
   const userVerification = options.userVerification ?? "required";
   const requireUserVerification = userVerification === "required";
   const residentKey = options.residentKey ?? "required";
+  const usedChallenges = options.usedChallenges ??
+    createMemoryUsedChallenges();
   if (origins.length === 0) {
     throw new TypeError("createPasskeys() needs at least one origin");
   }
@@ -370,12 +424,16 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
     sessionOf(context).set(PASSKEY_CHALLENGE_KEY, challenge);
   }
 
-  /** Takes the challenge out of the session: it serves one response. */
-  function take(
+  /**
+   * Takes the challenge out of the session and records it as used before
+   * the response is checked: it serves one response, even when the
+   * handler throws and the session is not saved.
+   */
+  async function take(
     context: RequestContext,
     kind: Challenge["kind"],
     what: string,
-  ): Challenge {
+  ): Promise<Challenge> {
     const session = sessionOf(context);
     const stored = session.get(PASSKEY_CHALLENGE_KEY) as Challenge | undefined;
     if (stored !== undefined) session.unset(PASSKEY_CHALLENGE_KEY);
@@ -385,8 +443,14 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
         `Passkey ${what}: no ${kind} challenge in this session (used already, or never asked for)`,
       );
     }
-    if (Date.now() >= stored.expires) {
+    if (!(Date.now() < stored.expires)) {
       throw new HttpError(400, `Passkey ${what}: the challenge has expired`);
+    }
+    if (!await usedChallenges.use(stored.challenge, stored.expires)) {
+      throw new HttpError(
+        400,
+        `Passkey ${what}: this challenge was used already; ask for new options`,
+      );
     }
     return stored;
   }
@@ -427,9 +491,10 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
 
     async verifyRegistration(context, body) {
       const what = "registration";
-      const state = take(context, "registration", what);
+      const state = await take(context, "registration", what);
       const response = registrationResponse(body);
-      if (state.ids?.includes(response.id)) {
+      const held = (id: string) => state.ids?.includes(id) === true;
+      if (held(response.id)) {
         throw new HttpError(
           400,
           `Passkey ${what}: this authenticator already holds a passkey for this account`,
@@ -444,6 +509,20 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
           requireUserVerification,
         }));
       const info = result.registrationInfo!;
+      // The id the app stores is the one in the authenticator data; the
+      // client's `id` is only what it says.
+      if (held(info.credential.id)) {
+        throw new HttpError(
+          400,
+          `Passkey ${what}: this authenticator already holds a passkey for this account`,
+        );
+      }
+      if (info.credential.id !== response.id) {
+        throw new HttpError(
+          400,
+          `Passkey ${what}: id is not the credential id in the authenticator data`,
+        );
+      }
       return {
         id: info.credential.id,
         userId: state.userId!,
@@ -490,7 +569,7 @@ export function createPasskeys(options: PasskeysOptions): Passkeys {
 
     async verifyAuthentication(context, body, lookup) {
       const what = "sign-in";
-      const state = take(context, "authentication", what);
+      const state = await take(context, "authentication", what);
       const response = authenticationResponse(body);
       if (state.ids !== undefined && !state.ids.includes(response.id)) {
         throw new HttpError(

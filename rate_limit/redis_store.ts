@@ -6,7 +6,7 @@
  */
 
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
-import { scriptRunner } from "../store/redis_client.ts";
+import { replicaWaiter, scriptRunner } from "../store/redis_client.ts";
 import {
   algorithmOf,
   lockoutResult,
@@ -47,6 +47,39 @@ export interface RedisRateLimitStoreOptions {
   client: RedisRateLimitClient;
   /** Prefix of every key: state lives under `<prefix><key>`. Default `"rate_limit:"`. */
   prefix?: string;
+  /**
+   * How the count that refuses is confirmed: the count that reaches the
+   * limit (its request is allowed with none remaining, and the next is
+   * refused). A refused request writes nothing and waits for nothing: it
+   * is refused (`429`) whatever the replicas, so `failOpen` cannot turn a
+   * lagging replica into a pass.
+   *
+   * - `"replica"` (default for a cluster client, `createCluster()`): only
+   *   once a replica has the count (`WAIT 1 <replicaTimeout>` to the
+   *   master that owns the key); when none confirms within
+   *   `replicaTimeout`, the call fails with a `StoreUnavailableError`
+   *   (503, or a pass with `failOpen: true`), and the count stays on the
+   *   master. Counts below the limit are not waited for: a failover can
+   *   lose those made in its last moment, so a key may allow that many
+   *   requests again, never more than `limit` before a confirmed refusal.
+   * - `"replica-aof"`: as `"replica"`, and the replica has also written
+   *   it to its append-only file (`WAITAOF 0 1 <replicaTimeout>`; Redis or
+   *   Valkey 7.2 and later, replicas with `appendonly yes`), so it also
+   *   survives that replica's restart.
+   * - `"none"` (default for a one-node client): once the master has it.
+   *   A master that fails over before replicating can lose the count
+   *   that locked a key out, and the next request is let through.
+   *
+   * Needs a client with `sendCommand` (node-redis) for `"replica"` and
+   * `"replica-aof"`.
+   */
+  durability?: "replica" | "replica-aof" | "none";
+  /**
+   * Milliseconds a replica has to confirm (`durability: "replica"`).
+   *
+   * @default {1000}
+   */
+  replicaTimeout?: number;
   /**
    * Milliseconds to wait for Redis before a call fails as an outage, a
    * `StoreUnavailableError` (503 with `Retry-After`, or a pass with
@@ -192,7 +225,10 @@ function gcraResult(answer: unknown, policy: RateLimitPolicy): RateLimitResult {
  * atomic: every script touches its one key. After a failover the new
  * master may lack counts its old master acknowledged but had not yet
  * replicated (Redis replicates asynchronously): a key can then allow up
- * to the requests counted in that last moment again.
+ * to the requests counted in that last moment again. On a cluster the
+ * count that reaches the limit waits for a replica by
+ * default (`durability: "replica"`), so a confirmed lockout survives a
+ * failover; see the option.
  *
  * @example
  * ```ts ignore
@@ -229,6 +265,24 @@ export function createRedisRateLimitStore(
   }
   const timeout = checkTimeout(options.timeout, "createRedisRateLimitStore");
   const runNow = scriptRunner(client);
+  const replica = replicaWaiter(client, options, "createRedisRateLimitStore");
+
+  /** `result`, once a replica has it when it refuses (or will refuse next). */
+  async function confirmed(
+    key: string,
+    result: RateLimitResult,
+  ): Promise<RateLimitResult> {
+    // Only the count that reaches the limit: a refusal wrote nothing, and
+    // stays a refusal (429) whatever the replicas say.
+    if (replica === undefined || !result.allowed || result.remaining > 0) {
+      return result;
+    }
+    await withTimeout(() => replica(key, "rate-limit count"), timeout, {
+      store: "Redis",
+      what: "rate limit",
+    });
+    return result;
+  }
   // The script's arguments per policy, made once.
   const argumentsOf = new WeakMap<RateLimitPolicy, string[]>();
 
@@ -262,14 +316,20 @@ export function createRedisRateLimitStore(
         if (!Array.isArray(reply) || reply.length !== 3) {
           throw unexpected(reply);
         }
-        return lockoutResult(
-          Number(reply[0]) === 1,
-          Number(reply[1]),
-          Number(reply[2]),
-          policy,
+        return await confirmed(
+          options.keys[0],
+          lockoutResult(
+            Number(reply[0]) === 1,
+            Number(reply[1]),
+            Number(reply[2]),
+            policy,
+          ),
         );
       }
-      return gcraResult(await run(SCRIPT, options), policy);
+      return await confirmed(
+        options.keys[0],
+        gcraResult(await run(SCRIPT, options), policy),
+      );
     },
     async giveBack(key: string, policy: RateLimitPolicy): Promise<void> {
       const lockout = algorithmOf(policy) === "lockout";

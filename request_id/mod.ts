@@ -85,6 +85,29 @@ const SAFE = /^[A-Za-z0-9._:-]+$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
+ * Whether an id a client sent is one `requestId()` reuses: 1 to
+ * `maxLength` characters of `A-Z a-z 0-9 . _ : -`. Anything else could
+ * carry spaces, quotes, control characters or forged text into logs;
+ * code that names a request by its incoming id (as `waitUntil()`'s
+ * failure log does without `requestId()`) applies the same rule.
+ *
+ * @example
+ * ```ts
+ * import { isSafeRequestId } from "@fetchkit/toolkit/request-id-middleware";
+ *
+ * isSafeRequestId("3f1c9a2e-req"); // true
+ * isSafeRequestId('"admin" logged in'); // false
+ * ```
+ *
+ * @param id The incoming id.
+ * @param maxLength The longest id accepted (255 by default).
+ * @returns `true` when the id may be reused as it is.
+ */
+export function isSafeRequestId(id: string, maxLength = 255): boolean {
+  return id.length <= maxLength && SAFE.test(id);
+}
+
+/**
  * Creates middleware that gives each request an id.
  *
  * An incoming id is reused when it is 1 to `maxLength` (255) characters of
@@ -143,7 +166,7 @@ export function requestId(options: RequestIdOptions = {}): Middleware {
 
   return async function requestId(context, next) {
     let id = trustIncoming ? context.request.headers.get(lower) : null;
-    if (id === null || id.length > maxLength || !SAFE.test(id)) {
+    if (id === null || !isSafeRequestId(id, maxLength)) {
       id = generator === undefined ? crypto.randomUUID() : generator(context);
     }
     context.set(RequestId, id);

@@ -7,11 +7,15 @@
  * document order. `html.defer(promise, fallback)` parts go out of order:
  * the fallback in place at once, the content at the end of the document
  * (before `</body>`) with a small inline script that moves it into place,
- * carrying `nonce` so a Content-Security-Policy with nonces allows it
- * (give `context.get(CspNonce)` from `secureHeaders()`). Without
+ * carrying the request's CSP nonce so a policy with nonces allows it
+ * (`secureHeaders()` with `'nonce'` in the chain hands it over; `nonce`
+ * gives one by hand). Without
  * JavaScript, or with a policy that blocks the script, the content still
  * arrives, at the end of the page. A part that fails is logged and shows a
- * placeholder naming it; the page completes.
+ * placeholder naming it; the page completes. A streamed page has a
+ * deadline (`timeout`, 30 s): parts still pending then show their
+ * placeholder and the document ends (`timeout()` middleware does not
+ * cover a body being streamed, only the wait for the response).
  *
  * Through middleware: `compress()` flushes its encoder after each chunk,
  * so each part reaches the browser as it is written. `etag()` tags only a
@@ -26,6 +30,7 @@
 import { typedResponse } from "./_typed.ts";
 
 import { SafeHtml, StreamingHtml } from "../html/mod.ts";
+import { currentCspNonce } from "../runtime/csp_nonce_scope.ts";
 
 /** What {@linkcode createHtmlResponse} accepts as the page. */
 export type HtmlBody = string | SafeHtml | ReadableStream<Uint8Array>;
@@ -33,10 +38,18 @@ export type HtmlBody = string | SafeHtml | ReadableStream<Uint8Array>;
 /** Options of {@linkcode createHtmlResponse}: a `ResponseInit`, and for streamed pages a nonce and an error hook. */
 export interface HtmlResponseInit extends ResponseInit {
   /**
-   * The CSP nonce for the scripts that swap `html.defer()` parts in:
-   * `context.get(CspNonce)` under `secureHeaders()` with `'nonce'`.
+   * The CSP nonce for the scripts that swap `html.defer()` parts in.
+   * Default: the request's nonce when `secureHeaders()` with `'nonce'` is
+   * in the chain (as `context.get(CspNonce)`), else none.
    */
   nonce?: string;
+  /**
+   * Milliseconds a streamed page may take: then every part still pending
+   * renders its error placeholder (reported to `onError` as a
+   * `TimeoutError`) and the document ends, so a part that never settles
+   * cannot hold the connection open. Default 30,000; `Infinity` for none.
+   */
+  timeout?: number;
   /**
    * Called with each error of a streamed part, and its name. Default:
    * `console.error`. The page shows a placeholder in its place.
@@ -109,9 +122,21 @@ export function createHtmlResponse(
   body: HtmlBody,
   init?: HtmlResponseInit,
 ): Response {
+  const timeout = init?.timeout;
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0)) {
+    throw new TypeError(
+      `createHtmlResponse(): timeout must be a positive number of milliseconds (Infinity for none), got ${
+        String(timeout)
+      }`,
+    );
+  }
   if (body instanceof StreamingHtml) {
     return typedResponse(
-      body.stream({ nonce: init?.nonce, onError: init?.onError }),
+      body.stream({
+        nonce: init?.nonce ?? currentCspNonce(),
+        onError: init?.onError,
+        timeout: init?.timeout,
+      }),
       init,
       "text/html; charset=utf-8",
     );

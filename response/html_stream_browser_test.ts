@@ -165,3 +165,93 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "streamed page in chromium: the swap script carries secureHeaders()' nonce unasked; a part that never settles ends at the deadline",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const executablePath = await chromiumOrSkip(
+      "the streamed page browser test",
+    );
+    if (executablePath === undefined) return;
+    const router = createRouter({
+      middleware: [
+        secureHeaders({
+          contentSecurityPolicy: {
+            defaultSrc: ["'self'"],
+            scriptSrc: ["'nonce'"],
+          },
+        }),
+      ],
+    });
+    const page = (part: Promise<string>) =>
+      html`
+        <!doctype html>
+        <html lang="en">
+          <head>
+            <meta charset="utf-8">
+            <title>Unasked nonce</title>
+          </head>
+          <body>
+            <main>
+              <h1>Post</h1>
+              <section id="comments">${html.defer(
+                part,
+                html`<p id="loading">Loading comments…</p>`,
+                {
+                  name: "comments",
+                },
+              )}</section>
+              <footer id="footer">End.</footer>
+            </main>
+          </body>
+        </html>
+      `;
+    // No nonce passed by the handler.
+    router.get("/late", () =>
+      createHtmlResponse(
+        page(new Promise((resolve) => setTimeout(() => resolve("Hello"), 300))),
+      ));
+    router.get("/never", () =>
+      createHtmlResponse(page(new Promise(() => {})), {
+        timeout: 500,
+        onError: () => {},
+      }));
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      router.fetch,
+    );
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const browser = await launchChromium(executablePath);
+    try {
+      const tab = await browser.newPage();
+      const refused: string[] = [];
+      tab.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) {
+          refused.push(message.text());
+        }
+      });
+      await tab.goto(`${base}/late`);
+      await tab.waitForLoadState("load");
+      assert.equal(await tab.locator("#comments").textContent(), "Hello");
+      assert.equal(await tab.locator("#loading").count(), 0, "fallback gone");
+      assert.deepEqual(refused, [], "the policy allowed the swap script");
+
+      const started = Date.now();
+      await tab.goto(`${base}/never`);
+      await tab.waitForLoadState("load");
+      assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+      assert.equal(
+        await tab.locator('#comments [data-fk-error="comments"]').textContent(),
+        "The comments could not be loaded.",
+      );
+      assert.equal(await tab.locator("#loading").count(), 0);
+      assert.deepEqual(refused, []);
+    } finally {
+      await browser.close();
+      await server.shutdown();
+    }
+  },
+});

@@ -19,7 +19,7 @@ import {
   validated,
 } from "./_validate.ts";
 import type { Handler, Middleware } from "./types.ts";
-import type { Controller } from "./router.ts";
+import type { Controller } from "./router_types.ts";
 
 /** A route in the matcher: its composed chain and full pattern. */
 export interface RouteEntry {

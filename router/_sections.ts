@@ -23,7 +23,7 @@ import type {
   RouteAdder,
   RouteMethods,
   RouterScope,
-} from "./router.ts";
+} from "./router_types.ts";
 
 /** One section: its route methods and the middleware around its routes. */
 export interface Section {

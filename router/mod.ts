@@ -24,18 +24,18 @@
  *
  * @module
  */
-export {
-  type Action,
-  type Actions,
-  type Controller,
-  createRouter,
-  type Mounted,
-  type RouteAdder,
-  type RouteMethods,
-  type Router,
-  type RouterOptions,
-  type RouterScope,
-} from "./router.ts";
+export { createRouter } from "./router.ts";
+export type {
+  Action,
+  Actions,
+  Controller,
+  Mounted,
+  RouteAdder,
+  RouteMethods,
+  Router,
+  RouterOptions,
+  RouterScope,
+} from "./router_types.ts";
 export type {
   InputOptions,
   InvalidHandler,

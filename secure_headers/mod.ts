@@ -74,6 +74,7 @@ import type { ContextKey } from "../router/context_key.ts";
 import type { Middleware } from "../router/types.ts";
 import { editHeaders } from "../response/edit_headers.ts";
 import { createNonce } from "./_nonce.ts";
+import { runWithCspNonce } from "../runtime/csp_nonce_scope.ts";
 
 /**
  * The context key of this request's CSP nonce (the bare base64 value), set
@@ -427,7 +428,10 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
       context.set(CspNonce, nonce);
     }
     const https = context.request.url.startsWith("https:");
-    const response = await next();
+    // createHtmlResponse() finds the nonce for a streamed page's scripts.
+    const response = nonce === undefined
+      ? await next()
+      : await runWithCspNonce(nonce, next);
     const used = nonceFor(response.headers, nonce);
     return editHeaders(response, (headers) => apply(headers, https, used), 0);
   };

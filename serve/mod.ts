@@ -7,7 +7,10 @@
  *   argument has `remoteAddr` (`{ hostname, port, transport }`), which is
  *   what `router.fetch` reads for `context.remoteAddr`.
  * - `SIGTERM` or `SIGINT` (or `shutdown()`, or `options.signal`): the
- *   server stops accepting connections, lets in-flight requests finish
+ *   process is draining at once (`isDraining()`, readiness of
+ *   `@fetchkit/toolkit/health` answers 503); the listener keeps serving
+ *   for `drainMs` (default 0), so a load balancer that checks readiness
+ *   stops sending first; then the server stops accepting connections, lets in-flight requests finish
  *   within `shutdownTimeoutMs` (10 s), ends open event streams
  *   (`createEventStreamResponse`) and closes WebSockets (`upgradeWebSocket`)
  *   with code 1001, waits for work handed over by `waitUntil()` (from
@@ -62,6 +65,7 @@
  */
 
 import { listenBun } from "./_bun.ts";
+import { beginDrain, endDrain, isDraining, onDrain } from "./draining.ts";
 import { listenDeno } from "./_deno.ts";
 import {
   type Closeable,
@@ -74,7 +78,7 @@ import {
   type WorkTracker,
 } from "./shared.ts";
 
-export { PortInUseError };
+export { isDraining, onDrain, PortInUseError };
 export type { NetAddr };
 
 interface ProcessLike {
@@ -167,6 +171,17 @@ export interface ServeOptions {
    * @default {10000}
    */
   shutdownTimeoutMs?: number;
+  /**
+   * How long the listener keeps serving after a shutdown begins, while
+   * readiness (`isDraining()`, `@fetchkit/toolkit/health`) already
+   * answers 503: a load balancer checking readiness every `n` ms needs
+   * somewhat more than `n` times its fall count to stop sending. Event
+   * streams and WebSockets stay open until it ends. `shutdownTimeoutMs`
+   * counts from its end. A second signal still exits at once.
+   *
+   * @default {0}
+   */
+  drainMs?: number;
   /**
    * Shut down on `SIGTERM` and `SIGINT`. A second signal exits at once.
    *
@@ -292,7 +307,15 @@ function unwatchSignals(): void {
 }
 
 function checkOptions(options: ServeOptions): void {
-  const { port, shutdownTimeoutMs, idleTimeoutSeconds } = options;
+  const { port, shutdownTimeoutMs, idleTimeoutSeconds, drainMs } = options;
+  if (
+    drainMs !== undefined &&
+    !(typeof drainMs === "number" && drainMs >= 0 && Number.isFinite(drainMs))
+  ) {
+    throw new TypeError(
+      `serve(): drainMs must be a number of ms >= 0, got ${drainMs}`,
+    );
+  }
   if (
     port !== undefined &&
     !(Number.isInteger(port) && port >= 0 && port <= 65535)
@@ -376,6 +399,7 @@ export function serve(
     hostname,
     port,
     shutdownTimeoutMs = 10_000,
+    drainMs = 0,
     handleSignals = true,
     log = console.error,
   } = options;
@@ -475,12 +499,20 @@ export function serve(
     if (index !== -1) works.servers.splice(index, 1);
   }
 
-  // Listening: this server now takes its requests' work.
+  // Listening: this server now takes its requests' work, and the process
+  // serves again after an earlier server's shutdown.
   works.servers.push(tracker);
+  endDrain();
 
   async function shutdown(fromSignal: boolean): Promise<void> {
-    closing = true;
     running.delete(stop);
+    beginDrain();
+    // Readiness is 503 now; the listener serves on while a load balancer
+    // notices. A second signal still exits at once.
+    if (drainMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, drainMs));
+    }
+    closing = true;
     // In-flight requests first (they may hand over more work), then the
     // work handed over by waitUntil().
     const drained = listening.drain().then(workDone);

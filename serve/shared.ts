@@ -80,16 +80,26 @@ export interface PendingUpgrade {
 export type Registered = Closeable | PendingUpgrade;
 
 const RESPONSES = Symbol.for("fetchkit.serve.responses");
+const OPEN_SOCKETS = Symbol.for("fetchkit.websocket.open");
 const BUN_SERVERS = Symbol.for("fetchkit.serve.bunServers");
 
 type Global = typeof globalThis & {
   [RESPONSES]?: WeakMap<Response, Registered>;
+  [OPEN_SOCKETS]?: { count: number };
   [BUN_SERVERS]?: Set<unknown>;
 };
 
 /** Responses that stay open, or that switch protocols. */
 export function registry(): WeakMap<Response, Registered> {
   return (globalThis as Global)[RESPONSES] ??= new WeakMap();
+}
+
+/**
+ * The WebSockets of `upgradeWebSocket()` open in this process, from the
+ * handshake to the close (read by the metrics' `http_open_websockets`).
+ */
+export function openWebSockets(): { count: number } {
+  return (globalThis as Global)[OPEN_SOCKETS] ??= { count: 0 };
 }
 
 /** The Bun servers `serve()` runs, for `server.upgrade()`. */
@@ -171,10 +181,46 @@ export interface WorkTracker {
   log(line: string): void;
 }
 
+/** The tracker of each request, kept where copies of the request find it. */
+export interface RequestTrackers {
+  get(request: Request): WorkTracker | undefined;
+  set(request: Request, tracker: WorkTracker): void;
+}
+
+// A `fetchkit.*` symbol on the request itself: the copies bodyLimit(),
+// methodOverride() and idempotency() hand the chain keep those
+// (runtime/request_copy.ts), where a WeakMap keyed on the original
+// would not find them.
+const TRACKER = Symbol.for("fetchkit.waitUntil.tracker");
+
+function requestTrackers(): RequestTrackers {
+  // For a request that takes no property (frozen): the original only.
+  const fallback = new WeakMap<Request, WorkTracker>();
+  return {
+    get(request) {
+      return (request as unknown as Record<symbol, WorkTracker | undefined>)[
+        TRACKER
+      ] ?? fallback.get(request);
+    },
+    set(request, tracker) {
+      try {
+        Object.defineProperty(request, TRACKER, {
+          value: tracker,
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
+      } catch {
+        fallback.set(request, tracker);
+      }
+    },
+  };
+}
+
 /** Which server (or Workers execution context) keeps a request's work. */
 export interface WorkRegistry {
   /** Set for each request when more than one server runs (or on Workers). */
-  readonly byRequest: WeakMap<Request, WorkTracker>;
+  readonly byRequest: RequestTrackers;
   /** The servers running, latest last: the one a lone server's requests use. */
   readonly servers: WorkTracker[];
 }
@@ -186,5 +232,5 @@ export function workRegistry(): WorkRegistry {
   const global = globalThis as typeof globalThis & {
     [WORK]?: WorkRegistry;
   };
-  return global[WORK] ??= { byRequest: new WeakMap(), servers: [] };
+  return global[WORK] ??= { byRequest: requestTrackers(), servers: [] };
 }

@@ -43,7 +43,13 @@ import {
   stateOf,
   toRecord,
 } from "./session.ts";
-import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+import type {
+  DestroyUserSessionsOptions,
+  SessionCookieOptions,
+  SessionStorage,
+  UserSession,
+  UserSessionStorage,
+} from "./storage.ts";
 
 /** A stored record, as the store keeps it, and the store's version of it. */
 export interface StoredRecord {
@@ -86,14 +92,82 @@ export interface SessionStore {
    * concurrent change or an id clash stopped it.
    */
   write(write: StoreWrite): Promise<{ version: unknown } | null>;
-  /** Deletes the record under `id`. */
-  delete(id: string, budget: Budget): Promise<void>;
+  /**
+   * Deletes the record under `id`. `durable`: a sign-out, which must
+   * reach a replica before it is confirmed where the store has that mode.
+   */
+  delete(id: string, budget: Budget, durable?: boolean): Promise<void>;
+  /** The index of sessions by user: the storages that can list them. */
+  users?: UserIndex;
+}
+
+/** A user's index entry of one session, as the store keeps it. */
+export interface UserIndexEntry {
+  /** Bound at (sign-in), ms since the epoch. */
+  c: number;
+  /** Last saved at. */
+  s: number;
+  /** Session expiry. */
+  e: number;
+  /** Address at sign-in. */
+  a?: string;
+  /** User agent at sign-in. */
+  ua?: string;
+}
+
+/** The sessions of each user, kept beside the sessions. */
+export interface UserIndex {
+  /**
+   * Adds or updates `id`'s entry in `userId`'s index, removes `replaces`
+   * (an id it was regenerated from, whose data is gone) and entries that
+   * expired; when more than `max` stay, removes the oldest (by `c`) and
+   * returns their ids, whose sessions the caller ends.
+   */
+  put(
+    userId: string,
+    id: string,
+    entry: UserIndexEntry,
+    options: { replaces: string | undefined; max: number; fresh: boolean },
+  ): Promise<string[]>;
+  /** Removes `ids` from `userId`'s index. */
+  remove(userId: string, ids: readonly string[]): Promise<void>;
+  /** `userId`'s entries, expired ones included or not. */
+  list(userId: string): Promise<Map<string, UserIndexEntry>>;
 }
 
 /** Options of {@linkcode createIdSessionStorage}. */
 export interface IdStorageOptions {
   /** How long a save may retry after conflicts, in ms. */
   retryBudgetMs?: number;
+  /** Most sessions per user in the index; the oldest are ended. Default 100. */
+  maxSessionsPerUser?: number;
+  /** A bound session read this long after its last save is saved again (last seen). Default 5 min. */
+  lastSeenIntervalMs?: number;
+}
+
+/** Default of `maxSessionsPerUser`. */
+export const MAX_SESSIONS_PER_USER = 100;
+/** Default of `lastSeenIntervalMs`. */
+export const LAST_SEEN_INTERVAL_MS = 5 * 60_000;
+
+/** Checks `maxSessionsPerUser` and `lastSeenIntervalMs` of `owner`'s options. */
+export function userIndexOptions(
+  owner: string,
+  options: { maxSessionsPerUser?: number; lastSeenIntervalMs?: number },
+): { maxSessionsPerUser: number; lastSeenIntervalMs: number } {
+  const max = options.maxSessionsPerUser ?? MAX_SESSIONS_PER_USER;
+  if (!Number.isInteger(max) || max < 1) {
+    throw new RangeError(
+      `${owner}: maxSessionsPerUser must be a whole number >= 1, got ${max}`,
+    );
+  }
+  const interval = options.lastSeenIntervalMs ?? LAST_SEEN_INTERVAL_MS;
+  if (typeof interval !== "number" || !(interval >= 0)) {
+    throw new RangeError(
+      `${owner}: lastSeenIntervalMs must be a number >= 0, got ${interval}`,
+    );
+  }
+  return { maxSessionsPerUser: max, lastSeenIntervalMs: interval };
 }
 
 /**
@@ -192,24 +266,141 @@ interface IdStorage {
   budgetMs: number;
   /** The save queue of each session id with a save running in this process. */
   queues: Map<string, SaveQueue>;
+  maxSessionsPerUser: number;
+  lastSeenIntervalMs: number;
 }
 
 /** Creates a {@linkcode SessionStorage} over `store`. */
 export function createIdSessionStorage(
   cookieOptions: SessionCookieOptions,
+  store: SessionStore & { users: UserIndex },
+  options?: IdStorageOptions,
+): UserSessionStorage;
+export function createIdSessionStorage(
+  cookieOptions: SessionCookieOptions,
+  store: SessionStore,
+  options?: IdStorageOptions,
+): SessionStorage;
+export function createIdSessionStorage(
+  cookieOptions: SessionCookieOptions,
   store: SessionStore,
   options: IdStorageOptions = {},
-): SessionStorage {
+): SessionStorage | UserSessionStorage {
   const storage: IdStorage = {
     cookie: createSessionCookie(cookieOptions, SIGNED_ID_LENGTH),
     store,
     budgetMs: options.retryBudgetMs ?? RETRY_BUDGET_MS,
     queues: new Map(),
+    ...userIndexOptions("session storage", options),
   };
-  return {
+  const base: SessionStorage = {
     read: (header) => readSession(storage, header),
     save: (session) => saveSession(storage, session),
   };
+  const users = store.users;
+  if (users === undefined) return base;
+  return {
+    ...base,
+    listUserSessions: (userId) => listUserSessions(users, userId),
+    destroyUserSession: (userId, id) =>
+      destroyUserSession(storage, users, userId, id),
+    destroyUserSessions: (userId, options) =>
+      destroyUserSessions(storage, users, userId, options),
+  };
+}
+
+function checkUserId(userId: unknown, owner: string): string {
+  if (typeof userId !== "string" || userId === "") {
+    throw new TypeError(`${owner}() needs a user id (a non-empty string)`);
+  }
+  return userId;
+}
+
+async function listUserSessions(
+  users: UserIndex,
+  userId: string,
+): Promise<UserSession[]> {
+  checkUserId(userId, "listUserSessions");
+  const now = Date.now();
+  const list: UserSession[] = [];
+  for (const [id, entry] of await users.list(userId)) {
+    if (entry.e <= now) continue;
+    list.push({
+      id,
+      createdAt: new Date(entry.c),
+      lastSeenAt: new Date(entry.s),
+      expiresAt: new Date(entry.e),
+      address: entry.a,
+      userAgent: entry.ua,
+    });
+  }
+  return list.sort((a, b) =>
+    b.lastSeenAt.getTime() - a.lastSeenAt.getTime() || (a.id < b.id ? -1 : 1)
+  );
+}
+
+async function destroyUserSession(
+  { store, budgetMs }: IdStorage,
+  users: UserIndex,
+  userId: string,
+  id: string,
+): Promise<boolean> {
+  checkUserId(userId, "destroyUserSession");
+  const entries = await users.list(userId);
+  if (typeof id !== "string" || !entries.has(id)) return false;
+  await store.delete(id, budgetOf(budgetMs), true);
+  await users.remove(userId, [id]);
+  return true;
+}
+
+async function destroyUserSessions(
+  { store, budgetMs }: IdStorage,
+  users: UserIndex,
+  userId: string,
+  options: DestroyUserSessionsOptions = {},
+): Promise<number> {
+  checkUserId(userId, "destroyUserSessions");
+  const ids = [...(await users.list(userId)).keys()].filter((id) =>
+    id !== options.except
+  );
+  const budget = budgetOf(budgetMs);
+  await Promise.all(ids.map((id) => store.delete(id, budget, true)));
+  if (ids.length !== 0) await users.remove(userId, ids);
+  return ids.length;
+}
+
+/**
+ * After a write of `record` under `id` (from `from`, the id it was
+ * loaded with): keeps the user index up to date, and ends the sessions
+ * the index evicted.
+ */
+async function indexWrite(
+  { store, budgetMs, maxSessionsPerUser }: IdStorage,
+  s: SessionState,
+  id: string,
+  record: SessionRecord,
+  replaces: string | undefined,
+): Promise<void> {
+  const users = store.users;
+  if (users === undefined) return;
+  const user = record.u;
+  // Bound to another user now: out of the old user's index.
+  if (s.loadedUser !== undefined && s.loadedUser !== user?.i) {
+    await users.remove(s.loadedUser, [s.loadedId!]);
+  }
+  if (user === undefined) return;
+  const entry: UserIndexEntry = { c: user.c, s: user.s, e: record.e };
+  if (user.a !== undefined) entry.a = user.a;
+  if (user.ua !== undefined) entry.ua = user.ua;
+  const evicted = await users.put(user.i, id, entry, {
+    replaces,
+    max: maxSessionsPerUser,
+    // Not in the index yet: a sign-in, or a new id.
+    fresh: s.loadedUser !== user.i || id !== s.loadedId,
+  });
+  if (evicted.length === 0) return;
+  const budget = budgetOf(budgetMs);
+  await Promise.all(evicted.map((old) => store.delete(old, budget, true)));
 }
 
 /** The live record under `id`: `null` when missing, unreadable or expired. */
@@ -242,10 +433,19 @@ async function readSession(
     const stored = await loadLive(storage, verified.value, budgetOf(budgetMs));
     // Unknown or expired: a new session with a new id, never this one.
     if (stored === null) continue;
-    return loadSession(stored.record, verified.value, {
+    const session = loadSession(stored.record, verified.value, {
       version: stored.version,
       resign: verified.resign,
     });
+    const user = stored.record.u;
+    if (
+      user !== undefined && storage.store.users !== undefined &&
+      Date.now() - user.s >= storage.lastSeenIntervalMs
+    ) {
+      // Saved again, so the user's list shows when it was last seen.
+      stateOf(session).dirty = true;
+    }
+    return session;
   }
   return new SessionObject();
 }
@@ -340,7 +540,10 @@ async function saveLoaded(
   const { session, s } = saves[0];
   if (s.destroyed) {
     queue.latest = undefined;
-    await store.delete(s.loadedId!, budgetOf(budgetMs));
+    await store.delete(s.loadedId!, budgetOf(budgetMs), true);
+    if (s.loadedUser !== undefined && store.users !== undefined) {
+      await store.users.remove(s.loadedUser, [s.loadedId!]);
+    }
     return cookie.expire();
   }
   const budget = budgetOf(budgetMs);
@@ -369,6 +572,14 @@ async function saveLoaded(
       queue.latest = id === loaded.id
         ? { record, version: written.version }
         : undefined;
+      // The old id's entry goes only when its data went with it.
+      await indexWrite(
+        storage,
+        s,
+        id,
+        record,
+        id !== loaded.id && s.deleteId === loaded.id ? loaded.id : undefined,
+      );
       break;
     }
     // Another server wrote the session since it was loaded.
@@ -390,10 +601,11 @@ async function saveLoaded(
 
 /** Saves a new session under a fresh id. */
 async function saveNew(
-  { cookie, store, budgetMs }: IdStorage,
+  storage: IdStorage,
   session: Session,
   s: SessionState,
 ): Promise<string> {
+  const { cookie, store, budgetMs } = storage;
   const budget = budgetOf(budgetMs);
   const record = toRecord(s, cookie.expiresAt());
   for (let attempt = 1;; attempt++) {
@@ -404,7 +616,10 @@ async function saveNew(
       deleteId: undefined,
       budget,
     });
-    if (written !== null) return cookie.serialize(session.id);
+    if (written !== null) {
+      await indexWrite(storage, s, session.id, record, undefined);
+      return cookie.serialize(session.id);
+    }
     if (elapsed(budget) > budget.ms) {
       throw new SessionConflictError(attempt, elapsed(budget), budget.ms);
     }

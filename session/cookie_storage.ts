@@ -19,7 +19,11 @@ import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+} from "./storage.ts";
 
 /** The most a browser is bound to keep for one cookie (RFC 6265, 6.1). */
 const MAX_COOKIE_BYTES = 4096;
@@ -45,6 +49,15 @@ export interface CookieSessionStorageOptions {
  *   working after `maxAge` even if replayed. Before that it cannot be
  *   revoked: `destroy()` and `regenerateId(true)` only replace the
  *   browser's copy.
+ * - It cannot list or end a user's sessions (the sessions live only in
+ *   the browsers): it has no `listUserSessions()`,
+ *   `destroyUserSession()` or `destroyUserSessions()`, and
+ *   `session.setUser()` only keeps the user id in the cookie. To sign a
+ *   user out everywhere, keep a counter in the user's own record, put
+ *   its value in the session at sign-in, compare the two on each request
+ *   and add one to the counter to end every session (each then ends at
+ *   its next request); for a list of devices, use the memory, Deno KV or
+ *   Redis storage.
  *
  * @example
  * ```ts
@@ -99,6 +112,11 @@ export function createCookieSessionStorage(
       if (!s.dirty && !s.resign) return null;
       const record: SessionRecord = toRecord(s, cookie.expiresAt());
       record.i = session.id;
+      // The user id only: nothing lists these sessions, and an address
+      // and user agent would only make the cookie larger.
+      if (record.u !== undefined) {
+        record.u = { i: record.u.i, c: record.u.c, s: record.u.s };
+      }
       const header = cookie.serialize(encode(record));
       if (header.length > MAX_COOKIE_BYTES) {
         throw new RangeError(

@@ -105,3 +105,16 @@ Deno.test("cookie storage: reads cookies whose JSON is UTF-8 (the older encoding
   assert.equal(read.id, record.i);
   assert.equal(read.get("name"), "Zoë 😀");
 });
+
+Deno.test("cookie storage: setUser keeps the user id, not the address or user agent", async () => {
+  const storage = createCookieSessionStorage({
+    cookie: { secrets: ["s".repeat(32)] },
+  });
+  const fresh = await storage.read(null);
+  fresh.setUser("42", { address: "203.0.113.7", userAgent: "x".repeat(500) });
+  const setCookie = (await storage.save(fresh))!;
+  assert.ok(setCookie.length < 400, `${setCookie.length} characters`);
+  const loaded = await storage.read(setCookie.split(";")[0]);
+  assert.equal(loaded.userId, "42");
+  assert.equal("listUserSessions" in storage, false);
+});

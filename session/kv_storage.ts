@@ -11,14 +11,27 @@
  * @module
  */
 
-import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
-import { whileLocked } from "../store/retry.ts";
+import {
+  createIdSessionStorage,
+  type SessionStore,
+  type UserIndex,
+  type UserIndexEntry,
+  userIndexOptions,
+} from "./_id_storage.ts";
+import { budgetOf, whileLocked } from "../store/retry.ts";
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
-import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+import type { SessionCookieOptions, UserSessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  DestroyUserSessionsOptions,
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+  UserSession,
+  UserSessionStorage,
+} from "./storage.ts";
 
 /** Deno KV's limit on one value. */
 const MAX_VALUE_BYTES = 65536;
@@ -40,6 +53,14 @@ export interface KvSessionClient {
   atomic(): KvSessionAtomic;
   /** Deletes one key. */
   delete(key: readonly string[]): Promise<void>;
+  /**
+   * Lists the keys under a prefix (`Deno.Kv` and `@deno/kv` have it):
+   * needed to list a user's sessions and to keep at most
+   * `maxSessionsPerUser` of them.
+   */
+  list?<T = unknown>(
+    selector: { prefix: readonly string[] },
+  ): AsyncIterable<{ key: readonly unknown[]; value: T }>;
 }
 
 /** The atomic operation of a {@linkcode KvSessionClient}. */
@@ -70,8 +91,27 @@ export interface KvSessionStorageOptions {
   client: KvSessionClient;
   /** The session cookie, which holds only the signed session id. */
   cookie: SessionCookieOptions;
-  /** First part of every key: data lives under `[prefix, id]`. Default `"sessions"`. */
+  /**
+   * First part of every key: data lives under `[prefix, id]`, the index
+   * of a user's sessions under `[prefix, "by_user", userId, id]`.
+   * Default `"sessions"`.
+   */
   prefix?: string;
+  /**
+   * Most sessions one user keeps (`session.setUser()`); signing in once
+   * more ends the one signed in longest ago.
+   *
+   * @default {100}
+   */
+  maxSessionsPerUser?: number;
+  /**
+   * A session bound to a user that is read this long (ms) after its last
+   * save is saved again, so `listUserSessions()` shows when it was last
+   * seen.
+   *
+   * @default {300000} (5 minutes)
+   */
+  lastSeenIntervalMs?: number;
   /**
    * Milliseconds one read, write or delete may take (retries of a locked
    * database included) before it fails as an outage: `session()` then
@@ -136,7 +176,7 @@ export interface KvSessionStorageOptions {
  */
 export function createKvSessionStorage(
   options: KvSessionStorageOptions,
-): SessionStorage {
+): UserSessionStorage {
   const { client, prefix = "sessions" } = options ?? {};
   if (client === null || typeof client !== "object") {
     throw new TypeError(
@@ -148,7 +188,74 @@ export function createKvSessionStorage(
   const bounded = <T>(what: string, call: () => Promise<T>): Promise<T> =>
     withTimeout(call, timeout, { store: "Deno KV", what });
 
-  const store: SessionStore = {
+  const indexOptions = userIndexOptions("createKvSessionStorage", options);
+  const byUser = (userId: string) => [prefix, "by_user", userId];
+
+  async function userEntries(
+    userId: string,
+  ): Promise<Map<string, UserIndexEntry>> {
+    if (typeof client.list !== "function") {
+      throw new TypeError(
+        "createKvSessionStorage: listing a user's sessions needs a client with list() (Deno.Kv, @deno/kv)",
+      );
+    }
+    const entries = new Map<string, UserIndexEntry>();
+    await bounded("list user sessions", async () => {
+      for await (
+        const { key, value } of client.list!({ prefix: byUser(userId) })
+      ) {
+        if (!(value instanceof Uint8Array)) continue;
+        try {
+          entries.set(String(key[3]), JSON.parse(decoder.decode(value)));
+        } catch {
+          // not an entry
+        }
+      }
+    });
+    return entries;
+  }
+
+  const users: UserIndex = {
+    async put(userId, id, entry, { replaces, max, fresh }) {
+      const operation = client.atomic();
+      if (replaces !== undefined) {
+        operation.delete([...byUser(userId), replaces]);
+      }
+      const expireIn = Math.max(1, Math.ceil(entry.e - Date.now()));
+      operation.set(
+        [...byUser(userId), id],
+        encoder.encode(JSON.stringify(entry)),
+        Number.isFinite(expireIn) ? { expireIn } : undefined,
+      );
+      await bounded(
+        "index session",
+        () => whileLocked(() => operation.commit(), budgetOf()),
+      );
+      // Only a new entry can take the index over its bound.
+      if (!fresh || typeof client.list !== "function") return [];
+      const now = Date.now();
+      const live = [...await userEntries(userId)].filter(([, { e }]) =>
+        e > now
+      );
+      if (live.length <= max) return [];
+      const evicted = live.sort(([, a], [, b]) => a.c - b.c)
+        .slice(0, live.length - max).map(([old]) => old);
+      await users.remove(userId, evicted);
+      return evicted;
+    },
+    async remove(userId, ids) {
+      const operation = client.atomic();
+      for (const id of ids) operation.delete([...byUser(userId), id]);
+      await bounded(
+        "unindex session",
+        () => whileLocked(() => operation.commit(), budgetOf()),
+      );
+    },
+    list: userEntries,
+  };
+
+  const store: SessionStore & { users: UserIndex } = {
+    users,
     async get(id, budget) {
       const entry = await bounded(
         "read session",
@@ -206,5 +313,5 @@ export function createKvSessionStorage(
     },
   };
 
-  return createIdSessionStorage(options.cookie, store);
+  return createIdSessionStorage(options.cookie, store, indexOptions);
 }

@@ -2,6 +2,19 @@ import assert from "node:assert/strict";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { storageSuite } from "./_test_suite.ts";
 import { app, Jar, send } from "./_test_app.ts";
+import { userSessionSuite } from "./_user_test_suite.ts";
+
+Deno.test("kv storage: sessions by user", async (t) => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await userSessionSuite(t, {
+      storage: (cookie, options) =>
+        createKvSessionStorage({ client: kv, cookie, ...options }),
+    });
+  } finally {
+    kv.close();
+  }
+});
 
 Deno.test("kv storage", async (t) => {
   const kv = await Deno.openKv(":memory:");

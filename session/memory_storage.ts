@@ -8,12 +8,22 @@ import {
   createIdSessionStorage,
   type SessionStore,
   type StoredRecord,
+  type UserIndex,
+  type UserIndexEntry,
+  userIndexOptions,
 } from "./_id_storage.ts";
-import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+import type { SessionCookieOptions, UserSessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  DestroyUserSessionsOptions,
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+  UserSession,
+  UserSessionStorage,
+} from "./storage.ts";
 
 /** Expired entries are swept after this many writes. */
 const SWEEP_EVERY = 1000;
@@ -22,6 +32,21 @@ const SWEEP_EVERY = 1000;
 export interface MemorySessionStorageOptions {
   /** The session cookie, which holds only the signed session id. */
   cookie: SessionCookieOptions;
+  /**
+   * Most sessions one user keeps (`session.setUser()`); signing in once
+   * more ends the one signed in longest ago.
+   *
+   * @default {100}
+   */
+  maxSessionsPerUser?: number;
+  /**
+   * A session bound to a user that is read this long (ms) after its last
+   * save is saved again, so `listUserSessions()` shows when it was last
+   * seen.
+   *
+   * @default {300000} (5 minutes)
+   */
+  lastSeenIntervalMs?: number;
 }
 
 /**
@@ -55,19 +80,64 @@ export interface MemorySessionStorageOptions {
  */
 export function createMemorySessionStorage(
   options: MemorySessionStorageOptions,
-): SessionStorage {
+): UserSessionStorage {
+  const indexOptions = userIndexOptions(
+    "createMemorySessionStorage",
+    options ?? {},
+  );
   // The entry object itself is the version: every write makes a new one.
   const entries = new Map<string, { json: string; expiresAt: number }>();
   let writes = 0;
+
+  // Per user: session id to index entry.
+  const byUser = new Map<string, Map<string, UserIndexEntry>>();
 
   function sweep(): void {
     const now = Date.now();
     for (const [id, entry] of entries) {
       if (entry.expiresAt <= now) entries.delete(id);
     }
+    for (const [user, index] of byUser) {
+      for (const [id, entry] of index) if (entry.e <= now) index.delete(id);
+      if (index.size === 0) byUser.delete(user);
+    }
   }
 
-  const store: SessionStore = {
+  const users: UserIndex = {
+    put(userId, id, entry, { replaces, max }) {
+      let index = byUser.get(userId);
+      if (index === undefined) byUser.set(userId, index = new Map());
+      if (replaces !== undefined) index.delete(replaces);
+      const added = !index.has(id);
+      index.set(id, entry);
+      const evicted: string[] = [];
+      if (!added) return Promise.resolve(evicted);
+      const now = Date.now();
+      for (const [old, { e }] of index) if (e <= now) index.delete(old);
+      if (index.size > max) {
+        const oldest = [...index].sort(([, a], [, b]) => a.c - b.c)
+          .slice(0, index.size - max);
+        for (const [old] of oldest) {
+          index.delete(old);
+          evicted.push(old);
+        }
+      }
+      return Promise.resolve(evicted);
+    },
+    remove(userId, ids) {
+      const index = byUser.get(userId);
+      if (index !== undefined) {
+        for (const id of ids) index.delete(id);
+        if (index.size === 0) byUser.delete(userId);
+      }
+      return Promise.resolve();
+    },
+    list(userId) {
+      return Promise.resolve(new Map(byUser.get(userId)));
+    },
+  };
+
+  const store: SessionStore & { users: UserIndex } = {
     get(id) {
       const entry = entries.get(id);
       if (entry === undefined) return Promise.resolve(null);
@@ -98,7 +168,8 @@ export function createMemorySessionStorage(
       entries.delete(id);
       return Promise.resolve();
     },
+    users,
   };
 
-  return createIdSessionStorage(options?.cookie, store);
+  return createIdSessionStorage(options?.cookie, store, indexOptions);
 }

@@ -2,6 +2,25 @@
  * The `session()` middleware: loads the request's session before the
  * handler, and saves it afterwards.
  *
+ * Sessions by user: at sign-in a handler binds the session to the user
+ * with `session.setUser(userId, { address, userAgent })` (after
+ * `session.regenerateId(true)`); `session.userId` reads it back, and
+ * `session.unsetUser()` unbinds a session signed out but kept (a
+ * "You have been signed out" flash; `destroy()` unbinds too). The
+ * memory, Deno KV and Redis storages (one node or a cluster) then keep
+ * an index of each user's sessions and are a `UserSessionStorage`:
+ * `storage.listUserSessions(userId)` gives
+ * `[{ id, createdAt, lastSeenAt, expiresAt, address, userAgent }]` (the
+ * most recently seen first; compare `id` with `session.id` for "this
+ * device"), `storage.destroyUserSession(userId, id)` ends one (only if it
+ * is that user's) and `storage.destroyUserSessions(userId, { except })`
+ * ends all of them but `except`. An ended session is refused at once:
+ * the next request with its cookie gets a new, empty session. At most
+ * `maxSessionsPerUser` (100 by default) per user: signing in once more
+ * ends the oldest. Cookie storage cannot list sessions; its docs say
+ * what to do instead. Code that takes any storage can ask:
+ * `"listUserSessions" in storage`.
+ *
  * @module
  */
 
@@ -16,7 +35,14 @@ import { markCredential } from "../cache/credential.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  DestroyUserSessionsOptions,
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+  UserSession,
+  UserSessionStorage,
+} from "./storage.ts";
 
 /**
  * A context key that can hold a {@linkcode Session}: a `symbol`, or a key

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createCluster } from "redis";
 import { createRedisSessionStorage } from "@fetchkit/toolkit/session-storage-redis";
 import { storageSuite } from "./_test_suite.ts";
+import { userSessionSuite } from "./_user_test_suite.ts";
 import { app, createGate, Jar, send } from "./_test_app.ts";
 import {
   clusterToolsOrSkip,
@@ -34,6 +35,12 @@ Deno.test({
         storage: (cookie) => createRedisSessionStorage({ client, cookie }),
         revocable: true,
         shared: true,
+      });
+      await t.step("sessions by user", async (t) => {
+        await userSessionSuite(t, {
+          storage: (cookie, options) =>
+            createRedisSessionStorage({ client: other, cookie, ...options }),
+        });
       });
 
       await t.step("the stores' hash slots are the cluster's", async () => {

@@ -6,13 +6,32 @@
  */
 
 import { checkTimeout, withTimeout } from "../store/timeout.ts";
-import { isRedisCluster, sameSlot } from "../store/redis_client.ts";
-import { createIdSessionStorage, type SessionStore } from "./_id_storage.ts";
-import type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+import {
+  isRedisCluster,
+  replicaWaiter,
+  sameSlot,
+  type ScriptClient,
+  scriptRunner,
+} from "../store/redis_client.ts";
+import {
+  createIdSessionStorage,
+  type SessionStore,
+  type UserIndex,
+  type UserIndexEntry,
+  userIndexOptions,
+} from "./_id_storage.ts";
+import type { SessionCookieOptions, UserSessionStorage } from "./storage.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
-export type { SessionCookieOptions, SessionStorage } from "./storage.ts";
+export type {
+  DestroyUserSessionsOptions,
+  SessionCookieOptions,
+  SessionStorage,
+  SetUserOptions,
+  UserSession,
+  UserSessionStorage,
+} from "./storage.ts";
 
 /** Options of a Redis `SET`, as `npm:redis` (node-redis 5 and later) takes them. */
 export interface RedisSetOptions {
@@ -73,14 +92,108 @@ redis.call("DEL", KEYS[1])
 return 1
 `;
 
+// A user's index: a hash of session id to its entry (JSON), expiring with
+// its last session. KEYS[1]: the index. ARGV: id, entry, the id it
+// replaces ("" for none), the most entries, now (ms), the entry's expiry.
+// A new field that takes the hash over the bound drops expired entries,
+// then the oldest (by "c") still over it; their ids are returned for the
+// caller to end. (Expired entries below the bound go with the key's TTL,
+// and listing skips them.)
+const INDEX_PUT_SCRIPT = `
+if ARGV[3] ~= "" then redis.call("HDEL", KEYS[1], ARGV[3]) end
+local added = redis.call("HSET", KEYS[1], ARGV[1], ARGV[2])
+local e = tonumber(ARGV[6])
+local ttl = redis.call("PTTL", KEYS[1])
+local now = tonumber(ARGV[5])
+if ttl < 0 or now + ttl < e then redis.call("PEXPIREAT", KEYS[1], math.ceil(e)) end
+local max = tonumber(ARGV[4])
+if added == 0 or redis.call("HLEN", KEYS[1]) <= max then return {} end
+local all = redis.call("HGETALL", KEYS[1])
+local live = {}
+for i = 1, #all, 2 do
+  local ok, entry = pcall(cjson.decode, all[i + 1])
+  if not ok or type(entry) ~= "table" or tonumber(entry.e) == nil or entry.e <= now then
+    redis.call("HDEL", KEYS[1], all[i])
+  else
+    live[#live + 1] = { all[i], tonumber(entry.c) or 0 }
+  end
+end
+local evicted = {}
+if #live > max then
+  table.sort(live, function(a, b) return a[2] < b[2] end)
+  for i = 1, #live - max do
+    redis.call("HDEL", KEYS[1], live[i][1])
+    evicted[#evicted + 1] = live[i][1]
+  end
+end
+return evicted
+`;
+
+// KEYS[1]: the index; ARGV: the ids to remove.
+const INDEX_REMOVE_SCRIPT = `
+return redis.call("HDEL", KEYS[1], unpack(ARGV))
+`;
+
+// KEYS[1]: the index; its fields and values.
+const INDEX_LIST_SCRIPT = `
+return redis.call("HGETALL", KEYS[1])
+`;
+
 /** Options of {@linkcode createRedisSessionStorage}. */
 export interface RedisSessionStorageOptions {
   /** A connected client. */
   client: RedisSessionClient;
   /** The session cookie, which holds only the signed session id. */
   cookie: SessionCookieOptions;
-  /** Prefix of every key: data lives under `<prefix><id>`. Default `"session:"`. */
+  /**
+   * Prefix of every key: data lives under `<prefix><id>`, the index of a
+   * user's sessions (a hash) under `<prefix>user:<userId>`. Default
+   * `"session:"`.
+   */
   prefix?: string;
+  /**
+   * Most sessions one user keeps (`session.setUser()`); signing in once
+   * more ends the one signed in longest ago.
+   *
+   * @default {100}
+   */
+  maxSessionsPerUser?: number;
+  /**
+   * A session bound to a user that is read this long (ms) after its last
+   * save is saved again, so `listUserSessions()` shows when it was last
+   * seen.
+   *
+   * @default {300000} (5 minutes)
+   */
+  lastSeenIntervalMs?: number;
+  /**
+   * How a sign-out (`destroy()`, `destroyUserSession(s)`) and a new id
+   * (`regenerateId()`, as at sign-in) are confirmed:
+   *
+   * - `"replica"` (default for a cluster client, `createCluster()`): only
+   *   once a replica has the write (`WAIT 1 <replicaTimeout>` to the
+   *   master that owns the key); when none confirms within
+   *   `replicaTimeout`, the save fails and the request gets 503 with
+   *   `Retry-After` (a sign-out may then have happened on the master
+   *   only: signing out again confirms it).
+   * - `"replica-aof"`: as `"replica"`, and the replica has also written
+   *   it to its append-only file (`WAITAOF 0 1 <replicaTimeout>`; Redis or
+   *   Valkey 7.2 and later, replicas with `appendonly yes`), so it also
+   *   survives that replica's restart.
+   * - `"none"` (default for a one-node client): once the master has it.
+   *   A master that fails over before replicating loses it: the
+   *   signed-out cookie works again on the promoted replica.
+   *
+   * Other saves (values, flash) are never waited for. Needs a client with
+   * `sendCommand` (node-redis) for `"replica"` and `"replica-aof"`.
+   */
+  durability?: "replica" | "replica-aof" | "none";
+  /**
+   * Milliseconds a replica has to confirm (`durability: "replica"`).
+   *
+   * @default {1000}
+   */
+  replicaTimeout?: number;
   /**
    * Milliseconds to wait for Redis before a read or save fails (the
    * `session()` middleware then answers 503). A client that queues
@@ -126,6 +239,9 @@ export interface RedisSessionStorageOptions {
  * holding them all. On failover the promoted replica may lack the last
  * saves its master acknowledged but had not replicated yet (Redis
  * replicates asynchronously): those sessions read as they were before.
+ * Sign-outs and new ids are confirmed only once a replica has them on a
+ * cluster by default (`durability: "replica"`), so a logged-out cookie
+ * does not come back; see the option.
  *
  * @example
  * ```ts
@@ -154,7 +270,7 @@ export interface RedisSessionStorageOptions {
  */
 export function createRedisSessionStorage(
   options: RedisSessionStorageOptions,
-): SessionStorage {
+): UserSessionStorage {
   const { client, prefix = "session:", timeout = 5000 } = options ?? {};
   if (
     client === null || typeof client !== "object" ||
@@ -168,11 +284,82 @@ export function createRedisSessionStorage(
 
   checkTimeout(timeout, "createRedisSessionStorage");
   const cluster = isRedisCluster(client);
+  const replica = replicaWaiter(client, options, "createRedisSessionStorage");
   /** `operation`, or a 503 error once Redis has not answered in time. */
   const bounded = <T>(what: string, operation: () => Promise<T>) =>
     withTimeout(operation, timeout, { store: "Redis", what });
 
-  const store: SessionStore = {
+  const indexOptions = userIndexOptions("createRedisSessionStorage", options);
+  const runScript = typeof client.eval === "function"
+    ? scriptRunner(client as ScriptClient)
+    : undefined;
+  /** A script on a user's index (one key: one slot on a cluster). */
+  function indexScript(
+    what: string,
+    script: string,
+    userId: string,
+    args: string[],
+  ): Promise<unknown> {
+    if (runScript === undefined) {
+      throw new TypeError(
+        "createRedisSessionStorage: sessions by user need a client with eval()",
+      );
+    }
+    return bounded(
+      what,
+      () =>
+        runScript(script, {
+          keys: [`${prefix}user:${userId}`],
+          arguments: args,
+        }),
+    );
+  }
+
+  const users: UserIndex = {
+    async put(userId, id, entry, { replaces, max }) {
+      const evicted = await indexScript(
+        "index session",
+        INDEX_PUT_SCRIPT,
+        userId,
+        [
+          id,
+          JSON.stringify(entry),
+          replaces ?? "",
+          String(max),
+          String(Date.now()),
+          String(Math.min(entry.e, 8.64e15)),
+        ],
+      );
+      return Array.isArray(evicted) ? evicted.map(String) : [];
+    },
+    async remove(userId, ids) {
+      if (ids.length === 0) return;
+      await indexScript("unindex session", INDEX_REMOVE_SCRIPT, userId, [
+        ...ids,
+      ]);
+    },
+    async list(userId) {
+      const reply = await indexScript(
+        "list user sessions",
+        INDEX_LIST_SCRIPT,
+        userId,
+        [],
+      );
+      const entries = new Map<string, UserIndexEntry>();
+      if (!Array.isArray(reply)) return entries;
+      for (let i = 0; i + 1 < reply.length; i += 2) {
+        try {
+          entries.set(String(reply[i]), JSON.parse(String(reply[i + 1])));
+        } catch {
+          // not an entry
+        }
+      }
+      return entries;
+    },
+  };
+
+  const store: SessionStore & { users: UserIndex } = {
+    users,
     async get(id) {
       const json = await bounded("read session", () => client.get(prefix + id));
       if (typeof json !== "string") return null;
@@ -181,11 +368,31 @@ export function createRedisSessionStorage(
     },
 
     write(change) {
-      return bounded("save session", () => write(change));
+      return bounded("save session", async () => {
+        const written = await write(change);
+        const { id, loaded, deleteId } = change;
+        // A new id (sign-in) or a deleted one: confirmed by a replica.
+        if (
+          written !== null && replica !== undefined &&
+          ((loaded !== undefined && loaded.id !== id) || deleteId !== undefined)
+        ) {
+          const keys = new Set([prefix + id]);
+          if (deleteId !== undefined && cluster) keys.add(prefix + deleteId);
+          await Promise.all(
+            [...keys].map((key) => replica(key, "new session id")),
+          );
+        }
+        return written;
+      });
     },
 
-    async delete(id) {
-      await bounded("delete session", () => client.del(prefix + id));
+    async delete(id, _budget, durable) {
+      await bounded("delete session", async () => {
+        await client.del(prefix + id);
+        if (durable && replica !== undefined) {
+          await replica(prefix + id, "sign-out");
+        }
+      });
     },
   };
 
@@ -256,5 +463,5 @@ export function createRedisSessionStorage(
     return { version: json };
   }
 
-  return createIdSessionStorage(options.cookie, store);
+  return createIdSessionStorage(options.cookie, store, indexOptions);
 }

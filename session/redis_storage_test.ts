@@ -5,6 +5,7 @@ import {
   type RedisSetOptions,
 } from "@fetchkit/toolkit/session-storage-redis";
 import { storageSuite } from "./_test_suite.ts";
+import { userSessionSuite } from "./_user_test_suite.ts";
 import { app, Jar, send } from "./_test_app.ts";
 import { redisServerOrSkip, startRedis } from "../_tools/redis.ts";
 
@@ -21,6 +22,12 @@ Deno.test({
         storage: (cookie) => createRedisSessionStorage({ client, cookie }),
         revocable: true,
         shared: true,
+      });
+      await t.step("sessions by user", async (t) => {
+        await userSessionSuite(t, {
+          storage: (cookie, options) =>
+            createRedisSessionStorage({ client, cookie, ...options }),
+        });
       });
 
       await t.step("keys carry a TTL from maxAge", async () => {

@@ -5,6 +5,7 @@
  */
 
 import { toBase64Url } from "../runtime/base64.ts";
+import type { SetUserOptions } from "./storage.ts";
 
 /** The shape of session data: names to JSON-serializable values. */
 export type SessionData = Record<string, unknown>;
@@ -40,6 +41,26 @@ export interface SessionState {
    * depends on the session, so `session()` sends it `no-store`.
    */
   used: boolean;
+  /** The user the session belongs to (loaded, or set in this request). */
+  user: UserBinding | undefined;
+  /** The user the loaded record belonged to. */
+  loadedUser: string | undefined;
+  /** `setUser()` was called in this request. */
+  userSet: boolean;
+}
+
+/** The user a session belongs to, as its record keeps it. */
+export interface UserBinding {
+  /** User id. */
+  i: string;
+  /** Bound at (sign-in), ms since the epoch. */
+  c: number;
+  /** Last saved at, ms since the epoch. */
+  s: number;
+  /** Address at sign-in. */
+  a?: string;
+  /** User agent at sign-in. */
+  ua?: string;
 }
 
 /** What storages persist, as JSON: values, next flash values, expiry time. */
@@ -52,6 +73,8 @@ export interface SessionRecord {
   f?: SessionData;
   /** Expiry time, in milliseconds since the epoch. */
   e: number;
+  /** The user the session belongs to (`setUser()`). */
+  u?: UserBinding;
 }
 
 let getState: (session: SessionObject) => SessionState;
@@ -154,6 +177,35 @@ export interface Session<Data extends SessionData = SessionData> {
    * expired (`Max-Age=0`). Calling it again does nothing.
    */
   destroy(): void;
+  /**
+   * The user the session belongs to ({@linkcode Session.setUser}), or
+   * `undefined`.
+   */
+  readonly userId: string | undefined;
+  /**
+   * Binds the session to a user, at sign-in (after `regenerateId(true)`),
+   * so the storage can list and end the user's sessions
+   * (`listUserSessions`, `destroyUserSession`, `destroyUserSessions` of
+   * the memory, Deno KV and Redis storages). Binding it again to the same
+   * user changes nothing; to another user, starts a new sign-in. Cookie
+   * storage keeps the binding in the cookie but cannot list sessions.
+   *
+   * @param userId The user's id (at most 200 characters).
+   * @param options The client's address and user agent at sign-in.
+   * @throws {TypeError} When `userId` is not a non-empty string of at most 200 characters.
+   * @throws {Error} When the session was destroyed.
+   */
+  setUser(userId: string, options?: SetUserOptions): void;
+  /**
+   * Unbinds the session from its user: a sign-out that keeps the session
+   * for a guest (a "You have been signed out" flash, after
+   * `regenerateId(true)`). The storage drops it from the user's list on
+   * save; `destroy()` does the same for a sign-out that keeps nothing.
+   * Does nothing on a session bound to nobody.
+   *
+   * @throws {Error} When the session was destroyed.
+   */
+  unsetUser(): void;
 }
 
 /**
@@ -183,7 +235,51 @@ export class SessionObject<Data extends SessionData = SessionData>
       resign: false,
       version: undefined,
       used: false,
+      user: undefined,
+      loadedUser: undefined,
+      userSet: false,
     };
+  }
+
+  get userId(): string | undefined {
+    this.#s.used = true;
+    return this.#s.destroyed ? undefined : this.#s.user?.i;
+  }
+
+  setUser(userId: string, options: SetUserOptions = {}): void {
+    if (
+      typeof userId !== "string" || userId.length === 0 ||
+      userId.length > 200
+    ) {
+      throw new TypeError(
+        `setUser() needs a user id: a non-empty string of at most 200 characters, got ${
+          typeof userId === "string"
+            ? `${userId.length} characters`
+            : typeof userId
+        }`,
+      );
+    }
+    const s = this.#writable();
+    if (s.user?.i === userId) return;
+    const now = Date.now();
+    const user: UserBinding = { i: userId, c: now, s: now };
+    if (typeof options.address === "string" && options.address !== "") {
+      user.a = options.address.slice(0, 100);
+    }
+    if (typeof options.userAgent === "string" && options.userAgent !== "") {
+      user.ua = options.userAgent.slice(0, 512);
+    }
+    s.user = user;
+    s.userSet = true;
+    s.dirty = true;
+  }
+
+  unsetUser(): void {
+    const s = this.#writable();
+    if (s.user === undefined) return;
+    s.user = undefined;
+    s.userSet = true;
+    s.dirty = true;
   }
 
   get id(): string {
@@ -297,6 +393,10 @@ export function loadSession(
   }
   s.version = options.version;
   s.resign = options.resign ?? false;
+  if (record.u !== undefined) {
+    s.user = record.u;
+    s.loadedUser = record.u.i;
+  }
   return session;
 }
 
@@ -307,6 +407,7 @@ export function toRecord(s: SessionState, expiresAt: number): SessionRecord {
     e: expiresAt,
   };
   if (s.next.size !== 0) record.f = Object.fromEntries(s.next);
+  if (s.user !== undefined) record.u = { ...s.user, s: Date.now() };
   return record;
 }
 
@@ -338,6 +439,9 @@ export function mergeRecord(
     e: expiresAt,
   };
   if (flash.size !== 0) record.f = Object.fromEntries(flash);
+  // This request's binding wins; else the one the other request wrote.
+  const user = s.userSet ? s.user : current.u;
+  if (user !== undefined) record.u = { ...user, s: Date.now() };
   return record;
 }
 
@@ -354,7 +458,17 @@ export function parseRecord(json: string): SessionRecord | null {
   if (!isObject(v) || typeof e !== "number") return null;
   if (f !== undefined && !isObject(f)) return null;
   if (i !== undefined && typeof i !== "string") return null;
+  const { u } = record as Record<string, unknown>;
+  if (u !== undefined && !isUser(u)) return null;
   return record as unknown as SessionRecord;
+}
+
+function isUser(value: unknown): value is UserBinding {
+  if (!isObject(value)) return false;
+  const { i, c, s, a, ua } = value;
+  return typeof i === "string" && typeof c === "number" &&
+    typeof s === "number" && (a === undefined || typeof a === "string") &&
+    (ua === undefined || typeof ua === "string");
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

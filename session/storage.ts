@@ -97,3 +97,119 @@ export interface SessionStorage {
    */
   save(session: Session): Promise<string | null>;
 }
+
+/** What `session.setUser()` records about the sign-in, besides the user. */
+export interface SetUserOptions {
+  /**
+   * The client's address at sign-in, for the user's list of devices
+   * (`context.remoteAddr?.hostname`, or the address your proxy forwards).
+   * At most 100 characters are kept.
+   */
+  address?: string;
+  /** The `User-Agent` request header at sign-in. At most 512 characters are kept. */
+  userAgent?: string;
+}
+
+/** One live session of a user, as `listUserSessions()` gives it. */
+export interface UserSession {
+  /** The session id: compare with `session.id` to mark "this device". */
+  id: string;
+  /** When `setUser()` bound the session to the user (the sign-in). */
+  createdAt: Date;
+  /**
+   * The last save of the session: every save, and a read at least
+   * `lastSeenIntervalMs` (5 minutes by default) after the last one saves.
+   */
+  lastSeenAt: Date;
+  /** When the session expires unless saved again. */
+  expiresAt: Date;
+  /** The address given to `setUser()`, if any. */
+  address: string | undefined;
+  /** The user agent given to `setUser()`, if any. */
+  userAgent: string | undefined;
+}
+
+/** Options of {@linkcode UserSessionStorage.destroyUserSessions}. */
+export interface DestroyUserSessionsOptions {
+  /** A session id to keep: the current device's (`session.id`). */
+  except?: string;
+}
+
+/**
+ * A session storage that can list and end the sessions of one user: the
+ * memory, Deno KV and Redis storages (one node or a cluster). Cookie
+ * storage cannot (the sessions live only in browsers): see
+ * `createCookieSessionStorage`.
+ *
+ * A session belongs to a user once a handler calls
+ * `session.setUser(userId, { address, userAgent })`, at sign-in (after
+ * `session.regenerateId(true)`). Each save of such a session also writes
+ * an entry in the user's index: its creation and last-seen times and the
+ * address and user agent given at sign-in. `destroy()` removes the entry,
+ * expired sessions drop out of it, and a user keeps at most
+ * `maxSessionsPerUser` sessions (100 by default): signing in once more
+ * ends the session signed in longest ago (its data is deleted too, so
+ * it cannot outlive the index).
+ *
+ * A session ended here is refused at once: its data is deleted, so the
+ * next request with its cookie gets a new, empty session, on every
+ * server sharing the store.
+ *
+ * @example A devices page: list, sign out one, sign out the others
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createMemorySessionStorage } from "@fetchkit/toolkit/session/memory-storage";
+ *
+ * const storage = createMemorySessionStorage({
+ *   cookie: { secrets: [crypto.randomUUID() + crypto.randomUUID()] },
+ * });
+ * // At sign-in, in two browsers:
+ * const laptop = await storage.read(null);
+ * laptop.regenerateId(true);
+ * laptop.setUser("42", { address: "203.0.113.7", userAgent: "Firefox" });
+ * await storage.save(laptop);
+ * const phone = await storage.read(null);
+ * phone.setUser("42", { address: "198.51.100.2", userAgent: "Safari" });
+ * await storage.save(phone);
+ *
+ * const sessions = await storage.listUserSessions("42");
+ * assert.deepEqual(sessions.map((s) => s.userAgent).sort(), ["Firefox", "Safari"]);
+ * // "Sign out" on the phone's row, from the laptop:
+ * assert.equal(await storage.destroyUserSession("42", phone.id), true);
+ * // "Sign out all other devices":
+ * await storage.destroyUserSessions("42", { except: laptop.id });
+ * assert.deepEqual((await storage.listUserSessions("42")).map((s) => s.id), [laptop.id]);
+ * ```
+ */
+export interface UserSessionStorage extends SessionStorage {
+  /**
+   * The user's live sessions, the most recently seen first.
+   *
+   * @param userId The id given to `session.setUser()`.
+   * @returns One entry per live session.
+   */
+  listUserSessions(userId: string): Promise<UserSession[]>;
+  /**
+   * Ends one session of the user: deletes its data and its index entry.
+   * An id that is not one of the user's sessions changes nothing, so a
+   * user cannot end another user's session by its id.
+   *
+   * @param userId The id given to `session.setUser()`.
+   * @param id The session id, from `listUserSessions()`.
+   * @returns `true` when the session was the user's and is now ended.
+   */
+  destroyUserSession(userId: string, id: string): Promise<boolean>;
+  /**
+   * Ends every session of the user, but `options.except`: "sign out
+   * everywhere" (after a password change) or "sign out all other
+   * devices".
+   *
+   * @param userId The id given to `session.setUser()`.
+   * @param options `except`: a session id to keep.
+   * @returns How many sessions were ended.
+   */
+  destroyUserSessions(
+    userId: string,
+    options?: DestroyUserSessionsOptions,
+  ): Promise<number>;
+}

@@ -35,6 +35,12 @@ export {
   type WithTimeoutOptions,
 } from "./timeout.ts";
 export {
+  observeStoreCalls,
+  type StoreCallObserver,
+  storeCallObservers,
+  type StoreCallOutcome,
+} from "./observe.ts";
+export {
   setStoreCallHook,
   type StoreCall,
   type StoreCallHook,

@@ -22,6 +22,7 @@
  */
 
 import type { Buffer } from "node:buffer";
+import { StoreUnavailableError } from "./errors.ts";
 
 /** Keys and arguments of `EVAL`/`EVALSHA`, as node-redis takes them. */
 export interface ScriptOptions {
@@ -255,5 +256,123 @@ export function duplicateForBlocking(
   return {
     connection,
     node: nodeFor(connection as unknown as SingleSender | ClusterSender),
+  };
+}
+
+/**
+ * How a Redis store confirms its security-relevant writes (a sign-out, a
+ * regenerated session id, the rate-limit count that refuses, an
+ * idempotency claim or answer), as each Redis store's options spell it:
+ *
+ * - `"replica"`: after the write, `WAIT 1 <replicaTimeout>` on the
+ *   connection that made it (on a cluster, sent to the master that owns
+ *   the key): the write is confirmed only once a replica has it; when
+ *   none confirms in time the call fails with a `StoreUnavailableError`
+ *   (503). Default for a cluster client.
+ * - `"replica-aof"`: as `"replica"`, with `WAITAOF 0 1 <replicaTimeout>`:
+ *   a replica has also written it to its append-only file (fsync per its
+ *   `appendfsync`). Needs Redis or Valkey 7.2 or later and replicas with
+ *   `appendonly yes`.
+ * - `"none"`: confirmed once the master has it (Redis replicates
+ *   asynchronously). Default for a one-node client.
+ */
+export interface ReplicaWaitOptions {
+  /** `"replica"` (default on a cluster client), `"replica-aof"` or `"none"` (default otherwise). */
+  durability?: "replica" | "replica-aof" | "none";
+  /** Milliseconds `WAIT` gives a replica to confirm. Default 1000. */
+  replicaTimeout?: number;
+}
+
+/** Default of `replicaTimeout`, in ms. */
+export const DEFAULT_REPLICA_TIMEOUT_MS = 1000;
+
+/**
+ * Waits until a replica confirms the writes made so far on the
+ * connection of `key` (the write just made); `what` names the write for
+ * the error.
+ */
+export type ReplicaWait = (key: string, what: string) => Promise<void>;
+
+/**
+ * The replica wait of a store made with `options` on `client`, or
+ * `undefined` when its writes are confirmed by the master alone
+ * (`durability: "none"`, the default for a one-node client).
+ *
+ * `WAIT` counts the replicas that have every write of the connection it
+ * is sent on, so it goes on the connection the write went on: the
+ * single client's, or on a cluster the connection to the master serving
+ * `key` (routed by `key`, as the write was). It blocks that connection
+ * (and the commands queued behind it on the same connection) for up to
+ * `replicaTimeout` ms when no replica answers.
+ *
+ * @throws {TypeError} When `durability` is neither value, or is
+ *   `"replica"` with a client that has no `sendCommand`.
+ * @throws {RangeError} When `replicaTimeout` is not a finite number >= 1.
+ */
+export function replicaWaiter(
+  client: unknown,
+  options: ReplicaWaitOptions,
+  owner: string,
+): ReplicaWait | undefined {
+  const cluster = isRedisCluster(client);
+  const durability = options.durability ?? (cluster ? "replica" : "none");
+  if (
+    durability !== "replica" && durability !== "replica-aof" &&
+    durability !== "none"
+  ) {
+    throw new TypeError(
+      `${owner}: durability must be "replica", "replica-aof" or "none", got ${
+        JSON.stringify(durability)
+      }`,
+    );
+  }
+  const ms = options.replicaTimeout ?? DEFAULT_REPLICA_TIMEOUT_MS;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || !(ms >= 1)) {
+    throw new RangeError(
+      `${owner}: replicaTimeout must be a finite number >= 1, got ${ms}`,
+    );
+  }
+  if (durability === "none") return undefined;
+  if (
+    client === null || typeof client !== "object" ||
+    typeof (client as { sendCommand?: unknown }).sendCommand !== "function"
+  ) {
+    throw new TypeError(
+      `${owner}: durability "${durability}" needs a client with sendCommand (node-redis); ` +
+        'pass durability: "none" for a client without it',
+    );
+  }
+  const send = commandSender(client as SingleSender | ClusterSender);
+  const aof = durability === "replica-aof";
+  const args = aof
+    ? ["WAITAOF", "0", "1", String(Math.ceil(ms))]
+    : ["WAIT", "1", String(Math.ceil(ms))];
+  const command = args.join(" ");
+  return async (key, what) => {
+    let reply: unknown;
+    try {
+      reply = await send(key, args);
+    } catch (error) {
+      if (
+        aof && error instanceof Error && /unknown command/i.test(error.message)
+      ) {
+        throw new TypeError(
+          `${owner}: durability "replica-aof" needs WAITAOF (Redis or Valkey 7.2 or later); this server answered: ${error.message}`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    // WAITAOF answers [local fsyncs, replica fsyncs].
+    const confirmed = Number(aof && Array.isArray(reply) ? reply[1] : reply);
+    if (confirmed >= 1) return;
+    throw new StoreUnavailableError(
+      "Redis",
+      `Redis: no replica confirmed the ${what} within ${ms} ms ` +
+        `(${command} answered ${JSON.stringify(reply)}); the master ` +
+        "has it but would lose it in a failover, so it is not confirmed " +
+        `(durability "${durability}")`,
+      { cause: reply },
+    );
   };
 }

@@ -6,6 +6,7 @@
 
 import { StoreUnavailableError, toStoreError } from "./errors.ts";
 import { storeCallHook } from "./trace.ts";
+import { notifyStoreCall, storeCallObservers } from "./observe.ts";
 
 /** Options of {@linkcode withTimeout}. */
 export interface WithTimeoutOptions {
@@ -50,6 +51,35 @@ export function withTimeout<T>(
   ms: number,
   options: WithTimeoutOptions,
 ): Promise<T> {
+  if (storeCallObservers().length === 0) return timed(operation, ms, options);
+  // Observers (metrics) are told how each call ended and how long it took.
+  const start = performance.now();
+  const seconds = () => (performance.now() - start) / 1000;
+  return timed(operation, ms, options).then((value) => {
+    notifyStoreCall(options, "ok", seconds());
+    return value;
+  }, (error) => {
+    notifyStoreCall(
+      options,
+      timedOut.has(error)
+        ? "timeout"
+        : error instanceof StoreUnavailableError
+        ? "unavailable"
+        : "error",
+      seconds(),
+    );
+    throw error;
+  });
+}
+
+/** The errors `withTimeout` made because a call took too long. */
+const timedOut = new WeakSet<object>();
+
+function timed<T>(
+  operation: () => Promise<T>,
+  ms: number,
+  options: WithTimeoutOptions,
+): Promise<T> {
   const { store } = options;
   let call: Promise<T>;
   try {
@@ -69,13 +99,13 @@ export function withTimeout<T>(
       deadline: performance.now() + ms,
       expire() {
         const what = options.what;
-        reject(
-          new StoreUnavailableError(
-            store,
-            `${store} did not answer within ${ms} ms` +
-              (what === undefined ? "" : ` (${what})`),
-          ),
+        const error = new StoreUnavailableError(
+          store,
+          `${store} did not answer within ${ms} ms` +
+            (what === undefined ? "" : ` (${what})`),
         );
+        timedOut.add(error);
+        reject(error);
       },
     };
     const queue = watch(ms, waiting);

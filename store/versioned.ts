@@ -24,6 +24,15 @@ export interface VersionedSetOptions {
    * is no entry. Left out: write whatever is there.
    */
   ifVersion?: string | null;
+  /**
+   * A write that must survive the loss of the store's primary (an
+   * idempotency claim or answer): a store that replicates confirms it
+   * only once a replica has it, where it is set to (Redis:
+   * `durability: "replica"`), else fails with a `StoreUnavailableError`.
+   * A new entry (`ifVersion: null`) that no replica confirmed is taken
+   * back first. Stores without replicas ignore it.
+   */
+  durable?: boolean;
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { Buffer } from "node:buffer";
 import { checkTimeout, withTimeout } from "./timeout.ts";
-import { scriptRunner } from "./redis_client.ts";
+import { replicaWaiter, scriptRunner } from "./redis_client.ts";
 import {
   checkSet,
   randomVersion,
@@ -61,6 +61,18 @@ export interface RedisVersionedStoreOptions {
    * @default {8388608} (8 MiB)
    */
   maxValueBytes?: number;
+  /**
+   * How a `durable` write (an idempotency claim or answer) is confirmed:
+   * `"replica"` (default for a cluster client) once a replica has it
+   * (`WAIT 1 <replicaTimeout>` to the master that owns the key), else a
+   * `StoreUnavailableError`; `"none"` (default for one node) once the
+   * master has it; `"replica-aof"` as `"replica"`, with `WAITAOF 0 1`
+   * (the replica's append-only file has it too; Redis 7.2 and later).
+   * Other writes are never waited for.
+   */
+  durability?: "replica" | "replica-aof" | "none";
+  /** Milliseconds a replica has to confirm. Default 1000. */
+  replicaTimeout?: number;
   /**
    * Milliseconds one call may take before it fails with a
    * `StoreUnavailableError` (a `503`): node-redis queues commands while
@@ -120,6 +132,7 @@ export function createRedisVersionedStore(
       "a Redis store needs `client`: a connected Redis client with get, set, del and eval (npm:redis)",
     );
   }
+  const replica = replicaWaiter(client, options, "createRedisCacheStore()");
   if (typeof client.withTypeMapping === "function") {
     client = client.withTypeMapping({ [BLOB_STRING]: Buffer });
   }
@@ -168,7 +181,24 @@ export function createRedisVersionedStore(
           keys: [prefix + key],
           arguments: [expected ?? "", asBuffer(stored), String(ttl)],
         }));
-      return Number(reply) === 1 ? version : undefined;
+      if (Number(reply) !== 1) return undefined;
+      if (options.durable && replica !== undefined) {
+        try {
+          await call("confirm write", () => replica(prefix + key, "write"));
+        } catch (error) {
+          // A new entry no replica has: taken back, so that a retry finds
+          // the key free rather than held by a claim that was refused.
+          if (expected === null) {
+            await call("take back", () =>
+              run(DELETE_SCRIPT, {
+                keys: [prefix + key],
+                arguments: [version],
+              })).catch(() => {});
+          }
+          throw error;
+        }
+      }
+      return version;
     },
     async delete(key, options) {
       if (options?.ifVersion === undefined) {

@@ -3,12 +3,14 @@
  * current browser follows): `Set-Cookie` parsed leniently as browsers do,
  * domain and path matching, `Expires` and `Max-Age` (which wins),
  * `Secure` cookies only from and to `https:` origins, the `__Secure-` and
- * `__Host-` prefixes. `HttpOnly` and `SameSite` are kept on the stored
+ * `__Host-` prefixes; a `Domain` that is a public suffix (`com`, `co.uk`,
+ * `github.io`, from a built-in list of the common ones) is refused. `HttpOnly` and `SameSite` are kept on the stored
  * cookie (a test client is no script, and its requests are same-site).
  *
  * @module
  */
 import { parseCookieDate } from "./_date.ts";
+import { isPublicSuffix } from "./_public_suffix.ts";
 
 /** One cookie as the jar holds it. */
 export interface StoredCookie {
@@ -225,8 +227,15 @@ export class CookieJar {
       if (!domainMatch(host, parsed.domain)) return undefined;
       // An IP address is only ever its own domain.
       if (isIpAddress(host) && parsed.domain !== host) return undefined;
-      domain = parsed.domain;
-      hostOnly = false;
+      // A public suffix ("com", "co.uk", "github.io") would reach every
+      // site under it: refused, or host-only on that very host (RFC 6265
+      // 5.3 step 5).
+      if (isPublicSuffix(parsed.domain)) {
+        if (parsed.domain !== host) return undefined;
+      } else {
+        domain = parsed.domain;
+        hostOnly = false;
+      }
     }
     const path = parsed.path !== undefined && parsed.path.startsWith("/")
       ? parsed.path

@@ -390,3 +390,34 @@ Deno.test("jar: storeResponse takes every Set-Cookie; clear() forgets", () => {
   jar.clear();
   assert.deepEqual(jar.cookies(), []);
 });
+
+Deno.test("CookieJar: a Domain that is a public suffix is refused, or kept host-only on that very host", () => {
+  const jar = new CookieJar();
+  assert.equal(
+    jar.setCookie("a=1; Domain=com", "https://shop.example.com/"),
+    undefined,
+  );
+  assert.equal(
+    jar.setCookie("b=1; Domain=.co.uk", "https://bank.co.uk/"),
+    undefined,
+  );
+  assert.equal(
+    jar.setCookie("c=1; Domain=github.io", "https://me.github.io/"),
+    undefined,
+  );
+  assert.equal(
+    jar.setCookie("d=1; Domain=COM.au", "https://x.com.au/"),
+    undefined,
+  );
+  assert.equal(jar.cookieHeader("https://other.com/"), "");
+  assert.equal(jar.cookieHeader("https://victim.co.uk/"), "");
+  assert.equal(jar.cookieHeader("https://you.github.io/"), "");
+  // RFC 6265 5.3 step 5: the suffix itself may set a host-only cookie.
+  const own = jar.setCookie("e=1; Domain=co.uk", "https://co.uk/");
+  assert.equal(own?.hostOnly, true);
+  assert.equal(jar.cookieHeader("https://sub.co.uk/"), "");
+  assert.equal(jar.cookieHeader("https://co.uk/"), "e=1");
+  // A registrable domain under a suffix is still fine.
+  jar.setCookie("f=1; Domain=example.co.uk", "https://www.example.co.uk/");
+  assert.equal(jar.cookieHeader("https://shop.example.co.uk/"), "f=1");
+});

@@ -57,6 +57,14 @@
  * - A route (from `route()`, `resources()`, `form()`) is a target as well
  *   as a path: its `params` are type-checked against its pattern, and a
  *   `json` body against its `body` schema.
+ * - Bodies of known length (`json`, `form`, `multipart`, strings, bytes,
+ *   blobs) carry `Content-Length` as a browser sends them, so
+ *   `bodyLimit()` answers a test as it answers HTTP; a stream has none.
+ * - A call's `signal` aborts it as it aborts a `fetch()`: the call rejects
+ *   with the signal's reason even while the handler has not answered, and
+ *   the handler's `request.signal` aborts.
+ * - The cookie jar refuses a `Domain` that is a public suffix (`com`,
+ *   `co.uk`, `github.io`; a built-in list of the common ones).
  * - The handler gets `{ remoteAddr: 127.0.0.1 }` as `Deno.serve` would
  *   give, so per-address rate limits work (`remoteAddr` option to change).
  *
@@ -241,6 +249,25 @@ const BODY_HEADERS = [
   "content-language",
   "content-location",
 ];
+
+/**
+ * The handler's answer, or the signal's reason once it aborts first: a
+ * caller's `signal` ends the call as it ends a `fetch()`, even while the
+ * handler has not answered.
+ */
+function untilAborted(
+  answer: Response | Promise<Response>,
+  signal: AbortSignal,
+): Promise<Response> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<Response>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(answer).then(resolve, reject).finally(() =>
+      signal.removeEventListener("abort", onAbort)
+    );
+  });
+}
 
 function handlerOf(app: HasFetch | FetchHandler | typeof fetch): FetchHandler {
   // The global fetch takes RequestInit second, not a server's info.
@@ -428,7 +455,9 @@ export function createTestClient(
       // A real fetch handler must hand redirects back to us.
       redirect: "manual",
     });
-    const response = await handler(request, info);
+    const response = signal === undefined
+      ? await handler(request, info)
+      : await untilAborted(handler(request, info), signal);
     if (!(response instanceof Response)) {
       throw new TypeError(
         `The app answered ${method} ${url.pathname} with ${typeof response}, not a Response`,
@@ -450,6 +479,28 @@ export function createTestClient(
     if (
       redirect === "follow" && body instanceof ReadableStream
     ) body = await new Response(body).arrayBuffer();
+    // A body of known length goes with its Content-Length, as a browser
+    // sends it (bodyLimit() refuses a large one before reading it); a
+    // stream has none. FormData is encoded here, boundary and all.
+    if (
+      body != null && !(body instanceof ReadableStream) &&
+      method !== "GET" && method !== "HEAD"
+    ) {
+      const encoded = new Request("http://body.invalid/", {
+        method: "POST",
+        body,
+      });
+      const type = encoded.headers.get("content-type");
+      const bytes = new Uint8Array(await encoded.arrayBuffer());
+      body = bytes;
+      headers = new Headers(headers);
+      if (type !== null && !headers.has("content-type")) {
+        headers.set("content-type", type);
+      }
+      if (!headers.has("content-length")) {
+        headers.set("content-length", String(bytes.byteLength));
+      }
+    }
     for (let hop = 0;; hop++) {
       const response = await exchange(url, method, headers, body, signal);
       const location = response.headers.get("location");

@@ -335,3 +335,66 @@ Deno.test("createTestClient: a fetch handler function, a shared jar, remoteAddr 
     /give a router \(anything with a fetch method\) or a fetch handler function/,
   );
 });
+
+Deno.test("createTestClient: Content-Length for bodies of known length, as a browser sends it", async () => {
+  const seen: (string | null)[] = [];
+  const client = createTestClient(async (request: Request) => {
+    seen.push(request.headers.get("content-length"));
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    return new Response(
+      `${bytes.byteLength} ${request.headers.get("content-type")}`,
+    );
+  });
+  const json = await client.post("/", { json: { name: "ada" } });
+  assert.equal(await json.text(), "14 application/json");
+  const form = await client.post("/", { form: { a: "1", b: "é" } });
+  assert.equal(
+    await form.text(),
+    "12 application/x-www-form-urlencoded;charset=UTF-8",
+  );
+  await (await client.put("/", { body: "hello" })).text();
+  await (await client.post("/", { body: new Uint8Array(7) })).text();
+  const multipart = await client.post("/", {
+    multipart: { file: new File(["x".repeat(100)], "a.txt") },
+  });
+  const text = await multipart.text();
+  const [length, type] = [
+    text.slice(0, text.indexOf(" ")),
+    text.slice(text.indexOf(" ") + 1),
+  ];
+  assert.match(type, /^multipart\/form-data; ?boundary=/);
+  assert.deepEqual(seen, ["14", "12", "5", "7", length]);
+  // A stream has no known length: none sent, as a browser does.
+  const stream = new Blob(["abc"]).stream();
+  await (await client.post("/", { body: stream })).text();
+  assert.equal(seen.at(-1), null);
+});
+
+Deno.test("createTestClient: bodyLimit() answers 413 for a declared length over the limit", async () => {
+  const { bodyLimit } = await import("@fetchkit/toolkit/body-limit-middleware");
+  const router = createRouter({ middleware: [bodyLimit({ maxBytes: 10 })] });
+  const routes = route({ upload: { method: "POST", pattern: "/" } });
+  router.map(routes.upload, () => new Response("taken"));
+  const client = createTestClient(router);
+  const response = await client.post("/", { json: { text: "x".repeat(50) } });
+  assert.equal(response.status, 413);
+  await response.body?.cancel();
+});
+
+Deno.test("createTestClient: signal aborts the call while the handler has not answered", async () => {
+  let handlerSaw: AbortSignal | undefined;
+  const client = createTestClient((request: Request) => {
+    handlerSaw = request.signal;
+    return new Promise<Response>(() => {});
+  });
+  const controller = new AbortController();
+  const call = client.get("/", { signal: controller.signal });
+  setTimeout(() => controller.abort(new Error("gave up")), 20);
+  await assert.rejects(call, /gave up/);
+  assert.equal(handlerSaw?.aborted, true);
+  // An already aborted signal rejects at once.
+  await assert.rejects(
+    client.get("/", { signal: AbortSignal.abort(new Error("before")) }),
+    /before/,
+  );
+});

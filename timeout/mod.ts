@@ -7,6 +7,16 @@
  * gateway), logs nothing to the client, and lets the late handler finish
  * in the background (its response, if any, is discarded).
  *
+ * What it covers: the wait for the response, that is until the chain
+ * returns its `Response` (status and headers). Not the body: once the
+ * response is returned, its body streams for as long as it takes, and
+ * `timeout()` can no longer answer instead. Bodies bound themselves:
+ * `createHtmlResponse()` ends a streamed page at its own `timeout` (30 s,
+ * pending parts showing their placeholder), an event stream ends when the
+ * client leaves or `serve()` shuts down, `streamLimit()` bounds how many
+ * run at once. Nor the request body: `bodyLimit()` bounds its size, the
+ * server or the proxy in front how long it may take to arrive.
+ *
  * @module
  */
 

@@ -18,9 +18,16 @@
  *   as any promise does; nothing waits for it.
  *
  * A rejected promise is logged (with the request id from `requestId()`
- * when there is one, else `X-Request-Id`, and the method and path), never
- * left as an unhandled rejection that would end the process. The log is
- * `serve()`'s `log` option (`console.error` by default).
+ * when there is one, else `X-Request-Id` when `requestId()` would accept
+ * it: 1 to 255 characters of `A-Z a-z 0-9 . _ : -`; else a number), and
+ * the method and path, never left as an unhandled rejection that would
+ * end the process. The log is `serve()`'s `log` option (`console.error`
+ * by default).
+ *
+ * The work is kept by the server (or Workers execution context) that took
+ * the request, also behind middleware that hands the chain a copy of the
+ * request (`bodyLimit()`, `methodOverride()`, `idempotency()`), and with
+ * several `serve()` servers in one process.
  *
  * The answer's time to first byte does not include the work (measured in
  * BENCHMARKS.md, "waitUntil"): do not `await` the promise in the handler.
@@ -49,7 +56,7 @@
  */
 
 import { workRegistry, type WorkTracker } from "../serve/shared.ts";
-import { RequestId } from "../request_id/mod.ts";
+import { isSafeRequestId, RequestId } from "../request_id/mod.ts";
 
 /**
  * Where the request is found: a `RequestContext` (anything with
@@ -99,7 +106,12 @@ function labelOf(source: WaitUntilSource, request: Request): string {
       // A context without the key.
     }
   }
-  id ??= request.headers.get("x-request-id") ?? undefined;
+  // A client's own id only under requestId()'s rule: 1 to 255 characters
+  // of A-Z a-z 0-9 . _ : - (never quotes, spaces or forged log text).
+  const incoming = request.headers.get("x-request-id");
+  if (id === undefined && incoming !== null && isSafeRequestId(incoming)) {
+    id = incoming;
+  }
   let path = request.url;
   try {
     path = new URL(request.url).pathname;

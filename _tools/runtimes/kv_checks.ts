@@ -16,6 +16,7 @@ import { openKv } from "@deno/kv";
 import { createKvSessionStorage } from "@fetchkit/toolkit/session-storage-kv";
 import { createKvRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { storageSuite } from "../../session/_test_suite.ts";
+import { userSessionSuite } from "../../session/_user_test_suite.ts";
 import { app, Jar, send } from "../../session/_test_app.ts";
 import { test, type TestContext } from "./harness.ts";
 
@@ -53,6 +54,15 @@ test("kv storage on @deno/kv (local file)", async (t: TestContext) => {
       storage: (cookie) => createKvSessionStorage({ client: kv, cookie }),
       revocable: true,
       shared: true,
+    });
+  });
+});
+
+test("kv storage on @deno/kv: sessions by user", async (t: TestContext) => {
+  await withKv(async (kv) => {
+    await userSessionSuite(t as unknown as Deno.TestContext, {
+      storage: (cookie, options) =>
+        createKvSessionStorage({ client: kv, cookie, ...options }),
     });
   });
 });

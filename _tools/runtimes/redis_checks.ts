@@ -17,6 +17,7 @@ import {
   rateLimit,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { storageSuite } from "../../session/_test_suite.ts";
+import { userSessionSuite } from "../../session/_user_test_suite.ts";
 import assert from "node:assert/strict";
 import { test, type TestContext } from "./harness.ts";
 import { findRedisServer, startNodeRedis } from "./node_redis.ts";
@@ -53,6 +54,10 @@ test("redis storage on npm:redis (throwaway redis-server)", async (t: TestContex
         createRedisSessionStorage({ client: connected, cookie }),
       revocable: true,
       shared: true,
+    });
+    await userSessionSuite(t as unknown as Deno.TestContext, {
+      storage: (cookie, options) =>
+        createRedisSessionStorage({ client: connected, cookie, ...options }),
     });
   } finally {
     await client?.quit().catch(() => undefined);

@@ -2,7 +2,7 @@
  * The notes API from a typed client: the same `routes.ts` the server maps,
  * so a wrong parameter or body is a type error here, and `data` is a `Note`.
  *
- *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts)
+ *     TOKEN=$(deno run -P=api-token examples/api/token.ts)
  *     deno run --allow-net=127.0.0.1 examples/api/client.ts http://127.0.0.1:8010 "$TOKEN"
  *
  * Writes carry the bearer token (`headers`); reads would go without one.

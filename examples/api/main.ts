@@ -4,11 +4,9 @@
  * routes take bearer JWTs signed with `API_JWT_SECRET` (a public development
  * secret when unset, refused with `DENO_ENV=production`):
  *
- *     deno run --unstable-kv --allow-net=127.0.0.1 \
- *       --allow-env=PORT,DENO_KV_PATH,API_JWT_SECRET,DENO_ENV \
- *       --allow-read=.data --allow-write=.data examples/api/main.ts
+ *     deno run -P=api --unstable-kv examples/api/main.ts
  *
- *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts)
+ *     TOKEN=$(deno run -P=api-token examples/api/token.ts)
  *     curl -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
  *       -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
  *     curl http://127.0.0.1:8010/openapi.json

@@ -2,7 +2,7 @@
  * Prints a bearer token for the notes API's write routes, signed with
  * `API_JWT_SECRET` (or the development secret), for local use:
  *
- *     TOKEN=$(deno run --allow-env=API_JWT_SECRET,DENO_ENV examples/api/token.ts ada 1h)
+ *     TOKEN=$(deno run -P=api-token examples/api/token.ts ada 1h)
  *     curl -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' \
  *       -d '{"title":"Hi"}' http://127.0.0.1:8010/notes
  *

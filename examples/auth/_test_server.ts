@@ -14,20 +14,26 @@ const DENO_JSON = new URL("../../deno.json", import.meta.url);
 
 /**
  * The flags of `deno task dev` (read from deno.json, so the test checks
- * the very permissions a user runs with), minus `--watch`, with the
- * test's KV folder writable instead of `.data`.
+ * the very permissions a user runs with: the `auth` permission set), with
+ * the test's KV folder writable instead of `.data`.
  */
 async function args(kvPath: string): Promise<string[]> {
-  const { tasks } = JSON.parse(await Deno.readTextFile(DENO_JSON));
+  const { tasks, permissions } = JSON.parse(await Deno.readTextFile(DENO_JSON));
   const dev: string[] = tasks.dev.split(/\s+/);
   const dir = kvPath.slice(0, kvPath.lastIndexOf("/"));
-  const flags = dev.filter((arg) => arg.startsWith("--") && arg !== "--watch")
-    .map((arg) => arg === "--allow-write=.data" ? `--allow-write=${dir}` : arg);
+  // The program's flags: between the watcher and the script.
+  const flags = dev.slice(dev.indexOf("_tools/dev.ts") + 1, -1);
   assert.ok(
-    flags.includes(`--allow-write=${dir}`),
-    `the dev task should write only to .data: ${tasks.dev}`,
+    flags.includes("-P=auth"),
+    `the dev task runs with -P=auth: ${tasks.dev}`,
   );
-  return ["run", ...flags, MAIN];
+  assert.deepEqual(
+    permissions.auth.write,
+    [".data"],
+    "the auth permission set should write only to .data",
+  );
+  // An explicit --allow-write replaces the set's write list.
+  return ["run", ...flags, `--allow-write=${dir}`, MAIN];
 }
 
 /** Runs main.ts to its end (for start-up failures). */

@@ -21,7 +21,13 @@
  *
  * @module
  */
-import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import {
+  createRouter,
+  type Router,
+  type TrustProxyOptions,
+} from "@fetchkit/toolkit/fetch-router";
+import type { MetricsRegistry } from "@fetchkit/toolkit/metrics";
+import { createOperations } from "./operations.ts";
 import { compress } from "@fetchkit/toolkit/compress-middleware";
 import { csrf } from "@fetchkit/toolkit/csrf-middleware";
 import { etag } from "@fetchkit/toolkit/etag-middleware";
@@ -63,11 +69,34 @@ import { createUserStore } from "./users.ts";
 import { createPasskeys } from "@fetchkit/toolkit/passkeys";
 import { passkeysController } from "./controllers/passkeys.ts";
 import { resetController } from "./controllers/reset.ts";
+import { confirmController } from "./controllers/confirm.ts";
+import { security } from "./controllers/security.ts";
+import { twoFactorController } from "./controllers/two_factor.ts";
+import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
-import { createPasskeyStore } from "./passkeys.ts";
+import { createKvJobStore } from "@fetchkit/toolkit/jobs";
+import {
+  createMailJobs,
+  type MailJobs,
+  MailJobsKey,
+  sendMail,
+} from "./mail_jobs.ts";
+import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
+import { createEmailVerification } from "./controllers/email.ts";
+import { createEmailLinks } from "./email_verification.ts";
+import { emailReminder, emailSection } from "./views/email.ts";
+import { deleteSection } from "./views/delete_account.ts";
+import { deleteAccountController } from "./controllers/delete_account.ts";
+import { createAccountPurge, createUserMailJobs } from "./account_deletion.ts";
+import { confirmFirst } from "./reauth.ts";
+import { changePasswordController } from "./controllers/password.ts";
+import { passwordSection } from "./views/password.ts";
+import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
+import { devicesController } from "./controllers/devices.ts";
+import { devicesSection } from "./views/devices.ts";
 
 export {
   ADDRESS_LIMIT,
@@ -130,14 +159,32 @@ export interface AppOptions {
    * never taken from a request's `Host`. Default `http://localhost:8000`.
    */
   appUrl?: string;
-  /** Sends the reset links. Default: printed to the console. */
+  /** Sends the app's mail. Default: printed to the console. */
   mailer?: Mailer;
+  /**
+   * The app's mail queue (`mail_jobs.ts`): every mail goes through it.
+   * Default: on `kv`, sending with `mailer`, with a worker started on
+   * demand (see `MailJobsOptions.onDemand`). Given one, the app starts
+   * no worker: `main.ts` runs one all along (`mailJobs.work()`).
+   */
+  mailJobs?: MailJobs;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
+  /** How long an email link works. Default 24 hours (tests shorten it). */
+  emailLinkTtlMs?: number;
   /** "Sign in with <provider>" providers (see `oauth.ts`). Default none. */
   oauthProviders?: readonly OAuthProvider[];
   /** The app's origin, for the providers' callback URLs. */
   publicUrl?: string;
+  /**
+   * Readiness checks of `/readyz` by name (see `operations.ts`). Default:
+   * a read of the KV database.
+   */
+  healthChecks?: Record<string, () => Promise<unknown>>;
+  /** Where `/metrics` numbers go. Default: a registry of the app's own. */
+  metricsRegistry?: MetricsRegistry;
+  /** The proxies in front, for `context.remoteAddr` (see `createRouter`). */
+  trustProxy?: TrustProxyOptions;
 }
 
 /**
@@ -165,6 +212,20 @@ export async function createApp(options: AppOptions): Promise<Router> {
     createKvRateLimitStore({ client: kv });
   const appUrl = options.appUrl ?? "http://localhost:8000";
   const passkeyStore = createPasskeyStore(kv);
+  const passkeys = createPasskeys({
+    rpId: new URL(appUrl).hostname,
+    rpName: "fetchkit auth example",
+    origins: [new URL(appUrl).origin],
+    session: Session,
+    // Used challenges on the app's KV: single use across instances.
+    usedChallenges: createUsedChallengeStore(kv),
+  });
+  const twoFactor = createTwoFactorStore(kv);
+  const mailJobs = options.mailJobs ?? createMailJobs({
+    store: createKvJobStore(kv),
+    mailer: options.mailer ?? createConsoleMailer(),
+    onDemand: true,
+  });
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
@@ -173,8 +234,39 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
+  // The devices list and sign-outs (null on signed cookies).
+  const deviceSessions = deviceSessionsOf(options.sessions);
+  const endSessions = async (userId: number, except?: string) => {
+    await deviceSessions?.destroyUserSessions(String(userId), { except });
+  };
+  const identities = createIdentityStore(kv);
+  const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
+  const userMailJobs = createUserMailJobs(kv);
+  const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
+  const email = createEmailVerification({
+    users,
+    reauth: [confirmFirst()],
+    links: emailLinks,
+    // Through the mail queue (mail_jobs.ts), as every mail of the app.
+    sendMail: async ({ userId, ...message }) => {
+      const { id } = await sendMail(mailJobs, message);
+      // Deleting the account removes the mail still waiting.
+      await userMailJobs.record(userId, id);
+    },
+    limits,
+    appUrl,
+  });
+
+  const operations = createOperations({
+    checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
+    registry: options.metricsRegistry,
+    jobs: mailJobs.queue,
+  });
   const router = createRouter({
+    trustProxy: options.trustProxy,
     middleware: [
+      operations.metrics,
+      operations.endpoints,
       ...(options.development
         ? [tracing({ storeSpans: true }), serverTiming({ enabled: true })]
         : []),
@@ -182,9 +274,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // the id is always the server's own: a client cannot reuse
       // another request's id in the log.
       requestId({ trustIncoming: false }),
-      ...(options.log === null
-        ? []
-        : [logger({ format: LOG_FORMAT, log: options.log })]),
+      ...(options.log === null ? [] : [logger({
+        format: LOG_FORMAT,
+        log: options.log,
+        // Reset and verification links are secrets while they are live
+        // (stored hashed): never in the log.
+        redactPathParams: ["/password/reset/:token", "/email/verify/:token"],
+      })]),
       secureHeaders({ contentSecurityPolicy: CONTENT_SECURITY_POLICY }),
       compress(),
       etag(),
@@ -199,15 +295,70 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // before methodOverride() would wait for it.
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
+      // sendMail(context, ...) finds the app's mail queue here.
+      (context, next) => {
+        context.set(MailJobsKey, mailJobs);
+        return next();
+      },
       loadUser(users),
+      bindDevice(),
+      operations.signIns,
     ],
     defaultHandler: (context) => notFoundPage(context.get(CurrentUser)),
     onError: serverError,
   });
 
   router.map(routes.home, home);
-  router.map(routes.dashboard, dashboard);
-  router.map(routes.profile, profile(passkeyStore));
+  router.map(routes.dashboard, dashboard(emailReminder));
+  router.map(
+    routes.profile,
+    profile(
+      passkeyStore,
+      (context) => [
+        emailSection(context.get(CurrentUser)!),
+        passwordSection(context.get(CurrentUser)!),
+      ],
+      deleteSection(),
+    ),
+  );
+  router.map(routes.email, email.controller);
+  router.map(
+    routes.sessions,
+    devicesController({
+      sessions: deviceSessions,
+      backTo: routes.security.href(),
+    }),
+  );
+  router.map(
+    routes.changePassword,
+    changePasswordController({
+      users,
+      passwords,
+      endSessions,
+      reauth: [confirmFirst()],
+    }),
+  );
+  router.map(
+    routes.deleteAccount,
+    deleteAccountController({
+      users,
+      reauth: [confirmFirst()],
+      purge: createAccountPurge({
+        passkeys: passkeyStore,
+        identities,
+        resetTokens,
+        emailLinks,
+        endSessions,
+        twoFactor,
+        removeJobs: async (user) => {
+          await userMailJobs.removeAll(
+            user.id,
+            (id) => mailJobs.queue.remove(id),
+          );
+        },
+      }),
+    }),
+  );
   router.map(
     routes.auth,
     authController({
@@ -216,6 +367,51 @@ export async function createApp(options: AppOptions): Promise<Router> {
       limits,
       addressLimit: options.loginAddressLimit,
       providers: options.oauthProviders?.map(({ id, name }) => ({ id, name })),
+      async onRegistered(user) {
+        // The account is made: a store failure here must not undo that
+        // (the dashboard offers "Send again").
+        await email.sendVerification(user).catch((error) =>
+          console.error("Verification link failed:", error)
+        );
+      },
+      twoFactor,
+    }),
+  );
+  router.map(
+    routes.confirm,
+    confirmController({
+      passwords,
+      passkeyStore,
+      passkeys,
+      limits,
+      addressLimit: options.loginAddressLimit,
+    }),
+  );
+  router.map(
+    routes.twoFactor,
+    twoFactorController({
+      users,
+      store: twoFactor,
+      limits,
+      addressLimit: options.loginAddressLimit,
+      endSessions,
+    }),
+  );
+  router.map(
+    routes.security,
+    security({
+      twoFactor,
+      passkeys: passkeyStore,
+      // The devices signed in (a note on signed cookies, which cannot list).
+      devices: async (context, user) =>
+        devicesSection(
+          deviceSessions &&
+            await listDevices(
+              deviceSessions,
+              user.id,
+              context.get(Session)!.id,
+            ),
+        ),
     }),
   );
   router.map(
@@ -223,11 +419,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
     oauthController({
       users,
       passwords,
-      identities: createIdentityStore(kv),
-      passkeys: passkeyStore,
+      identities,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
+      twoFactor,
     }),
   );
   router.map(
@@ -235,12 +431,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
     passkeysController({
       users,
       store: passkeyStore,
-      passkeys: createPasskeys({
-        rpId: new URL(appUrl).hostname,
-        rpName: "fetchkit auth example",
-        origins: [new URL(appUrl).origin],
-        session: Session,
-      }),
+      passkeys,
       limits,
       addressLimit: options.loginAddressLimit,
     }),
@@ -250,19 +441,20 @@ export async function createApp(options: AppOptions): Promise<Router> {
     resetController({
       users,
       passwords,
-      tokens: createResetTokens(kv, { ttlMs: options.resetTtlMs }),
-      mailer: options.mailer ?? createConsoleMailer(),
+      tokens: resetTokens,
+      mail: mailJobs,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,
       clearLockout: (email) => lockouts.perEmail.reset(email),
+      endSessions,
     }),
   );
   // One section: every /admin route is for admins and moderators, and
   // guests are sent to the login page before any admin code runs.
   router.mount("/admin", (admin) => {
     admin.use(requireRole("admin", "moderator"));
-    admin.map(adminRoutes, adminController(users));
+    admin.map(adminRoutes, adminController(users, mailJobs.queue));
   });
   return router;
 }

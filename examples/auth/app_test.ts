@@ -117,7 +117,10 @@ Deno.test("login: right password renews the id (old one deleted) and goes to /da
   const before = client.cookies.get("session")!;
   const countSessions = async () => {
     let n = 0;
-    for await (const _ of kv.list({ prefix: ["sessions"] })) n++;
+    // Session data only: the devices index lives under ["sessions", "by_user"].
+    for await (const { key } of kv.list({ prefix: ["sessions"] })) {
+      if (key[1] !== "by_user") n++;
+    }
     return n;
   };
   const sessionsBefore = await countSessions();
@@ -202,7 +205,7 @@ Deno.test("logout: POST deletes the session's data and id → /auth/login, which
   assert.notEqual(client.cookies.get("session"), cookie);
   const left: unknown[] = [];
   for await (const entry of kv.list({ prefix: ["sessions"] })) {
-    left.push(entry.value);
+    if (entry.key[1] !== "by_user") left.push(entry.value);
   }
   assert.equal(left.length, 1);
   assert.doesNotMatch(JSON.stringify(left), /userId/);

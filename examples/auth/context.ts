@@ -7,6 +7,7 @@
  */
 import { createContextKey } from "@fetchkit/toolkit/fetch-router";
 import type { Session as SessionOf } from "@fetchkit/toolkit/session-middleware";
+import type { ReauthMark } from "@fetchkit/toolkit/reauth-middleware";
 import type { User } from "./users.ts";
 
 /**
@@ -26,6 +27,12 @@ export type SessionData = {
   email: string;
   /** Flash: the name typed into the register form that failed. */
   name: string;
+  /** When and how the user last confirmed who they are (`reauth.ts`). */
+  reauth: ReauthMark;
+  /** A sign-in waiting for its second factor (`two_factor.ts`). */
+  twoFactorPending: { userId: number; at: number; returnTo?: string };
+  /** The TOTP secret being set up on `/profile/two-factor`. */
+  totpSetup: string;
 };
 
 /** The session of this request (set by `session(Session, storage)`). */

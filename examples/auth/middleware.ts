@@ -24,8 +24,8 @@ import {
 
 /**
  * Puts the session's user, when it exists, under `CurrentUser`. A session
- * from before the user's last password reset is signed out here (see
- * `sign_in.ts`).
+ * from before the user's last password reset, or of a deleted account, is
+ * signed out here (see `sign_in.ts`).
  */
 export function loadUser(users: UserStore): Middleware {
   return async (context, next) => {
@@ -35,7 +35,7 @@ export function loadUser(users: UserStore): Middleware {
       const user = await users.findById(userId);
       if (user && sessionIsCurrent(session, user)) {
         context.set(CurrentUser, user);
-      } else if (user) endSession(session);
+      } else endSession(session); // an older generation, or a deleted user
     }
     return next();
   };

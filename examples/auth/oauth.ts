@@ -47,7 +47,7 @@ export interface OAuthProvider {
   options: Omit<OAuthClientOptions, "session" | "redirectUri">;
 }
 
-/** Every variable this file reads (the `dev` task's `--allow-env` lists them). */
+/** Every variable this file reads (the `auth` permission set in deno.json lists them). */
 export const OAUTH_VARIABLES = [
   "PUBLIC_URL",
   "GOOGLE_CLIENT_ID",
@@ -211,6 +211,12 @@ export interface IdentityStore {
   find(provider: ProviderId, sub: string): Promise<number | null>;
   /** Links `sub` at `provider` to `userId`; `false` when already linked. */
   link(provider: ProviderId, sub: string, userId: number): Promise<boolean>;
+  /**
+   * Removes every identity linked to `userId` (account deletion); how
+   * many. Reads every identity: there is no index by user, and this runs
+   * once per deleted account.
+   */
+  unlinkUser(userId: number): Promise<number>;
 }
 
 /** Identities on the app's KV database. */
@@ -230,6 +236,17 @@ export function createIdentityStore(kv: Deno.Kv): IdentityStore {
         .set(key(provider, sub), userId)
         .commit();
       return result.ok;
+    },
+    async unlinkUser(userId) {
+      let removed = 0;
+      for await (
+        const entry of kv.list<number>({ prefix: ["oauth_identities"] })
+      ) {
+        if (entry.value !== userId) continue;
+        await kv.atomic().check(entry).delete(entry.key).commit();
+        removed++;
+      }
+      return removed;
     },
   };
 }

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import type { Router } from "@fetchkit/toolkit/fetch-router";
 import { createApp } from "./app.ts";
+import { createMailbox } from "./_test_mailbox.ts";
+import type { Mailer } from "./mailer.ts";
 import { createSessionStorage } from "./sessions.ts";
 import { ORIGIN, SECRET } from "./_test_app.ts";
 import { runMain, startMain } from "./_test_server.ts";
@@ -18,7 +20,6 @@ import {
 import { OAUTH_ADDRESS_LIMIT } from "./controllers/oauth.ts";
 import { ConfigError } from "./config.ts";
 import { createUserStore, type UserStore } from "./users.ts";
-import { createPasskeyStore } from "./passkeys.ts";
 import { createIdentityStore } from "./oauth.ts";
 import { oauthController } from "./controllers/oauth.ts";
 import { createPasswords } from "./passwords.ts";
@@ -53,6 +54,7 @@ function providers(): OAuthProvider[] {
 
 async function app(
   oauthProviders: OAuthProvider[] = providers(),
+  mailer: Mailer = createMailbox().mailer,
 ): Promise<{ app: Router; kv: Deno.Kv }> {
   const kv = await Deno.openKv(":memory:");
   const router = await createApp({
@@ -68,6 +70,7 @@ async function app(
     admin: { email: "admin@example.com", password: "admin-password" },
     oauthProviders,
     publicUrl: ORIGIN,
+    mailer,
   });
   return { app: router, kv };
 }
@@ -131,9 +134,12 @@ Deno.test("oauth example: the login page has the provider's button and the linki
       body,
       /<a class="provider" href="\/auth\/oauth\/oidc\?returnTo=%2Fprofile">Sign in with Test SSO<\/a>/,
     );
-    assert.match(body, /opens it only when the provider has verified/);
-    assert.match(body, /registered with a password, the\s+provider proves/);
-    assert.match(body, /that password stops\s+working/);
+    assert.match(body, /<summary>How linking works<\/summary>/);
+    assert.match(
+      body,
+      /only when it has verified\s+that the email address is yours/,
+    );
+    assert.match(body, /you have verified it here\s+too/);
   } finally {
     kv.close();
   }
@@ -182,6 +188,8 @@ Deno.test("oauth example: a verified email joins the existing account with that 
     });
     assert.equal(registered.status, 303);
     const bob = (await users.findByEmail("bob@example.com"))!;
+    // Bob opened the link mailed at registration.
+    assert.ok(await users.markEmailVerified(bob.id, bob.email));
     const fresh = browser(router);
     assert.equal((await signIn(fresh, "bob")).status, 303);
     const [, dashboard] = await page(fresh, "/dashboard");
@@ -189,8 +197,16 @@ Deno.test("oauth example: a verified email joins the existing account with that 
       dashboard,
       /Your Test SSO account is now linked to Bob@Example.com/,
     );
-    // The provider's name replaces the one typed at registration.
-    assert.match(dashboard, /Bob Provider/);
+    // The verified owner's account keeps its name and password.
+    assert.match(dashboard, /Bob Registered/);
+    const login = await browser(router).request(`${ORIGIN}/auth/login`, {
+      method: "POST",
+      body: new URLSearchParams({
+        email: "bob@example.com",
+        password: "bob-password-1",
+      }),
+    });
+    assert.equal(login.headers.get("Location"), "/dashboard");
     assert.equal((await users.list()).length, 2);
     assert.equal((await users.findByEmail("bob@example.com"))!.id, bob.id);
   } finally {
@@ -198,13 +214,14 @@ Deno.test("oauth example: a verified email joins the existing account with that 
   }
 });
 
-Deno.test("oauth example: a verified email that joins a registered account takes it from whoever set its password (no pre-takeover)", async () => {
-  const { app: router, kv } = await app();
+Deno.test("oauth example: a verified email does not join an account whose address is not verified here (no pre-takeover); after a reset it does", async () => {
+  const box = createMailbox();
+  const { app: router, kv } = await app(providers(), box.mailer);
   try {
     const users = createUserStore(kv);
-    const passkeys = createPasskeyStore(kv);
+    const identities = createIdentityStore(kv);
     // The attacker registers Bob's email with a password of their own
-    // (the app does not verify registration emails) and stays signed in.
+    // and never opens the verification link (it went to Bob).
     const attacker = browser(router);
     const registered = await attacker.request(`${ORIGIN}/auth/register`, {
       method: "POST",
@@ -215,60 +232,41 @@ Deno.test("oauth example: a verified email that joins a registered account takes
       }),
     });
     assert.equal(registered.status, 303);
-    assert.equal((await page(attacker, "/dashboard"))[0], 200);
     const account = (await users.findByEmail("bob@example.com"))!;
-    // ...and adds a passkey of their own to it.
-    await passkeys.add({
-      id: "attacker-passkey",
-      userId: String(account.id),
-      publicKey: "AA",
-      counter: 0,
-      backupEligible: false,
-      backedUp: false,
-      name: "Attacker",
-      createdAt: new Date(),
-    });
 
-    // Bob signs in with his provider, which has verified bob@example.com.
+    // Bob signs in with his provider, which has verified bob@example.com:
+    // refused, told what to do, nothing linked.
     const bob = browser(router);
+    const refused = await signIn(bob, "bob");
+    assert.equal(refused.status, 403);
+    const body = await refused.text();
+    assert.match(body, /its address has not been verified yet/);
+    assert.match(body, /Forgot password\?/);
+    assert.equal((await page(bob, "/dashboard"))[0], 302);
+    assert.equal(await identities.find("oidc", "bob"), null);
+
+    // Bob asks for a reset: the link goes to his address; using it
+    // verifies the address and ends the attacker's session.
+    await bob.request(`${ORIGIN}/password/forgot`, {
+      method: "POST",
+      body: new URLSearchParams({ email: "bob@example.com" }),
+    });
+    const reset = box.link(await box.next("bob@example.com", /Reset/));
+    const saved = await bob.request(ORIGIN + reset, {
+      method: "POST",
+      body: new URLSearchParams({ password: "bob-new-password" }),
+    });
+    assert.equal(saved.status, 303);
+    assert.equal((await users.findById(account.id))!.emailVerified, true);
+    const after = await attacker.request(`${ORIGIN}/dashboard`);
+    assert.equal(after.status, 302, "the attacker's session still works");
+
+    // Now the provider joins the account.
     assert.equal((await signIn(bob, "bob")).status, 303);
     const [status, dashboard] = await page(bob, "/dashboard");
     assert.equal(status, 200);
-    // The attacker's session is over...
-    const after = await attacker.request(`${ORIGIN}/dashboard`, {
-      headers: { Accept: "text/html" },
-    });
-    assert.notEqual(after.status, 200, "the attacker's session still works");
-    assert.match(after.headers.get("Location") ?? "", /^\/auth\/login/);
-    // ...their password no longer signs in...
-    const login = await browser(router).request(`${ORIGIN}/auth/login`, {
-      method: "POST",
-      body: new URLSearchParams({
-        email: "bob@example.com",
-        password: "attacker-password-1",
-      }),
-    });
-    assert.equal(login.status, 303);
-    assert.match(
-      login.headers.get("Location") ?? "",
-      /^\/auth\/login/,
-      "the attacker's password still signs in",
-    );
-    // ...and their passkey is gone.
-    assert.deepEqual(await passkeys.listByUser(account.id), []);
-    // Bob is told what changed.
-    assert.match(
-      dashboard,
-      /password set when this account was registered no longer works/,
-    );
-    assert.match(dashboard, /Forgot password\?/);
-
-    // The name the attacker chose is gone too.
-    assert.match(dashboard, /Bob Provider/);
-    assert.doesNotMatch(dashboard, /Not Bob/);
-    // Bob is still in, in the same account.
-    assert.equal((await page(bob, "/dashboard"))[0], 200);
-    assert.equal((await users.findByEmail("bob@example.com"))!.id, account.id);
+    assert.match(dashboard, /Your Test SSO account is now linked/);
+    assert.equal(await identities.find("oidc", "bob"), account.id);
   } finally {
     kv.close();
   }
@@ -603,7 +601,6 @@ Deno.test("oauth example: two first sign-ins of one new user at once make one ac
         users: racing,
         passwords: await createPasswords({ cost: 4 }),
         identities: createIdentityStore(kv),
-        passkeys: createPasskeyStore(kv),
         providers: providers(),
         publicUrl: ORIGIN,
         limits: createMemoryRateLimitStore(),
@@ -625,6 +622,41 @@ Deno.test("oauth example: two first sign-ins of one new user at once make one ac
     const made = await users.list();
     assert.equal(made.length, 1);
     assert.equal(made[0].email, "alice@example.com");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("oauth example: a provider sign-in of an account with two-factor authentication asks for its code first", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const { createTotpSecret, totpCode } = await import(
+    "@fetchkit/toolkit/totp"
+  );
+  const { app: router, kv } = await app();
+  try {
+    assert.equal((await signIn(browser(router), "alice")).status, 303);
+    const alice = await createUserStore(kv).findByEmail("alice@example.com");
+    const secret = createTotpSecret();
+    await createTwoFactorStore(kv).enable(alice!.id, {
+      secret,
+      lastStep: 0,
+      backupCodes: [],
+    });
+    const agent = browser(router);
+    const response = await signIn(agent, "alice", "/profile");
+    assert.equal(response.status, 303);
+    assert.equal(response.headers.get("Location"), "/auth/two-factor");
+    const [status] = await page(agent, "/dashboard");
+    assert.equal(status, 302, "not signed in before the code");
+    const verified = await agent.request(`${ORIGIN}/auth/two-factor`, {
+      method: "POST",
+      body: new URLSearchParams({ code: await totpCode(secret) }),
+    });
+    assert.equal(verified.status, 303);
+    assert.equal(verified.headers.get("Location"), "/profile");
+    const [after, body] = await page(agent, "/dashboard");
+    assert.equal(after, 200);
+    assert.match(body, /Alice Provider/);
   } finally {
     kv.close();
   }

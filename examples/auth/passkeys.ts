@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { Passkey } from "@fetchkit/toolkit/passkeys";
+import type { Passkey, UsedChallengeStore } from "@fetchkit/toolkit/passkeys";
 
 /** A passkey as the app keeps it: the toolkit's fields and the user's. */
 export interface StoredPasskey extends Passkey {
@@ -129,6 +129,26 @@ export function createPasskeyStore(kv: Deno.Kv): PasskeyStore {
       await kv.atomic().check(entry).delete(byId(id))
         .delete(byUser(userId, id)).commit();
       return true;
+    },
+  };
+}
+
+/**
+ * The record of used passkey challenges on Deno KV, for `createPasskeys({
+ * usedChallenges })` when several instances of the app share one
+ * database: each challenge is taken once (an atomic insert that fails when
+ * the key exists) and expires with it. One instance alone can keep the
+ * default, its memory.
+ */
+export function createUsedChallengeStore(kv: Deno.Kv): UsedChallengeStore {
+  return {
+    async use(challenge, expiresAt) {
+      const key = ["passkey_challenges", challenge];
+      const result = await kv.atomic()
+        .check({ key, versionstamp: null })
+        .set(key, true, { expireIn: Math.max(1000, expiresAt - Date.now()) })
+        .commit();
+      return result.ok;
     },
   };
 }

@@ -124,7 +124,14 @@ Deno.test({
       await page.fill("#password", "correct horse");
       await page.click("button[type=submit]");
       await page.waitForURL(`${base}/dashboard`);
+      // Adding a passkey needs the password again: the button leads to
+      // the confirm page, which comes back to the profile.
       await page.goto(`${base}/profile`);
+      await page.getByRole("button", { name: "Add a passkey" }).click();
+      await page.waitForURL(/\/auth\/confirm\?returnTo=%2Fprofile$/);
+      await page.fill("#password", "correct horse");
+      await page.getByRole("button", { name: "Confirm" }).click();
+      await page.waitForURL(`${base}/profile`);
       assert.match(await textOf(page, "#passkeys-heading"), /Passkeys/);
       await page.fill("#passkey-new-name", "Laptop");
       await page.getByRole("button", { name: "Add a passkey" }).click();

@@ -39,6 +39,8 @@ export interface ResetTokens {
   check(token: string): Promise<number | null>;
   /** Like `check()`, and deletes it: the one use. */
   consume(token: string): Promise<number | null>;
+  /** Deletes the user's link, if any (account deletion). */
+  revoke(userId: number): Promise<void>;
 }
 
 async function hashOf(token: string): Promise<string> {
@@ -107,6 +109,12 @@ export function createResetTokens(
         .delete(byUser(userId))
         .commit();
       return result.ok ? userId : null;
+    },
+    async revoke(userId) {
+      const hash = (await kv.get<string>(byUser(userId))).value;
+      const commit = kv.atomic().delete(byUser(userId));
+      if (hash !== null) commit.delete(byHash(hash));
+      await commit.commit();
     },
   };
 }

@@ -15,6 +15,9 @@ export const adminRoutes = route({
   users: { method: "GET", pattern: "users" },
   updateUser: { method: "PUT", pattern: "users/:id" },
   settings: { method: "GET", pattern: "settings" },
+  /** Background jobs that used all their attempts (admins). */
+  jobs: { method: "GET", pattern: "jobs" },
+  retryJob: { method: "POST", pattern: "jobs/:id/retry" },
 });
 
 /** The app's routes. */
@@ -46,6 +49,41 @@ export const routes = route({
     rename: { method: "PUT", pattern: ":id" },
     remove: { method: "DELETE", pattern: ":id" },
   }),
+  /** Email: a mailed link's page, "Send again", changing the address. */
+  email: route("email", {
+    verify: { method: "GET", pattern: "verify/:token" },
+    resend: { method: "POST", pattern: "verify" },
+    change: form("change"),
+  }),
+  /** Changing the password of a signed-in account. */
+  changePassword: form("/profile/password"),
+  /** Deleting one's own account (typing its email). */
+  deleteAccount: form("/profile/delete"),
+  /** The devices signed in: sign one out, or every other one. */
+  sessions: route("profile/sessions", {
+    others: { method: "POST", pattern: "others" },
+    remove: { method: "DELETE", pattern: ":id" },
+  }),
+  /** Re-authentication ("sudo mode") before a sensitive change. */
+  confirm: route({
+    index: { method: "GET", pattern: "/auth/confirm" },
+    action: { method: "POST", pattern: "/auth/confirm" },
+    passkeyOptions: {
+      method: "POST",
+      pattern: "/auth/confirm/passkey/options",
+    },
+    passkey: { method: "POST", pattern: "/auth/confirm/passkey" },
+  }),
+  /** Two-factor: the sign-in's second step, and the profile's page. */
+  twoFactor: route({
+    login: { method: "GET", pattern: "/auth/two-factor" },
+    verify: { method: "POST", pattern: "/auth/two-factor" },
+    show: { method: "GET", pattern: "/profile/two-factor" },
+    enable: { method: "POST", pattern: "/profile/two-factor" },
+    disable: { method: "DELETE", pattern: "/profile/two-factor" },
+  }),
+  /** The security page: two-factor state, backup codes, devices. */
+  security: { method: "GET", pattern: "/profile/security" },
 });
 
 /**

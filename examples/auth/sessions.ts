@@ -31,6 +31,7 @@ import {
   createRedisSessionStorage,
   type RedisSessionClient,
 } from "@fetchkit/toolkit/session-storage-redis";
+import { deviceSessionsOf } from "./devices.ts";
 
 /** Where sessions live. */
 export type SessionStorageKind = "kv" | "cookie" | "redis";
@@ -76,6 +77,8 @@ export function createSessionStorage(
   };
   const member = storageOf(options, cookie);
   const guest = storageOf(options, { ...cookie, maxAge: GUEST_MAX_AGE });
+  // KV and Redis list a user's sessions (the devices page); cookies cannot.
+  const listing = deviceSessionsOf(member);
   return {
     // One backend and cookie name: either storage reads what both write,
     // and each record carries its own expiry.
@@ -84,6 +87,13 @@ export function createSessionStorage(
       session.get("userId") === undefined
         ? guest.save(session)
         : member.save(session),
+    ...(listing && {
+      listUserSessions: (userId: string) => listing.listUserSessions(userId),
+      destroyUserSession: (userId: string, id: string) =>
+        listing.destroyUserSession(userId, id),
+      destroyUserSessions: (userId: string, options?: { except?: string }) =>
+        listing.destroyUserSessions(userId, options),
+    }),
   };
 }
 

@@ -4,9 +4,8 @@
  * Every sign-in (password, passkey, a provider) goes through
  * {@linkcode signIn}: a new session id (against session fixation), the
  * user's id, and the user's session `generation`. A password reset bumps
- * the user's `generation` (`users.setPassword()`), and so does a provider
- * sign-in that takes over an account registered with a password
- * (`users.takeOver()`, see `controllers/oauth.ts`); `loadUser()` asks
+ * the user's `generation` (`users.setPassword()`), and so does turning
+ * two-factor authentication off (`users.bumpGeneration()`); `loadUser()` asks
  * {@linkcode sessionIsCurrent} on every request, and a session that
  * carries an older generation is signed out there.
  *
@@ -25,6 +24,7 @@
  * @module
  */
 import type { Session as SessionOf } from "@fetchkit/toolkit/session-middleware";
+import { clearReauthentication } from "@fetchkit/toolkit/reauth-middleware";
 import type { SessionData } from "./context.ts";
 import type { User } from "./users.ts";
 
@@ -33,6 +33,9 @@ type AppSession = SessionOf<SessionData>;
 /** Signs `user` in on `session`: new id, the user and their generation. */
 export function signIn(session: AppSession, user: User): void {
   session.regenerateId(true);
+  // A new sign-in starts unconfirmed (see reauth.ts): a confirmation never
+  // passes from one user to the next on a shared browser.
+  clearReauthentication(session);
   session.set("userId", user.id);
   session.set("generation", user.generation ?? 0);
 }

@@ -1,9 +1,19 @@
 /**
  * Users in Deno KV. Each user is one entry under `["users", id]`; a second
- * entry under `["users_by_email", lowercased email]` holds the id, so an
+ * entry under `["users_by_email", normalized email]` holds the id, so an
  * email is unique whatever its case. Both are written in one atomic commit
  * that checks the email entry is still absent, so two registrations of one
  * email racing each other cannot both succeed.
+ *
+ * Every look-up by email (login, reset, passkey sign-in, linking a
+ * provider's verified email) goes through {@linkcode normalizeEmail}: the
+ * ASCII letters lower-cased, nothing else touched. `toLowerCase()` or
+ * Unicode normalization (NFC, NFKC) would map distinct addresses onto one:
+ * `"\u212Aate@example.com"` (a Kelvin sign) would become
+ * `kate@example.com`, and a provider that verifies the first would open
+ * Kate's account. Mail servers compare the domain without case and
+ * nearly all treat the local part so; no real address differs from
+ * another only by the case of a non-ASCII letter it might be confused with.
  *
  * @module
  */
@@ -18,7 +28,7 @@ export const ROLES: readonly Role[] = ["user", "moderator", "admin"];
 export interface User {
   /** Sequential, from an atomic counter. */
   id: number;
-  /** As typed at registration; looked up case-insensitively. */
+  /** As typed at registration; looked up by {@linkcode normalizeEmail}. */
   email: string;
   /** A bcrypt hash: the plain password is never stored. */
   password: string;
@@ -36,11 +46,16 @@ export interface User {
   generation?: number;
   /**
    * `true` when no password signs in: an account made by a provider
-   * sign-in, or one a provider took over from an unverified registration
-   * (`takeOver()`). Cleared when a reset sets a password. Absent means the
+   * sign-in. Cleared when a reset sets a password. Absent means the
    * password was set by whoever registered or reset it.
    */
   passwordUnusable?: boolean;
+  /**
+   * `true` once the owner opened a link mailed to `email` (see
+   * `email_verification.ts`), or a provider vouched for it. Absent means
+   * not verified.
+   */
+  emailVerified?: boolean;
 }
 
 /** What a new user needs; `password` must already be a hash. */
@@ -72,22 +87,38 @@ export interface UserStore {
    */
   setPassword(id: number, hash: string): Promise<User | null>;
   /**
-   * For a provider sign-in with a verified email joining this account:
-   * stores `password` (the hash of a random one nobody knows), marks the
-   * password unusable, replaces the display name when `name` is given
-   * (the registration's was chosen by whoever registered), and bumps
-   * `generation`, which ends every session of the user; `null` when there
-   * is no such user.
+   * Marks the email verified, if the user's email is still `email` (a
+   * link for an address the user has since left verifies nothing);
+   * `null` otherwise.
    */
-  takeOver(
-    id: number,
-    change: { password: string; name?: string },
-  ): Promise<User | null>;
+  markEmailVerified(id: number, email: string): Promise<User | null>;
+  /**
+   * Moves the user to `email`, verified (the link was opened there), in
+   * one atomic commit that checks the new address is free; throws
+   * {@linkcode EmailInUseError} when it is taken, `null` when there is
+   * no such user.
+   */
+  changeEmail(id: number, email: string): Promise<User | null>;
+  /** Deletes the user and their email entry; `false` when absent. */
+  remove(id: number): Promise<boolean>;
+  /**
+   * Bumps `generation`, which ends every session of the user (turning
+   * two-factor authentication off); `null` when there is no such user.
+   */
+  bumpGeneration(id: number): Promise<User | null>;
 }
 
 const COUNTER = ["counters", "users"];
 const byId = (id: number) => ["users", id];
-const byEmail = (email: string) => ["users_by_email", email.toLowerCase()];
+/**
+ * The key an email is found by: its ASCII letters lower-cased, every
+ * other character as it is (see the module docs).
+ */
+export function normalizeEmail(email: string): string {
+  return email.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+const byEmail = (email: string) => ["users_by_email", normalizeEmail(email)];
 
 /** Creates the user store over an open KV database. */
 export function createUserStore(kv: Deno.Kv): UserStore {
@@ -156,12 +187,46 @@ export function createUserStore(kv: Deno.Kv): UserStore {
         password,
         generation: (user.generation ?? 0) + 1,
       })),
-    takeOver: (id, { password, name }) =>
+    async markEmailVerified(id, email) {
+      const same = (user: User) =>
+        normalizeEmail(user.email) === normalizeEmail(email);
+      const user = await findById(id);
+      if (!user || !same(user)) return null;
+      const updated = await update(
+        id,
+        (user) => same(user) ? { ...user, emailVerified: true } : user,
+      );
+      return updated && same(updated) ? updated : null;
+    },
+    async changeEmail(id, email) {
+      while (true) {
+        const entry = await kv.get<User>(byId(id));
+        if (entry.value === null) return null;
+        const user = entry.value;
+        const oldKey = byEmail(user.email);
+        const newKey = byEmail(email);
+        const updated: User = { ...user, email, emailVerified: true };
+        const commit = kv.atomic().check(entry).set(byId(id), updated);
+        if (oldKey[1] !== newKey[1]) {
+          const taken = await kv.get<number>(newKey);
+          if (taken.value !== null) throw new EmailInUseError(email);
+          commit.check(taken).delete(oldKey).set(newKey, id);
+        }
+        if ((await commit.commit()).ok) return updated;
+      }
+    },
+    async remove(id) {
+      while (true) {
+        const entry = await kv.get<User>(byId(id));
+        if (entry.value === null) return false;
+        const result = await kv.atomic().check(entry).delete(byId(id))
+          .delete(byEmail(entry.value.email)).commit();
+        if (result.ok) return true;
+      }
+    },
+    bumpGeneration: (id) =>
       update(id, (user) => ({
         ...user,
-        name: name ?? user.name,
-        password,
-        passwordUnusable: true,
         generation: (user.generation ?? 0) + 1,
       })),
   };

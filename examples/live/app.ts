@@ -15,7 +15,12 @@
  * @module
  */
 
-import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import {
+  createRouter,
+  type Middleware,
+  type Router,
+  type TrustProxyOptions,
+} from "@fetchkit/toolkit/fetch-router";
 import { HttpError } from "@fetchkit/toolkit/http-error";
 import { createHtmlResponse } from "@fetchkit/toolkit/response/html";
 import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
@@ -83,6 +88,10 @@ export interface LiveAppOptions {
    * Default: a memory store of this server's own.
    */
   postLimits?: RateLimitStore;
+  /** The proxies in front, for the client address (see `createRouter`). */
+  trustProxy?: TrustProxyOptions;
+  /** Middleware before the app's own (metrics, in examples/deploy). */
+  middleware?: Middleware[];
 }
 
 /** The app: its router, and its stream bounds (for tests). */
@@ -205,7 +214,9 @@ export function createLiveApp(options: LiveAppOptions): LiveApp {
     : () => serverName;
 
   const router = createRouter({
+    trustProxy: options.trustProxy,
     middleware: [
+      ...options.middleware ?? [],
       // No proxy in front: the id a client sends is not trusted.
       requestId({ trustIncoming: false }),
       logger({ format: "%ip %requestId %method %path %status", log }),

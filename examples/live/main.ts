@@ -1,6 +1,6 @@
 /**
- * Serves the live board: `deno run --allow-net --allow-env
- * examples/live/main.ts`, then open http://127.0.0.1:8002.
+ * Serves the live board: `deno run -P=live examples/live/main.ts`, then
+ * open http://127.0.0.1:8002.
  *
  * Settings (environment):
  * - `PORT` (8002; `0` picks a free one), `HOSTNAME` (127.0.0.1),

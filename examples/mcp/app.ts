@@ -94,6 +94,9 @@ export function makeServer(store: NotesStore): McpServer {
   return server;
 }
 
+/** Sessions the token may hold at once; more get `503` until one ends. */
+export const SESSIONS_PER_CLIENT = 8;
+
 /** Options of {@linkcode createApp}. */
 export interface AppOptions {
   /** The bearer token clients must send (at least 32 characters). */
@@ -123,6 +126,10 @@ export function createApp(options: AppOptions): {
       authorizationServers: [options.authorizationServer],
       resourceName: "fetchkit notes",
     },
+    // One token, one owner: a client that leaks sessions (or a stolen
+    // token) holds at most 8 at once, about 800 KiB, instead of all 1,000.
+    // Each session answers only the token that opened it.
+    maxSessionsPerClient: SESSIONS_PER_CLIENT,
   });
   const router = createRouter({
     middleware: options.log === null

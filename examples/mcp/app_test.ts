@@ -107,3 +107,49 @@ Deno.test("mcp example: a short token is refused at start; a wrong one gets the 
     resource_name: "fetchkit notes",
   });
 });
+
+Deno.test("mcp example: the token holds at most SESSIONS_PER_CLIENT sessions at once", async () => {
+  const { SESSIONS_PER_CLIENT } = await import("./app.ts");
+  const app = createApp({
+    token: TOKEN,
+    authorizationServer: "https://auth.example",
+    log: null,
+  });
+  const initialize = async () => {
+    const response = await app.router.fetch(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${TOKEN}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-03-26",
+            capabilities: {},
+            clientInfo: { name: "leaky", version: "1" },
+          },
+        }),
+      }),
+    );
+    await response.body?.cancel();
+    return response.status;
+  };
+  try {
+    const statuses = [];
+    for (let i = 0; i < SESSIONS_PER_CLIENT + 2; i++) {
+      statuses.push(await initialize());
+    }
+    assert.deepEqual(statuses, [
+      ...Array(SESSIONS_PER_CLIENT).fill(200),
+      503,
+      503,
+    ]);
+  } finally {
+    await app.close();
+  }
+});

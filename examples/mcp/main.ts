@@ -2,7 +2,7 @@
  * Serves the notes MCP server on http://127.0.0.1:8020/mcp (`PORT` to
  * change); clients send `Authorization: Bearer $MCP_TOKEN`:
  *
- *     MCP_TOKEN=$(openssl rand -hex 32) deno run --allow-net=127.0.0.1 --allow-env examples/mcp/main.ts
+ *     MCP_TOKEN=$(openssl rand -hex 32) deno run -P=mcp examples/mcp/main.ts
  *
  * `AUTH_SERVER` names where clients get tokens (the RFC 9728 metadata);
  * default `http://127.0.0.1:8020` (this server issues none: give the token

@@ -3,7 +3,7 @@
  * balancer: the sessions live in one redis-server, so a user logged in
  * through one process is known to every other. See README "Deploying".
  *
- *     PORT=8005 deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts
+ *     PORT=8005 deno run -P=multi-server examples/multi_server/main.ts
  *
  * Configuration: `PORT` (default 8005), `REDIS_URL` (default
  * `redis://127.0.0.1:6379`), `SESSION_SECRET` (required; comma-separated to

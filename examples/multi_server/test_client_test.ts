@@ -10,8 +10,7 @@ import { redisServerOrSkip, startRedis } from "../../_tools/redis.ts";
 
 const redisServer = await redisServerOrSkip();
 const repo = new URL("../../", import.meta.url).pathname;
-const COMMAND =
-  "deno run --allow-net=127.0.0.1 --allow-env examples/multi_server/main.ts";
+const COMMAND = "deno run -P=multi-server examples/multi_server/main.ts";
 
 Deno.test({
   name:

@@ -1,6 +1,6 @@
 /**
  * Serves the resources example on http://127.0.0.1:8004 (`PORT` to change):
- * `deno run --allow-net=127.0.0.1 --allow-env=PORT examples/resources/main.ts`.
+ * `deno run -P=resources examples/resources/main.ts`.
  * `SIGTERM` or Ctrl-C lets in-flight requests finish, then the process ends.
  *
  * @module

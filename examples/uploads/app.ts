@@ -60,6 +60,16 @@ const PREFIX = "uploads/";
 const MAX_NAME = 200;
 
 /**
+ * The last segment of a client's file name, as browsers send it
+ * ("../../etc/passwd" is "passwd"); "unnamed" when nothing is left. A
+ * storage refuses keys with a "." or ".." segment.
+ */
+function baseName(name: string): string {
+  const last = name.split(/[\\/]/).pop() ?? "";
+  return last === "" || last === "." || last === ".." ? "unnamed" : last;
+}
+
+/**
  * `bytes` as people read it, in binary units: "1 byte", "1000 bytes",
  * "1.5 KiB", "5 MiB" (one decimal, dropped when it is 0).
  */
@@ -269,7 +279,7 @@ export function createUploadsApp(options: UploadsAppOptions): Router {
     uploadHandler: createStorageUploadHandler(store, {
       key: (upload) =>
         `${PREFIX}${newId()}/${
-          Array.from(upload.name || "unnamed").slice(0, MAX_NAME).join("")
+          Array.from(baseName(upload.name)).slice(0, MAX_NAME).join("")
         }`,
     }),
     // The list page again, saying what was wrong, with what is uploaded.

@@ -45,12 +45,12 @@ Deno.test("uploads example: files stream into the storage, are listed and downlo
     assert.doesNotMatch(list, /Uploaded 2 files/);
     assert.match(
       list,
-      /download>\.\.\/\.\.\/etc\/passwd<\/a> <span class="meta">\(12 bytes, text\/plain\)<\/span><\/li>/,
+      /download>passwd<\/a> <span class="meta">\(12 bytes, text\/plain\)<\/span><\/li>/,
     );
     assert.match(list, /zeros\.bin<\/a> <span class="meta">\(1000 bytes/);
 
     // Downloads: the bytes, as an attachment, never rendered as a page.
-    const href = /href="(\/files\/[^"]+)" download>\.\.\/\.\.\/etc\/passwd/
+    const href = /href="(\/files\/[^"]+)" download>passwd/
       .exec(list)![1];
     const download = await app.fetch(new Request(`http://localhost${href}`));
     assert.equal(download.status, 200);

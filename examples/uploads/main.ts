@@ -1,6 +1,6 @@
 /**
  * Serves the uploads example on http://127.0.0.1:8001 (`PORT` to change):
- * `deno run --allow-net=127.0.0.1 --allow-read --allow-write --allow-env examples/uploads/main.ts`.
+ * `deno run -P=uploads examples/uploads/main.ts`.
  *
  * Files go to a new temporary folder, removed when the server stops
  * (Ctrl-C or `SIGTERM`). With `STORAGE=s3` they go to an S3 bucket instead,

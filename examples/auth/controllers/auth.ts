@@ -4,6 +4,7 @@
  * | from     | request               | when                    | then                                   |
  * | -------- | --------------------- | ----------------------- | -------------------------------------- |
  * | guest    | `POST /auth/login`    | email and password match | new session id, `userId`, → `returnTo` |
+ * | guest    | `POST /auth/login`    | they match, 2FA is on   | new session id, not signed in, → `/auth/two-factor` (`controllers/two_factor.ts`) |
  * | guest    | `POST /auth/login`    | otherwise               | flash error, → login (with `returnTo`) |
  * | guest    | `POST /auth/login`    | over a login limit      | `429` page saying when to try again    |
  * | guest    | `POST /auth/register` | email free, input valid | user created, new id, `userId`, welcome |
@@ -41,11 +42,17 @@ import { createLoginLimits, LoginSucceeded } from "../login_limits.ts";
 import type { Passwords } from "../passwords.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { loginHref, routes } from "../routes.ts";
-import { EmailInUseError, type UserStore } from "../users.ts";
+import {
+  EmailInUseError,
+  normalizeEmail,
+  type User,
+  type UserStore,
+} from "../users.ts";
 import { loginPage, registerPage } from "../views/auth.ts";
 import type { ProviderButton } from "../views/oauth.ts";
 import { requireGuest } from "../middleware.ts";
 import { signIn } from "../sign_in.ts";
+import { startTwoFactor, type TwoFactorStore } from "../two_factor.ts";
 import {
   AUTH_FORM_LIMITS,
   type Login,
@@ -65,6 +72,10 @@ export interface AuthDeps {
   addressLimit?: number;
   /** "Sign in with <provider>" buttons on the login page. */
   providers?: readonly ProviderButton[];
+  /** Told of each new account (the verification link), before the answer. */
+  onRegistered?: (user: User) => Promise<void>;
+  /** Users with two-factor authentication on get a second step. */
+  twoFactor?: TwoFactorStore;
 }
 
 /** The login form, once its schema accepted it. */
@@ -124,7 +135,7 @@ export function authController(
     return next();
   };
   const emailKey = (context: RequestContext) =>
-    context.get(LoginInput)?.email.toLowerCase() || undefined;
+    normalizeEmail(context.get(LoginInput)?.email ?? "") || undefined;
   const limits = createLoginLimits({
     store: deps.limits,
     addressLimit: deps.addressLimit,
@@ -176,6 +187,9 @@ export function authController(
               context.set(LoginSucceeded, true);
               const key = emailKey(context);
               if (key !== undefined) await limits.perEmail.reset(key);
+              if (await deps.twoFactor?.get(user.id)) {
+                return startTwoFactor(context, user, returnTo);
+              }
               // A new id after a privilege change defeats session fixation.
               signIn(session, user);
               return redirect(safeReturnTo(returnTo), 303);
@@ -231,6 +245,7 @@ export function authController(
               });
               // Registering signs the user in, a privilege change: renew the id (see README).
               signIn(session, user);
+              await deps.onRegistered?.(user);
               session.flash("notice", `Welcome, ${user.name}!`);
               return redirect(routes.dashboard.href(), 303);
             } catch (error) {

@@ -5,8 +5,8 @@
  * | ----- | --------------------------------------- | -------------------------------------- | --------------------------------------------- |
  * | guest | `GET /auth/oauth/:provider`             | provider configured                    | → the provider (state, PKCE, nonce in the session) |
  * | guest | `GET /auth/oauth/:provider/callback`    | identity linked before                 | new session id, `userId`, → `returnTo`        |
- * | guest | `GET /auth/oauth/:provider/callback`    | verified email of an existing account  | identity linked, signed in, notice            |
- * | guest | ...the account has a usable password    | (registered without proof of the email) | also: password made unusable, its passkeys removed, every other session ended, notice says so |
+ * | guest | `GET /auth/oauth/:provider/callback`    | verified email of an account verified here too | identity linked, signed in, notice |
+ * | guest | `GET /auth/oauth/:provider/callback`    | verified email of an account not verified here | `403` login page: how to verify it, nothing linked |
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |
  * | guest | `GET /auth/oauth/:provider/callback`    | email unverified or missing            | `403` login page saying why                   |
  * | guest | `GET /auth/oauth/:provider/callback`    | state, iss, code or ID token refused   | `400` login page naming what failed           |
@@ -14,22 +14,19 @@
  * | any   | either                                  | provider not configured                | `404`                                         |
  * | any   | either                                  | over 30 requests per address in 15 min (15 sign-ins) | `429` login page, `Retry-After` |
  *
- * **Account pre-takeover.** Registration does not verify the email, so
- * anyone can register someone else's address with a password of their
- * own and wait. When the owner later signs in with a provider that has
- * verified the address, the provider is the first proof of who owns the
- * account, and it wins: the password set at registration is replaced by
- * a random one nobody knows, the display name by the provider's (when it
- * sends one), the account's passkeys (added by whoever
- * knew that password) are removed, and every other session of the user
- * ends (the session `generation`, as after a password reset; see
- * `sign_in.ts`). The page after sign-in says the old password no longer
- * works and that "Forgot password?" sets a new one (the reset mail goes
- * to the verified address). This is what Supabase Auth does for an
- * unconfirmed email/password account when a verified identity arrives;
- * it keeps the sign-in in one step, where refusing the join would send
- * the owner to a password they never set. An account whose password is
- * already unusable (made by a provider sign-in) is joined as before.
+ * **Linking by email needs both sides verified.** Registration mails a
+ * link to the address (`controllers/email.ts`), and until it is opened
+ * nobody has shown that whoever set the account's password owns the
+ * address: anyone can register someone else's address and wait (account
+ * pre-takeover). So a provider's verified email joins an existing account
+ * only when the account's address is verified here too (or the account
+ * was made by a provider sign-in, which verified it). Otherwise nothing
+ * is linked and the login page says what to do: log in with the password
+ * and open the verification link, or, for an owner who never set that
+ * password, "Forgot password?" (the reset link goes to the address, and
+ * using it verifies the address and ends every session of whoever
+ * registered it). This is the rule of Better Auth, Auth.js and Django
+ * allauth.
  *
  * Signed-in users are sent to their dashboard, as on the login page. The
  * callback answers a page rather than throwing, so the session saves the
@@ -56,9 +53,9 @@ import { HttpError } from "@fetchkit/toolkit/http-error";
 import { Session } from "../context.ts";
 import { requireGuest } from "../middleware.ts";
 import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
-import type { PasskeyStore } from "../passkeys.ts";
 import type { Passwords } from "../passwords.ts";
 import { signIn } from "../sign_in.ts";
+import { startTwoFactor, type TwoFactorStore } from "../two_factor.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
 import { EmailInUseError, type User, type UserStore } from "../users.ts";
@@ -76,12 +73,12 @@ export interface OAuthDeps {
   users: UserStore;
   passwords: Passwords;
   identities: IdentityStore;
-  /** The passkeys a takeover removes (see the module docs). */
-  passkeys: PasskeyStore;
   providers: readonly OAuthProvider[];
   /** The app's origin: callback URLs are `<publicUrl>/auth/oauth/<id>/callback`. */
   publicUrl: string;
   limits: RateLimitStore;
+  /** Users with two-factor authentication on get a second step. */
+  twoFactor?: TwoFactorStore;
 }
 
 /** Why an unverified email cannot sign in (shown on the login page). */
@@ -92,14 +89,14 @@ export function unverifiedEmail(name: string, email?: string): string {
     "or sign in with your password.";
 }
 
-/** What the page after a takeover says (see the module docs). */
-export function passwordReplaced(name: string, email: string): string {
-  return `Your ${name} account is now linked to ${email}. ${name} has ` +
-    "verified that this address is yours, so the password set when this " +
-    "account was registered no longer works, any passkey added with it " +
-    "was removed, and every other session of this account was signed " +
-    'out. To sign in with a password too, use "Forgot password?" on the ' +
-    "login page: the link to set a new one goes to this address.";
+/** Why a provider is not linked to an account not verified here. */
+export function unverifiedAccount(name: string, email: string): string {
+  return `An account with ${email} exists here, but its address has not ` +
+    `been verified yet, so ${name} was not linked to it. If the account is ` +
+    "yours, log in with its password and open the link we mailed (your " +
+    'profile sends a new one). If you never set that password, use "Forgot ' +
+    `password?": the link goes to ${email}, and using it verifies the ` +
+    `address. Then sign in with ${name} again.`;
 }
 
 /** The controller for `routes.oauth`. */
@@ -154,33 +151,6 @@ export function oauthController(
   const unusablePassword = () =>
     deps.passwords.hash(crypto.randomUUID() + crypto.randomUUID());
 
-  /**
-   * The verified email's owner joins `user`: if a password opened it
-   * (set without proof of the email), that password and what it added
-   * stop working (see the module docs).
-   */
-  async function join(
-    user: User,
-    name: string,
-    display: string | undefined,
-  ): Promise<{ user: User; notice: string }> {
-    if (user.passwordUnusable) {
-      return {
-        user,
-        notice: `Your ${name} account is now linked to ${user.email}.`,
-      };
-    }
-    const taken = await users.takeOver(user.id, {
-      password: await unusablePassword(),
-      name: display,
-    });
-    if (!taken) throw new Error(`User ${user.id} vanished during sign-in`);
-    for (const passkey of await deps.passkeys.listByUser(user.id)) {
-      await deps.passkeys.remove(user.id, passkey.id);
-    }
-    return { user: taken, notice: passwordReplaced(name, taken.email) };
-  }
-
   /** The user for these claims: linked, found by verified email, or new. */
   async function userFor(
     id: ProviderId,
@@ -217,6 +187,7 @@ export function oauthController(
           name: display ?? fallback,
           password,
           passwordUnusable: true,
+          emailVerified: true,
         });
         notice = `Welcome, ${user.name}!`;
       } catch (error) {
@@ -229,8 +200,11 @@ export function oauthController(
         notice = "";
       }
     }
-    // A racing first sign-in may have linked it already: that link wins
-    // (and that sign-in did the join's takeover, if one was due).
+    // An account whose address nobody has verified here is not linked.
+    if (joined && !user.emailVerified && !user.passwordUnusable) {
+      return { refused: unverifiedAccount(name, user.email) };
+    }
+    // A racing first sign-in may have linked it already: that link wins.
     if (!await identities.link(id, claims.sub, user.id)) {
       const winner = await identities.find(id, claims.sub);
       user = winner === null ? user : await users.findById(winner) ?? user;
@@ -241,7 +215,9 @@ export function oauthController(
           : notice,
       };
     }
-    return joined ? await join(user, name, display) : { user, notice };
+    return joined
+      ? { user, notice: `Your ${name} account is now linked to ${user.email}.` }
+      : { user, notice };
   }
 
   return {
@@ -281,9 +257,16 @@ export function oauthController(
           result.claims,
         );
         if ("refused" in outcome) return refuse(outcome.refused, 403);
+        // Two-factor authentication asks for its code after a provider too.
+        if (await deps.twoFactor?.get(outcome.user.id)) {
+          if (outcome.notice) {
+            context.get(Session)!.flash("notice", outcome.notice);
+          }
+          return startTwoFactor(context, outcome.user, result.returnTo);
+        }
         const session = context.get(Session)!;
         // A new id (against session fixation) and the user's current
-        // generation, which a takeover has just bumped.
+        // generation.
         signIn(session, outcome.user);
         if (outcome.notice) session.flash("notice", outcome.notice);
         return redirect(safeReturnTo(result.returnTo), 303);

@@ -25,7 +25,9 @@
  * of failed logins, the same one as a wrong password (`login-address`,
  * 100 an hour, see `login_limits.ts`); a success gives its unit back. The
  * per-email lockout guards guessing a password, which a passkey cannot be;
- * a locked-out owner can still sign in with their passkey.
+ * a locked-out owner can still sign in with their passkey. Option
+ * requests, which store a challenge in a session, are limited per
+ * address too (`passkey_limits.ts`: 60, then one every 10 seconds).
  *
  * @module
  */
@@ -48,6 +50,8 @@ import {
   type PasskeyStore,
   PasskeyTakenError,
 } from "../passkeys.ts";
+import { passkeyOptionsLimit } from "../passkey_limits.ts";
+import { confirmFirst } from "../reauth.ts";
 import { safeReturnTo } from "../return_to.ts";
 import { routes } from "../routes.ts";
 import { signIn } from "../sign_in.ts";
@@ -119,12 +123,13 @@ export function passkeysController(
     },
   });
   const members = [requireAuth()];
+  const optionsLimit = passkeyOptionsLimit(deps.limits);
   const profile = () => redirect(routes.profile.href(), 303);
 
   return {
     actions: {
       loginOptions: {
-        middleware: [requireGuest()],
+        middleware: [requireGuest(), optionsLimit],
         async handler(context) {
           const { email } = await bodyOf(context, LoginOptionsBody);
           let userId: string | undefined;
@@ -166,7 +171,11 @@ export function passkeysController(
         },
       },
       registerOptions: {
-        middleware: members,
+        middleware: [
+          ...members,
+          confirmFirst(routes.profile.href()),
+          optionsLimit,
+        ],
         async handler(context) {
           const user = context.get(CurrentUser)!;
           return Response.json(
@@ -180,7 +189,7 @@ export function passkeysController(
         },
       },
       register: {
-        middleware: members,
+        middleware: [...members, confirmFirst(routes.profile.href())],
         async handler(context) {
           const user = context.get(CurrentUser)!;
           const body = await bodyOf(context, RegisterBody);

@@ -82,6 +82,11 @@ async function post(url, body) {
     body: JSON.stringify(body),
   });
   const answer = await response.json().catch(() => ({}));
+  // Adding a passkey needs a fresh confirmation: go and give it.
+  if (response.status === 401 && typeof answer.confirm === "string") {
+    globalThis.location.assign(answer.confirm);
+    return new Promise(() => {});
+  }
   if (!response.ok) {
     throw new Error(answer.error ?? `The server answered ${response.status}.`);
   }

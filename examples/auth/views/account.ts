@@ -21,11 +21,15 @@ ${next}`,
   );
 }
 
-/** The dashboard: where a login lands. */
-export function dashboardPage(user: User, notice?: string): Response {
+/** The dashboard: where a login lands; `more` below the greeting. */
+export function dashboardPage(
+  user: User,
+  notice?: string,
+  more?: SafeHtml | null,
+): Response {
   return page(
     html`<p>Hello, <strong>${user.name}</strong>. You are signed in as <code>${user.email}</code>.</p>
-<p>Your role: <span class="role">${user.role}</span></p>`,
+<p>Your role: <span class="role">${user.role}</span></p>${more}`,
     { title: "Dashboard", user, notice, path: routes.dashboard.href() },
   );
 }

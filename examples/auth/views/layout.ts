@@ -57,6 +57,7 @@ function nav(user: User | undefined, path: string | undefined): SafeHtml {
   return html`
     ${link(routes.dashboard.href(), "Dashboard")}
     ${link(routes.profile.href(), "Profile")}
+    ${link(routes.security.href(), "Security")}
     ${admin ? link(routes.admin.users.href(), "Users") : null}
     ${staff ? link(routes.admin.settings.href(), "Settings") : null}
   `;

@@ -33,17 +33,15 @@ export function providerButtons(
         const href = routes.oauth.start.href({ provider: provider.id }, search);
         return html`<a class="provider" href="${href}">Sign in with ${provider.name}</a>`;
       })}
-      <p class="rule" id="linking-rule">
-        If you already have an account here, signing in with a provider
-        opens it only when the provider has verified that the email
-        address is yours. A provider that has not verified your address
-        cannot open an existing account or make a new one: verify it
-        there, or sign in with your password. When a verified sign-in
-        opens an account that was registered with a password, the
-        provider proves the account is yours: that password stops
-        working, its passkeys are removed, other sessions are signed out,
-        and "Forgot password?" sets a new one.
-      </p>
+      <details class="rule" id="linking-rule">
+        <summary>How linking works</summary>
+        <p>
+          A provider opens an existing account only when it has verified
+          that the email address is yours, and you have verified it here
+          too (with the link we mailed). A provider that has not verified
+          your address cannot open an existing account or make a new one.
+        </p>
+      </details>
     </section>
   `;
 }

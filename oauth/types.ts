@@ -1,0 +1,129 @@
+/**
+ * The sign-in client's public types: its options, `authorize()`'s options,
+ * what `callback()` returns and the client itself. `mod.ts` and the
+ * private checks (`_checks.ts`) both read them here, so imports run one
+ * way: no part imports `mod.ts`.
+ *
+ * @module
+ */
+import type { AnyContextKey, RequestContext } from "../router/mod.ts";
+import type { OAuthTokens, TokenAuthMethod } from "./_token.ts";
+import type { OAuthClaims } from "./_user.ts";
+
+/** Options of {@linkcode createOAuthClient}. */
+export interface OAuthClientOptions {
+  /** A display name ("Google"); presets set it. Not used by the client. */
+  name?: string;
+  /**
+   * The OpenID Provider's issuer: its discovery document is read from
+   * `issuer + "/.well-known/openid-configuration"` unless both endpoints
+   * below are given. Needed for the `openid` scope.
+   */
+  issuer?: string;
+  /** Plain OAuth 2: the authorization endpoint (with `tokenEndpoint`). */
+  authorizationEndpoint?: string;
+  /** Plain OAuth 2: the token endpoint (with `authorizationEndpoint`). */
+  tokenEndpoint?: string;
+  /** Where claims are read with the access token (OpenID `userinfo`). */
+  userinfoEndpoint?: string;
+  /** The provider's keys, when not discovered. */
+  jwksUri?: string;
+  /**
+   * Reads the user with the access token, for providers with neither an
+   * ID token nor a `userinfo` endpoint (GitHub's preset sets it). The
+   * `fetch` it is given follows no redirect (a `3xx` is a `502`), reads
+   * at most 1 MiB and holds to `providerTimeout`.
+   */
+  fetchUser?: (
+    tokens: OAuthTokens,
+    fetch: typeof globalThis.fetch,
+  ) => Promise<OAuthClaims>;
+  /**
+   * Adjusts the claims before `callback()` returns them (the Microsoft
+   * preset sets `email_verified` from Entra's `xms_edov`).
+   */
+  mapClaims?: (claims: OAuthClaims) => OAuthClaims;
+  /**
+   * The discovered issuer holds `{tenantid}`, filled from each ID token's
+   * `tid` (Microsoft's `common`); the preset sets it.
+   */
+  multiTenant?: boolean;
+  /** The client id the provider gave the app. */
+  clientId: string;
+  /** The client secret; leave it out for a public client (PKCE alone). */
+  clientSecret?: string;
+  /**
+   * How the secret is sent. Default: `client_secret_basic` when the
+   * provider lists it or lists nothing, else `client_secret_post`;
+   * `none` without a secret.
+   */
+  tokenEndpointAuthMethod?: TokenAuthMethod;
+  /** The callback URL, exactly as registered with the provider. */
+  redirectUri: string;
+  /** Default `["openid", "email", "profile"]`. */
+  scopes?: string[];
+  /** The context key `session()` stores the session under. */
+  session: AnyContextKey;
+  /** More authorization request parameters (`prompt`, `hd`, `login_hint`). */
+  authorizationParams?: Record<string, string>;
+  /**
+   * Seconds a started sign-in may take.
+   *
+   * @default {600}
+   */
+  ttl?: number;
+  /**
+   * Seconds of clock skew allowed on the ID token's `exp` and `iat`.
+   *
+   * @default {30}
+   */
+  clockTolerance?: number;
+  /**
+   * Seconds a provider request may take, its whole body included; a
+   * request that takes longer is a `502`.
+   *
+   * @default {10}
+   */
+  providerTimeout?: number;
+  /**
+   * The `fetch` for every provider request. Default `globalThis.fetch`.
+   * It is called with `redirect: "manual"` and a deadline `signal`; its
+   * answer is read up to 1 MiB.
+   */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** Options of {@linkcode OAuthClient.authorize}. */
+export interface AuthorizeOptions {
+  /** A local path to come back to; anything else is dropped. */
+  returnTo?: string;
+  /** More authorization request parameters for this sign-in. */
+  params?: Record<string, string>;
+}
+
+/** What {@linkcode OAuthClient.callback} returns. */
+export interface OAuthResult {
+  /** Who signed in. */
+  claims: OAuthClaims;
+  /** The tokens from the token endpoint. */
+  tokens: OAuthTokens;
+  /** The local path given to `authorize()`, if it was one. */
+  returnTo: string | undefined;
+}
+
+/** A client for one provider; see the module docs. */
+export interface OAuthClient {
+  /**
+   * The redirect to the provider (`302`, or `303` for a non-GET request),
+   * with a new sign-in kept in the session.
+   */
+  authorize(
+    context: RequestContext,
+    options?: AuthorizeOptions,
+  ): Promise<Response>;
+  /**
+   * Checks the provider's answer on the callback route and returns who
+   * signed in; throws {@linkcode OAuthError} (400) naming what failed.
+   */
+  callback(context: RequestContext): Promise<OAuthResult>;
+}
