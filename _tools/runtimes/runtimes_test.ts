@@ -5,7 +5,7 @@
  * as a subprocess of each runtime. A third run on Bun takes the router's
  * test files through `serve()` and Bun's native routes (`native_router.ts`).
  * The three run side by side; the test files that start Ceph are a bundle
- * of their own, run on Node then on Bun after them, one Ceph at a time
+ * of their own, run on Bun then on Node as those end, one Ceph at a time
  * (see `schedule()`).
  *
  * Node is the one on PATH (Debian's); Bun is the binary of the npm package
@@ -174,9 +174,11 @@ let scheduled: { node: Run; bun: Run; native: Run } | undefined;
  * Starts every run once, for the three tests below to await: the bundle
  * without Ceph on Node, on Bun and (the router's files) on Bun through
  * native routes, side by side, since they wait on sockets and timers more
- * than on the CPU; then the Ceph bundle on Node, then on Bun, one at a
- * time, so that one Ceph starts at once (two side by side on two busy
- * cores failed to come up). A string is why a runtime was skipped.
+ * than on the CPU; then the Ceph bundle on Bun, then on Node, one at a
+ * time, so that one Ceph runs at once (two side by side on two busy cores
+ * failed to come up in 2 of 4 runs). A string is why a runtime was
+ * skipped. The Bun test ends after Bun's runs, the Node test after every
+ * run, so nothing runs past the tests.
  */
 function schedule(): { node: Run; bun: Run; native: Run } {
   if (scheduled !== undefined) return scheduled;
@@ -214,9 +216,18 @@ function schedule(): { node: Run; bun: Run; native: Run } {
   };
   // Bundled now, beside the other bundles, not after the runs.
   cephBundle().catch(() => {});
-  const waitAll = Promise.allSettled([nodePlain, bunPlain, native]);
-  const nodeCeph = cephOn("node", nodeBinary, waitAll);
-  const bunCeph = cephOn("bun", bunBinaryPath, nodeCeph);
+  // Bun's runs end first (Node's plain run takes longest): Bun's Ceph run
+  // goes beside the end of Node's, and Node's after both.
+  const bunCeph = cephOn(
+    "bun",
+    bunBinaryPath,
+    Promise.allSettled([bunPlain, native]),
+  );
+  const nodeCeph = cephOn(
+    "node",
+    nodeBinary,
+    Promise.allSettled([nodePlain, bunCeph]),
+  );
   const both = async (
     first: Promise<{ counts: Counts; stdout: string } | string>,
     second: Promise<{ counts: Counts; stdout: string } | string>,
