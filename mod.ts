@@ -58,6 +58,7 @@
  * - [`@fetchkit/toolkit/response/event-stream`](https://jsr.io/@fetchkit/toolkit/doc/response/event-stream): server-sent events from an async iterable
  * - [`@fetchkit/toolkit/websocket`](https://jsr.io/@fetchkit/toolkit/doc/websocket): WebSockets on Deno, Node and Bun
  * - [`@fetchkit/toolkit/pubsub`](https://jsr.io/@fetchkit/toolkit/doc/pubsub): publish and subscribe across servers, in order, with resume
+ * - [`@fetchkit/toolkit/jobs`](https://jsr.io/@fetchkit/toolkit/doc/jobs): durable background jobs on memory, Deno KV or Redis: retries, dead letters, at least once
  * - [`@fetchkit/toolkit/stream-limit-middleware`](https://jsr.io/@fetchkit/toolkit/doc/stream-limit-middleware): bounds on long-lived responses per client and in all
  *
  * ### Caching and shared stores
@@ -118,6 +119,7 @@ export * from "./response/event_stream.ts";
 export * from "./http_error/mod.ts";
 export * from "./store/mod.ts";
 export * from "./pubsub/mod.ts";
+export * from "./jobs/mod.ts";
 export * from "./stream_limit/mod.ts";
 export {
   parseHeaders,
@@ -149,11 +151,11 @@ export * from "./context_storage/mod.ts";
 export * from "./server_timing/mod.ts";
 export * from "./tracing/mod.ts";
 export {
-  Counter as MetricsCounter,
+  type Counter as MetricsCounter,
   createMetricsRegistry,
   DEFAULT_BUCKETS,
-  Gauge as MetricsGauge,
-  Histogram as MetricsHistogram,
+  type Gauge as MetricsGauge,
+  type Histogram as MetricsHistogram,
   type HistogramOptions,
   type Labels as MetricLabels,
   type MetricOptions,

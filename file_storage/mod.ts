@@ -9,8 +9,10 @@
  * - {@linkcode createLocalFileStorage}: one server's disk; keys never become
  *   paths.
  * - {@linkcode createS3FileStorage}: files every server of an app shares,
- *   with presigned URLs; multipart uploads in parts of `partSize`, ranged
- *   reads, outages as `503`.
+ *   with presigned URLs (a `PUT` signs its type and length, a `GET` can
+ *   ask for a download) and browser upload forms bounded in size
+ *   (`presignPost()`); multipart uploads in parts of `partSize`, ranged
+ *   reads, outages as `503`, every answer under a deadline.
  *
  * `get()` returns a `File` whose bytes stay in the storage until read, and
  * whose `slice()` reads only its range: send one with

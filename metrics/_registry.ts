@@ -6,7 +6,16 @@
  * @module
  */
 
-/** Label values of one series, by label name. */
+/**
+ * Label values of one series, by label name.
+ *
+ * @example
+ * ```ts
+ * import type { Labels } from "@fetchkit/toolkit/metrics";
+ *
+ * const labels: Labels = { method: "password", reason: "bad_credentials" };
+ * ```
+ */
 export type Labels = Readonly<Record<string, string | number>>;
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -40,7 +49,16 @@ export function formatValue(value: number): string {
 /** The label values written past this many series of one metric. */
 export const OVERFLOW = "(overflow)";
 
-/** Options every metric takes. */
+/**
+ * Options every metric takes.
+ *
+ * @example
+ * ```ts
+ * import type { MetricOptions } from "@fetchkit/toolkit/metrics";
+ *
+ * const options: MetricOptions = { name: "jobs_total", help: "Jobs run.", labelNames: ["outcome"] };
+ * ```
+ */
 export interface MetricOptions {
   /** The metric's name: `[a-zA-Z_:][a-zA-Z0-9_:]*`. */
   name: string;
@@ -58,7 +76,16 @@ export interface MetricOptions {
   maxSeries?: number;
 }
 
-/** Options of a histogram. */
+/**
+ * Options of a histogram.
+ *
+ * @example
+ * ```ts
+ * import type { HistogramOptions } from "@fetchkit/toolkit/metrics";
+ *
+ * const options: HistogramOptions = { name: "job_seconds", help: "Job time.", buckets: [0.1, 1, 10] };
+ * ```
+ */
 export interface HistogramOptions extends MetricOptions {
   /**
    * Upper bounds of the buckets, ascending (`+Inf` is added).
@@ -68,7 +95,18 @@ export interface HistogramOptions extends MetricOptions {
   buckets?: readonly number[];
 }
 
-/** Prometheus' default buckets, in seconds. */
+/**
+ * Prometheus' default buckets, in seconds: those of
+ * `http_request_duration_seconds` unless `metrics({ buckets })` says
+ * otherwise.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_BUCKETS } from "@fetchkit/toolkit/metrics";
+ *
+ * DEFAULT_BUCKETS.at(-1); // 10
+ * ```
+ */
 export const DEFAULT_BUCKETS: readonly number[] = Object.freeze([
   0.005,
   0.01,
@@ -451,8 +489,27 @@ export class Histogram extends Metric<HistogramCell> {
 /** Any metric of a registry. */
 export type AnyMetric = Counter | Gauge | Histogram;
 
-/** The content types of the two formats. */
+/**
+ * The content type of the Prometheus text format 0.0.4.
+ *
+ * @example
+ * ```ts
+ * import { TEXT_CONTENT_TYPE } from "@fetchkit/toolkit/metrics";
+ *
+ * TEXT_CONTENT_TYPE; // "text/plain; version=0.0.4; charset=utf-8"
+ * ```
+ */
 export const TEXT_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+/**
+ * The content type of OpenMetrics 1.0.
+ *
+ * @example
+ * ```ts
+ * import { OPENMETRICS_CONTENT_TYPE } from "@fetchkit/toolkit/metrics";
+ *
+ * OPENMETRICS_CONTENT_TYPE; // "application/openmetrics-text; version=1.0.0; charset=utf-8"
+ * ```
+ */
 export const OPENMETRICS_CONTENT_TYPE =
   "application/openmetrics-text; version=1.0.0; charset=utf-8";
 

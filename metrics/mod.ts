@@ -59,10 +59,7 @@ import { observeStoreCalls } from "../store/observe.ts";
 import { httpMetrics } from "./_http.ts";
 import { processMetrics } from "./_process.ts";
 import {
-  Counter,
   DEFAULT_BUCKETS,
-  Gauge,
-  Histogram,
   type HistogramOptions,
   type Labels,
   type MetricOptions,
@@ -72,16 +69,110 @@ import {
 } from "./_registry.ts";
 
 export {
-  Counter,
   DEFAULT_BUCKETS,
-  Gauge,
-  Histogram,
   type HistogramOptions,
   type Labels,
   type MetricOptions,
   OPENMETRICS_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
 };
+
+/**
+ * A number that only goes up (requests, errors), by label values. Its
+ * name ends in `_total` by convention.
+ *
+ * @example
+ * ```ts
+ * import { createMetricsRegistry, type Counter } from "@fetchkit/toolkit/metrics";
+ *
+ * const jobs: Counter = createMetricsRegistry().counter({
+ *   name: "jobs_total",
+ *   help: "Jobs run, by outcome.",
+ *   labelNames: ["outcome"],
+ * });
+ * jobs.inc({ outcome: "done" });
+ * jobs.get({ outcome: "done" }); // 1
+ * ```
+ */
+export interface Counter {
+  /** The metric's name. */
+  readonly name: string;
+  /** Its help text. */
+  readonly help: string;
+  /** Its label names, in order. */
+  readonly labelNames: readonly string[];
+  /**
+   * Adds `value` (default 1) to the series of `labels`.
+   *
+   * @throws {RangeError} When `value` is negative or not finite.
+   * @throws {TypeError} When a label is not one of `labelNames`.
+   */
+  inc(labels?: Labels, value?: number): void;
+  /** The value of the series of `labels` (0 before its first `inc`). */
+  get(labels?: Labels): number;
+}
+
+/**
+ * A number that goes up and down (queue depth, connections), by label
+ * values.
+ *
+ * @example
+ * ```ts
+ * import { createMetricsRegistry, type Gauge } from "@fetchkit/toolkit/metrics";
+ *
+ * const depth: Gauge = createMetricsRegistry().gauge({ name: "queue_depth", help: "Jobs waiting." });
+ * depth.set(undefined, 3);
+ * depth.dec();
+ * depth.get(); // 2
+ * ```
+ */
+export interface Gauge {
+  /** The metric's name. */
+  readonly name: string;
+  /** Its help text. */
+  readonly help: string;
+  /** Its label names, in order. */
+  readonly labelNames: readonly string[];
+  /** Sets the series of `labels` to `value`. */
+  set(labels: Labels | undefined, value: number): void;
+  /** Adds `value` (default 1). */
+  inc(labels?: Labels, value?: number): void;
+  /** Takes `value` (default 1) away. */
+  dec(labels?: Labels, value?: number): void;
+  /** The value of the series of `labels`. */
+  get(labels?: Labels): number;
+}
+
+/**
+ * Observations counted in buckets (durations, sizes), by label values.
+ *
+ * @example
+ * ```ts
+ * import { createMetricsRegistry, type Histogram } from "@fetchkit/toolkit/metrics";
+ *
+ * const sizes: Histogram = createMetricsRegistry().histogram({
+ *   name: "upload_bytes",
+ *   help: "Upload sizes.",
+ *   buckets: [1024, 1048576],
+ * });
+ * sizes.observe(undefined, 5000);
+ * sizes.get(); // { buckets: [0, 1, 1], sum: 5000, count: 1 }
+ * ```
+ */
+export interface Histogram {
+  /** The metric's name. */
+  readonly name: string;
+  /** Its help text. */
+  readonly help: string;
+  /** Its label names, in order. */
+  readonly labelNames: readonly string[];
+  /** Upper bounds of the buckets, ascending, without `+Inf`. */
+  readonly buckets: readonly number[];
+  /** Counts `value` in the series of `labels`. */
+  observe(labels: Labels | undefined, value: number): void;
+  /** The series of `labels`: cumulative counts per bucket (`+Inf` last), sum and count. */
+  get(labels?: Labels): { buckets: number[]; sum: number; count: number };
+}
 
 /**
  * A set of metrics scraped together: the middleware's, the store's, the

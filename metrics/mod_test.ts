@@ -31,7 +31,7 @@ function lines(text: string, prefix: string): string[] {
 }
 
 async function scrape(
-  router: { fetch(request: Request): Promise<Response> },
+  router: { fetch(request: Request): Response | Promise<Response> },
   accept?: string,
 ): Promise<{ text: string; type: string | null }> {
   const response = await router.fetch(

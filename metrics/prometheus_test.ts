@@ -103,14 +103,14 @@ scrape_configs:
         stderr: "null",
       }).spawn();
       const api = `http://127.0.0.1:${port}/api/v1/query?query=`;
-      async function query(expression: string): Promise<
+      const query = async (expression: string): Promise<
         { metric: Record<string, string>; value: [number, string] }[]
-      > {
+      > => {
         const response = await fetch(api + encodeURIComponent(expression));
         const body = await response.json();
         assert.equal(body.status, "success", JSON.stringify(body));
         return body.data.result;
-      }
+      };
 
       // Two scrapes of each job.
       const deadline = Date.now() + 60_000;

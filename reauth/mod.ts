@@ -92,8 +92,11 @@ export const REAUTH_MAX_AGE_MS: number = 10 * 60 * 1000;
 
 /** The part of a session this module uses. */
 export interface ReauthSession {
+  /** Reads a value. */
   get(name: string): unknown;
+  /** Stores a value. */
   set(name: string, value: unknown): void;
+  /** Removes a value. */
   unset(name: string): void;
 }
 

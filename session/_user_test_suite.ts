@@ -57,6 +57,14 @@ function usersApp(storage: UserSessionStorage) {
     current.regenerateId(true);
     return Response.json({ id: current.id });
   });
+  router.post("/signout", (context) => {
+    // A sign-out that keeps a guest session (for a flash).
+    const current = context.get(Key)!;
+    current.regenerateId(true);
+    current.unsetUser();
+    current.set("name", "guest");
+    return Response.json({ id: current.id });
+  });
   router.post("/logout", (context) => {
     context.get(Key)!.destroy();
     return Response.json({});
@@ -234,6 +242,25 @@ export async function userSessionSuite(
     await call(router, jar, "POST", "/logout");
     assert.deepEqual(await storage.listUserSessions(user), []);
   });
+
+  await t.step(
+    "unsetUser(): a sign-out that keeps a guest session leaves the list",
+    async () => {
+      const storage = backend.storage(cookie);
+      const router = usersApp(storage);
+      const user = userName();
+      const jar = new Jar();
+      await call(router, jar, "POST", `/login/${user}`);
+      assert.equal((await storage.listUserSessions(user)).length, 1);
+      const guest = await call(router, jar, "POST", "/signout");
+      assert.deepEqual(await storage.listUserSessions(user), []);
+      const me = await call(router, jar, "GET", "/me");
+      assert.deepEqual(me, { id: guest.id, user: null, name: "guest" });
+      // Signing in again lists it again.
+      await call(router, jar, "POST", `/login/${user}`);
+      assert.equal((await storage.listUserSessions(user)).length, 1);
+    },
+  );
 
   await t.step(
     "at most maxSessionsPerUser: the oldest sign-in is ended",

@@ -4,7 +4,9 @@
  *
  * Sessions by user: at sign-in a handler binds the session to the user
  * with `session.setUser(userId, { address, userAgent })` (after
- * `session.regenerateId(true)`); `session.userId` reads it back. The
+ * `session.regenerateId(true)`); `session.userId` reads it back, and
+ * `session.unsetUser()` unbinds a session signed out but kept (a
+ * "You have been signed out" flash; `destroy()` unbinds too). The
  * memory, Deno KV and Redis storages (one node or a cluster) then keep
  * an index of each user's sessions and are a `UserSessionStorage`:
  * `storage.listUserSessions(userId)` gives

@@ -196,6 +196,16 @@ export interface Session<Data extends SessionData = SessionData> {
    * @throws {Error} When the session was destroyed.
    */
   setUser(userId: string, options?: SetUserOptions): void;
+  /**
+   * Unbinds the session from its user: a sign-out that keeps the session
+   * for a guest (a "You have been signed out" flash, after
+   * `regenerateId(true)`). The storage drops it from the user's list on
+   * save; `destroy()` does the same for a sign-out that keeps nothing.
+   * Does nothing on a session bound to nobody.
+   *
+   * @throws {Error} When the session was destroyed.
+   */
+  unsetUser(): void;
 }
 
 /**
@@ -260,6 +270,14 @@ export class SessionObject<Data extends SessionData = SessionData>
       user.ua = options.userAgent.slice(0, 512);
     }
     s.user = user;
+    s.userSet = true;
+    s.dirty = true;
+  }
+
+  unsetUser(): void {
+    const s = this.#writable();
+    if (s.user === undefined) return;
+    s.user = undefined;
     s.userSet = true;
     s.dirty = true;
   }

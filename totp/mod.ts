@@ -146,22 +146,21 @@ function settingsOf(options: TotpOptions = {}): Settings {
 
 const POWERS = { 6: 1_000_000, 8: 100_000_000 };
 
-/** The HOTP code (RFC 4226) of `key` at counter `step`. */
-function hotp(key: Uint8Array, step: number, settings: Settings): string {
+/** An HMAC keyed once: each candidate step starts from a copy of it. */
+type KeyedHmac = ReturnType<typeof hmac.create>;
+
+/** The HOTP code (RFC 4226) at counter `step`, from an HMAC keyed with the secret. */
+function hotp(keyed: KeyedHmac, step: number, digits: 6 | 8): string {
   const counter = new Uint8Array(8);
+  const view = new DataView(counter.buffer);
   // Steps fit in 53 bits: the high 32 bits and the low 32 bits.
-  const high = Math.floor(step / 0x1_0000_0000);
-  const low = step >>> 0;
-  new DataView(counter.buffer).setUint32(0, high);
-  new DataView(counter.buffer).setUint32(4, low);
-  const mac = hmac(settings.hash, key, counter);
+  view.setUint32(0, Math.floor(step / 0x1_0000_0000));
+  view.setUint32(4, step >>> 0);
+  const mac = keyed.clone().update(counter).digest();
   const offset = mac[mac.length - 1] & 0x0f;
   const binary = ((mac[offset] & 0x7f) << 24) | (mac[offset + 1] << 16) |
     (mac[offset + 2] << 8) | mac[offset + 3];
-  return String(binary % POWERS[settings.digits]).padStart(
-    settings.digits,
-    "0",
-  );
+  return String(binary % POWERS[digits]).padStart(digits, "0");
 }
 
 /**
@@ -214,7 +213,8 @@ export function totpCode(
       );
     }
     const step = Math.floor(settings.time / 1000 / settings.period);
-    return Promise.resolve(hotp(key, step, settings));
+    const keyed = hmac.create(settings.hash, key);
+    return Promise.resolve(hotp(keyed, step, settings.digits));
   } catch (error) {
     return Promise.reject(error);
   }
@@ -223,10 +223,12 @@ export function totpCode(
 /**
  * Checks `code` against `secret`: the step of the code when it is one of
  * the `window` steps either side of now and after `afterStep`, else
- * `null`. Every candidate is compared in full (no early exit), so the
- * time taken says nothing about how close a guess was. A code of the
- * wrong length or with anything but digits, and a secret that is not
- * base32, are `null`. Strip spaces users type inside codes before.
+ * `null`. Each candidate is compared in full (no early exit inside a
+ * code), so the time taken says nothing about how close a guess was; the
+ * current step is tried first, so a right code usually costs one HMAC.
+ * A code of the wrong length or with anything but digits, and a secret
+ * that is not base32, are `null`. Strip spaces users type inside codes
+ * before.
  *
  * @example
  * ```ts
@@ -278,20 +280,26 @@ function verifyNow(
   if (key === null) return null;
 
   const now = Math.floor(settings.time / 1000 / settings.period);
-  let found = -1;
-  for (let step = now - window; step <= now + window; step++) {
-    if (step < 0) continue;
-    // Every candidate is made and compared whole; whether afterStep
-    // refuses it is decided after the comparison.
-    const expected = hotp(key, step, settings);
-    let difference = 0;
-    for (let i = 0; i < expected.length; i++) {
-      difference |= expected.charCodeAt(i) ^ code.charCodeAt(i);
+  // The key's pads are hashed once, not once per candidate.
+  const keyed = hmac.create(settings.hash, key);
+  // Now first, then one step back and one ahead, and so on: the usual
+  // code costs one HMAC. A wrong code costs every candidate; each is
+  // compared whole, so the time says nothing about how close a guess was
+  // (only that it matched, which the answer says anyway).
+  for (let distance = 0; distance <= window; distance++) {
+    for (
+      const step of distance === 0 ? [now] : [now - distance, now + distance]
+    ) {
+      if (step < 0 || (afterStep !== undefined && step <= afterStep)) continue;
+      const expected = hotp(keyed, step, settings.digits);
+      let difference = 0;
+      for (let i = 0; i < expected.length; i++) {
+        difference |= expected.charCodeAt(i) ^ code.charCodeAt(i);
+      }
+      if (difference === 0) return { step };
     }
-    const usable = afterStep === undefined || step > afterStep;
-    if (difference === 0 && usable && found === -1) found = step;
   }
-  return found === -1 ? null : { step: found };
+  return null;
 }
 
 function label(value: string, what: string): string {

@@ -4,7 +4,13 @@ import { createApp } from "./app.ts";
 import { createSessionStorage, type SessionStorageKind } from "./sessions.ts";
 import type { Router, ServeInfo } from "@fetchkit/toolkit/fetch-router";
 import type { RateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
-import type { Mailer } from "./mailer.ts";
+import { createConsoleMailer, type Mailer } from "./mailer.ts";
+import { createKvJobStore } from "@fetchkit/toolkit/jobs";
+import {
+  createMailJobs,
+  type MailJobs,
+  type MailJobsOptions,
+} from "./mail_jobs.ts";
 
 export const SECRET = "test-secret-0123456789abcdef0123456789";
 export const ORIGIN = "http://app.test";
@@ -12,6 +18,8 @@ export const ORIGIN = "http://app.test";
 export interface TestApp {
   app: Router;
   kv: Deno.Kv;
+  /** The app's mail queue; its worker runs until `close()`. */
+  mailJobs: MailJobs;
   close(): void;
 }
 
@@ -28,6 +36,10 @@ export async function testApp(
     appUrl?: string;
     mailer?: Mailer;
     resetTtlMs?: number;
+    /** Options of the mail queue (a shorter backoff). */
+    mail?: Partial<MailJobsOptions>;
+    /** Start no mail worker. Default `false`. */
+    noMailWorker?: boolean;
   } = {},
 ): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
@@ -36,6 +48,12 @@ export async function testApp(
     kv,
     secrets: [SECRET],
     secure: false,
+  });
+  const mailJobs = createMailJobs({
+    store: createKvJobStore(kv),
+    mailer: options.mailer ?? createConsoleMailer(() => {}),
+    log: () => {},
+    ...options.mail,
   });
   const app = await createApp({
     kv,
@@ -47,10 +65,23 @@ export async function testApp(
     development: options.development,
     appUrl: options.appUrl,
     mailer: options.mailer,
+    mailJobs,
     resetTtlMs: options.resetTtlMs,
     admin: { email: "admin@example.com", password: "admin-password" },
   });
-  return { app, kv, close: () => kv.close() };
+  const worker = options.noMailWorker
+    ? undefined
+    : mailJobs.work({ pollMs: 20 });
+  return {
+    app,
+    kv,
+    mailJobs,
+    close() {
+      // Stops at once when idle; then the database closes.
+      void worker?.stop({ graceMs: 0 });
+      kv.close();
+    },
+  };
 }
 
 let clients = 0;

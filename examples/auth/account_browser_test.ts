@@ -116,17 +116,18 @@ Deno.test({
       await page.goto(`${base}/profile`);
       const profile = (await page.textContent("main")) ?? "";
       assert.match(profile, /not verified/);
-      // Until the session storage lists a user's sessions, the section
-      // says it cannot (and the sign-out steps below are skipped).
-      const listed = !/cannot list the devices/.test(profile);
-      if (listed) {
-        assert.match(profile, /Safari 17 on iOS/);
-        assert.match(profile, /this device/);
-      }
       await check("profile-unverified");
       await axeAt("/profile", "profile");
+      // The devices, on the security page.
+      await page.goto(`${base}/profile/security`);
+      const security = (await page.textContent("main")) ?? "";
+      assert.match(security, /Safari 17 on iOS/);
+      assert.match(security, /this device/);
+      await check("security-devices");
+      await axeAt("/profile/security", "security");
 
       // "Send again": a second link; the first one now says it expired.
+      await page.goto(`${base}/profile`);
       await page.click("button:has-text('Send again')");
       await page.waitForURL(`${base}/profile`);
       const [first, second] = await waitForLinks(2);
@@ -142,8 +143,12 @@ Deno.test({
       assert.match((await page.textContent("main")) ?? "", /is verified/);
       await check("profile-verified");
 
-      // The email change form, and its refusal.
+      // The email change form, after the password again, and its refusal.
       await page.goto(`${base}/email/change`);
+      await page.waitForURL(`${base}/auth/confirm?**`);
+      await page.fill("#password", "ada password");
+      await page.click("form.card button[type=submit]");
+      await page.waitForURL(`${base}/email/change`);
       await check("email-change");
       await axeAt("/email/change", "email change");
       await page.fill("#email", "ADA@example.com");
@@ -187,21 +192,37 @@ Deno.test({
         /Your email address is now ada@new.example/,
       );
 
-      // Sign the phone out from here.
-      if (listed) {
-        await page.click("form.device-remove button");
-        await page.waitForURL(`${base}/profile#devices`);
-        assert.match(
-          (await page.textContent("main")) ?? "",
-          /That device is signed out/,
-        );
-        await check("profile-devices-signed-out");
-        await phone.goto(`${base}/dashboard`);
-        assert.match(phone.url(), /\/auth\/login/);
-      }
+      // Sign the phone out from the security page.
+      await page.goto(`${base}/profile/security`);
+      await page.click("form.device-remove button");
+      await page.waitForURL(`${base}/profile/security#devices`);
+      assert.match(
+        (await page.textContent("main")) ?? "",
+        /That device is signed out/,
+      );
+      await check("security-device-signed-out");
+      await phone.goto(`${base}/dashboard`);
+      assert.match(phone.url(), /\/auth\/login/);
 
-      // Delete: the page, a wrong email, then the account.
+      // A new password (still confirmed): the other devices are signed out.
+      await page.goto(`${base}/profile/password`);
+      await check("change-password");
+      await axeAt("/profile/password", "change password");
+      await page.fill("#password", "ada new password");
+      await page.click("form.card button[type=submit]");
+      await page.waitForURL(`${base}/profile/security`);
+      assert.match(
+        (await page.textContent("main")) ?? "",
+        /every other device was signed out/,
+      );
+
+      // Delete: after the (new) password again, the page, a wrong email,
+      // then the account.
       await page.goto(`${base}/profile/delete`);
+      await page.waitForURL(`${base}/auth/confirm?**`);
+      await page.fill("#password", "ada new password");
+      await page.click("form.card button[type=submit]");
+      await page.waitForURL(`${base}/profile/delete`);
       await check("delete-account");
       await axeAt("/profile/delete", "delete account");
       await page.fill("#email", "someone@else.example");

@@ -9,6 +9,7 @@ import type { EmailLinks } from "./email_verification.ts";
 import type { IdentityStore } from "./oauth.ts";
 import type { PasskeyStore } from "./passkeys.ts";
 import type { ResetTokens } from "./password_reset.ts";
+import type { TwoFactorStore } from "./two_factor.ts";
 import type { User } from "./users.ts";
 
 /** The stores an account's data lives in. */
@@ -24,6 +25,8 @@ export interface AccountData {
   endSessions?: (userId: number, except?: string) => Promise<void>;
   /** Removes the user's mail not yet sent. */
   removeJobs?: (user: User) => Promise<void>;
+  /** The two-factor records (the TOTP secret and backup code hashes). */
+  twoFactor?: Pick<TwoFactorStore, "disable">;
 }
 
 /**
@@ -42,5 +45,44 @@ export function createAccountPurge(
     await data.resetTokens.revoke(user.id);
     await data.emailLinks.revoke(user.id);
     await data.removeJobs?.(user);
+    await data.twoFactor?.disable(user.id);
+  };
+}
+
+/**
+ * The mail jobs sent for each user, so deleting the account can remove
+ * those still waiting: `["mail_jobs_by_user", userId, jobId]` in KV,
+ * kept a day (a mail job is done, sent or dead, within about 40 minutes).
+ */
+export interface UserMailJobs {
+  /** Remembers that job `id` mails `userId`. */
+  record(userId: number, id: string): Promise<void>;
+  /** Removes the user's jobs not yet running (`remove(id)`); forgets them. */
+  removeAll(
+    userId: number,
+    remove: (id: string) => Promise<boolean>,
+  ): Promise<number>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** {@linkcode UserMailJobs} on the app's KV database. */
+export function createUserMailJobs(kv: Deno.Kv): UserMailJobs {
+  return {
+    async record(userId, id) {
+      await kv.set(["mail_jobs_by_user", userId, id], true, {
+        expireIn: DAY_MS,
+      });
+    },
+    async removeAll(userId, remove) {
+      let removed = 0;
+      for await (
+        const { key } of kv.list({ prefix: ["mail_jobs_by_user", userId] })
+      ) {
+        if (await remove(key[2] as string)) removed++;
+        await kv.delete(key);
+      }
+      return removed;
+    },
   };
 }

@@ -75,6 +75,13 @@ import { twoFactorController } from "./controllers/two_factor.ts";
 import { createTwoFactorStore } from "./two_factor.ts";
 import { createLoginLimits } from "./login_limits.ts";
 import { createConsoleMailer, type Mailer } from "./mailer.ts";
+import { createKvJobStore } from "@fetchkit/toolkit/jobs";
+import {
+  createMailJobs,
+  type MailJobs,
+  MailJobsKey,
+  sendMail,
+} from "./mail_jobs.ts";
 import { createPasskeyStore, createUsedChallengeStore } from "./passkeys.ts";
 import { createResetTokens } from "./password_reset.ts";
 import { notFoundPage } from "./views/errors.ts";
@@ -83,8 +90,10 @@ import { createEmailLinks } from "./email_verification.ts";
 import { emailReminder, emailSection } from "./views/email.ts";
 import { deleteSection } from "./views/delete_account.ts";
 import { deleteAccountController } from "./controllers/delete_account.ts";
-import { createAccountPurge } from "./account_deletion.ts";
+import { createAccountPurge, createUserMailJobs } from "./account_deletion.ts";
 import { confirmFirst } from "./reauth.ts";
+import { changePasswordController } from "./controllers/password.ts";
+import { passwordSection } from "./views/password.ts";
 import { bindDevice, deviceSessionsOf, listDevices } from "./devices.ts";
 import { devicesController } from "./controllers/devices.ts";
 import { devicesSection } from "./views/devices.ts";
@@ -150,8 +159,15 @@ export interface AppOptions {
    * never taken from a request's `Host`. Default `http://localhost:8000`.
    */
   appUrl?: string;
-  /** Sends the reset links. Default: printed to the console. */
+  /** Sends the app's mail. Default: printed to the console. */
   mailer?: Mailer;
+  /**
+   * The app's mail queue (`mail_jobs.ts`): every mail goes through it.
+   * Default: on `kv`, sending with `mailer`, with a worker started on
+   * demand (see `MailJobsOptions.onDemand`). Given one, the app starts
+   * no worker: `main.ts` runs one all along (`mailJobs.work()`).
+   */
+  mailJobs?: MailJobs;
   /** How long a reset link works. Default 30 minutes (tests shorten it). */
   resetTtlMs?: number;
   /** How long an email link works. Default 24 hours (tests shorten it). */
@@ -205,6 +221,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
     usedChallenges: createUsedChallengeStore(kv),
   });
   const twoFactor = createTwoFactorStore(kv);
+  const mailJobs = options.mailJobs ?? createMailJobs({
+    store: createKvJobStore(kv),
+    mailer: options.mailer ?? createConsoleMailer(),
+    onDemand: true,
+  });
   // The login lockouts, here only to clear an email's after a reset.
   const lockouts = createLoginLimits({
     store: limits,
@@ -213,7 +234,6 @@ export async function createApp(options: AppOptions): Promise<Router> {
     onLimit: () => new Response(null, { status: 429 }),
   });
 
-  const mailer = options.mailer ?? createConsoleMailer();
   // The devices list and sign-outs (null on signed cookies).
   const deviceSessions = deviceSessionsOf(options.sessions);
   const endSessions = async (userId: number, except?: string) => {
@@ -221,12 +241,18 @@ export async function createApp(options: AppOptions): Promise<Router> {
   };
   const identities = createIdentityStore(kv);
   const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
+  const userMailJobs = createUserMailJobs(kv);
   const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
   const email = createEmailVerification({
     users,
     reauth: [confirmFirst()],
     links: emailLinks,
-    sendMail: (message) => mailer.send(message),
+    // Through the mail queue (mail_jobs.ts), as every mail of the app.
+    sendMail: async ({ userId, ...message }) => {
+      const { id } = await sendMail(mailJobs, message);
+      // Deleting the account removes the mail still waiting.
+      await userMailJobs.record(userId, id);
+    },
     limits,
     appUrl,
   });
@@ -268,6 +294,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
       // before methodOverride() would wait for it.
       methodOverride({ maxBodyBytes: AUTH_FORM_LIMITS.maxTotalSize }),
       session(Session, options.sessions),
+      // sendMail(context, ...) finds the app's mail queue here.
+      (context, next) => {
+        context.set(MailJobsKey, mailJobs);
+        return next();
+      },
       loadUser(users),
       bindDevice(),
       operations.signIns,
@@ -282,7 +313,11 @@ export async function createApp(options: AppOptions): Promise<Router> {
     routes.profile,
     profile(
       passkeyStore,
-      (context) => [emailSection(context.get(CurrentUser)!), deleteSection()],
+      (context) => [
+        emailSection(context.get(CurrentUser)!),
+        passwordSection(context.get(CurrentUser)!),
+      ],
+      deleteSection(),
     ),
   );
   router.map(routes.email, email.controller);
@@ -291,6 +326,15 @@ export async function createApp(options: AppOptions): Promise<Router> {
     devicesController({
       sessions: deviceSessions,
       backTo: routes.security.href(),
+    }),
+  );
+  router.map(
+    routes.changePassword,
+    changePasswordController({
+      users,
+      passwords,
+      endSessions,
+      reauth: [confirmFirst()],
     }),
   );
   router.map(
@@ -304,6 +348,13 @@ export async function createApp(options: AppOptions): Promise<Router> {
         resetTokens,
         emailLinks,
         endSessions,
+        twoFactor,
+        removeJobs: async (user) => {
+          await userMailJobs.removeAll(
+            user.id,
+            (id) => mailJobs.queue.remove(id),
+          );
+        },
       }),
     }),
   );
@@ -342,6 +393,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       store: twoFactor,
       limits,
       addressLimit: options.loginAddressLimit,
+      endSessions,
     }),
   );
   router.map(
@@ -367,7 +419,6 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       identities,
-      passkeys: passkeyStore,
       providers: options.oauthProviders ?? [],
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
@@ -390,7 +441,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       users,
       passwords,
       tokens: resetTokens,
-      mailer,
+      mail: mailJobs,
       limits,
       appUrl,
       ttlMs: options.resetTtlMs,
@@ -402,7 +453,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   // guests are sent to the login page before any admin code runs.
   router.mount("/admin", (admin) => {
     admin.use(requireRole("admin", "moderator"));
-    admin.map(adminRoutes, adminController(users));
+    admin.map(adminRoutes, adminController(users, mailJobs.queue));
   });
   return router;
 }

@@ -17,6 +17,7 @@
  * | `APP_URL`         | `PUBLIC_URL` if https: or localhost, else `http://localhost:$PORT` | the public origin: passkeys' site, reset links; required in production |
  * | `SMTP_URL`        | (print mail to the console) | `smtps://user:pass@host:465`: send mail by SMTP |
  * | `MAIL_FROM`       | `no-reply@<APP_URL's host>` | the sender of the app's mail                   |
+ * | `MAIL_VISIBILITY_MS` | `90000`                 | how long a crashed worker holds a mail before another sends it |
  *
  * @module
  */
@@ -50,6 +51,8 @@ export interface Config {
   smtpUrl?: string;
   /** The sender of mail. */
   mailFrom: string;
+  /** From `MAIL_VISIBILITY_MS`: a crashed worker's mail waits this long. */
+  mailVisibilityMs: number;
 }
 
 /** A setting that cannot work; `main.ts` prints it and exits with 1. */
@@ -157,8 +160,16 @@ export function loadConfig(env: (name: string) => string | undefined): Config {
   if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) {
     throw new ConfigError("SMTP_URL must start with smtp:// or smtps://");
   }
+  const visibilityText = env("MAIL_VISIBILITY_MS");
+  const mailVisibilityMs = Number(visibilityText ?? 90_000);
+  if (!Number.isSafeInteger(mailVisibilityMs) || mailVisibilityMs < 1000) {
+    throw new ConfigError(
+      `MAIL_VISIBILITY_MS must be a whole number of ms >= 1000, not "${visibilityText}"`,
+    );
+  }
   return {
     appUrl: parsed.origin,
+    mailVisibilityMs,
     smtpUrl,
     mailFrom: env("MAIL_FROM") || `no-reply@${parsed.hostname}`,
     port,

@@ -170,3 +170,24 @@ Deno.test("delete account: guests are sent to log in, and back after", async () 
     close();
   }
 });
+
+Deno.test("delete account: the account's mail still waiting is removed; another account's stays", async () => {
+  const { app, mailJobs, close } = await testApp({ noMailWorker: true });
+  try {
+    const ada = new Client(app);
+    await ada.register("ada@example.com", "ada password");
+    await confirm(ada, "ada password", "/email/change");
+    await ada.post("/email/change", { email: "ada@new.example" });
+    await new Client(app).register("bob@example.com");
+    // Ada: a verification, a change link and its notice; Bob: one.
+    assert.equal((await mailJobs.queue.stats()).waiting, 4);
+    await confirm(ada, "ada password", "/profile/delete");
+    const deleted = await ada.post("/profile/delete", {
+      email: "ada@example.com",
+    });
+    assert.equal(deleted.status, 303);
+    assert.equal((await mailJobs.queue.stats()).waiting, 1);
+  } finally {
+    close();
+  }
+});

@@ -8,7 +8,8 @@
  *   session signed in (the app's `userId`) but not yet bound to that user
  *   is bound with `session.setUser(id, { address, userAgent })`, so every
  *   sign-in path (password, passkey, provider, a second factor) is
- *   listed without each one calling it.
+ *   listed without each one calling it; a session signed out but kept
+ *   (logout's flash) is unbound with `session.unsetUser()`.
  * - **Handles, not ids.** A session id is a bearer credential: the page
  *   never shows the other devices' ids, only a handle (the first 128
  *   bits of the id's SHA-256, base64url), which the sign-out forms carry
@@ -83,13 +84,6 @@ export async function handleOf(id: string): Promise<string> {
     .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** A session bound to a user, as `setUser()` leaves it. */
-interface Bindable {
-  readonly id: string;
-  readonly userId?: string;
-  setUser?(userId: string, options?: object): void;
-}
-
 /** The user's devices, this one first, then the most recently seen. */
 export async function listDevices(
   sessions: DeviceSessions,
@@ -134,7 +128,7 @@ export async function endDevice(
 /**
  * Router middleware, after `session()`: binds a signed-in session to its
  * user once, with the client's address and user agent (see the module
- * docs). Does nothing on a storage without `setUser()`.
+ * docs).
  */
 export function bindDevice(): Middleware {
   return async (context, next) => {
@@ -146,13 +140,17 @@ export function bindDevice(): Middleware {
 
 function bind(context: RequestContext): void {
   const session = context.get(Session);
-  const userId = session?.get("userId");
-  if (!session || userId === undefined) return;
-  const bindable = session as unknown as Bindable;
-  if (typeof bindable.setUser !== "function") return;
-  if (bindable.userId === String(userId)) return;
+  if (!session) return;
+  const userId = session.get("userId");
   try {
-    bindable.setUser(String(userId), {
+    if (userId === undefined) {
+      // Signed out (logout, a reset elsewhere, a deleted account) but
+      // kept for a flash: off the user's list.
+      if (session.userId !== undefined) session.unsetUser();
+      return;
+    }
+    if (session.userId === String(userId)) return;
+    session.setUser(String(userId), {
       address: context.remoteAddr?.hostname,
       userAgent: context.request.headers.get("user-agent") ?? undefined,
     });

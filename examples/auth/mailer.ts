@@ -20,6 +20,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** An HTML alternative (SMTP only; the console prints the text). */
+  html?: string;
 }
 
 /** Sends mail; rejects when the transport refused the message. */

@@ -21,6 +21,8 @@ import {
   resolveSecrets,
 } from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
+import { createKvJobStore, createRedisJobStore } from "@fetchkit/toolkit/jobs";
+import { createMailJobs } from "./mail_jobs.ts";
 import { createConsoleMailer, createSmtpMailer } from "./mailer.ts";
 import {
   checkNetAccess,
@@ -98,10 +100,18 @@ const smtp = config.smtpUrl
   ? await createSmtpMailer({ url: config.smtpUrl, from: config.mailFrom })
   : undefined;
 const mailer = smtp ?? createConsoleMailer();
+// Every mail is a durable job on the app's store (Redis with
+// SESSION_STORAGE=redis, so every server shares the queue).
+const mailJobs = createMailJobs({
+  store: redis ? createRedisJobStore(redis) : createKvJobStore(kv),
+  mailer,
+  visibilityTimeoutMs: config.mailVisibilityMs,
+});
 const app = await createApp({
   kv,
   appUrl: config.appUrl,
   mailer,
+  mailJobs,
   sessions,
   rateLimitStore: redis
     ? createRedisRateLimitStore({ client: redis })
@@ -139,6 +149,9 @@ try {
   );
   Deno.exit(1);
 }
+// The worker stops with the server (SIGTERM): it finishes or hands back
+// its mails within the shutdown's grace period.
+mailJobs.work();
 await server.finished;
 smtp?.close();
 kv.close();

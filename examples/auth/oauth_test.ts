@@ -20,7 +20,6 @@ import {
 import { OAUTH_ADDRESS_LIMIT } from "./controllers/oauth.ts";
 import { ConfigError } from "./config.ts";
 import { createUserStore, type UserStore } from "./users.ts";
-import { createPasskeyStore } from "./passkeys.ts";
 import { createIdentityStore } from "./oauth.ts";
 import { oauthController } from "./controllers/oauth.ts";
 import { createPasswords } from "./passwords.ts";
@@ -602,7 +601,6 @@ Deno.test("oauth example: two first sign-ins of one new user at once make one ac
         users: racing,
         passwords: await createPasswords({ cost: 4 }),
         identities: createIdentityStore(kv),
-        passkeys: createPasskeyStore(kv),
         providers: providers(),
         publicUrl: ORIGIN,
         limits: createMemoryRateLimitStore(),

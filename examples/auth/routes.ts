@@ -15,6 +15,9 @@ export const adminRoutes = route({
   users: { method: "GET", pattern: "users" },
   updateUser: { method: "PUT", pattern: "users/:id" },
   settings: { method: "GET", pattern: "settings" },
+  /** Background jobs that used all their attempts (admins). */
+  jobs: { method: "GET", pattern: "jobs" },
+  retryJob: { method: "POST", pattern: "jobs/:id/retry" },
 });
 
 /** The app's routes. */
@@ -52,6 +55,8 @@ export const routes = route({
     resend: { method: "POST", pattern: "verify" },
     change: form("change"),
   }),
+  /** Changing the password of a signed-in account. */
+  changePassword: form("/profile/password"),
   /** Deleting one's own account (typing its email). */
   deleteAccount: form("/profile/delete"),
   /** The devices signed in: sign one out, or every other one. */

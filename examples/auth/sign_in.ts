@@ -4,9 +4,8 @@
  * Every sign-in (password, passkey, a provider) goes through
  * {@linkcode signIn}: a new session id (against session fixation), the
  * user's id, and the user's session `generation`. A password reset bumps
- * the user's `generation` (`users.setPassword()`), and so does a provider
- * sign-in that takes over an account registered with a password
- * (`users.takeOver()`, see `controllers/oauth.ts`); `loadUser()` asks
+ * the user's `generation` (`users.setPassword()`), and so does turning
+ * two-factor authentication off (`users.bumpGeneration()`); `loadUser()` asks
  * {@linkcode sessionIsCurrent} on every request, and a session that
  * carries an older generation is signed out there.
  *

@@ -302,6 +302,8 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       303,
     );
     assert.equal((await laptop.get("/dashboard")).status, 200);
+    const devicesBefore = await read(await client.get("/profile/security"));
+    assert.equal(devicesBefore.body.match(/class="device-item/g)?.length, 2);
 
     // A wrong code: refused, still on.
     const wrong = await read(
@@ -336,6 +338,8 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       /Two-factor authentication is off\. Every other device was signed out\./,
     );
     assert.match(page.body, /class="state-off"/);
+    // The laptop's session is gone from the storage's index at once.
+    assert.equal(page.body.match(/class="device-item/g)?.length, 1);
     assert.equal((await laptop.get("/dashboard")).status, 302, "signed out");
     // And the password alone signs in again.
     const next = await new Client(app).login(EMAIL, PASSWORD);
@@ -395,7 +399,10 @@ Deno.test("re-authentication: 5 wrong passwords on the confirm page lock it for 
       await client.post("/auth/confirm", { password: PASSWORD }),
     );
     assert.equal(locked.status, 429);
-    assert.match(locked.body, /Try again in 15 minutes/);
+    assert.match(
+      locked.body,
+      /Too many password attempts\. Try again in 15 minutes/,
+    );
   } finally {
     close();
   }
@@ -475,5 +482,51 @@ Deno.test("passkeys: a passkey sign-in skips the second step; a passkey confirms
   } finally {
     close();
     clock.uninstall();
+  }
+});
+
+Deno.test("deleting an account removes its two-factor secret and backup codes", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const clock = fakeDate();
+  const { app, kv, close } = await testApp();
+  try {
+    const { client } = await enrolled(app);
+    const store = createTwoFactorStore(kv);
+    const id = (await (await import("./users.ts")).createUserStore(kv)
+      .findByEmail(EMAIL))!.id;
+    assert.ok(await store.get(id));
+    const deleted = await client.post("/profile/delete", { email: EMAIL });
+    assert.equal(deleted.status, 303);
+    assert.equal(await store.get(id), null);
+  } finally {
+    close();
+    clock.uninstall();
+  }
+});
+
+Deno.test("two-factor store: one code checked twice at once is accepted once (compare-and-set), a backup code too", async () => {
+  const { createTwoFactorStore } = await import("./two_factor.ts");
+  const { createBackupCodes, createTotpSecret } = await import(
+    "@fetchkit/toolkit/totp"
+  );
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const store = createTwoFactorStore(kv);
+    const secret = createTotpSecret();
+    const [backup] = createBackupCodes(1);
+    await store.enable(7, { secret, lastStep: 0, backupCodes: [backup] });
+    const code = await totpCode(secret);
+    const totps = await Promise.all([
+      store.check(7, code),
+      store.check(7, code),
+    ]);
+    assert.deepEqual(totps.map((check) => check.ok).sort(), [false, true]);
+    const backups = await Promise.all([
+      store.check(7, backup),
+      store.check(7, backup),
+    ]);
+    assert.deepEqual(backups.map((check) => check.ok).sort(), [false, true]);
+  } finally {
+    kv.close();
   }
 });

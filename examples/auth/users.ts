@@ -46,8 +46,7 @@ export interface User {
   generation?: number;
   /**
    * `true` when no password signs in: an account made by a provider
-   * sign-in, or one a provider took over from an unverified registration
-   * (`takeOver()`). Cleared when a reset sets a password. Absent means the
+   * sign-in. Cleared when a reset sets a password. Absent means the
    * password was set by whoever registered or reset it.
    */
   passwordUnusable?: boolean;
@@ -87,18 +86,6 @@ export interface UserStore {
    * session of the user; `null` when there is no such user.
    */
   setPassword(id: number, hash: string): Promise<User | null>;
-  /**
-   * For a provider sign-in with a verified email joining this account:
-   * stores `password` (the hash of a random one nobody knows), marks the
-   * password unusable, replaces the display name when `name` is given
-   * (the registration's was chosen by whoever registered), and bumps
-   * `generation`, which ends every session of the user; `null` when there
-   * is no such user.
-   */
-  takeOver(
-    id: number,
-    change: { password: string; name?: string },
-  ): Promise<User | null>;
   /**
    * Marks the email verified, if the user's email is still `email` (a
    * link for an address the user has since left verifies nothing);
@@ -198,14 +185,6 @@ export function createUserStore(kv: Deno.Kv): UserStore {
       update(id, ({ passwordUnusable: _, ...user }) => ({
         ...user,
         password,
-        generation: (user.generation ?? 0) + 1,
-      })),
-    takeOver: (id, { password, name }) =>
-      update(id, (user) => ({
-        ...user,
-        name: name ?? user.name,
-        password,
-        passwordUnusable: true,
         generation: (user.generation ?? 0) + 1,
       })),
     async markEmailVerified(id, email) {

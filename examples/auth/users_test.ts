@@ -31,30 +31,51 @@ Deno.test("users: sequential ids, unique case-insensitive emails", async () => {
   kv.close();
 });
 
-Deno.test("users: takeOver() marks the password unusable and ends sessions; a reset's setPassword() makes it usable again", async () => {
+Deno.test("users: markEmailVerified() only for the address still held; changeEmail() moves the index atomically; remove() frees the address", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const users = createUserStore(kv);
-    const user = await users.create({
-      email: "t@x.example",
-      name: "T",
-      password: "registered",
+    const ada = await users.create({
+      email: "Ada@Example.com",
+      name: "Ada",
+      password: "hash",
     });
-    assert.equal(user.passwordUnusable, undefined);
-    const taken = (await users.takeOver(user.id, {
-      password: "random",
-      name: "From the provider",
-    }))!;
-    assert.equal(taken.name, "From the provider");
-    assert.equal(taken.password, "random");
-    assert.equal(taken.passwordUnusable, true);
-    assert.equal(taken.generation, 1);
-    assert.deepEqual(await users.findById(user.id), taken);
-    const reset = (await users.setPassword(user.id, "chosen"))!;
-    assert.equal(reset.password, "chosen");
-    assert.equal("passwordUnusable" in reset, false);
-    assert.equal(reset.generation, 2);
-    assert.equal(await users.takeOver(99, { password: "random" }), null);
+    const bob = await users.create({
+      email: "bob@example.com",
+      name: "Bob",
+      password: "hash",
+    });
+    assert.equal(ada.emailVerified, undefined);
+    assert.equal(
+      (await users.markEmailVerified(ada.id, "ada@example.com"))?.emailVerified,
+      true,
+    );
+    assert.equal(
+      await users.markEmailVerified(ada.id, "other@example.com"),
+      null,
+    );
+    await assert.rejects(
+      () => users.changeEmail(ada.id, "BOB@example.com"),
+      EmailInUseError,
+    );
+    const moved = (await users.changeEmail(ada.id, "ada@new.example"))!;
+    assert.equal(moved.email, "ada@new.example");
+    assert.equal((await users.findByEmail("ada@new.example"))?.id, ada.id);
+    assert.equal(await users.findByEmail("ada@example.com"), null);
+    assert.equal(
+      await users.markEmailVerified(ada.id, "ada@example.com"),
+      null,
+    );
+    assert.equal(await users.changeEmail(99, "x@example.com"), null);
+    assert.equal(await users.remove(bob.id), true);
+    assert.equal(await users.remove(bob.id), false);
+    assert.equal(await users.findByEmail("bob@example.com"), null);
+    const again = await users.create({
+      email: "bob@example.com",
+      name: "Bob",
+      password: "hash",
+    });
+    assert.notEqual(again.id, bob.id);
   } finally {
     kv.close();
   }

@@ -39,13 +39,15 @@ export function dashboard(
 
 /**
  * `GET /profile`: signed-in users only; with the sections `more` gives
- * (the email's), then the user's passkeys.
+ * (the email's, the password's), the user's passkeys, then `last` (the
+ * way to delete the account).
  */
 export function profile(
   passkeys: PasskeyStore,
   more: (
     context: RequestContext,
   ) => Promise<(SafeHtml | null)[]> | (SafeHtml | null)[] = () => [],
+  last: SafeHtml | null = null,
 ): Action<"/profile"> {
   return {
     middleware: [requireAuth()],
@@ -59,6 +61,7 @@ export function profile(
             await passkeys.listByUser(user.id),
             context.get(CspNonce),
           ),
+          last,
         ],
         error: session.get("error"),
         notice: session.get("notice"),

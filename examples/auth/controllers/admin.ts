@@ -1,6 +1,8 @@
 /**
- * The admin section: the user list with role changes (admins) and the
- * settings page (admins and moderators).
+ * The admin section: the user list with role changes (admins), the
+ * settings page (admins and moderators), and the background jobs that
+ * used all their attempts, with a "Retry" button each (admins; the form
+ * is a `POST`, so `csrf()` refuses it from another site).
  *
  * @module
  */
@@ -12,6 +14,8 @@ import { requireRole } from "../middleware.ts";
 import { type adminRoutes, routes } from "../routes.ts";
 import { type Role, ROLES, type UserStore } from "../users.ts";
 import { settingsPage, usersPage } from "../views/admin.ts";
+import { deadJobsPage } from "../views/jobs.ts";
+import type { JobQueue } from "@fetchkit/toolkit/jobs";
 import { field } from "./fields.ts";
 import { AUTH_FORM_LIMITS } from "./forms.ts";
 
@@ -29,6 +33,7 @@ function notFound(): Response {
  */
 export function adminController(
   users: UserStore,
+  jobs?: JobQueue,
 ): Controller<typeof adminRoutes> {
   const adminsOnly = [requireRole("admin")];
   return {
@@ -71,6 +76,32 @@ export function adminController(
         },
       },
       settings: (context) => settingsPage(context.get(CurrentUser)!),
+      jobs: {
+        middleware: adminsOnly,
+        async handler(context) {
+          if (jobs === undefined) return notFound();
+          const session = context.get(Session)!;
+          return deadJobsPage(
+            await jobs.deadLetters({ limit: 100 }),
+            await jobs.stats(),
+            context.get(CurrentUser)!,
+            { error: session.get("error"), notice: session.get("notice") },
+          );
+        },
+      },
+      retryJob: {
+        middleware: adminsOnly,
+        async handler(context) {
+          if (jobs === undefined) return notFound();
+          const session = context.get(Session)!;
+          if (!(await jobs.retry(context.params.id))) {
+            session.flash("error", "That job is not in the dead-letter list.");
+          } else {
+            session.flash("notice", "The job is waiting to run again.");
+          }
+          return redirect(routes.admin.jobs.href(), 303);
+        },
+      },
     },
   };
 }

@@ -92,18 +92,18 @@ export function confirmController(
       const user = context.get(CurrentUser);
       return user ? `confirm:${user.id}` : undefined;
     },
-    onLimit: (context, { retryAfterMs }) =>
-      context.request.headers.get("accept")?.includes("json")
-        ? Response.json({ error: tooManyAttempts(retryAfterMs) }, {
-          status: 429,
-        })
+    onLimit: (context, { retryAfterMs }) => {
+      const error = tooManyAttempts(retryAfterMs).replace("login", "password");
+      return context.request.headers.get("accept")?.includes("json")
+        ? Response.json({ error }, { status: 429 })
         : confirmPage(context.get(CurrentUser)!, {
           returnTo: returnToOf(context),
           hasPassword: !context.get(CurrentUser)!.passwordUnusable,
           hasPasskeys: false,
-          error: tooManyAttempts(retryAfterMs),
+          error,
           status: 429,
-        }),
+        });
+    },
   });
   const members = [requireAuth()];
 

@@ -35,7 +35,7 @@ export interface DevicesDeps {
 
 /** The cookie storage's answer. */
 export const CANNOT_LIST =
-  "This server keeps sessions in signed cookies, which cannot be signed out one by one. Reset your password to sign out everywhere.";
+  "This server keeps sessions in signed cookies, which cannot be signed out one by one. Change your password (Profile, Password) to sign out every other device.";
 
 /** The controller for `routes.sessions`. */
 export function devicesController(

@@ -28,8 +28,9 @@
  * user each (`email-resend`, `email-change`), so nobody can flood an
  * inbox from an account. Over it: `429` with `Retry-After`.
  *
- * Mails go out after the answer (a failure is logged, never shown): a
- * slow mail server does not slow the page.
+ * Every mail is stored as a durable job (`mail_jobs.ts`) before the
+ * answer, and a worker sends it, retrying while the mail server is down:
+ * a slow or absent mail server does not slow the page or lose the mail.
  *
  * @module
  */
@@ -80,9 +81,9 @@ export const EMAIL_LINK_LIMIT = 3;
 const HOUR = 60 * 60 * 1000;
 
 /** Sends one mail; the app's mail path (the mailer, or the mail jobs). */
-export type SendMail = (message: MailMessage & { key?: string }) => Promise<
-  void
->;
+export type SendMail = (
+  message: MailMessage & { key: string; userId: number },
+) => Promise<void>;
 
 /** What the email controller works with. */
 export interface EmailDeps {
@@ -99,8 +100,6 @@ export interface EmailDeps {
    * confirmation to the confirm page.
    */
   reauth?: Middleware[];
-  /** Where background failures go. Default `console.error`. */
-  logError?: (message: string, error: unknown) => void;
 }
 
 const EmailForm = RegistrationForm.pick({ email: true });
@@ -114,29 +113,27 @@ export function linkSent(email: string): string {
 export function createEmailVerification(deps: EmailDeps): {
   controller: Controller<typeof routes.email>;
   /**
-   * Stores a link verifying `user`'s address, and mails it after the
-   * answer.
+   * Stores a link verifying `user`'s address, and its mail as a job (sent
+   * by the mail worker).
    */
   sendVerification(user: User): Promise<void>;
 } {
   const { users, links } = deps;
-  const logError = deps.logError ??
-    ((message, error) => console.error(message, error));
   const linkTo = (token: string) =>
     new URL(routes.email.verify.href({ token }), deps.appUrl).href;
-  const send = (message: MailMessage & { key?: string }) => {
-    deps.sendMail(message).catch((error) =>
-      logError(`Mail "${message.subject}" failed:`, error)
-    );
-  };
+  // Stored (a durable job) before the answer, so a crash after it still
+  // sends; the sending itself happens in the mail worker.
+  const send = (message: MailMessage & { key: string; userId: number }) =>
+    deps.sendMail(message);
 
   async function sendVerification(user: User): Promise<void> {
     const token = await links.issue(user.id, user.email, "verify");
-    send({
+    await send({
       to: user.email,
       subject: "Verify your email address",
       text: verificationMail(linkTo(token)),
-      key: `verify-${user.id}-${token.slice(0, 8)}`,
+      key: `verify:${user.id}:${token}`,
+      userId: user.id,
     });
   }
 
@@ -267,17 +264,19 @@ export function createEmailVerification(deps: EmailDeps): {
                 );
               }
               const token = await links.issue(user.id, email, "change");
-              send({
+              await send({
                 to: email,
                 subject: "Confirm your new email address",
                 text: changeMail(linkTo(token)),
-                key: `change-${user.id}-${token.slice(0, 8)}`,
+                key: `email-change:${user.id}:${token}`,
+                userId: user.id,
               });
-              send({
+              await send({
                 to: user.email,
                 subject: "Your email address is about to change",
                 text: changeNoticeMail(email),
-                key: `change-notice-${user.id}-${token.slice(0, 8)}`,
+                key: `email-change-notice:${user.id}:${token}`,
+                userId: user.id,
               });
               return toProfile(
                 context,

@@ -53,7 +53,6 @@ import { HttpError } from "@fetchkit/toolkit/http-error";
 import { Session } from "../context.ts";
 import { requireGuest } from "../middleware.ts";
 import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
-import type { PasskeyStore } from "../passkeys.ts";
 import type { Passwords } from "../passwords.ts";
 import { signIn } from "../sign_in.ts";
 import { startTwoFactor, type TwoFactorStore } from "../two_factor.ts";
@@ -74,8 +73,6 @@ export interface OAuthDeps {
   users: UserStore;
   passwords: Passwords;
   identities: IdentityStore;
-  /** The passkeys a takeover removes (see the module docs). */
-  passkeys: PasskeyStore;
   providers: readonly OAuthProvider[];
   /** The app's origin: callback URLs are `<publicUrl>/auth/oauth/<id>/callback`. */
   publicUrl: string;
@@ -269,7 +266,7 @@ export function oauthController(
         }
         const session = context.get(Session)!;
         // A new id (against session fixation) and the user's current
-        // generation, which a takeover has just bumped.
+        // generation.
         signIn(session, outcome.user);
         if (outcome.notice) session.flash("notice", outcome.notice);
         return redirect(safeReturnTo(result.returnTo), 303);

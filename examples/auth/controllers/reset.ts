@@ -12,13 +12,21 @@
  *
  * **No account enumeration.** The answer to `POST /password/forgot` is
  * the same status and bytes whether or not an account has the email,
- * and takes the same time: the handler checks the form, counts the
- * request in the limiters, and answers; looking the account up, making
- * the token and sending the mail happen after the answer (20-60 ms
- * later, in the background: started at once, that work would share the
- * event loop with the answer and slow it by about a millisecond, which a
- * test measured); a failure there is logged, never shown. A mail server
- * that is slow or down does not change the answer either.
+ * and costs the same: the handler checks the form, counts the request in
+ * the limiters, stores one `"password-reset-request"` job with the email
+ * (the same write for every email), and answers. The job, run by the
+ * mail worker, looks the account up, makes the token and hands the mail
+ * to `sendMail()` (`mail_jobs.ts`) with the key `password-reset:<token>`;
+ * an unknown email ends there. A mail server that is slow or down does
+ * not change the answer either: the mail is retried (see `mail_jobs.ts`).
+ *
+ * **Nothing lost.** The job is stored before the answer, so a crash or a
+ * restart right after it still sends the link (the next process, or
+ * another server, runs the job). Each request is a job of its own (asking
+ * again replaces the earlier link, as before). The mail's key is the
+ * token: a mail job that runs again (at least once: a worker died after
+ * the send) sends nothing more. A request job that runs again after a
+ * crash between the token and the mail makes a new token and sends it.
  *
  * **Limits.** Per client address, 20 requests an hour over both forms
  * (`reset-address`); per lowercased email, 3 reset mails an hour
@@ -52,7 +60,7 @@ import {
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { Session } from "../context.ts";
-import type { Mailer } from "../mailer.ts";
+import { type MailJobs, sendMail } from "../mail_jobs.ts";
 import type { Passwords } from "../passwords.ts";
 import { RESET_TTL_MS, type ResetTokens } from "../password_reset.ts";
 import { routes } from "../routes.ts";
@@ -73,6 +81,8 @@ import {
 
 /** Reset requests per client address per hour. */
 export const RESET_ADDRESS_LIMIT = 20;
+/** The job that turns a reset request into a mail (or nothing). */
+export const RESET_REQUEST_JOB = "password-reset-request";
 /** Reset mails per email per hour. */
 export const RESET_EMAIL_LIMIT = 3;
 const HOUR = 60 * 60 * 1000;
@@ -91,7 +101,8 @@ export interface ResetDeps {
   users: UserStore;
   passwords: Passwords;
   tokens: ResetTokens;
-  mailer: Mailer;
+  /** The app's mail queue: every mail goes through `sendMail()`. */
+  mail: MailJobs;
   /** Where the limits count (the login limits' store). */
   limits: RateLimitStore;
   /** The app's public origin, for the link (never the request's `Host`). */
@@ -106,8 +117,6 @@ export interface ResetDeps {
    * list).
    */
   endSessions?: (userId: number, except?: string) => Promise<void>;
-  /** Where background failures go. Default `console.error`. */
-  logError?: (message: string, error: unknown) => void;
 }
 
 function unreadable(error: FormDataParseError): Response {
@@ -131,9 +140,7 @@ function resetMail(link: string, minutes: number): string {
 export function resetController(
   deps: ResetDeps,
 ): Controller<typeof routes.password> {
-  const { users, passwords, tokens, mailer } = deps;
-  const logError = deps.logError ??
-    ((message, error) => console.error(message, error));
+  const { users, passwords, tokens, mail } = deps;
   const minutes = Math.round((deps.ttlMs ?? RESET_TTL_MS) / 60_000);
   const tooMany = (retryAfterMs: number) => {
     const when = Math.max(1, Math.ceil(retryAfterMs / 60_000));
@@ -177,21 +184,26 @@ export function resetController(
       forgotPage({ error: tooMany(retryAfterMs), status: 429 }),
   });
 
-  /** After the answer: find the account, make the link, send it. */
-  async function sendLink(email: string): Promise<void> {
-    const user = await users.findByEmail(email);
-    if (!user) return;
-    const token = await tokens.issue(user.id);
-    const link = new URL(
-      routes.password.reset.index.href({ token }),
-      deps.appUrl,
-    );
-    await mailer.send({
-      to: user.email,
-      subject: "Reset your password",
-      text: resetMail(link.href, minutes),
-    });
-  }
+  /** The job after the answer: find the account, make the link, send it. */
+  mail.queue.define<{ email: string }>(
+    RESET_REQUEST_JOB,
+    async ({ email }) => {
+      const user = await users.findByEmail(email);
+      if (!user) return;
+      const token = await tokens.issue(user.id);
+      const link = new URL(
+        routes.password.reset.index.href({ token }),
+        deps.appUrl,
+      );
+      await sendMail(mail, {
+        to: user.email,
+        subject: "Reset your password",
+        text: resetMail(link.href, minutes),
+        key: `password-reset:${token}`,
+      });
+    },
+    mail.jobOptions,
+  );
 
   return {
     middleware: [
@@ -204,16 +216,10 @@ export function resetController(
           action: {
             // Every well-formed email is counted alike, account or not.
             middleware: [perAddress, validForgot, perEmail],
-            handler(context) {
+            async handler(context) {
               const email = context.get(ForgotEmail)!;
-              // After the answer is out (a short random delay): started
-              // at once, the account's extra work (a token, a commit) would
-              // share the event loop with this answer and slow it.
-              setTimeout(() => {
-                sendLink(email).catch((error) =>
-                  logError("Password reset mail failed:", error)
-                );
-              }, 20 + Math.random() * 40);
+              // Stored before the answer, the same write for every email.
+              await mail.queue.enqueue(RESET_REQUEST_JOB, { email });
               return forgotSentPage();
             },
           },

@@ -13,7 +13,7 @@
  * | `GET /profile/two-factor` | confirmed in the last 10 minutes, 2FA off | QR code, link, secret in groups of four, code form |
  * | `POST /profile/two-factor` | the app's current code | 2FA on; the 10 backup codes, shown once |
  * | `GET /profile/two-factor` | 2FA on | its state, and "Turn off" |
- * | `DELETE /profile/two-factor` | a current code or a backup code | 2FA off, every other session ended, `303` → security |
+ * | `DELETE /profile/two-factor` | a current code or a backup code | 2FA off, every other session ended (the user's generation, and the storage's session index), `303` → security |
  *
  * The rules (one use per code, backup codes, limits) are in
  * `two_factor.ts`. The wrong-code limits are the login's
@@ -73,6 +73,12 @@ export interface TwoFactorDeps {
   limits: RateLimitStore;
   /** Failed logins per client address per hour. Default 100. */
   addressLimit?: number;
+  /**
+   * Ends the user's sessions but `except` through the session storage's
+   * index (memory, KV, Redis), deleting them at once; the generation bump
+   * ends them on every storage anyway (signed cookies included).
+   */
+  endSessions?: (userId: number, except?: string) => Promise<void>;
 }
 
 export const PENDING_EXPIRED =
@@ -273,9 +279,11 @@ export function twoFactorController(
           context.set(LoginSucceeded, true);
           await limits.perEmail.reset(`two-factor:${user.id}`);
           await store.disable(user.id);
-          // Every other session ends: they carry the old generation.
+          // Every other session ends: they carry the old generation, and
+          // the storage's index deletes them now where it keeps one.
           const updated = await users.bumpGeneration(user.id);
           if (updated) session.set("generation", updated.generation ?? 0);
+          await deps.endSessions?.(user.id, session.id);
           session.flash(
             "notice",
             "Two-factor authentication is off. Every other device was signed out.",

@@ -61,7 +61,9 @@ export function devicesSection(devices: Device[] | null): SafeHtml {
     return html`
       <section class="card" aria-labelledby="devices-heading" id="devices">
         <h2 id="devices-heading">Devices</h2>
-        <p>This server keeps sessions in signed cookies, so it cannot list the devices you are signed in on. To sign out everywhere, reset your password: every session ends.</p>
+        <p>This server keeps sessions in signed cookies, so it cannot list the devices you are signed in on. To sign out everywhere else, <a href="${routes
+          .changePassword.index
+          .href()}">change your password</a>: every other session ends.</p>
       </section>
     `;
   }

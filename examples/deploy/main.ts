@@ -9,7 +9,7 @@
  *
  * `start` runs a throwaway `redis-server` (or uses `REDIS_URL`), three
  * instances (`instance.ts`) on free loopback ports, and HAProxy
- * (`haproxy.cfg`) on `FRONT_PORT` (8030), which health-checks `/readyz`
+ * (`haproxy.cfg`) on `PORT` (8030), which health-checks `/readyz`
  * of each every 250 ms. Instance logs go to `.data/deploy/app<n>.log`.
  * `restart` asks the running `start` (through a control port on
  * loopback, written to `.data/deploy/control.json`) to replace each
@@ -367,8 +367,9 @@ async function main(command: string): Promise<void> {
     Deno.exit(1);
   }
   const dir = join(ROOT, ".data/deploy");
+  const frontPort = Number(Deno.env.get("PORT") ?? 8030);
   const deployment = await startDeployment({
-    frontPort: Number(Deno.env.get("FRONT_PORT") ?? 8030),
+    frontPort,
     redisUrl: Deno.env.get("REDIS_URL"),
     dir,
     drainMs: Number(Deno.env.get("DRAIN_MS") ?? 1500),
