@@ -401,6 +401,10 @@ function authSteps(output: () => string = () => ""): Step[] {
       name: "admin-settings",
       go: async (page) => void await page.goto("/admin/settings"),
     },
+    {
+      name: "admin-jobs",
+      go: async (page) => void await page.goto("/admin/jobs"),
+    },
   ];
 }
 
