@@ -1,0 +1,133 @@
+/**
+ * Starting the whole-app contenders (`_server.ts`) and the two requests
+ * measured: a signed-in `GET /dashboard` and a password `POST /auth/login`
+ * (bcrypt at cost 4 in both apps), as wrk Lua scripts.
+ *
+ * @module
+ */
+import { freePort, type Running, spawnReady } from "../_load.ts";
+
+/** The contenders, ours first. */
+export const CONTENDERS = ["fetchkit", "hono"] as const;
+/** One of {@linkcode CONTENDERS}. */
+export type Contender = typeof CONTENDERS[number];
+
+/** Users `_server.ts` seeds (keep in step with its `USERS`). */
+const USERS = 16;
+
+const SERVER = new URL("./_server.ts", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Options of {@linkcode startContender}. */
+export interface StartOptions {
+  /** Words before `deno` (`valgrind --tool=callgrind ...`). */
+  prefix?: string[];
+  /** Deno flags (`--v8-flags=--expose-gc`). */
+  flags?: string[];
+  /** Deno KV's path. Default `:memory:`. */
+  kvPath?: string;
+}
+
+/** Starts `name` on a free port and waits for "ready". */
+export function startContender(
+  name: Contender,
+  options: StartOptions = {},
+): Promise<Running> {
+  const port = freePort();
+  return spawnReady(
+    [
+      ...(options.prefix ?? []),
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--unstable-kv",
+      ...(options.flags ?? []),
+      SERVER,
+      name,
+      String(port),
+      options.kvPath ?? ":memory:",
+    ],
+    port,
+    { cwd: ROOT, what: name },
+  );
+}
+
+function origin(port: number): string {
+  return `http://127.0.0.1:${port}`;
+}
+
+function loginBody(i: number): string {
+  return `email=user${i}%40example.com&password=password-${i}`;
+}
+
+/** Signs user `i` in; the session cookie (`name=value`). */
+export async function signIn(port: number, i = 0): Promise<string> {
+  const response = await fetch(`${origin(port)}/auth/login`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      "Sec-Fetch-Site": "same-origin",
+      "Origin": origin(port),
+    },
+    body: loginBody(i),
+    redirect: "manual",
+  });
+  await response.body?.cancel();
+  const cookie = response.headers.get("set-cookie")?.split(";")[0];
+  if (response.status !== 303 || cookie === undefined) {
+    throw new Error(`sign-in on port ${port}: ${response.status}`);
+  }
+  return cookie;
+}
+
+/** A measured request: its path and its wrk script. */
+export interface Scenario {
+  name: string;
+  path: string;
+  /** The wrk Lua script for a server on `port`. */
+  script(port: number): Promise<string>;
+}
+
+/** The dashboard (signed in) and the sign-in POST. */
+export const SCENARIOS: Scenario[] = [
+  {
+    name: "GET /dashboard (signed in)",
+    path: "/dashboard",
+    async script(port) {
+      return `wrk.headers["Cookie"] = "${await signIn(port)}"`;
+    },
+  },
+  {
+    name: "POST /auth/login (bcrypt cost 4)",
+    path: "/auth/login",
+    script(port) {
+      // Round robin over the users: at most a few attempts per email at
+      // once, under the 5-per-email lockout.
+      return Promise.resolve(`wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
+wrk.headers["Sec-Fetch-Site"] = "same-origin"
+wrk.headers["Origin"] = "${origin(port)}"
+local i = 0
+request = function()
+  i = (i + 1) % ${USERS}
+  return wrk.format(nil, nil, nil, "email=user" .. i .. "%40example.com&password=password-" .. i)
+end`);
+    },
+  },
+];
+
+/** Writes `script` to a temp file; its path. */
+export async function scriptFile(script: string): Promise<string> {
+  const path = await Deno.makeTempFile({ suffix: ".lua" });
+  await Deno.writeTextFile(path, script);
+  return path;
+}
+
+/** `--name=value` arguments. */
+export function options(): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Deno.args.map((arg) => /^--([^=]+)=(.*)$/.exec(arg))
+      .filter((match) => match !== null)
+      .map((match) => [match![1], match![2]]),
+  );
+}
