@@ -12,8 +12,11 @@ export const CONTENDERS = ["fetchkit", "hono"] as const;
 /** One of {@linkcode CONTENDERS}. */
 export type Contender = typeof CONTENDERS[number];
 
-/** Users `_server.ts` seeds (keep in step with its `USERS`). */
-const USERS = 16;
+/**
+ * Users `_server.ts` seeds. The example keeps at most 100 sessions per
+ * user (the oldest end), so `memory.ts` holds at most 6,400 live ones.
+ */
+export const USERS = 64;
 
 const SERVER = new URL("./_server.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -52,23 +55,30 @@ export function startContender(
   );
 }
 
-function origin(port: number): string {
+/** The server's origin. */
+export function origin(port: number): string {
   return `http://127.0.0.1:${port}`;
 }
 
-function loginBody(i: number): string {
+/** The sign-in form of user `i`. */
+export function loginBody(i: number): string {
   return `email=user${i}%40example.com&password=password-${i}`;
+}
+
+/** Headers of the sign-in POST, as a same-origin browser form sends them. */
+export function formHeaders(port: number): Record<string, string> {
+  return {
+    "Content-Type": "application/x-www-form-urlencoded",
+    "Sec-Fetch-Site": "same-origin",
+    "Origin": origin(port),
+  };
 }
 
 /** Signs user `i` in; the session cookie (`name=value`). */
 export async function signIn(port: number, i = 0): Promise<string> {
   const response = await fetch(`${origin(port)}/auth/login`, {
     method: "POST",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      "Sec-Fetch-Site": "same-origin",
-      "Origin": origin(port),
-    },
+    headers: formHeaders(port),
     body: loginBody(i),
     redirect: "manual",
   });

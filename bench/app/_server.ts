@@ -8,7 +8,7 @@
  *   served by `Deno.serve`.
  *
  * Both use bcrypt (`npm:bcrypt`) at cost 4, the lowest, in place of 12: a
- * sign-in then measures the app, not the hash. Both seed `USERS` users
+ * sign-in then measures the app, not the hash. Both seed `USERS` (`_contenders.ts`) users
  * `user<i>@example.com` / `password-<i>` (unverified email, role `user`).
  * `GET /__gc` (bench only, before the app) runs a full GC when Deno was
  * started with `--v8-flags=--expose-gc`.
@@ -30,13 +30,12 @@ import { createUserStore } from "../../examples/auth/users.ts";
 import { createKvJobStore } from "@fetchkit/toolkit/jobs";
 import { createKvRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { honoAuthApp, seedHonoUsers } from "./hono.ts";
+import { USERS } from "./_contenders.ts";
 
 /** Signing secret of both contenders. */
 export const SECRET = "bench-secret-0123456789abcdef0123456789";
 /** bcrypt cost of both contenders: the lowest bcrypt accepts. */
 export const COST = 4;
-/** Users seeded at start. */
-export const USERS = 16;
 
 const [name, portText, kvPath = ":memory:"] = Deno.args;
 const port = Number(portText);

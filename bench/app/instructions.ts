@@ -1,39 +1,95 @@
 /**
  * Instructions per request of the whole auth app and of the same app on
  * Hono (`hono.ts`), on Deno: each server runs under valgrind's callgrind
- * with counting off; each request is warmed with wrk, then counted over
- * `seconds` of wrk with counting switched on and off by
- * `callgrind_control` (`../_callgrind.ts`), all the server's threads
- * (bcrypt's, KV's, V8's) included, and the count divided by the requests
- * wrk completed. The contenders alternate (fetchkit, hono, fetchkit,
+ * with counting off; each request is warmed (`warm` passes of `requests`),
+ * then counted over `requests` requests (4 at a time, over loopback) with
+ * counting switched on and off by `callgrind_control` (`../_callgrind.ts`),
+ * all the server's threads (bcrypt's, KV's, V8's) included, and the count
+ * divided by the requests. A fixed number of requests, not wrk's time
+ * window: under callgrind on a loaded machine a 5 s window can complete no
+ * request at all. The contenders alternate (fetchkit, hono, fetchkit,
  * hono...) for `rounds` windows each; the median and the range are
  * printed. Counts do not depend on what else the machine runs.
  *
- *   deno run -A --unstable-kv bench/app/instructions.ts [--rounds=3] [--seconds=5] [--warm=3]
+ *   deno run -A --unstable-kv bench/app/instructions.ts [--rounds=3] [--requests=200] [--warm=2]
  *
- * Needs `valgrind` and `wrk`; a few minutes.
+ * Needs `valgrind`; some minutes.
  *
  * @module
  */
 import { countWhile } from "../_callgrind.ts";
 import type { Running } from "../_load.ts";
-import { wrkRun } from "../_load.ts";
 import { median } from "../_stats.ts";
 import {
   type Contender,
   CONTENDERS,
+  formHeaders,
+  loginBody,
   options,
-  SCENARIOS,
-  scriptFile,
+  origin,
+  signIn,
   startContender,
+  USERS,
 } from "./_contenders.ts";
 
 const args = options();
 const rounds = Number(args.rounds ?? 3);
-const seconds = Number(args.seconds ?? 5);
-const warmSeconds = Number(args.warm ?? 3);
-// Under valgrind a server runs some 30x slower: few connections suffice.
-const CONNECTIONS = 4;
+const requests = Number(args.requests ?? 200);
+const warm = Number(args.warm ?? 2);
+// Under valgrind a server runs some 30x slower: few at a time suffice.
+const CONCURRENCY = 4;
+
+/** A measured request: `send(port, i)` sends the `i`th and checks it. */
+interface Scenario {
+  name: string;
+  prepare(port: number): Promise<(i: number) => Promise<void>>;
+}
+
+async function expect(response: Promise<Response>, status: number) {
+  const answer = await response;
+  await answer.body?.cancel();
+  if (answer.status !== status) {
+    throw new Error(`${answer.url}: ${answer.status}, not ${status}`);
+  }
+}
+
+const SCENARIOS: Scenario[] = [{
+  name: "GET /dashboard (signed in)",
+  async prepare(port) {
+    const cookie = await signIn(port);
+    return () =>
+      expect(fetch(`${origin(port)}/dashboard`, { headers: { cookie } }), 200);
+  },
+}, {
+  name: "POST /auth/login (bcrypt cost 4)",
+  prepare(port) {
+    return Promise.resolve((i) =>
+      expect(
+        fetch(`${origin(port)}/auth/login`, {
+          method: "POST",
+          headers: formHeaders(port),
+          body: loginBody(i % USERS),
+          redirect: "manual",
+        }),
+        303,
+      )
+    );
+  },
+}];
+
+/** `count` requests, `CONCURRENCY` at a time. */
+async function send(
+  request: (i: number) => Promise<void>,
+  count: number,
+): Promise<number> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) await request(next++);
+    }),
+  );
+  return count;
+}
 const dir = await Deno.makeTempDir({ prefix: "app-callgrind-" });
 
 const running = new Map<Contender, Running>();
@@ -54,48 +110,34 @@ try {
       }),
     );
   }
-  let dumps = 0;
+  // Callgrind numbers each process's dumps 1, 2, ...
+  const dumps = new Map<Contender, number>();
   for (const scenario of SCENARIOS) {
-    const scripts = new Map<Contender, string>();
+    const senders = new Map<Contender, (i: number) => Promise<void>>();
     for (const [name, server] of running) {
-      scripts.set(name, await scriptFile(await scenario.script(server.port)));
+      senders.set(name, await scenario.prepare(server.port));
     }
-    const load = async (name: Contender, duration: number) => {
-      const server = running.get(name)!;
-      const result = await wrkRun(
-        `http://127.0.0.1:${server.port}${scenario.path}`,
-        {
-          seconds: duration,
-          connections: CONNECTIONS,
-          timeout: 60,
-          script: scripts.get(name),
-        },
-      );
-      if (result.non2xx > 0 || result.socketErrors) {
-        throw new Error(`${name} ${scenario.name}: errors\n${result.text}`);
-      }
-      return result.total;
-    };
-    for (let pass = 0; pass < 2; pass++) {
-      for (const name of CONTENDERS) await load(name, warmSeconds);
+    for (let pass = 0; pass < warm; pass++) {
+      for (const name of CONTENDERS) await send(senders.get(name)!, requests);
     }
     for (let round = 0; round < rounds; round++) {
       for (const name of CONTENDERS) {
-        const { total, result: requests } = await countWhile(
+        const dump = (dumps.get(name) ?? 0) + 1;
+        dumps.set(name, dump);
+        const { total } = await countWhile(
           running.get(name)!.pid,
-          `${dir}/callgrind.${name}.${++dumps}`,
-          () => load(name, seconds),
+          `${dir}/callgrind.${name}.${dump}`,
+          () => send(senders.get(name)!, requests),
         );
         const key = `${scenario.name}|${name}`;
         counts.set(key, [...counts.get(key) ?? [], total / requests]);
         console.error(
           `round ${round + 1} ${scenario.name} ${name}: ${
             fmt(total / requests)
-          } (${requests} requests)`,
+          }`,
         );
       }
     }
-    for (const path of scripts.values()) await Deno.remove(path);
   }
 } finally {
   for (const server of running.values()) await server.stop();
@@ -120,5 +162,5 @@ for (const scenario of SCENARIOS) {
   );
 }
 console.log(
-  `\nmedian (min–max) of ${rounds} interleaved windows × ${seconds} s, ${CONNECTIONS} connections, under callgrind`,
+  `\nmedian (min–max) of ${rounds} interleaved windows of ${requests} requests, ${CONCURRENCY} at a time, under callgrind`,
 );

@@ -25,14 +25,19 @@
  */
 import { median } from "../_stats.ts";
 import { memorySample } from "../examples/_memory.ts";
-import { CONTENDERS, options, signIn, startContender } from "./_contenders.ts";
+import {
+  CONTENDERS,
+  options,
+  signIn,
+  startContender,
+  USERS,
+} from "./_contenders.ts";
 
 const args = options();
 const rounds = Number(args.rounds ?? 2);
 const sessions = Number(args.sessions ?? 3000);
 const soakSeconds = Number(args.soak ?? 60);
 const CLIENTS = 8;
-const USERS = 16;
 const MIB = 1024 * 1024;
 const dir = await Deno.makeTempDir({ prefix: "app-memory-" });
 
