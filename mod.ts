@@ -58,7 +58,6 @@
  * - [`@fetchkit/toolkit/response/event-stream`](https://jsr.io/@fetchkit/toolkit/doc/response/event-stream): server-sent events from an async iterable
  * - [`@fetchkit/toolkit/websocket`](https://jsr.io/@fetchkit/toolkit/doc/websocket): WebSockets on Deno, Node and Bun
  * - [`@fetchkit/toolkit/pubsub`](https://jsr.io/@fetchkit/toolkit/doc/pubsub): publish and subscribe across servers, in order, with resume
- * - [`@fetchkit/toolkit/jobs`](https://jsr.io/@fetchkit/toolkit/doc/jobs): durable background jobs on memory, Deno KV or Redis: retries, dead letters, at least once
  * - [`@fetchkit/toolkit/stream-limit-middleware`](https://jsr.io/@fetchkit/toolkit/doc/stream-limit-middleware): bounds on long-lived responses per client and in all
  *
  * ### Caching and shared stores
@@ -70,6 +69,11 @@
  * - [`@fetchkit/toolkit/store`](https://jsr.io/@fetchkit/toolkit/doc/store): the store layer: outage errors (`503` with `Retry-After`) and time limits
  * - [`@fetchkit/toolkit/file-storage`](https://jsr.io/@fetchkit/toolkit/doc/file-storage): files in memory, on disk or in any S3-compatible store, and uploads streamed into them
  *
+ * ### Background work
+ *
+ * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
+ * - [`@fetchkit/toolkit/jobs`](https://jsr.io/@fetchkit/toolkit/doc/jobs): durable background jobs on memory, Deno KV or Redis: retries, dead letters, at least once
+ *
  * ### Operations
  *
  * - [`@fetchkit/toolkit/logger-middleware`](https://jsr.io/@fetchkit/toolkit/doc/logger-middleware): one log line per request from a `%token` format
@@ -79,7 +83,6 @@
  * - [`@fetchkit/toolkit/metrics`](https://jsr.io/@fetchkit/toolkit/doc/metrics): Prometheus metrics of requests by route, store calls and the process, and `GET /metrics`
  * - [`@fetchkit/toolkit/health`](https://jsr.io/@fetchkit/toolkit/doc/health): `/livez` and `/readyz` (checks in parallel under a time limit; 503 while draining)
  * - [`@fetchkit/toolkit/context-storage`](https://jsr.io/@fetchkit/toolkit/doc/context-storage): the current request's context from anywhere below the handler
- * - [`@fetchkit/toolkit/wait-until`](https://jsr.io/@fetchkit/toolkit/doc/wait-until): work that goes on after the response, waited for by graceful shutdown
  * - [`@fetchkit/toolkit/testing`](https://jsr.io/@fetchkit/toolkit/doc/testing): a test client that calls the app in process, with a cookie jar and redirects like a browser
  *
  * @example

@@ -47,6 +47,7 @@ Deno.test("API docs front page links every export's page, grouped by task", asyn
       "security",
       "realtime",
       "caching",
+      "background",
       "sign-in",
       "operations",
     ]

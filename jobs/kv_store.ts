@@ -10,19 +10,24 @@ import type { ClaimedJob, DeadJob, JobCounts, JobStore } from "./store.ts";
 import { localListeners } from "./_listeners.ts";
 
 /** A part of a KV key. */
-type KvKeyPart = string | number | bigint | boolean | Uint8Array;
-type KvKey = readonly KvKeyPart[];
+export type JobKvKeyPart = string | number | bigint | boolean | Uint8Array;
+/** A KV key. */
+export type JobKvKey = readonly JobKvKeyPart[];
 
 /** An atomic operation, as far as the store uses one. */
 export interface JobKvAtomic {
   /** Fails the commit unless each key still has its versionstamp. */
   check(
-    ...checks: { key: KvKey; versionstamp: string | null }[]
+    ...checks: { key: JobKvKey; versionstamp: string | null }[]
   ): JobKvAtomic;
   /** Writes `value` under `key`. */
-  set(key: KvKey, value: unknown, options?: { expireIn?: number }): JobKvAtomic;
+  set(
+    key: JobKvKey,
+    value: unknown,
+    options?: { expireIn?: number },
+  ): JobKvAtomic;
   /** Deletes `key`. */
-  delete(key: KvKey): JobKvAtomic;
+  delete(key: JobKvKey): JobKvAtomic;
   /** Applies the operation if every check holds. */
   commit(): Promise<{ ok: boolean }>;
 }
@@ -33,17 +38,17 @@ export interface JobKvAtomic {
  */
 export interface JobKv {
   /** Reads one entry. */
-  get(key: KvKey): Promise<{ value: unknown; versionstamp: string | null }>;
+  get(key: JobKvKey): Promise<{ value: unknown; versionstamp: string | null }>;
   /** Reads several entries (at most 10). */
   getMany(
-    keys: KvKey[],
+    keys: JobKvKey[],
   ): Promise<{ value: unknown; versionstamp: string | null }[]>;
   /** Lists entries by prefix or range. */
   list(
-    selector: { prefix: KvKey } | { start: KvKey; end: KvKey } | {
-      prefix: KvKey;
-      start: KvKey;
-    } | { prefix: KvKey; end: KvKey },
+    selector: { prefix: JobKvKey } | { start: JobKvKey; end: JobKvKey } | {
+      prefix: JobKvKey;
+      start: JobKvKey;
+    } | { prefix: JobKvKey; end: JobKvKey },
     options?: { limit?: number; reverse?: boolean },
   ): AsyncIterable<{ key: readonly unknown[] }>;
   /** Starts an atomic operation. */
@@ -102,7 +107,9 @@ const decoder = new TextDecoder();
  * the de-duplication keys (with their own expiry time: KV's `expireIn`
  * is lazy). Deno KV's own `enqueue`/`listenQueue` is not used: it cannot
  * list, count, hand back or revive a job, and one database delivers to
- * one listener per process (BENCHMARKS.md compares both).
+ * one listener per process (BENCHMARKS.md compares both). Each write is
+ * a SQLite commit (a few hundred jobs a second on a local file);
+ * `stats()` counts by listing the indexes, so it reads every job.
  *
  * @example
  * ```ts
@@ -129,12 +136,12 @@ export function createKvJobStore(
   }
   const prefix = options.prefix ?? "jobs";
   const listeners = localListeners();
-  const k = (queue: string, ...rest: KvKeyPart[]): KvKey => [
+  const k = (queue: string, ...rest: JobKvKeyPart[]): JobKvKey => [
     prefix,
     queue,
     ...rest,
   ];
-  const indexOf = (queue: string, id: string, record: Record): KvKey =>
+  const indexOf = (queue: string, id: string, record: Record): JobKvKey =>
     k(queue, record.s === "w" ? "r" : record.s, record.t, id);
 
   async function readPayload(
@@ -144,7 +151,7 @@ export function createKvJobStore(
   ): Promise<string> {
     const parts: Uint8Array[] = [];
     for (let i = 0; i < chunks; i += 10) {
-      const keys: KvKey[] = [];
+      const keys: JobKvKey[] = [];
       for (let j = i; j < Math.min(chunks, i + 10); j++) {
         keys.push(k(queue, "p", id, j));
       }
@@ -195,7 +202,7 @@ export function createKvJobStore(
       : undefined;
   }
 
-  async function count(selector: { start: KvKey; end: KvKey }) {
+  async function count(selector: { start: JobKvKey; end: JobKvKey }) {
     let n = 0;
     for await (const _ of kv.list(selector)) n++;
     return n;

@@ -91,6 +91,7 @@ function pop(heap: Entry[]): Entry | undefined {
 export function createMemoryJobStore(): JobStore {
   const queues = new Map<string, Queue>();
   let seq = 0;
+  let adds = 0;
   const of = (name: string): Queue => {
     let queue = queues.get(name);
     if (queue === undefined) {
@@ -139,6 +140,14 @@ export function createMemoryJobStore(): JobStore {
     kind: "memory",
     add(name, job) {
       const queue = of(name);
+      // Finished jobs' keys past their retention, swept now and then so
+      // a long-running process does not keep every key it ever saw.
+      if (++adds % 1024 === 0) {
+        const now = Date.now();
+        for (const [key, held] of queue.keys) {
+          if (held.until <= now) queue.keys.delete(key);
+        }
+      }
       if (job.key !== undefined) {
         const held = queue.keys.get(job.key);
         if (held !== undefined && held.until > Date.now()) {

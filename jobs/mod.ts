@@ -94,6 +94,8 @@ export {
   createKvJobStore,
   type JobKv,
   type JobKvAtomic,
+  type JobKvKey,
+  type JobKvKeyPart,
   type KvJobStoreOptions,
 } from "./kv_store.ts";
 export {
@@ -101,6 +103,7 @@ export {
   type RedisJobClient,
   type RedisJobStoreOptions,
 } from "./redis_store.ts";
+export type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 export type {
   ClaimedJob,
   DeadJob,

@@ -149,11 +149,15 @@ export interface JobQueue {
 
 /** A job in the dead-letter list. */
 export interface DeadLetter {
+  /** The job's id (for `retry(id)` and `remove(id)`). */
   id: string;
+  /** The job name. */
   name: string;
+  /** The payload, as the handler would get it. */
   payload: unknown;
   /** The last error's message. */
   error: string;
+  /** Attempts made. */
   attempts: number;
   /** When it died. */
   failedAt: Date;
@@ -170,6 +174,14 @@ interface Definition {
 }
 
 const encoder = new TextEncoder();
+
+/** A worker's view of its store: pauses and resumptions, logged once each. */
+interface Health {
+  failed(error: unknown): void;
+  ok(): void;
+  /** Consecutive failed calls. */
+  readonly failures: number;
+}
 
 function positive(value: unknown, what: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -398,13 +410,17 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     what: string,
     operation: () => Promise<boolean>,
     giveUp: () => boolean = () => false,
+    health?: Health,
   ): Promise<boolean> {
     let pause = 100;
     for (;;) {
       try {
-        return await call(what, operation);
+        const result = await call(what, operation);
+        health?.ok();
+        return result;
       } catch (error) {
         if (!(error instanceof StoreUnavailableError) || giveUp()) throw error;
+        health?.failed(error);
         await sleep(pause);
         pause = Math.min(pause * 2, 5000);
       }
@@ -432,6 +448,30 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       resolve?.();
     };
     const unsubscribe = store.subscribe?.(queueName, nudge);
+    // A single failure (a locked database under contention) is retried
+    // quietly; the second in a row, of any call, is an outage, logged
+    // once, as is the first success after it.
+    let failures = 0;
+    const health: Health = {
+      get failures() {
+        return failures;
+      },
+      failed(error) {
+        if (++failures === 2) {
+          log(
+            `Job worker (${queueName}): paused, ${store.kind} unavailable: ${
+              messageOf(error)
+            }`,
+          );
+        }
+      },
+      ok() {
+        if (failures >= 2) {
+          log(`Job worker (${queueName}): ${store.kind} is back; resumed`);
+        }
+        failures = 0;
+      },
+    };
 
     async function run(
       job: ClaimedJob,
@@ -490,17 +530,34 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         if (options.logSuccess) {
           log(`Job done: ${job.name} ${job.id} attempt ${job.attempt}`);
         }
+        // With a store that can, the next job comes in the same round
+        // trip (one slot: this job's).
+        let next: ClaimedJob[] = [];
         await settle(
           "finish job",
-          () =>
-            store.finish(
+          async () => {
+            if (store.finishAndClaim === undefined || stopping) {
+              return await store.finish(
+                queueName,
+                job.id,
+                job.lease,
+                keyRetentionMs,
+                Date.now(),
+              );
+            }
+            const result = await store.finishAndClaim(
               queueName,
               job.id,
               job.lease,
               keyRetentionMs,
               Date.now(),
-            ),
+              1,
+            );
+            next = result.claimed;
+            return result.finished;
+          },
           () => Date.now() > job.leaseUntil,
+          health,
         ).catch((e) =>
           log(
             `Job ${job.name} ${job.id}: could not be marked done: ${
@@ -508,6 +565,16 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
             }`,
           )
         );
+        for (const claimed of next) {
+          if (!stopping) start(claimed);
+          else {
+            await settle(
+              "release job",
+              () => store.release(queueName, claimed.id, claimed.lease),
+              () => true,
+            ).catch(() => {});
+          }
+        }
         return;
       }
       const last = job.attempt >= (definition?.attempts ?? job.maxAttempts);
@@ -534,6 +601,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
             now: Date.now(),
           }),
         () => Date.now() > job.leaseUntil,
+        health,
       ).catch((e) =>
         log(
           `Job ${job.name} ${job.id}: could not record its failure: ${
@@ -558,9 +626,6 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     }
 
     async function loop(): Promise<void> {
-      // A single failure (a locked database under contention) is retried
-      // quietly; the second in a row is an outage, logged once.
-      let failures = 0;
       let pause = 100;
       while (!stopping) {
         const free = concurrency - active.size;
@@ -574,22 +639,15 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
             "claim jobs",
             () => store.claim(queueName, free, Date.now()),
           );
-          if (failures >= 2) {
-            log(`Job worker (${queueName}): ${store.kind} is back; resumed`);
-          }
-          failures = 0;
+          health.ok();
           pause = 100;
         } catch (error) {
           if (stopping) break;
-          if (++failures === 2) {
-            log(
-              `Job worker (${queueName}): paused, ${store.kind} unavailable: ${
-                messageOf(error)
-              }`,
-            );
-          }
-          await sleep(failures === 1 ? 10 + Math.random() * 40 : pause);
-          if (failures > 1) pause = Math.min(pause * 2, 5000);
+          health.failed(error);
+          await sleep(
+            health.failures === 1 ? 10 + Math.random() * 40 : pause,
+          );
+          if (health.failures > 1) pause = Math.min(pause * 2, 5000);
           continue;
         }
         if (stopping) {

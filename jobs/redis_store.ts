@@ -54,9 +54,9 @@ end
 return {id, 0}
 `;
 
-const CLAIM = `
-local b = KEYS[1]
-local limit, now, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+// Claims up to `limit` jobs (after putting back those whose lease
+// passed); expects `b`, `limit`, `now` and `lease` set.
+const CLAIM_BODY = `
 local expired = redis.call("ZRANGEBYSCORE", b .. ":a", "-inf", now, "LIMIT", 0, 100)
 for _, id in ipairs(expired) do
   redis.call("ZREM", b .. ":a", id)
@@ -96,6 +96,12 @@ for i = 1, limit do
     out[#out + 1] = leaseUntil
   end
 end
+`;
+
+const CLAIM = `
+local b = KEYS[1]
+local limit, now, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+${CLAIM_BODY}
 return out
 `;
 
@@ -111,6 +117,28 @@ if key and key ~= "" then
   if redis.call("GET", k) == id then redis.call("PEXPIRE", k, ARGV[3]) end
 end
 return 1
+`;
+
+// FINISH then CLAIM in one round trip (a worker whose job just ended
+// takes the next): ARGV id, lease, retention, limit, now, new lease.
+const FINISH_CLAIM = `
+local b, id = KEYS[1], ARGV[1]
+local j = b .. ":j:" .. id
+local finished = 0
+if redis.call("HGET", j, "l") == ARGV[2] then
+  finished = 1
+  local key = redis.call("HGET", j, "k")
+  redis.call("DEL", j)
+  redis.call("ZREM", b .. ":a", id)
+  if key and key ~= "" then
+    local k = b .. ":k:" .. key
+    if redis.call("GET", k) == id then redis.call("PEXPIRE", k, ARGV[3]) end
+  end
+end
+local limit, now, lease = tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+${CLAIM_BODY}
+table.insert(out, 1, finished)
+return out
 `;
 
 const FAIL = `
@@ -194,6 +222,23 @@ return {
 }
 `;
 
+/** The claimed jobs of a CLAIM reply (six fields each). */
+function claimedJobs(reply: unknown[], lease: string): ClaimedJob[] {
+  const jobs: ClaimedJob[] = [];
+  for (let i = 0; i < reply.length; i += 6) {
+    jobs.push({
+      id: String(reply[i]),
+      name: String(reply[i + 1]),
+      payload: String(reply[i + 2]),
+      attempt: Number(reply[i + 3]),
+      maxAttempts: Number(reply[i + 4]),
+      lease,
+      leaseUntil: Number(reply[i + 5]),
+    });
+  }
+  return jobs;
+}
+
 /**
  * Creates a job store on Redis (or Valkey): one node, or a Redis Cluster
  * through a node-redis cluster client. A queue's keys share the hash tag
@@ -202,7 +247,13 @@ return {
  * fail, hand back) is one Lua script: atomic, one round trip. Waiting
  * jobs are a list, delayed, active and dead ones sorted sets; a job is a
  * hash of its payload and state (about 300 bytes beside the payload,
- * see BENCHMARKS.md). Idle workers ask every `pollMs`.
+ * see BENCHMARKS.md). Idle workers ask every `pollMs`; a worker whose
+ * job just ended finishes it and claims the next in one script.
+ *
+ * Give the client `disableOfflineQueue: true`: node-redis otherwise
+ * keeps commands made while disconnected and runs them once it is back,
+ * after the store call's time limit gave up on them, and a claim run
+ * then holds its jobs until their visibility timeout.
  *
  * @example
  * ```ts ignore
@@ -267,24 +318,28 @@ export function createRedisJobStore(
         now,
         lease,
       ]) as unknown[];
-      const jobs: ClaimedJob[] = [];
-      for (let i = 0; i < reply.length; i += 6) {
-        jobs.push({
-          id: String(reply[i]),
-          name: String(reply[i + 1]),
-          payload: String(reply[i + 2]),
-          attempt: Number(reply[i + 3]),
-          maxAttempts: Number(reply[i + 4]),
-          lease,
-          leaseUntil: Number(reply[i + 5]),
-        });
-      }
+      const jobs = claimedJobs(reply, lease);
       return jobs;
     },
     async finish(queue, id, lease, keyRetentionMs) {
       return yes(
         await script(FINISH, queue, [id, lease, Math.ceil(keyRetentionMs)]),
       );
+    },
+    async finishAndClaim(queue, id, lease, keyRetentionMs, now, limit) {
+      const next = crypto.randomUUID();
+      const reply = await script(FINISH_CLAIM, queue, [
+        id,
+        lease,
+        Math.ceil(keyRetentionMs),
+        limit,
+        now,
+        next,
+      ]) as unknown[];
+      return {
+        finished: Number(reply[0]) === 1,
+        claimed: claimedJobs(reply.slice(1), next),
+      };
     },
     async fail(queue, id, lease, failure) {
       return yes(

@@ -32,11 +32,15 @@ export interface NewJob {
 
 /** A job a worker claimed: it runs until it finishes, fails or the lease passes. */
 export interface ClaimedJob {
+  /** The job's id. */
   id: string;
+  /** The job name. */
   name: string;
+  /** The payload as JSON text. */
   payload: string;
   /** 1-based attempt this claim is. */
   attempt: number;
+  /** Attempts before the job is dead. */
   maxAttempts: number;
   /** The claim's token: finish, fail and release must show it. */
   lease: string;
@@ -46,7 +50,9 @@ export interface ClaimedJob {
 
 /** A job that used all its attempts. */
 export interface DeadJob {
+  /** The job's id. */
   id: string;
+  /** The job name. */
   name: string;
   /** The payload as JSON text. */
   payload: string;
@@ -60,9 +66,13 @@ export interface DeadJob {
 
 /** Counts of jobs per state. */
 export interface JobCounts {
+  /** Due to run (their time has come), not claimed. */
   waiting: number;
+  /** Waiting for a later time (`delayMs`, or a retry's backoff). */
   delayed: number;
+  /** Claimed by a worker. */
   active: number;
+  /** Used all their attempts. */
   dead: number;
 }
 
@@ -103,6 +113,18 @@ export interface JobStore {
     keyRetentionMs: number,
     now: number,
   ): Promise<boolean>;
+  /**
+   * Optional: `finish`, then `claim(queue, limit, now)`, in one round
+   * trip: what a worker whose job just ended does next.
+   */
+  finishAndClaim?(
+    queue: string,
+    id: string,
+    lease: string,
+    keyRetentionMs: number,
+    now: number,
+    limit: number,
+  ): Promise<{ finished: boolean; claimed: ClaimedJob[] }>;
   /**
    * The attempt failed: with `retryAt` the job waits until then, without
    * it the job is dead. `false` when the lease is no longer the caller's.

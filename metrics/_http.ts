@@ -134,7 +134,6 @@ export function httpMetrics(
   const inFlight = inFlightGauge.child([]);
   const open = openGauges(registry);
   const streams = open.streams.child([]);
-  const sockets = open.sockets.child([]);
   const routes = new Map<string, RouteCells>();
   const table = openResponses();
 
@@ -186,32 +185,14 @@ export function httpMetrics(
       duration.observeCell(byMethod.duration, seconds);
     },
     track(response) {
+      // Event streams that passed through here, until they end. (Open
+      // WebSockets are counted by upgradeWebSocket() for the process.)
       const entry = table.get(response);
-      if (entry === undefined) return;
-      if (entry.kind === "closeable") {
-        // Deno's WebSockets are closeables with status 101.
-        const gauge = response.status === 101 ? sockets : streams;
-        gauge.value++;
-        const closed = () => gauge.value--;
-        entry.done.then(closed, closed);
-        return;
-      }
-      // A WebSocket on Node or Bun: counted from its handshake to its close.
-      const open = entry.open;
-      (entry as { open: typeof open }).open = function (raw) {
-        const sinks = open.call(this, raw);
-        sockets.value++;
-        const close = sinks.close;
-        let closed = false;
-        sinks.close = function (code, reason) {
-          if (!closed) {
-            closed = true;
-            sockets.value--;
-          }
-          return close.call(this, code, reason);
-        };
-        return sinks;
-      };
+      if (entry === undefined || entry.kind !== "closeable") return;
+      if (response.status === 101) return;
+      streams.value++;
+      const closed = () => streams.value--;
+      entry.done.then(closed, closed);
     },
   };
   registry.parts.set("http", metrics);

@@ -6,6 +6,7 @@
  */
 
 import { memoryUsage, unrefTimer } from "../runtime/memory.ts";
+import { openWebSockets } from "../serve/shared.ts";
 import type { Gauge, Registry } from "./_registry.ts";
 
 /** How often the event-loop delay is sampled, in ms. */
@@ -30,10 +31,12 @@ export function openGauges(registry: Registry): OpenGauges {
       }),
       sockets: registry.gauge({
         name: "http_open_websockets",
-        help: "WebSockets open now.",
+        help: "WebSockets (upgradeWebSocket) open now in this process.",
       }),
     };
     registry.parts.set("open", found);
+    const sockets = found.sockets;
+    registry.onCollect(() => sockets.set(undefined, openWebSockets().count));
   }
   return found;
 }

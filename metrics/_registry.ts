@@ -204,6 +204,7 @@ abstract class Metric<V> {
 
   /** The cell for label values given in `labelNames` order. */
   protected cellOf(values: readonly string[]): V {
+    if (this.labelNames.length === 0) return this.#unlabelled ??= this.create();
     const key = values.join("\u0000");
     const found = this.#series.get(key);
     if (found !== undefined) return found.cell;

@@ -24,9 +24,10 @@
  *   `process_heap_total_bytes`,
  *   `process_event_loop_delay_seconds{quantile="0.5"|"0.99"}` (sampled
  *   every 20 ms, over the time since the previous scrape),
- *   `http_open_event_streams` and `http_open_websockets` (the responses of
- *   `createEventStreamResponse` and `upgradeWebSocket` that passed through
- *   `metrics()`).
+ *   `http_open_event_streams` (responses of `createEventStreamResponse`
+ *   that passed through `metrics()`, until they end) and
+ *   `http_open_websockets` (every `upgradeWebSocket()` socket of the
+ *   process, from its handshake to its close).
  *
  * The scrape answers the text format 0.0.4
  * (`text/plain; version=0.0.4; charset=utf-8`), or OpenMetrics 1.0 when

@@ -80,16 +80,26 @@ export interface PendingUpgrade {
 export type Registered = Closeable | PendingUpgrade;
 
 const RESPONSES = Symbol.for("fetchkit.serve.responses");
+const OPEN_SOCKETS = Symbol.for("fetchkit.websocket.open");
 const BUN_SERVERS = Symbol.for("fetchkit.serve.bunServers");
 
 type Global = typeof globalThis & {
   [RESPONSES]?: WeakMap<Response, Registered>;
+  [OPEN_SOCKETS]?: { count: number };
   [BUN_SERVERS]?: Set<unknown>;
 };
 
 /** Responses that stay open, or that switch protocols. */
 export function registry(): WeakMap<Response, Registered> {
   return (globalThis as Global)[RESPONSES] ??= new WeakMap();
+}
+
+/**
+ * The WebSockets of `upgradeWebSocket()` open in this process, from the
+ * handshake to the close (read by the metrics' `http_open_websockets`).
+ */
+export function openWebSockets(): { count: number } {
+  return (globalThis as Global)[OPEN_SOCKETS] ??= { count: 0 };
 }
 
 /** The Bun servers `serve()` runs, for `server.upgrade()`. */

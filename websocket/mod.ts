@@ -58,6 +58,7 @@
 
 import {
   bunServers,
+  openWebSockets,
   type PendingUpgrade,
   type RawSocket,
   registry,
@@ -645,13 +646,13 @@ export function upgradeWebSocket(
     headers: new Headers(options.headers),
     open(raw) {
       const connection = new Connection(raw, url, maxBufferedBytes);
-      const sinks = sinksFor(
+      const sinks = countOpen(sinksFor(
         connection,
         handlers,
         maxMessageBytes,
         raw,
         onHandlerError,
-      );
+      ));
       if (handlers.onOpen) {
         try {
           handlers.onOpen(new Event("open"), connection);
@@ -684,6 +685,25 @@ export function upgradeWebSocket(
   const response = switchingProtocols(extra);
   registry().set(response, pending);
   return response;
+}
+
+/**
+ * Counts a socket open from its handshake (now) to its close, for
+ * `openWebSockets()` (the metrics' `http_open_websockets`).
+ */
+function countOpen(sinks: SocketSinks): SocketSinks {
+  const open = openWebSockets();
+  open.count++;
+  let closed = false;
+  const close = sinks.close;
+  sinks.close = (code, reason) => {
+    if (!closed) {
+      closed = true;
+      open.count--;
+    }
+    close.call(sinks, code, reason);
+  };
+  return sinks;
 }
 
 function upgradeDeno(
@@ -746,7 +766,14 @@ function upgradeDeno(
   socket.onmessage = (event) => sinks.message(event.data, event);
   socket.onerror = (event) =>
     sinks.error((event as ErrorEvent).error ?? (event as ErrorEvent).message);
+  let counted = false;
+  socket.addEventListener("open", () => {
+    counted = true;
+    openWebSockets().count++;
+  });
   socket.onclose = (event) => {
+    if (counted) openWebSockets().count--;
+    counted = false;
     closed();
     sinks.close(event.code, event.reason);
   };

@@ -260,6 +260,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const operations = createOperations({
     checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
     registry: options.metricsRegistry,
+    jobs: mailJobs.queue,
   });
   const router = createRouter({
     trustProxy: options.trustProxy,

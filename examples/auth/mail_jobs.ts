@@ -35,7 +35,7 @@
  *
  * The `"mail"` job sends through the app's {@linkcode Mailer} (SMTP or
  * the console): 10 attempts, waiting 2 s, 4 s, 8 s... (at most 10
- * minutes, with jitter) between them, about 40 minutes in all; then the
+ * minutes, with jitter) between them, 8.5 to 17 minutes in all; then the
  * mail is in the dead-letter list, which `/admin/jobs` shows to admins
  * with a "Retry" button. A send that takes over 60 s counts as failed; a
  * worker that died mid-send leaves the mail to another after

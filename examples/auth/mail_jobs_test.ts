@@ -4,7 +4,12 @@
 // same write for known and unknown emails.
 import assert from "node:assert/strict";
 import { SMTPServer } from "smtp-server";
-import { freePort } from "../../_tools/redis.ts";
+import {
+  freePort,
+  redisCommand,
+  redisServerOrSkip,
+  startRedis,
+} from "../../_tools/redis.ts";
 import { Client, testApp } from "./_test_app.ts";
 import { startMain } from "./_test_server.ts";
 import { createSmtpMailer } from "./mailer.ts";
@@ -49,17 +54,17 @@ async function startSink(port: number, state = { refuse: false }) {
   };
 }
 
+/** The reset mails among what the sink got (registration mails a link too). */
+function resets(mails: string[]): string[] {
+  return mails.filter((mail) => /Subject: Reset your password/.test(mail));
+}
+
 async function until(check: () => boolean | Promise<boolean>, ms: number) {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`not within ${ms} ms`);
     await sleep(50);
   }
-}
-
-/** The reset mails among `mails`. */
-function resets(mails: string[]): string[] {
-  return mails.filter((mail) => /Subject: Reset your password/.test(mail));
 }
 
 Deno.test({
@@ -86,7 +91,6 @@ Deno.test({
       assert.equal(answer.status, 200);
       await sleep(20_000);
       sink = await startSink(port);
-      // Registration's verification mail comes too: count the resets.
       await until(() => resets(sink!.mails).length === 1, 15_000);
       await sleep(3000);
       assert.equal(resets(sink.mails).length, 1);
@@ -120,17 +124,18 @@ Deno.test({
       await new Client(app).post("/password/forgot", {
         email: "ada@example.com",
       });
-      // Registration's verification mails die too: count the resets.
-      const deadResets = async () =>
-        (await mailJobs.queue.deadLetters()).filter((letter) =>
-          JSON.stringify(letter.payload).includes("Reset your password")
+      // Registration mails a verification link too: the reset mail's job.
+      const resetJob = async () =>
+        (await mailJobs.queue.deadLetters()).find((job) =>
+          (job.payload as { subject?: string }).subject ===
+            "Reset your password"
         );
-      await until(async () => (await deadResets()).length === 1, 20_000);
-      const [dead] = await deadResets();
+      await until(async () => (await resetJob()) !== undefined, 20_000);
+      const dead = (await resetJob())!;
       assert.equal(dead.name, "mail");
       assert.equal(dead.attempts, 3);
       assert.match(dead.error, /550/);
-      assert.equal(sink.mails.length, 0);
+      assert.equal(resets(sink.mails).length, 0);
 
       // A user who is no admin: 403 for the page and the retry.
       const user = new Client(app);
@@ -160,7 +165,7 @@ Deno.test({
       });
       assert.equal(forged.status, 403);
       await forged.body?.cancel();
-      assert.equal((await deadResets()).length, 1);
+      assert.equal((await resetJob())?.id, dead.id);
 
       sink.state.refuse = false;
       const retried = await admin.post(`/admin/jobs/${dead.id}/retry`, {});
@@ -168,7 +173,7 @@ Deno.test({
       assert.equal(retried.headers.get("location"), "/admin/jobs");
       await until(() => resets(sink.mails).length === 1, 10_000);
       assert.match(resets(sink.mails)[0], /To: ada@example\.com/);
-      assert.equal((await deadResets()).length, 0);
+      assert.equal(await resetJob(), undefined);
       // Not dead any more: a second retry says so.
       const again = await admin.post(`/admin/jobs/${dead.id}/retry`, {});
       assert.equal(again.status, 303);
@@ -273,19 +278,86 @@ Deno.test({
       assert.equal(answer.status, 200);
       await answer.body?.cancel();
       await server.stop().catch(() => {});
-      const sentBeforeKill = sink.mails.length;
+      const sentBeforeKill = resets(sink.mails).length;
       server = await startMain(env);
-      // Registration's verification mail comes too: count the resets.
       await until(() => resets(sink.mails).length >= 1, 20_000);
       await sleep(5000);
       console.log(
-        `  mails sent before the kill: ${sentBeforeKill}; in all: ${sink.mails.length}`,
+        `  reset mails sent before the kill: ${sentBeforeKill}; in all: ${
+          resets(sink.mails).length
+        }`,
       );
       assert.equal(resets(sink.mails).length, 1);
       assert.match(resets(sink.mails)[0], /To: ada@example\.com/);
     } finally {
       await server.stop().catch(() => {});
       await sink.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const redisServer = await redisServerOrSkip();
+
+Deno.test({
+  name:
+    "mail jobs: with SESSION_STORAGE=redis the mail queue is on Redis: the reset mail is sent, and the job is gone from Redis after",
+  ignore: redisServer === undefined,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const redis = await startRedis(redisServer!);
+    const dir = await Deno.makeTempDir({ prefix: "auth-mail-redis-" });
+    const smtpPort = freePort();
+    const sink = await startSink(smtpPort);
+    const server = await startMain({
+      DENO_KV_PATH: `${dir}/data/auth.sqlite`,
+      SESSION_STORAGE: "redis",
+      REDIS_URL: redis.url,
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    });
+    try {
+      const register = await fetch(`${server.url}/auth/register`, {
+        method: "POST",
+        body: new URLSearchParams({
+          email: "ada@example.com",
+          password: "old password",
+          name: "Ada",
+        }),
+        redirect: "manual",
+      });
+      await register.body?.cancel();
+      const answer = await fetch(`${server.url}/password/forgot`, {
+        method: "POST",
+        body: new URLSearchParams({ email: "ada@example.com" }),
+      });
+      await answer.body?.cancel();
+      assert.equal(answer.status, 200);
+      await until(() => resets(sink.mails).length === 1, 20_000).catch(
+        (error) => {
+          const keys = new Deno.Command("redis-cli", {
+            args: ["-p", new URL(redis.url).port, "keys", "*"],
+          }).outputSync();
+          throw new Error(
+            `${error.message}\n${server.output()}\n${
+              new TextDecoder().decode(keys.stdout)
+            }`,
+          );
+        },
+      );
+      assert.match(resets(sink.mails)[0], /To: ada@example\.com/);
+      // The queue's keys are Redis', under the "mail" hash tag, and empty.
+      const port = Number(new URL(redis.url).port);
+      await until(
+        async () =>
+          (await redisCommand(port, ["EXISTS", "jobs:{mail}:a"])) === 0,
+        5000,
+      );
+      assert.equal(await redisCommand(port, ["LLEN", "jobs:{mail}:w"]), 0);
+    } finally {
+      await server.stop();
+      await sink.stop();
+      await redis.stop();
       await Deno.remove(dir, { recursive: true });
     }
   },

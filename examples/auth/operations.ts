@@ -13,7 +13,8 @@
  *   calls, the process), plus `auth_sign_ins_total{method}` (password,
  *   register, passkey, oauth) and `auth_sign_in_failures_total{method,reason}`
  *   (`bad_credentials`, `rate_limited`, `invalid_input`, `too_large`,
- *   `rejected`). Answered only to a client on a loopback address (with
+ *   `rejected`), and `auth_jobs{state}` (the mail queue's jobs waiting,
+ *   delayed, active and dead, read at each scrape). Answered only to a client on a loopback address (with
  *   `trustProxy`, the client the proxy names): the numbers are for the
  *   operator's Prometheus, not for visitors.
  *
@@ -35,6 +36,7 @@ import {
   metricsHandler,
   type MetricsRegistry,
 } from "@fetchkit/toolkit/metrics";
+import type { JobCounts } from "@fetchkit/toolkit/jobs";
 import { Session } from "./context.ts";
 
 /** Options of {@linkcode createOperations}. */
@@ -49,6 +51,8 @@ export interface OperationsOptions {
   registry?: MetricsRegistry;
   /** The checks' time limit in ms. Default 2000. */
   timeoutMs?: number;
+  /** The job queue, whose jobs by state `/metrics` shows (`auth_jobs{state}`). */
+  jobs?: { stats(): Promise<JobCounts> };
 }
 
 /** The middleware of {@linkcode createOperations}, and the registry. */
@@ -125,6 +129,28 @@ export function createOperations(options: OperationsOptions): Operations {
     labelNames: ["method", "reason"],
   });
 
+  const jobStates = registry.gauge({
+    name: "auth_jobs",
+    help:
+      "The app's background jobs (mail) by state: waiting, delayed, active, dead.",
+    labelNames: ["state"],
+  });
+  const jobs = options.jobs;
+  /** The scrape, after the job counts are read (left as they were if the store fails). */
+  async function scrapeWithJobs(context: RequestContext): Promise<Response> {
+    if (jobs !== undefined) {
+      try {
+        const counts: JobCounts = await jobs.stats();
+        for (const [state, count] of Object.entries(counts)) {
+          jobStates.set({ state }, count);
+        }
+      } catch {
+        // The store is down: the scrape still answers (readiness says why).
+      }
+    }
+    return scrape(context);
+  }
+
   const endpoints: Middleware = (context, next) => {
     const method = context.method;
     if (method !== "GET" && method !== "HEAD") return next();
@@ -141,7 +167,7 @@ export function createOperations(options: OperationsOptions): Operations {
         if (!isLoopback(context.remoteAddr?.hostname)) {
           return new Response("Not Found", { status: 404 });
         }
-        return scrape(context);
+        return scrapeWithJobs(context);
     }
     return next();
   };

@@ -86,5 +86,7 @@ Deno.test("auth app: /metrics counts requests by route, sign-ins by method and f
   has('http_requests_total{method="GET",route="/dashboard",status="200"} 1');
   has('http_requests_total{method="GET",route="/metrics",status="404"} 1');
   assert.match(text, /^store_operations_total\{store="Deno KV",.*\} \d+$/m);
+  has('auth_jobs{state="dead"} 0');
+  assert.match(text, /^auth_jobs\{state="waiting"\} \d+$/m);
   close();
 });

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { totpCode } from "@fetchkit/toolkit/totp";
 import { Client, read, testApp } from "./_test_app.ts";
+import { confirm } from "./_test_confirm.ts";
 import {
   MALFORMED_CODE,
   PENDING_EXPIRED,
@@ -33,16 +34,6 @@ function unescape(text: string): string {
     .replaceAll("&#61;", "=").replaceAll("&#x2F;", "/");
 }
 
-/** Confirms the password on `client` (already signed in). */
-async function confirm(client: Client, returnTo: string): Promise<void> {
-  const answer = await client.post(
-    `/auth/confirm?returnTo=${encodeURIComponent(returnTo)}`,
-    { password: PASSWORD },
-  );
-  assert.equal(answer.status, 303);
-  assert.equal(answer.headers.get("location"), returnTo);
-}
-
 /**
  * Registers a user on a new client and turns 2FA on; returns the client,
  * the secret read from the page and the backup codes.
@@ -50,7 +41,7 @@ async function confirm(client: Client, returnTo: string): Promise<void> {
 async function enrolled(app: Client["app"]) {
   const client = new Client(app);
   await client.register(EMAIL, PASSWORD);
-  await confirm(client, "/profile/two-factor");
+  await confirm(client, PASSWORD, "/profile/two-factor");
   const page = await read(await client.get("/profile/two-factor"));
   const secret = page.body.match(/id="totp-secret">([A-Z2-7 ]+)</)![1]
     .replaceAll(" ", "");
@@ -98,7 +89,7 @@ Deno.test("two-factor enrolment: re-authentication first, then the QR code, the 
     );
     assert.equal(wrong.status, 422);
     assert.match(wrong.body, /That password is not right/);
-    await confirm(client, "/profile/two-factor");
+    await confirm(client, PASSWORD, "/profile/two-factor");
 
     const setup = await read(await client.get("/profile/two-factor"));
     assert.equal(setup.status, 200);
@@ -325,7 +316,7 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
       stale.headers.get("location"),
       "/auth/confirm?returnTo=%2Fprofile%2Ftwo-factor",
     );
-    await confirm(client, "/profile/two-factor");
+    await confirm(client, PASSWORD, "/profile/two-factor");
     const off = await client.request("/profile/two-factor", {
       method: "POST",
       form: { _method: "DELETE", code: codes[0] },
@@ -368,7 +359,7 @@ Deno.test("re-authentication: adding a passkey needs it (401 JSON with the confi
       error: "Confirm your password or passkey to continue",
       confirm: "/auth/confirm?returnTo=%2Fprofile",
     });
-    await confirm(client, "/profile");
+    await confirm(client, PASSWORD, "/profile");
     const allowed = await client.request("/passkeys/register/options", {
       method: "POST",
       headers: {

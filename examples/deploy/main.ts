@@ -153,8 +153,11 @@ export async function startDeployment(
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
+        // deno.json's deploy-instance permission set (found from cwd).
+        "-P=deploy-instance",
+        // Its own folder (a test's is a temporary one) instead of `.data`.
+        `--allow-write=${dir}`,
         "--unstable-kv",
-        "--allow-all",
         join(HERE, "instance.ts"),
       ],
       cwd: ROOT,
@@ -354,6 +357,12 @@ async function main(command: string): Promise<void> {
     );
     const response = await fetch(`http://127.0.0.1:${port}/restart`, {
       method: "POST",
+    }).catch(() => {
+      // A control file left by a deployment that did not stop cleanly.
+      console.error(
+        "Nothing to restart: no deployment answers; start it with `deno task deploy:local`.",
+      );
+      Deno.exit(1);
     });
     for await (
       const chunk of response.body!.pipeThrough(new TextDecoderStream())

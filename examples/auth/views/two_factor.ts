@@ -181,7 +181,7 @@ export function twoFactorLoginPage(options: TwoFactorLoginPage): Response {
         ${codeField(
           "Code from your authenticator app",
           options.error,
-          "The 6-digit code your app shows now, or one of your backup codes (xxxx-xxxx) if you lost your phone.",
+          "The 6-digit code your app shows now, or one of your backup codes (xxxx‑xxxx) if you lost your phone.",
         )}
         <button type="submit">Verify</button>
         <p class="form-aside">This step ends after ${minutes} minutes; then <a href="${routes
