@@ -74,11 +74,20 @@ export function formHeaders(port: number): Record<string, string> {
   };
 }
 
-/** Signs user `i` in; the session cookie (`name=value`). */
-export async function signIn(port: number, i = 0): Promise<string> {
+/**
+ * Signs user `i` in; the session cookie (`name=value`). With `cookie`, the
+ * client's session so far, which the sign-in ends.
+ */
+export async function signIn(
+  port: number,
+  i = 0,
+  cookie?: string,
+): Promise<string> {
   const response = await fetch(`${origin(port)}/auth/login`, {
     method: "POST",
-    headers: formHeaders(port),
+    headers: cookie === undefined
+      ? formHeaders(port)
+      : { ...formHeaders(port), cookie },
     body: loginBody(i),
     redirect: "manual",
   });

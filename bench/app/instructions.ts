@@ -2,7 +2,7 @@
  * Instructions per request of the whole auth app and of the same app on
  * Hono (`hono.ts`), on Deno: each server runs under valgrind's callgrind
  * with counting off; each request is warmed (`warm` passes of `requests`),
- * then counted over `requests` requests (4 at a time, over loopback) with
+ * then counted over `requests` requests (one at a time, over loopback) with
  * counting switched on and off by `callgrind_control` (`../_callgrind.ts`),
  * all the server's threads (bcrypt's, KV's, V8's) included, and the count
  * divided by the requests. A fixed number of requests, not wrk's time
@@ -11,7 +11,7 @@
  * hono...) for `rounds` windows each; the median and the range are
  * printed. Counts do not depend on what else the machine runs.
  *
- *   deno run -A --unstable-kv bench/app/instructions.ts [--rounds=3] [--requests=200] [--warm=2]
+ *   deno run -A --unstable-kv bench/app/instructions.ts [--rounds=3] [--requests=100] [--warm=3] [--concurrency=1]
  *
  * Needs `valgrind`; some minutes.
  *
@@ -34,10 +34,12 @@ import {
 
 const args = options();
 const rounds = Number(args.rounds ?? 3);
-const requests = Number(args.requests ?? 200);
-const warm = Number(args.warm ?? 2);
-// Under valgrind a server runs some 30x slower: few at a time suffice.
-const CONCURRENCY = 4;
+const requests = Number(args.requests ?? 100);
+const warm = Number(args.warm ?? 3);
+// One at a time: under callgrind the server runs some 30x slower (one
+// thread at a time), and with requests queued behind each other a KV call
+// of ours can pass its 5 s store timeout (a 503, as in an outage).
+const CONCURRENCY = Number(args.concurrency ?? 1);
 
 /** A measured request: `send(port, i)` sends the `i`th and checks it. */
 interface Scenario {

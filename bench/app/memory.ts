@@ -11,7 +11,7 @@
  *   (each dashboard must answer 200).
  * - The soak plateau, by `soak.ts`'s rule: `soak` seconds of 8 clients
  *   each signing in again (the old session ends, as at any sign-in) and
- *   viewing the dashboard five times, RSS sampled every 2 s; the plateau
+ *   viewing the dashboard five times (8 sessions live throughout), RSS sampled every 2 s; the plateau
  *   is the median of the middle third of the samples and the growth the
  *   last third's median less it (`soak.ts` fails a growth over 16 MiB or
  *   10 %).
@@ -113,8 +113,9 @@ try {
         let requests = 0;
         await Promise.all(
           Array.from({ length: CLIENTS }, async (_, client) => {
+            let cookie: string | undefined;
             while (performance.now() < deadline) {
-              const cookie = await signIn(port, client % USERS);
+              cookie = await signIn(port, client % USERS, cookie);
               for (let view = 0; view < 5; view++) {
                 await dashboard(port, cookie);
               }
