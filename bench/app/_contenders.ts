@@ -92,11 +92,11 @@ export async function signIn(
     redirect: "manual",
   });
   await response.body?.cancel();
-  const cookie = response.headers.get("set-cookie")?.split(";")[0];
-  if (response.status !== 303 || cookie === undefined) {
+  const session = response.headers.get("set-cookie")?.split(";")[0];
+  if (response.status !== 303 || session === undefined) {
     throw new Error(`sign-in on port ${port}: ${response.status}`);
   }
-  return cookie;
+  return session;
 }
 
 /** A measured request: its path and its wrk script. */
