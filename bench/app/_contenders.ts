@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { freePort, type Running, spawnReady } from "../_load.ts";
+import { freePort, type Running, untilReady } from "../_load.ts";
 
 /** The contenders, ours first. */
 export const CONTENDERS = ["fetchkit", "hono"] as const;
@@ -29,30 +29,44 @@ export interface StartOptions {
   flags?: string[];
   /** Deno KV's path. Default `:memory:`. */
   kvPath?: string;
+  /** Environment variables of the server. */
+  env?: Record<string, string>;
 }
 
 /** Starts `name` on a free port and waits for "ready". */
-export function startContender(
+export async function startContender(
   name: Contender,
   options: StartOptions = {},
 ): Promise<Running> {
   const port = freePort();
-  return spawnReady(
-    [
-      ...(options.prefix ?? []),
-      Deno.execPath(),
-      "run",
-      "-A",
-      "--unstable-kv",
-      ...(options.flags ?? []),
-      SERVER,
-      name,
-      String(port),
-      options.kvPath ?? ":memory:",
-    ],
+  const argv = [
+    ...(options.prefix ?? []),
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--unstable-kv",
+    ...(options.flags ?? []),
+    SERVER,
+    name,
+    String(port),
+    options.kvPath ?? ":memory:",
+  ];
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    cwd: ROOT,
+    env: options.env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  await untilReady(child, name);
+  return {
     port,
-    { cwd: ROOT, what: name },
-  );
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGKILL");
+      await child.status;
+    },
+  };
 }
 
 /** The server's origin. */
