@@ -11,7 +11,7 @@
  * sign-in then measures the app, not the hash. Both seed `USERS` (`_contenders.ts`) users
  * `user<i>@example.com` / `password-<i>` (unverified email, role `user`).
  * `GET /__gc` (bench only, before the app) runs a full GC when Deno was
- * started with `--v8-flags=--expose-gc`.
+ * started with `--v8-flags=--expose-gc` and answers `Deno.memoryUsage()`.
  *
  *   deno run -A --unstable-kv bench/app/_server.ts <fetchkit|hono> <port> <kv path|:memory:>
  *
@@ -146,7 +146,8 @@ if (handler === undefined) throw new Error(`no contender "${name}"`);
 const withGc: Handler = (request, info) => {
   if (request.url.endsWith("/__gc")) {
     for (let i = 0; i < 3; i++) gc?.();
-    return new Response(gc === undefined ? "no gc" : "ok");
+    if (gc === undefined) return new Response("no gc", { status: 501 });
+    return Response.json(Deno.memoryUsage());
   }
   return handler(request, info);
 };

@@ -41,11 +41,16 @@ const CLIENTS = 8;
 const MIB = 1024 * 1024;
 const dir = await Deno.makeTempDir({ prefix: "app-memory-" });
 
-async function rss(port: number, pid: number): Promise<number> {
-  const answer = await (await fetch(`http://127.0.0.1:${port}/__gc`)).text();
-  if (answer !== "ok") throw new Error("the server has no gc()");
+/** RSS and V8's heap in use, after a full GC. */
+async function memory(
+  port: number,
+  pid: number,
+): Promise<{ rss: number; heap: number }> {
+  const answer = await fetch(`http://127.0.0.1:${port}/__gc`);
+  if (!answer.ok) throw new Error("the server has no gc()");
+  const { heapUsed } = await answer.json() as { heapUsed: number };
   await new Promise((resolve) => setTimeout(resolve, 200));
-  return (await memorySample(pid)).rss;
+  return { rss: (await memorySample(pid)).rss, heap: heapUsed };
 }
 
 async function dashboard(port: number, cookie: string): Promise<void> {
@@ -91,15 +96,19 @@ try {
         await inParallel(400, async (i) => {
           await dashboard(port, await signIn(port, i % USERS));
         });
-        const before = await rss(port, pid);
+        const before = await memory(port, pid);
         const cookies: string[] = [];
         await inParallel(sessions, async (i) => {
           cookies.push(await signIn(port, i % USERS));
         });
-        const after = await rss(port, pid);
+        const after = await memory(port, pid);
         await inParallel(cookies.length, (i) => dashboard(port, cookies[i]!));
-        const perThousand = (after - before) / sessions * 1000 / MIB;
-        record(`rss per 1,000 sessions|${name}`, perThousand);
+        const perThousand = (after.rss - before.rss) / sessions * 1000 / MIB;
+        record(`RSS per 1,000 sessions (MiB)|${name}`, perThousand);
+        record(
+          `V8 heap per 1,000 sessions (MiB)|${name}`,
+          (after.heap - before.heap) / sessions * 1000 / MIB,
+        );
 
         // Soak: constant live sessions, RSS sampled.
         const samples: number[] = [];
@@ -133,8 +142,8 @@ try {
           (last - middle) / MIB,
         );
         console.error(
-          `round ${round + 1} ${name}: RSS ${(before / MIB).toFixed(1)} → ${
-            (after / MIB).toFixed(1)
+          `round ${round + 1} ${name}: RSS ${(before.rss / MIB).toFixed(1)} → ${
+            (after.rss / MIB).toFixed(1)
           } MiB for ${sessions} sessions (${
             perThousand.toFixed(2)
           } MiB per 1,000); soak ${requests} requests, plateau ${
