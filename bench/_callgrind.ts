@@ -48,11 +48,28 @@ export async function countWhile<T>(
   pid: number,
   dump: string,
   work: () => Promise<T>,
+  options: { thread?: number } = {},
 ): Promise<{ total: number; result: T }> {
   await callgrindControl(pid, "--zero");
   await callgrindControl(pid, "--instr=on");
   const result = await work();
   await callgrindControl(pid, "--instr=off");
   await callgrindControl(pid, "--dump");
-  return { total: await dumpTotal(dump), result };
+  if (options.thread === undefined) {
+    return { total: await dumpTotal(dump), result };
+  }
+  // Under `--separate-threads=yes` each thread's dump is a file of its
+  // own, `<dump>-01` for the first (the one running JavaScript and, on
+  // Deno, Node and Bun, the server's event loop); the others are removed.
+  const total = await dumpTotal(
+    `${dump}-${String(options.thread).padStart(2, "0")}`,
+  );
+  const slash = dump.lastIndexOf("/");
+  const dir = dump.slice(0, slash), name = dump.slice(slash + 1);
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.startsWith(name + "-")) {
+      await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
+    }
+  }
+  return { total, result };
 }

@@ -1,10 +1,14 @@
 /**
- * Deadlines for body reads on one shared timer. A timer per request cost a
- * `Deno.serve` handler about a quarter of its throughput on short forms
- * (BENCHMARKS.md, "HTTP load"): here the timer is armed for the earliest
- * deadline only, and left armed, unreferenced, when nothing is watched, so
- * a steady stream of requests arms it about once per timeout instead of
- * once per request, and it never keeps a finished program alive.
+ * Deadlines for body reads on one coarse process clock. A timer per
+ * request cost a `Deno.serve` handler about a quarter of its throughput on
+ * short forms (BENCHMARKS.md, "HTTP load"), and referencing and
+ * unreferencing one shared timer per read still cost about 6k instructions
+ * a request on Deno. Here watching a deadline is a clock read and a `Set`
+ * entry: one timer ticks while any read is pending, at least once a
+ * {@linkcode TICK_MS} and exactly at a nearer deadline, and stops at the
+ * first tick that finds nothing watched. A steady stream of requests arms
+ * it about once a tick, never per request; a program whose reads have all
+ * finished ends within one tick (the timer is not left armed past it).
  *
  * @module
  */
@@ -15,35 +19,31 @@ export interface Watch {
   readonly expire: () => void;
 }
 
-import { refTimer, type Timer, unrefTimer } from "../runtime/timer.ts";
+/** The longest the clock waits between ticks while anything is watched. */
+export const TICK_MS = 1_000;
 
 const watches = new Set<Watch>();
-let timer: Timer | undefined;
+let timer: ReturnType<typeof setTimeout> | undefined;
 /** When the armed timer fires; Infinity when none is armed. */
 let due = Infinity;
-/** Whether the armed timer keeps the program alive. */
-let referenced = false;
 
 /** Calls `expire` in `ms` milliseconds, unless `unwatch()` comes first. */
 export function watch(ms: number, expire: () => void): Watch {
-  const entry: Watch = { deadline: performance.now() + ms, expire };
+  const now = performance.now();
+  const entry: Watch = { deadline: now + ms, expire };
   watches.add(entry);
-  if (entry.deadline < due) {
-    arm(entry.deadline);
-  } else if (!referenced) {
-    // The armed timer fires first and re-arms for this deadline.
-    refTimer(timer!);
-    referenced = true;
-  }
+  // Armed already for a time before this deadline (the steady case): the
+  // tick that comes first looks again.
+  if (entry.deadline < due) arm(Math.min(entry.deadline, now + TICK_MS), now);
   return entry;
 }
 
-/** Stops watching `entry` (it is finished). */
+/**
+ * Stops watching `entry` (it is finished). The clock is left as it is:
+ * its next tick stops it when nothing else is watched.
+ */
 export function unwatch(entry: Watch): void {
-  if (watches.delete(entry) && watches.size === 0 && referenced) {
-    unrefTimer(timer!);
-    referenced = false;
-  }
+  watches.delete(entry);
 }
 
 /** How many deadlines are watched (for tests). */
@@ -51,22 +51,21 @@ export function watching(): number {
   return watches.size;
 }
 
-function arm(deadline: number): void {
-  clearTimeout(timer);
-  due = deadline;
-  timer = setTimeout(fire, Math.max(0, deadline - performance.now()));
-  referenced = true;
+function arm(at: number, now: number): void {
+  if (timer !== undefined) clearTimeout(timer);
+  due = at;
+  timer = setTimeout(tick, Math.max(0, at - now));
 }
 
-function fire(): void {
+function tick(): void {
   timer = undefined;
   due = Infinity;
-  referenced = false;
   const now = performance.now();
   let next = Infinity;
   // An expire callback may watch again (the body reader re-arms itself):
   // a Set visits entries added while it is iterated, so a new deadline is
-  // either expired here or counted for the next timer.
+  // either expired here or counted for the next tick (a watch() made from
+  // a callback may have armed the timer already: `due` says when).
   for (const entry of watches) {
     if (entry.deadline <= now) {
       watches.delete(entry);
@@ -75,5 +74,8 @@ function fire(): void {
       next = entry.deadline;
     }
   }
-  if (next !== Infinity) arm(next);
+  if (next !== Infinity) {
+    const at = Math.min(next, now + TICK_MS);
+    if (at < due) arm(at, now);
+  }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { unwatch, watch, watching } from "./_watchdog.ts";
+import { TICK_MS, unwatch, watch, watching } from "./_watchdog.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -83,4 +83,25 @@ Deno.test("a program ends when nothing is watched, and waits for what is", async
      watch(200, () => console.log("expired"));`,
   );
   assert.equal(waiting.out, "expired\n");
+});
+
+Deno.test("a finished read leaves no timer armed past the next tick", async () => {
+  // Nothing watched after the first tick: the program's timers are all
+  // gone (Deno's sanitizer would fail this test on a timer left armed).
+  unwatch(watch(30_000, () => {}));
+  assert.equal(watching(), 0);
+  await sleep(TICK_MS + 100);
+});
+
+Deno.test("a long deadline still expires on time through the ticks", async () => {
+  const fired: number[] = [];
+  const start = performance.now();
+  watch(TICK_MS + 300, () => fired.push(performance.now() - start));
+  await sleep(TICK_MS + 500);
+  assert.equal(fired.length, 1);
+  assert.ok(
+    fired[0]! >= TICK_MS + 300 && fired[0]! < TICK_MS + 450,
+    `${fired[0]}`,
+  );
+  assert.equal(watching(), 0);
 });

@@ -130,6 +130,9 @@ Deno.test("health: ready is 503 draining from the start of serve()'s shutdown, w
   });
   assert.equal(isDraining(), false);
   await next.shutdown();
+  // The last server closed: nothing is draining any more (a readiness
+  // check of this process, or the next serve(), starts afresh).
+  assert.equal(isDraining(), false);
 });
 
 Deno.test("serve(): drainMs must be a number of ms >= 0", () => {

@@ -4,6 +4,7 @@ import {
   createMemoryJobStore,
   jobBackoffMs,
 } from "@fetchkit/toolkit/jobs";
+import { isDraining, serve } from "@fetchkit/toolkit/serve";
 import { jobStoreSuite } from "./_test_suite.ts";
 
 jobStoreSuite({
@@ -44,4 +45,22 @@ Deno.test("createJobQueue and define: bad options are TypeErrors naming them", (
   queue.define("a", () => {});
   assert.throws(() => queue.define("a", () => {}), /already defined/);
   assert.throws(() => queue.work({ concurrency: 0 }), /concurrency/);
+});
+
+Deno.test("work() started while serve() drains: the worker stops at once, no throw", async () => {
+  const server = serve(() => new Response("ok"), {
+    hostname: "127.0.0.1",
+    port: 0,
+    handleSignals: false,
+    drainMs: 200,
+  });
+  const finished = server.shutdown();
+  assert.equal(isDraining(), true);
+  const queue = createJobQueue({ store: createMemoryJobStore() });
+  queue.define("noop", () => {});
+  // Before: onDrain() called the listener at once, which read `offDrain`
+  // before it was assigned (ReferenceError).
+  const worker = queue.work();
+  await worker.stop();
+  await finished;
 });

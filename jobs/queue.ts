@@ -674,6 +674,9 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     }
 
     const looping = loop();
+    // Set below; onDrain() calls its listener at once when a shutdown
+    // already began, and that listener's stop() reads this.
+    let offDrain: (() => void) | undefined;
 
     function stop(stopOptions: JobStopOptions = {}): Promise<void> {
       if (stopped !== undefined) return stopped;
@@ -718,7 +721,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     // serve() waits for the stop (handed over like waitUntil() work)
     // within its shutdownTimeoutMs, so jobs handed back are written
     // before the process exits.
-    const offDrain = workOptions.stopWithServer === false
+    offDrain = workOptions.stopWithServer === false
       ? undefined
       : onDrain(() => {
         const done = stop({ graceMs: shutdownGraceMs });

@@ -135,6 +135,10 @@ function answerInvalid(invalid: InvalidInput): Response {
 
 /** The body and query readers, loaded on the first request that needs them. */
 interface Readers {
+  jsonBodyThen: typeof import("../validation/json_body.ts").jsonBodyThen;
+  resolveBodyLimits:
+    typeof import("../validation/json_body.ts").resolveBodyLimits;
+  defaultMaxDepth: number;
   parseJson: typeof import("../validation/mod.ts").parseJson;
   parseQuery: typeof import("../validation/mod.ts").parseQuery;
   parseForm: typeof import("../form_validation/mod.ts").parseForm;
@@ -147,11 +151,15 @@ let readers: Readers | undefined;
 // they would double the modules the router loads at start (24 modules,
 // 151 KB of source, to 48 and 318 KB), in every app, schemas or not.
 async function loadReaders(): Promise<Readers> {
-  const [validation, form] = await Promise.all([
+  const [validation, json, form] = await Promise.all([
     import("../validation/mod.ts"),
+    import("../validation/json_body.ts"),
     import("../form_data/parse.ts"),
   ]);
   return readers = {
+    jsonBodyThen: json.jsonBodyThen,
+    resolveBodyLimits: json.resolveBodyLimits,
+    defaultMaxDepth: json.DEFAULT_MAX_DEPTH,
     parseJson: validation.parseJson,
     parseQuery: validation.parseQuery,
     parseForm: validation.parseForm,
@@ -180,7 +188,12 @@ async function validateValue(
 
 /**
  * Wraps a route's handler so its input is validated first, once per
- * request; routes without schemas are never wrapped.
+ * request; routes without schemas are never wrapped. A route with a `body`
+ * schema alone, sent JSON, is validated in the same call as its handler
+ * (no async step, the input built once, `Content-Type` read once): when
+ * the body has arrived (Bun, Node under `serve()`) and the schema is
+ * synchronous, the handler's answer comes back synchronously; otherwise
+ * the body read's one promise carries it.
  */
 export function validated(
   schemas: RouteSchemas,
@@ -197,7 +210,10 @@ export function validated(
       ? answerInvalid(invalid)
       : onInvalid(invalid, context);
 
-  return async (context) => {
+  const general = async (
+    context: RequestContext,
+    type?: string | null,
+  ): Promise<Response> => {
     const { parseJson, parseQuery, parseForm, parseFormData } = readers ??
       await loadReaders();
     const input: { -readonly [K in keyof InputBase]: unknown } = {
@@ -232,7 +248,7 @@ export function validated(
     }
     if (body !== undefined) {
       const request = context.request;
-      const type = request.headers.get("content-type");
+      type ??= request.headers.get("content-type");
       if (type !== null && FORM_TYPE.test(type)) {
         // A form parsed by formData() middleware is used as it is.
         const form = context.has(FormData)
@@ -253,6 +269,59 @@ export function validated(
       }
     }
     provideInput(context, input);
-    return handler(context);
+    return await handler(context);
+  };
+
+  if (body === undefined || params !== undefined || query !== undefined) {
+    return (context) => general(context);
+  }
+
+  // A body schema alone: the JSON path compiled once, per route.
+  let compiled:
+    | ((context: RequestContext, type: string | null) =>
+      | Response
+      | Promise<Response>)
+    | undefined;
+  const compile = (found: Readers) => {
+    const { jsonBodyThen, resolveBodyLimits, defaultMaxDepth } = found;
+    const limits = resolveBodyLimits(options?.json, "parseJson");
+    const maxDepth = options?.json?.maxDepth ?? defaultMaxDepth;
+    if (typeof maxDepth !== "number" || !(maxDepth >= 1)) {
+      throw new RangeError(
+        `parseJson option maxDepth must be a number >= 1, got ${
+          String(maxDepth)
+        }`,
+      );
+    }
+    return compiled = (context, type) =>
+      jsonBodyThen(
+        context.request,
+        type,
+        body,
+        limits,
+        maxDepth,
+        (result): Response | Promise<Response> => {
+          if (!result.success) {
+            return refuse(context, { part: "body", status: 422, ...result });
+          }
+          provideInput(context, {
+            params: context.params,
+            query: undefined,
+            body: result.value,
+          });
+          return handler(context);
+        },
+      );
+  };
+  return (context) => {
+    const type = context.request.headers.get("content-type");
+    // What nearly every client sends, without the regular expression.
+    if (type !== "application/json" && type !== null && FORM_TYPE.test(type)) {
+      return general(context, type);
+    }
+    if (compiled !== undefined) return compiled(context, type);
+    return loadReaders().then((found) =>
+      (compiled ?? compile(found))(context, type)
+    );
   };
 }

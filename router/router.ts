@@ -18,6 +18,8 @@ import { nativeRoutes } from "./_native_routes.ts";
 import { errorBoundary, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
 import { dispatcher, MISSED } from "./_dispatch.ts";
+import { text } from "./_answers.ts";
+import { routePathOf } from "../url_path/url_path.ts";
 import { section } from "./_sections.ts";
 import type { Router, RouterOptions } from "./router_types.ts";
 
@@ -157,11 +159,24 @@ export function createRouter(options: RouterOptions = {}): Router {
   // then passes an info that takes the staged headers for the head.
   Object.defineProperty(fetch, NODE_FETCH, { value: acceptStagedSinks });
 
+  // A miss with nothing to run but the 404 itself: no router middleware,
+  // no defaultHandler (onError is not reached by a plain 404).
+  const bareMiss = !routerMiddleware && options.defaultHandler === undefined;
+
   /** A request Bun's router matched to no route (see _native_routes.ts). */
   function answerMissed(
     request: Request,
     info: unknown,
   ): Response | Promise<Response> {
+    // Bun's router saw the raw target and `request.url` is normalised
+    // (`/x/../a` arrives as `/a`): one lookup of the normal path decides.
+    // When no route of any method has it, the 404 is answered here,
+    // without a context or the chain; HEAD (no body) and anything a route
+    // has (405, or a route the raw target hid) take the whole way.
+    if (bareMiss && request.method !== "HEAD") {
+      const path = missedPath(request.url);
+      if (path !== undefined && !routes.matcher.has(path)) return notFound();
+    }
     const context = new RequestContext(request);
     if (info !== undefined) {
       connectContext(context, info as ServeInfo, resolveRemoteAddr);
@@ -182,4 +197,19 @@ export function createRouter(options: RouterOptions = {}): Router {
       ),
   });
   return { fetch, ...section("", routes.add).methods };
+}
+
+/** Bun's plain 404, as the dispatcher answers it. */
+function notFound(): Response {
+  return text("Not Found", 404);
+}
+
+/** The path to route, or `undefined` when cutting it out throws. */
+function missedPath(url: string): string | undefined {
+  try {
+    return routePathOf(url);
+  } catch {
+    // The error boundary answers it, on the whole way.
+    return undefined;
+  }
 }

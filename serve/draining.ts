@@ -1,8 +1,9 @@
 /**
  * Whether this process's `serve()` began a shutdown: from the moment a
  * signal (or `shutdown()`, or the abort signal) starts it, through the
- * `drainMs` in which the listener still serves, until the process ends
- * or a new `serve()` starts listening. Readiness checks
+ * `drainMs` in which the listener still serves, until the process ends,
+ * the last server of the process has closed, or a new `serve()` starts
+ * listening. Readiness checks
  * (`@fetchkit/toolkit/health`) answer 503 from then on, so a load
  * balancer stops sending before connections close. The state is
  * process-wide (found through `Symbol.for`, so two copies of the package

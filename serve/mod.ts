@@ -535,6 +535,10 @@ export function serve(
       );
     }
     forget();
+    // The last server closed: the process serves nothing, and a later
+    // serve() (or a readiness check of another kind of server in this
+    // process) starts from "not draining".
+    if (works.servers.length === 0) endDrain();
     unwatchSignals();
     resolveFinished();
     if (fromSignal) exitSoon(late ? 1 : 0);

@@ -62,17 +62,9 @@
 import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { groupIssues } from "../form_validation/issues.ts";
 import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
-import {
-  decodeUtf8,
-  readBytes,
-  readBytesThen,
-  resolveBodyLimits,
-} from "./read_body.ts";
-import {
-  checkJsonContentType,
-  DEFAULT_MAX_DEPTH,
-  parseJsonText,
-} from "./_json.ts";
+import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
+import { DEFAULT_MAX_DEPTH } from "./_json.ts";
+import { jsonBodyThen } from "./json_body.ts";
 
 export { parseForm, type ParseFormResult };
 export type { StandardSchemaV1 };
@@ -263,15 +255,13 @@ export function parseJson<S extends StandardSchemaV1>(
         }`,
       );
     }
-    try {
-      checkJsonContentType(request.headers.get("content-type"));
-    } catch (error) {
-      return refuseType(request, error);
-    }
-    const result = readBytesThen(
+    const result = jsonBodyThen(
       request,
+      request.headers.get("content-type"),
+      schema,
       limits,
-      (bytes) => validate(schema, parseJsonText(decodeUtf8(bytes), maxDepth)),
+      maxDepth,
+      same,
     );
     return result instanceof Promise ? result : Promise.resolve(result);
   } catch (error) {
@@ -279,10 +269,8 @@ export function parseJson<S extends StandardSchemaV1>(
   }
 }
 
-async function refuseType(request: Request, error: unknown): Promise<never> {
-  // Nothing of the body is wanted: let the connection drop it.
-  await request.body?.cancel().catch(() => {});
-  throw error;
+function same<T>(value: T): T {
+  return value;
 }
 
 /**

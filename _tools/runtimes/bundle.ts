@@ -72,6 +72,30 @@ function usesDeno(path: string, seen: Set<string>): boolean {
   return false;
 }
 
+/**
+ * Whether the module at `path` imports `target` (absolute paths), itself or
+ * through the test helpers it imports (relative imports only).
+ */
+export function reaches(
+  path: string,
+  target: string,
+  seen: Set<string> = new Set(),
+): boolean {
+  if (path === target) return true;
+  if (seen.has(path)) return false;
+  seen.add(path);
+  const text = Deno.readTextFileSync(path);
+  for (const [, specifier] of text.matchAll(RELATIVE_IMPORT)) {
+    const next = resolve(dirname(path), specifier);
+    if (
+      next === target ||
+      (/_test|testdata|[\\/]_tools[\\/]/.test(next) &&
+        reaches(next, target, seen))
+    ) return true;
+  }
+  return false;
+}
+
 function walk(dir: string, found: string[]): void {
   for (const entry of Deno.readDirSync(dir)) {
     const path = join(dir, entry.name);

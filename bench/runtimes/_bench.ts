@@ -128,7 +128,13 @@ export const SERVERS: Record<string, string[]> = {
 };
 
 /** The servers that serve the real-app scenarios (`_apps.ts`). */
-const APP_SERVERS = new Set(["fetchkit", "hono", "elysia", "fastify"]);
+const APP_SERVERS = new Set([
+  "fetchkit",
+  "base",
+  "hono",
+  "elysia",
+  "fastify",
+]);
 
 /** Servers that answer one constant text: loaded on the static route only. */
 export function staticOnly(server: string): boolean {
@@ -137,7 +143,8 @@ export function staticOnly(server: string): boolean {
 
 /**
  * Whether `server` is loaded on `scenario`: the real-app scenarios on
- * ours and the frameworks only (not `base`), the bare servers on the static
+ * ours (and `base`, whose checkout must have `_apps.ts`) and the
+ * frameworks, the bare servers on the static
  * route only, and `fetchkit-formdata` (ours, its POST handler reading
  * `get(FormData)` instead of `get(FormFields)`) on the POST only.
  */

@@ -70,6 +70,8 @@ const auth = await createApp({
     kv: () => kv.get(["health"]),
   },
   metricsRegistry: registry,
+  // Links in mail and passkeys' origin: the proxy's address, not this port.
+  appUrl: env("APP_URL", "http://localhost:8030"),
 });
 const live = createLiveApp({
   pubsub: createRedisPubSub({ client: redis }),

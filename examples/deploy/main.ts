@@ -169,6 +169,7 @@ export async function startDeployment(
         DENO_KV_PATH: join(dir, "users.kv"),
         SESSION_SECRET: secret,
         DRAIN_MS: String(drainMs),
+        APP_URL: `http://localhost:${frontPort}`,
       },
       stdin: "null",
       stdout: "piped",
