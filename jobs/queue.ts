@@ -676,7 +676,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     const looping = loop();
     // Set below; onDrain() calls its listener at once when a shutdown
     // already began, and that listener's stop() reads this.
-    let offDrain: (() => void) | undefined;
+    let offDrain: (() => void) | undefined = undefined;
 
     function stop(stopOptions: JobStopOptions = {}): Promise<void> {
       if (stopped !== undefined) return stopped;
