@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { base64Url, sha256 } from "./tokens.ts";
 import type {
   Middleware,
   RequestContext,
@@ -76,12 +77,7 @@ export interface Device {
 
 /** A session id's handle: 128 bits of its SHA-256, base64url. */
 export async function handleOf(id: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(id),
-  );
-  return btoa(String.fromCharCode(...new Uint8Array(digest).slice(0, 16)))
-    .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64Url((await sha256(id)).slice(0, 16));
 }
 
 /** The user's devices, this one first, then the most recently seen. */

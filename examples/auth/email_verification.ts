@@ -20,11 +20,10 @@
  * @module
  */
 
+import { LINK_TOKEN_SHAPE, newLinkToken, sha256Hex } from "./tokens.ts";
+
 /** How long an email link works: 24 hours. */
 export const EMAIL_LINK_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** A token's shape: 43 base64url characters (32 bytes). */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** What a link does: verify the account's address, or move it to another. */
 export type EmailLinkPurpose = "verify" | "change";
@@ -62,23 +61,6 @@ export interface EmailLinks {
   revoke(userId: number): Promise<void>;
 }
 
-async function hashOf(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(token),
-  );
-  return Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-}
-
-function newToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-")
-    .replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /** Options of {@linkcode createEmailLinks}. */
 export interface EmailLinkOptions {
   /** How long a link works, in ms. Default {@linkcode EMAIL_LINK_TTL_MS}. */
@@ -93,8 +75,8 @@ export function createEmailLinks(
   const ttl = options.ttlMs ?? EMAIL_LINK_TTL_MS;
 
   async function find(token: string) {
-    if (!TOKEN_SHAPE.test(token)) return null;
-    const entry = await kv.get<EmailLink>(byHash(await hashOf(token)));
+    if (!LINK_TOKEN_SHAPE.test(token)) return null;
+    const entry = await kv.get<EmailLink>(byHash(await sha256Hex(token)));
     if (entry.value === null || Date.now() >= entry.value.expiresAt) {
       return null;
     }
@@ -103,8 +85,8 @@ export function createEmailLinks(
 
   return {
     async issue(userId, email, purpose) {
-      const token = newToken();
-      const hash = await hashOf(token);
+      const token = newLinkToken();
+      const hash = await sha256Hex(token);
       const record: EmailLink = {
         userId,
         email,

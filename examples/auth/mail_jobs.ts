@@ -45,6 +45,7 @@
  *
  * @module
  */
+import { base64Url, sha256 } from "./tokens.ts";
 import {
   createContextKey,
   type RequestContext,
@@ -186,13 +187,7 @@ function onDemand(queue: JobQueue): JobQueue {
 
 /** The SHA-256 digest of `text`, base64url: what a mail's key is stored as. */
 export async function mailKey(text: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
-  );
-  return btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(
-    /\//g,
-    "_",
-  ).replace(/=+$/, "");
+  return base64Url(await sha256(text));
 }
 
 /**

@@ -16,11 +16,10 @@
  * @module
  */
 
+import { LINK_TOKEN_SHAPE, newLinkToken, sha256Hex } from "./tokens.ts";
+
 /** How long a reset link works: 30 minutes. */
 export const RESET_TTL_MS = 30 * 60 * 1000;
-
-/** A token's shape: 43 base64url characters (32 bytes). */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 interface ResetRecord {
   userId: number;
@@ -43,24 +42,6 @@ export interface ResetTokens {
   revoke(userId: number): Promise<void>;
 }
 
-async function hashOf(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(token),
-  );
-  return Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  )
-    .join("");
-}
-
-function newToken(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-")
-    .replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /** Options of {@linkcode createResetTokens}. */
 export interface ResetTokenOptions {
   /** How long a token works, in ms. Default {@linkcode RESET_TTL_MS}. */
@@ -75,8 +56,8 @@ export function createResetTokens(
   const ttl = options.ttlMs ?? RESET_TTL_MS;
 
   async function find(token: string) {
-    if (!TOKEN_SHAPE.test(token)) return null;
-    const entry = await kv.get<ResetRecord>(byHash(await hashOf(token)));
+    if (!LINK_TOKEN_SHAPE.test(token)) return null;
+    const entry = await kv.get<ResetRecord>(byHash(await sha256Hex(token)));
     if (entry.value === null || Date.now() >= entry.value.expiresAt) {
       return null;
     }
@@ -85,8 +66,8 @@ export function createResetTokens(
 
   return {
     async issue(userId) {
-      const token = newToken();
-      const hash = await hashOf(token);
+      const token = newLinkToken();
+      const hash = await sha256Hex(token);
       const record: ResetRecord = { userId, expiresAt: Date.now() + ttl };
       while (true) {
         const previous = await kv.get<string>(byUser(userId));

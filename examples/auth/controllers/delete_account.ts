@@ -24,7 +24,6 @@
  * @module
  */
 import type { Controller, Middleware } from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { CurrentUser, Session } from "../context.ts";
 import { requireAuth } from "../middleware.ts";
@@ -33,7 +32,7 @@ import { endSession } from "../sign_in.ts";
 import { normalizeEmail, type User, type UserStore } from "../users.ts";
 import { deleteAccountPage } from "../views/delete_account.ts";
 import { field } from "./fields.ts";
-import { AUTH_FORM_LIMITS, unreadableProblem } from "./forms.ts";
+import { signedInFormData } from "./forms.ts";
 
 /** The notice on the login page after a deletion. */
 export const ACCOUNT_DELETED =
@@ -59,15 +58,7 @@ export function deleteAccountController(
     middleware: [
       requireAuth(),
       ...(deps.reauth ?? []),
-      formData({
-        ...AUTH_FORM_LIMITS,
-        onError: (error, context) =>
-          deleteAccountPage({
-            user: context.get(CurrentUser)!,
-            error: unreadableProblem(error),
-            status: error.status,
-          }),
-      }),
+      signedInFormData(deleteAccountPage),
     ],
     actions: {
       index: (context) =>

@@ -39,7 +39,6 @@ import type {
   Middleware,
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
 import { parseForm } from "@fetchkit/toolkit/form-validation";
 import {
   rateLimit,
@@ -69,12 +68,7 @@ import {
   otherAccountLinkPage,
   tooManyLinksPage,
 } from "../views/email.ts";
-import {
-  AUTH_FORM_LIMITS,
-  problemsOf,
-  RegistrationForm,
-  unreadableProblem,
-} from "./forms.ts";
+import { problemsOf, RegistrationForm, signedInFormData } from "./forms.ts";
 
 /** Links per user per hour, for "Send again" and for changes, each. */
 export const EMAIL_LINK_LIMIT = 3;
@@ -213,15 +207,7 @@ export function createEmailVerification(deps: EmailDeps): {
         middleware: [
           ...members,
           ...reauth,
-          formData({
-            ...AUTH_FORM_LIMITS,
-            onError: (error, context) =>
-              changeEmailPage({
-                user: context.get(CurrentUser)!,
-                error: unreadableProblem(error),
-                status: error.status,
-              }),
-          }),
+          signedInFormData(changeEmailPage),
         ],
         actions: {
           index(context) {

@@ -17,10 +17,14 @@
  * @module
  */
 import {
+  formData,
   FormDataLimitError,
   type FormDataOptions,
   type FormDataParseError,
 } from "@fetchkit/toolkit/form-data-middleware";
+import type { Middleware } from "@fetchkit/toolkit/fetch-router";
+import { CurrentUser } from "../context.ts";
+import type { User } from "../users.ts";
 import type { ParseFormResult } from "@fetchkit/toolkit/form-validation";
 import * as z from "zod";
 import { MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH } from "../passwords.ts";
@@ -107,6 +111,25 @@ export function unreadableProblem(error: FormDataParseError): string {
   return error instanceof FormDataLimitError
     ? "That form is larger than this page sends; please fill it in again."
     : "That form could not be read; please try again.";
+}
+
+/**
+ * `formData()` for a signed-in user's form: a body it refuses (over
+ * {@linkcode AUTH_FORM_LIMITS}, or malformed) shows `page` again with
+ * {@linkcode unreadableProblem}'s message and the refusal's status.
+ */
+export function signedInFormData(
+  page: (options: { user: User; error: string; status: number }) => Response,
+): Middleware {
+  return formData({
+    ...AUTH_FORM_LIMITS,
+    onError: (error, context) =>
+      page({
+        user: context.get(CurrentUser)!,
+        error: unreadableProblem(error),
+        status: error.status,
+      }),
+  });
 }
 
 /** A form sent back: each field's problems, and what to fill in again. */

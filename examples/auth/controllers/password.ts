@@ -20,7 +20,6 @@
  * @module
  */
 import type { Controller, Middleware } from "@fetchkit/toolkit/fetch-router";
-import { formData } from "@fetchkit/toolkit/form-data-middleware";
 import { parseForm } from "@fetchkit/toolkit/form-validation";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { CurrentUser, Session } from "../context.ts";
@@ -30,12 +29,7 @@ import { routes } from "../routes.ts";
 import { signIn } from "../sign_in.ts";
 import type { UserStore } from "../users.ts";
 import { changePasswordPage } from "../views/password.ts";
-import {
-  AUTH_FORM_LIMITS,
-  problemsOf,
-  RegistrationForm,
-  unreadableProblem,
-} from "./forms.ts";
+import { problemsOf, RegistrationForm, signedInFormData } from "./forms.ts";
 
 /** The notice after a change. */
 export const PASSWORD_SAVED =
@@ -61,15 +55,7 @@ export function changePasswordController(
     middleware: [
       requireAuth(),
       ...(deps.reauth ?? []),
-      formData({
-        ...AUTH_FORM_LIMITS,
-        onError: (error, context) =>
-          changePasswordPage({
-            user: context.get(CurrentUser)!,
-            error: unreadableProblem(error),
-            status: error.status,
-          }),
-      }),
+      signedInFormData(changePasswordPage),
     ],
     actions: {
       index: (context) =>
