@@ -38,13 +38,22 @@ export function bunBinary(): Promise<string | undefined> {
 let installed: Promise<boolean> | undefined;
 
 /**
- * `node_modules` here with the Node adapter, `@deno/kv` and Bun: runs
- * `install.sh` once when they are missing (a fresh clone); `false` when it
- * cannot (no npm, registry unreachable).
+ * `node_modules` here with every package of `package.json` (the Node
+ * adapter, `@deno/kv`, `bcrypt`, Bun, workerd): runs `install.sh` once when
+ * one is missing (a fresh clone, or a package added since); `false` when
+ * it cannot (no npm, registry unreachable).
  */
 export function dependencies(): Promise<boolean> {
   return installed ??= (async () => {
-    if (existsSync(join(HERE, "node_modules/@deno/kv"))) return true;
+    const { dependencies } = JSON.parse(
+      await Deno.readTextFile(join(HERE, "package.json")),
+    ) as { dependencies: Record<string, string> };
+    // Every package of package.json, so one added there is installed too.
+    if (
+      Object.keys(dependencies).every((name) =>
+        existsSync(join(HERE, "node_modules", name, "package.json"))
+      )
+    ) return true;
     if (await which("npm") === undefined) return false;
     const { code } = await new Deno.Command("bash", {
       args: [join(HERE, "install.sh")],

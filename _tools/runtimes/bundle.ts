@@ -8,7 +8,9 @@
  * cache), strips the types and writes one ES module. Node and Bun then run
  * plain JavaScript: no loader hook, no transpiler from npm, nothing that
  * can resolve a module differently from Deno. Packages with native code
- * (`@deno/kv`) stay external and load from `_tools/runtimes/node_modules`.
+ * (`@deno/kv`, `bcrypt`) stay external and load from
+ * `_tools/runtimes/node_modules`. `bundleProgram()` does the same for a
+ * server program (the deploy example's instance).
  *
  * A test file is portable when it and the test helpers it imports call no
  * `Deno.*` API other than `Deno.test`, which the bundle renames to the
@@ -116,6 +118,66 @@ export function portableTestFiles(): string[] {
   ).sort();
 }
 
+/**
+ * Packages every bundle here leaves external, loaded from
+ * `_tools/runtimes/node_modules` (`package.json` beside this file): native
+ * code (`@deno/kv`, `bcrypt`, whose npm tarball ships prebuilt N-API
+ * binaries, so `npm ci --ignore-scripts` suffices), or the runtime's own
+ * copy (`@hono/node-server`).
+ */
+export const EXTERNAL_PACKAGES: readonly string[] = [
+  "@deno/kv",
+  "@hono/node-server",
+  "bcrypt",
+];
+
+/** `deno bundle` of `entry` into `output`, packages of EXTERNAL_PACKAGES left out. */
+async function denoBundle(
+  name: string,
+  entry: string,
+  output: string,
+  extraArgs: readonly string[] = [],
+): Promise<void> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      ...EXTERNAL_PACKAGES.map((name) => `--external=${name}`),
+      ...extraArgs,
+      "--output",
+      output,
+      entry,
+    ],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(
+      `deno bundle failed for ${name}:\n${new TextDecoder().decode(stderr)}`,
+    );
+  }
+}
+
+/**
+ * Bundles a program (`entry`, an absolute path: a server, not tests) into
+ * `.out/<name>.mjs` for Node and Bun, resolved as `deno run` resolves it;
+ * the packages of {@linkcode EXTERNAL_PACKAGES} load from `node_modules`
+ * beside this file, which `binaries.ts` `dependencies()` installs.
+ *
+ * @returns The bundle's path.
+ */
+export async function bundleProgram(
+  entry: string,
+  name: string,
+): Promise<string> {
+  // `deno bundle` makes the folder: the caller needs no write permission.
+  const output = join(OUT, `${name}.mjs`);
+  await denoBundle(name, entry, output);
+  return output;
+}
+
 /** Options of {@linkcode bundleTests}. */
 export interface BundleOptions {
   /**
@@ -169,27 +231,7 @@ export async function bundleTests(
   ];
   await Deno.writeTextFile(entry, lines.join("\n") + "\n");
   const output = join(OUT, `${name}.mjs`);
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform=deno",
-      "--external=@deno/kv",
-      "--external=@hono/node-server",
-      ...importMap,
-      "--output",
-      output,
-      entry,
-    ],
-    cwd: ROOT,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (code !== 0) {
-    throw new Error(
-      `deno bundle failed for ${name}:\n${new TextDecoder().decode(stderr)}`,
-    );
-  }
+  await denoBundle(name, entry, output, importMap);
   const text = await Deno.readTextFile(output);
   await Deno.writeTextFile(
     output,

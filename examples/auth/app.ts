@@ -185,6 +185,12 @@ export interface AppOptions {
   metricsRegistry?: MetricsRegistry;
   /** The proxies in front, for `context.remoteAddr` (see `createRouter`). */
   trustProxy?: TrustProxyOptions;
+  /**
+   * The folder served at `/assets`. Default: `public/` beside this file.
+   * A bundle (the deploy example on Node) gives it, since the bundle's
+   * `import.meta.url` is its own, not this file's.
+   */
+  publicDir?: string | URL;
 }
 
 /**
@@ -286,7 +292,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       etag(),
       errorPages(),
       serveStatic({
-        root: new URL("./public", import.meta.url),
+        root: options.publicDir ?? new URL("./public", import.meta.url),
         prefix: "/assets",
         maxAge: 3600,
       }),

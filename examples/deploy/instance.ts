@@ -14,38 +14,48 @@
  * Settings (environment): `PORT` (0: a free one), `INSTANCE` (its name in
  * logs and messages), `REDIS_URL`, `DENO_KV_PATH` (users; one file shared by
  * every instance), `SESSION_SECRET`, `DRAIN_MS` (2000), `BCRYPT_COST` (12),
- * `POSTS_PER_MINUTE` (30) and `STREAMS_PER_ADDRESS` (20) of the board.
+ * `POSTS_PER_MINUTE` (30) and `STREAMS_PER_ADDRESS` (20) of the board,
+ * `AUTH_PUBLIC_DIR` (the auth app's `public/`, for a bundle).
  * Prints `listening <port>` once it serves.
+ *
+ * Portable: it runs on Deno (`deno run -P=deploy-instance --unstable-kv`)
+ * and, bundled by `node_bundle.ts`, on Node 20 (`node instance.mjs`), with
+ * no `Deno.*` call on Node's path: settings from `node:process`, the KV
+ * file through `shared_kv.ts` (`Deno.openKv`, or `npm:@deno/kv` on Node),
+ * and `serve()`'s Node adapter. Deno and Node instances share one Redis
+ * and one KV file.
  *
  * @module
  */
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import process from "node:process";
 import { createClient } from "redis";
 import { createRedisPubSub } from "@fetchkit/toolkit/pubsub";
 import { createRedisRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import { createMetricsRegistry, metrics } from "@fetchkit/toolkit/metrics";
-import { serve } from "@fetchkit/toolkit/serve";
+import { serve, type ServeHandlerInfo } from "@fetchkit/toolkit/serve";
 import type { TrustProxyOptions } from "@fetchkit/toolkit/fetch-router";
 import { createApp } from "../auth/app.ts";
 import { createSessionStorage } from "../auth/sessions.ts";
 import { createLiveApp } from "../live/app.ts";
+import { openSharedKv } from "./shared_kv.ts";
 
-const env = (name: string, fallback: string) => Deno.env.get(name) ?? fallback;
+const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const name = env("INSTANCE", "app");
 const port = Number(env("PORT", "0"));
 const drainMs = Number(env("DRAIN_MS", "2000"));
-const secret = Deno.env.get("SESSION_SECRET");
-if (secret === undefined || secret.length < 32) {
+const secret = process.env.SESSION_SECRET ?? "";
+if (secret.length < 32) {
   console.error("Cannot start: SESSION_SECRET of at least 32 characters");
-  Deno.exit(1);
+  process.exit(1);
 }
 // HAProxy on this machine adds the client to X-Forwarded-For.
 const trustProxy: TrustProxyOptions = { proxies: ["loopback"] };
 
 const kvPath = env("DENO_KV_PATH", ".data/deploy/users.kv");
-await Deno.mkdir(kvPath.slice(0, kvPath.lastIndexOf("/")) || ".", {
-  recursive: true,
-});
-const kv = await Deno.openKv(kvPath);
+await mkdir(dirname(kvPath), { recursive: true });
+const kv = await openSharedKv(kvPath);
 const redis = createClient({ url: env("REDIS_URL", "redis://127.0.0.1:6379") });
 redis.on("error", (error: Error) => console.error(`Redis: ${error.message}`));
 await redis.connect();
@@ -72,6 +82,8 @@ const auth = await createApp({
   metricsRegistry: registry,
   // Links in mail and passkeys' origin: the proxy's address, not this port.
   appUrl: env("APP_URL", "http://localhost:8030"),
+  // A bundle (Node) names the auth app's public/ folder; Deno finds it.
+  publicDir: process.env.AUTH_PUBLIC_DIR,
 });
 const live = createLiveApp({
   pubsub: createRedisPubSub({ client: redis }),
@@ -87,7 +99,7 @@ const live = createLiveApp({
 const LIVE_PATHS = new Set(["/events", "/ws", "/messages"]);
 
 /** The board's paths go to the board; `/live` is its page; the rest is the auth app's. */
-function dispatch(request: Request, info: Deno.ServeHandlerInfo) {
+function dispatch(request: Request, info: ServeHandlerInfo) {
   const url = request.url;
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const end = url.indexOf("?", start);
@@ -102,7 +114,7 @@ function dispatch(request: Request, info: Deno.ServeHandlerInfo) {
   return auth.fetch(request, info);
 }
 
-const server = serve(dispatch as Parameters<typeof serve>[0], {
+const server = serve(dispatch, {
   hostname: "127.0.0.1",
   port,
   drainMs,

@@ -5,6 +5,8 @@
  * ```sh
  * deno task deploy:local            # starts everything; Ctrl-C stops it
  * deno task deploy:local restart    # (another terminal) replaces the instances one at a time
+ * deno task deploy:local --runtime=node            # the instances on Node 20
+ * deno task deploy:local --runtime=node,deno,node  # one runtime per instance
  * ```
  *
  * `start` runs a throwaway `redis-server` (or uses `REDIS_URL`), three
@@ -18,12 +20,18 @@
  * exit; then a new process on the same port, in rotation once HAProxy
  * saw it ready twice. It prints each step with its time.
  *
+ * `--runtime=node` runs the instances on Node (`node_bundle.ts`: the same
+ * `instance.ts`, bundled); a list (`node,deno,node`) gives each its own,
+ * side by side on the one Redis and the one KV file. A restarted instance
+ * keeps its runtime.
+ *
  * The same steps are a module: `startDeployment()` (the restart test and
  * the benchmark use it).
  *
  * @module
  */
 import { join } from "node:path";
+import { type NodeInstance, prepareNodeInstance } from "./node_bundle.ts";
 
 const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -38,8 +46,36 @@ function freePort(): number {
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What runs an instance. */
+export type Runtime = "deno" | "node";
+
+/** The runtimes of `--runtime=<list>`: one for all three, or one each. */
+export function parseRuntimes(text: string): Runtime[] {
+  const names = text.split(",").map((name) => name.trim());
+  for (const name of names) {
+    if (name !== "deno" && name !== "node") {
+      throw new TypeError(
+        `--runtime: each runtime must be deno or node, got "${name}"`,
+      );
+    }
+  }
+  if (names.length !== 1 && names.length !== 3) {
+    throw new RangeError(
+      `--runtime: one runtime or three (one per instance), got ${names.length}`,
+    );
+  }
+  return (names.length === 1
+    ? [names[0], names[0], names[0]]
+    : names) as Runtime[];
+}
+
 /** Options of {@linkcode startDeployment}. */
 export interface DeploymentOptions {
+  /**
+   * What runs the instances: one runtime for all three, or one each
+   * (app1, app2, app3). Default `"deno"`.
+   */
+  runtimes?: Runtime | readonly Runtime[];
   /** Where HAProxy listens. Default `0`: a free port. */
   frontPort?: number;
   /** A Redis to use; default: a throwaway `redis-server` on a free port. */
@@ -58,6 +94,8 @@ export interface DeploymentOptions {
 export interface Instance {
   readonly name: string;
   readonly port: number;
+  /** What runs it (a restart keeps it). */
+  readonly runtime: Runtime;
   /** Its current process. */
   child: Deno.ChildProcess;
 }
@@ -141,27 +179,47 @@ export async function startDeployment(
   const frontPort = options.frontPort || freePort();
   const statsPort = freePort();
   const drainMs = options.drainMs ?? 1500;
+  const runtimes: readonly Runtime[] = typeof options.runtimes === "string"
+    ? [options.runtimes, options.runtimes, options.runtimes]
+    : options.runtimes ?? ["deno", "deno", "deno"];
+  if (runtimes.length !== 3) {
+    throw new RangeError(
+      `startDeployment(): runtimes must name 3 runtimes, got ${runtimes.length}`,
+    );
+  }
+  // Node runs the same instance.ts, bundled once here.
+  const node: NodeInstance | undefined = runtimes.includes("node")
+    ? await prepareNodeInstance()
+    : undefined;
+
+  function commandOf(runtime: Runtime): [string, string[]] {
+    if (runtime === "node") return [node!.node, [node!.script]];
+    return [Deno.execPath(), [
+      "run",
+      // deno.json's deploy-instance permission set (found from cwd).
+      "-P=deploy-instance",
+      // Its own folder (a test's is a temporary one) instead of `.data`.
+      `--allow-write=${dir}`,
+      "--unstable-kv",
+      join(HERE, "instance.ts"),
+    ]];
+  }
 
   async function spawnInstance(
     name: string,
     port: number,
+    runtime: Runtime,
   ): Promise<Deno.ChildProcess> {
     const logFile = await Deno.open(join(dir, `${name}.log`), {
       create: true,
       append: true,
     });
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        // deno.json's deploy-instance permission set (found from cwd).
-        "-P=deploy-instance",
-        // Its own folder (a test's is a temporary one) instead of `.data`.
-        `--allow-write=${dir}`,
-        "--unstable-kv",
-        join(HERE, "instance.ts"),
-      ],
+    const [command, args] = commandOf(runtime);
+    const child = new Deno.Command(command, {
+      args,
       cwd: ROOT,
       env: {
+        ...(runtime === "node" ? node!.env : {}),
         ...options.env,
         PORT: String(port),
         INSTANCE: name,
@@ -209,11 +267,16 @@ export async function startDeployment(
   }
 
   const instances: Instance[] = [];
-  for (const n of [1, 2, 3]) {
-    const name = `app${n}`;
+  for (const [i, runtime] of runtimes.entries()) {
+    const name = `app${i + 1}`;
     const port = freePort();
-    instances.push({ name, port, child: await spawnInstance(name, port) });
-    log(`${name} listening on 127.0.0.1:${port}`);
+    instances.push({
+      name,
+      port,
+      runtime,
+      child: await spawnInstance(name, port, runtime),
+    });
+    log(`${name} listening on 127.0.0.1:${port} (${runtime})`);
   }
 
   const haproxy = new Deno.Command("haproxy", {
@@ -291,7 +354,11 @@ export async function startDeployment(
       say(
         `${instance.name}: drained and exited (code ${code}) after ${exitedMs} ms`,
       );
-      instance.child = await spawnInstance(instance.name, instance.port);
+      instance.child = await spawnInstance(
+        instance.name,
+        instance.port,
+        instance.runtime,
+      );
       const listeningMs = since();
       say(`${instance.name}: new process listening after ${listeningMs} ms`);
       await waitFor(instance.name, true);
@@ -346,7 +413,20 @@ export async function startDeployment(
 
 const CONTROL = join(ROOT, ".data/deploy/control.json");
 
-async function main(command: string): Promise<void> {
+async function main(args: readonly string[]): Promise<void> {
+  let runtimes: Runtime[] | undefined;
+  const commands: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith("--runtime=")) {
+      runtimes = parseRuntimes(arg.slice("--runtime=".length));
+    } else if (arg.startsWith("-")) {
+      console.error(
+        `Unknown option ${arg}: use --runtime=deno|node|<3 runtimes>`,
+      );
+      Deno.exit(1);
+    } else commands.push(arg);
+  }
+  const command = commands[0] ?? "start";
   if (command === "restart") {
     const { port } = JSON.parse(
       await Deno.readTextFile(CONTROL).catch(() => {
@@ -379,6 +459,7 @@ async function main(command: string): Promise<void> {
   const dir = join(ROOT, ".data/deploy");
   const frontPort = Number(Deno.env.get("PORT") ?? 8030);
   const deployment = await startDeployment({
+    runtimes,
     frontPort,
     redisUrl: Deno.env.get("REDIS_URL"),
     dir,
@@ -434,4 +515,4 @@ async function main(command: string): Promise<void> {
   Deno.addSignalListener("SIGTERM", stop);
 }
 
-if (import.meta.main) await main(Deno.args[0] ?? "start");
+if (import.meta.main) await main(Deno.args);
