@@ -89,7 +89,8 @@ export async function rollingRestartUnderLoad(
     phase("load started");
     await delay(3000);
     const restartStart = performance.now();
-    const steps = await deployment.restart();
+    // Each step with its time (out of rotation, exited, listening, back).
+    const steps = await deployment.restart((line) => console.log(line));
     const restartEnd = performance.now();
     await delay(2000);
     phase("restarted");

@@ -6,12 +6,13 @@
 // exits 0. Before the load: a user registered on a Deno instance signs in
 // on a Node one, and the other way round, and each session holds on the
 // other runtime (the users' bcrypt hashes and KV records are shared).
+// DEPLOY_RUNTIMES=node runs all three on Node (BENCHMARKS.md quotes both).
 // Needs node, haproxy and redis-server, and _tools/runtimes/node_modules
 // (installed by _tools/runtimes/install.sh when missing); skipped with a
 // notice without them, unless CI or TOOLKIT_REQUIRE_ALL is set.
 import assert from "node:assert/strict";
 import { missingProgram, rollingRestartUnderLoad } from "./_test_restart.ts";
-import type { Deployment } from "./main.ts";
+import { type Deployment, parseRuntimes } from "./main.ts";
 
 const skip = await missingProgram(
   ["node", "haproxy", "redis-server"],
@@ -74,9 +75,11 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await rollingRestartUnderLoad({
-      runtimes: ["node", "deno", "node"],
+      runtimes: parseRuntimes(
+        Deno.env.get("DEPLOY_RUNTIMES") ?? "node,deno,node",
+      ),
       async before(deployment) {
-        // app2 is Deno; app1 and app3 are Node.
+        // By default app2 is Deno; app1 and app3 are Node.
         await acrossRuntimes(deployment, ["app2", "app1", "app2"]);
         await acrossRuntimes(deployment, ["app3", "app2", "app1"]);
       },
