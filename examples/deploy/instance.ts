@@ -85,8 +85,9 @@ const auth = await createApp({
   // A bundle (Node) names the auth app's public/ folder; Deno finds it.
   publicDir: process.env.AUTH_PUBLIC_DIR,
 });
+const pubsub = createRedisPubSub({ client: redis });
 const live = createLiveApp({
-  pubsub: createRedisPubSub({ client: redis }),
+  pubsub,
   postLimits: createRedisRateLimitStore({ client: redis }),
   serverName: name,
   log,
@@ -123,5 +124,9 @@ const server = serve(dispatch, {
 await server.finished;
 registry.close();
 kv.close();
+// Pub/sub reads on a connection of its own: closed too, so the process
+// ends once it drained (on Node it held the process until serve()'s exit
+// a second later).
+await pubsub.close();
 await redis.quit().catch(() => {});
 log("stopped");
