@@ -32,6 +32,9 @@
  */
 import { join } from "node:path";
 import { type NodeInstance, prepareNodeInstance } from "./node_bundle.ts";
+import { parseRuntimes, type Runtime } from "./runtimes.ts";
+
+export { parseRuntimes, type Runtime };
 
 const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -45,29 +48,6 @@ function freePort(): number {
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** What runs an instance. */
-export type Runtime = "deno" | "node";
-
-/** The runtimes of `--runtime=<list>`: one for all three, or one each. */
-export function parseRuntimes(text: string): Runtime[] {
-  const names = text.split(",").map((name) => name.trim());
-  for (const name of names) {
-    if (name !== "deno" && name !== "node") {
-      throw new TypeError(
-        `--runtime: each runtime must be deno or node, got "${name}"`,
-      );
-    }
-  }
-  if (names.length !== 1 && names.length !== 3) {
-    throw new RangeError(
-      `--runtime: one runtime or three (one per instance), got ${names.length}`,
-    );
-  }
-  return (names.length === 1
-    ? [names[0], names[0], names[0]]
-    : names) as Runtime[];
-}
 
 /** Options of {@linkcode startDeployment}. */
 export interface DeploymentOptions {
