@@ -7,6 +7,7 @@
 // logged the client's own address (trustProxy).
 import assert from "node:assert/strict";
 import { findExecutable } from "../../_tools/redis.ts";
+import { dependencies } from "../../_tools/runtimes/binaries.ts";
 import { type Deployment, type Runtime, startDeployment } from "./main.ts";
 import { type Load, quantile, startLoad } from "./load.ts";
 
@@ -32,6 +33,22 @@ export async function missingProgram(
     return name;
   }
   return undefined;
+}
+
+/**
+ * Whether `_tools/runtimes/node_modules` (`@deno/kv`, `bcrypt`, the Node
+ * adapter) is there or could be installed; else a one-line notice naming
+ * `what` is skipped, or an error under `CI` or `TOOLKIT_REQUIRE_ALL`.
+ */
+export async function nodeModulesReady(what: string): Promise<boolean> {
+  if (await dependencies()) return true;
+  const problem =
+    "_tools/runtimes/node_modules is missing and install.sh failed (npm or the registry unreachable?)";
+  if (Deno.env.get("CI") || Deno.env.get("TOOLKIT_REQUIRE_ALL")) {
+    throw new Error(`${problem}, and CI or TOOLKIT_REQUIRE_ALL is set`);
+  }
+  console.log(`skipping ${what}: ${problem}`);
+  return false;
 }
 
 /** What one rolling restart under load measured. */

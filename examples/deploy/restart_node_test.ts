@@ -11,13 +11,17 @@
 // (installed by _tools/runtimes/install.sh when missing); skipped with a
 // notice without them, unless CI or TOOLKIT_REQUIRE_ALL is set.
 import assert from "node:assert/strict";
-import { missingProgram, rollingRestartUnderLoad } from "./_test_restart.ts";
+import {
+  missingProgram,
+  nodeModulesReady,
+  rollingRestartUnderLoad,
+} from "./_test_restart.ts";
 import { type Deployment, parseRuntimes } from "./main.ts";
 
 const skip = await missingProgram(
-  ["node", "haproxy", "redis-server"],
-  "the rolling restart on Node",
-) !== undefined;
+      ["node", "haproxy", "redis-server"],
+      "the rolling restart on Node",
+    ) !== undefined || !await nodeModulesReady("the rolling restart on Node");
 
 /** Registers on one instance, signs in on another, checks the session on a third. */
 async function acrossRuntimes(

@@ -7,11 +7,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bundleProgram, ROOT } from "../../_tools/runtimes/bundle.ts";
-import { dependencies } from "../../_tools/runtimes/binaries.ts";
-import { missingProgram } from "./_test_restart.ts";
+import { missingProgram, nodeModulesReady } from "./_test_restart.ts";
 
 const skip = await missingProgram(["node"], "the shared KV file test") !==
-  undefined;
+    undefined || !await nodeModulesReady("the shared KV file test");
 
 // The shapes the auth app keeps in KV: records with strings, numbers,
 // dates, nested bytes and big integers; bare bytes; a counter.
@@ -44,9 +43,6 @@ Deno.test({
     "shared KV file: what Deno writes, Node reads and writes back, and Deno reads it unchanged",
   ignore: skip,
   async fn() {
-    if (!await dependencies()) {
-      throw new Error("_tools/runtimes/install.sh failed");
-    }
     const script = await bundleProgram(
       join(ROOT, "examples/deploy/testdata/kv_copy.ts"),
       "deploy_kv_copy",
