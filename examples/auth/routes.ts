@@ -73,6 +73,8 @@ export const routes = route({
       pattern: "/auth/confirm/passkey/options",
     },
     passkey: { method: "POST", pattern: "/auth/confirm/passkey" },
+    /** "Confirm with <provider>": on to the provider's sign-in. */
+    provider: { method: "POST", pattern: "/auth/confirm/provider/:provider" },
   }),
   /** Two-factor: the sign-in's second step, and the profile's page. */
   twoFactor: route({
