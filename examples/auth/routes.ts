@@ -83,6 +83,11 @@ export const routes = route({
     show: { method: "GET", pattern: "/profile/two-factor" },
     enable: { method: "POST", pattern: "/profile/two-factor" },
     disable: { method: "DELETE", pattern: "/profile/two-factor" },
+    /** "Make new backup codes" (the security page's form). */
+    backupCodes: {
+      method: "POST",
+      pattern: "/profile/two-factor/backup-codes",
+    },
   }),
   /** The security page: two-factor state, backup codes, devices. */
   security: { method: "GET", pattern: "/profile/security" },
