@@ -294,3 +294,27 @@ Deno.test("confirm with provider: only a linked provider is offered; guests go t
     kv.close();
   }
 });
+
+Deno.test("confirm with provider: a plain sign-in's callback arriving once signed in marks nothing", async () => {
+  const { app: router, kv } = await app();
+  try {
+    const agent = browser(router);
+    // Two tabs start a sign-in; the second finishes first.
+    const first = await agent.request(`${ORIGIN}/auth/oauth/oidc`);
+    const firstCallback = await signInAtProvider(
+      agent,
+      first.headers.get("Location")!,
+      ORIGIN,
+      "alice",
+    );
+    await signIn(agent, "alice");
+    // The first tab's callback (alice signed in there just now) is no
+    // confirmation: it asked for no max_age.
+    const late = await agent.request(firstCallback);
+    assert.equal(late.status, 302);
+    assert.equal(late.headers.get("Location"), "/dashboard");
+    assert.equal((await agent.request(ORIGIN + GUARDED)).status, 303);
+  } finally {
+    kv.close();
+  }
+});

@@ -10,6 +10,9 @@
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |
  * | guest | `GET /auth/oauth/:provider/callback`    | email unverified or missing            | `403` login page saying why                   |
  * | guest | `GET /auth/oauth/:provider/callback`    | state, iss, code or ID token refused   | `400` login page naming what failed           |
+ * | user  | `GET /auth/oauth/:provider/callback`    | "Confirm with <provider>" under way    | finished by `confirm_provider.ts` (its table) |
+ * | user  | `GET /auth/oauth/:provider/callback`    | a sign-in started before signing in    | `302` → dashboard, nothing marked             |
+ * | user  | `GET /auth/oauth/:provider`             | any                                    | `302` → dashboard                             |
  * | any   | either                                  | provider down or answering nonsense    | `502` login page naming the provider          |
  * | any   | either                                  | provider not configured                | `404`                                         |
  * | any   | either                                  | over 30 requests per address in 15 min (15 sign-ins) | `429` login page, `Retry-After` |
@@ -28,7 +31,9 @@
  * registered it). This is the rule of Better Auth, Auth.js and Django
  * allauth.
  *
- * Signed-in users are sent to their dashboard, as on the login page. The
+ * Signed-in users starting a sign-in are sent to their dashboard, as on
+ * the login page; the callback is shared with "Confirm with <provider>"
+ * (one callback URL is registered with each provider). The
  * callback answers a page rather than throwing, so the session saves the
  * used sign-in's removal (see `@fetchkit/toolkit/oauth`).
  *
