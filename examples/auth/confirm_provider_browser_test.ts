@@ -150,7 +150,21 @@ Deno.test({
       await axePage.setViewportSize({ width: 1280, height: 900 });
       // Signed out of alice at the provider: bob signs in there instead.
       await checked.clearCookies({ name: /^_session/ });
+      // The page on to the provider, held still for axe (its Refresh
+      // header dropped), then its link followed.
+      await axePage.route(`${base}/auth/confirm/provider/**`, async (route) => {
+        const response = await route.fetch();
+        const headers = response.headers();
+        delete headers["refresh"];
+        await route.fulfill({ response, headers });
+      });
       await axePage.getByRole("button", { name: "Confirm with Company SSO" })
+        .click();
+      await axePage.waitForURL(`${base}/auth/confirm/provider/oidc?**`);
+      await checkPage(axePage, "confirm-provider-continue", shots);
+      await axePage.unrouteAll();
+      await axePage.setViewportSize({ width: 1280, height: 900 });
+      await axePage.getByRole("link", { name: "Continue to Company SSO" })
         .click();
       await providerLogin(axePage, provider.issuer, base, "bob");
       await axePage.waitForURL(`${base}/auth/oauth/oidc/callback?**`);
