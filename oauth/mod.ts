@@ -124,6 +124,25 @@
  * });
  * ```
  *
+ * @example Re-authenticate a signed-in user ("sudo mode")
+ * ```ts ignore
+ * import { markReauthenticated } from "@fetchkit/toolkit/reauth-middleware";
+ *
+ * // A form posts here; the provider must ask the user to sign in again.
+ * router.post("/confirm/google", (context) =>
+ *   googleClient.authorize(context, {
+ *     returnTo: "/settings",
+ *     maxAge: 0, // max_age=0; callback() then checks auth_time
+ *     maxAuthAge: 300, // accept a sign-in there up to 5 minutes old
+ *     params: { prompt: "login" },
+ *   }));
+ * // In the callback, for a signed-in user:
+ * const { claims, maxAge, returnTo } = await googleClient.callback(context);
+ * if (maxAge !== undefined && claims.sub === linkedGoogleSubOf(currentUser)) {
+ *   markReauthenticated(context.get(Sessions)!, "provider");
+ * }
+ * ```
+ *
  * @module
  */
 import type { RequestContext } from "../router/mod.ts";
