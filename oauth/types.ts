@@ -130,9 +130,10 @@ export interface OAuthResult {
    * The `maxAge` given to `authorize()` for this sign-in, when one was:
    * its ID token's `auth_time` was checked (see `maxAuthAge`). An app
    * that re-authenticates through its sign-in callback tells the two
-   * apart by it.
+   * apart by it. (Optional in the type, so results made by hand, such as
+   * a test's stand-in client, need not set it.)
    */
-  maxAge: number | undefined;
+  maxAge?: number;
 }
 
 /** A client for one provider; see the module docs. */
