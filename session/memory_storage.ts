@@ -13,6 +13,7 @@ import {
   userIndexOptions,
 } from "./_id_storage.ts";
 import type { SessionCookieOptions, UserSessionStorage } from "./storage.ts";
+import { countStoreCall } from "../store/observe.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
@@ -27,6 +28,15 @@ export type {
 
 /** Expired entries are swept after this many writes. */
 const SWEEP_EVERY = 1000;
+
+// Store calls as metrics count them (`store_operations_total`), named as
+// the Redis and Deno KV session storages name theirs.
+const READ = { store: "memory", what: "read session" };
+const SAVE = { store: "memory", what: "save session" };
+const DELETE = { store: "memory", what: "delete session" };
+const INDEX = { store: "memory", what: "index session" };
+const UNINDEX = { store: "memory", what: "unindex session" };
+const LIST = { store: "memory", what: "list user sessions" };
 
 /** Options of {@linkcode createMemorySessionStorage}. */
 export interface MemorySessionStorageOptions {
@@ -103,7 +113,7 @@ export function createMemorySessionStorage(
     }
   }
 
-  const users: UserIndex = {
+  const userIndex: UserIndex = {
     put(userId, id, entry, { replaces, max }) {
       let index = byUser.get(userId);
       if (index === undefined) byUser.set(userId, index = new Map());
@@ -137,7 +147,15 @@ export function createMemorySessionStorage(
     },
   };
 
-  const store: SessionStore & { users: UserIndex } = {
+  const users: UserIndex = {
+    put: (userId, id, entry, options) =>
+      countStoreCall(INDEX, () => userIndex.put(userId, id, entry, options)),
+    remove: (userId, ids) =>
+      countStoreCall(UNINDEX, () => userIndex.remove(userId, ids)),
+    list: (userId) => countStoreCall(LIST, () => userIndex.list(userId)),
+  };
+
+  const entryStore: SessionStore = {
     get(id) {
       const entry = entries.get(id);
       if (entry === undefined) return Promise.resolve(null);
@@ -168,6 +186,13 @@ export function createMemorySessionStorage(
       entries.delete(id);
       return Promise.resolve();
     },
+  };
+
+  const store: SessionStore & { users: UserIndex } = {
+    get: (id, budget) => countStoreCall(READ, () => entryStore.get(id, budget)),
+    write: (write) => countStoreCall(SAVE, () => entryStore.write(write)),
+    delete: (id, budget) =>
+      countStoreCall(DELETE, () => entryStore.delete(id, budget)),
     users,
   };
 
