@@ -6,11 +6,7 @@
 
 import { StoreUnavailableError, toStoreError } from "./errors.ts";
 import { storeCallHook } from "./trace.ts";
-import {
-  countStoreCall,
-  markTimedOut,
-  storeCallObservers,
-} from "./observe.ts";
+import { countStoreCall, markTimedOut, storeCallObservers } from "./observe.ts";
 
 /** Options of {@linkcode withTimeout}. */
 export interface WithTimeoutOptions {
