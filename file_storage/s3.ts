@@ -298,6 +298,19 @@ interface Call {
  *   (`429`, `SlowDown`) is a `StoreUnavailableError`, which the router
  *   answers with `503` and `Retry-After`; a refusal (bad credentials, no
  *   such bucket) is an {@linkcode S3Error} (`502`).
+ * - Metrics: each request is counted under its S3 action in
+ *   `store_operations_total{store="S3",operation,outcome}` and
+ *   `store_operation_duration_seconds` of `@fetchkit/toolkit/metrics`
+ *   (`PutObject`, `GetObject`, `HeadObject`, `DeleteObject`,
+ *   `ListObjectsV2`, `CreateMultipartUpload`, `UploadPart`,
+ *   `CompleteMultipartUpload`, `AbortMultipartUpload`): `ok` for an
+ *   answer (a `404` to `HEAD` or `DELETE` included), `timeout` when
+ *   `timeout` passed, `unavailable` for the other outages above, `error`
+ *   for a refusal (`403`, `404 NoSuchBucket`: the service is up, the
+ *   credentials or the bucket are wrong). `presign()` and `presignPost()`
+ *   sign in the process and send nothing, so nothing is counted. A
+ *   `GetObject`'s duration ends with its headers; a body that stalls
+ *   later fails the read, uncounted.
  *
  * Signed with AWS Signature Version 4 on WebCrypto (no SDK); bodies are
  * signed too (their SHA-256), except through presigned URLs. Runs on Deno,
