@@ -80,12 +80,14 @@ import { httpMetrics } from "./_http.ts";
 import { processMetrics } from "./_process.ts";
 import {
   DEFAULT_BUCKETS,
+  type HistogramCell,
   type HistogramOptions,
   type Labels,
   type MetricOptions,
   OPENMETRICS_CONTENT_TYPE,
   Registry,
   TEXT_CONTENT_TYPE,
+  type ValueCell,
 } from "./_registry.ts";
 
 export {
@@ -403,6 +405,13 @@ const STORE_BUCKETS = [
   5,
 ];
 
+const MAX_CACHED = 1000;
+
+interface StoreCells {
+  outcomes: Map<string, ValueCell>;
+  duration: HistogramCell;
+}
+
 function storeMetrics(registry: Registry): void {
   if (registry.parts.has("store")) return;
   registry.parts.set("store", true);
@@ -418,10 +427,36 @@ function storeMetrics(registry: Registry): void {
     labelNames: ["store", "operation"],
     buckets: STORE_BUCKETS,
   });
+  // The series' cells by store and operation, so that a call (a memory
+  // store's, every request) builds no label key; at most MAX_CACHED pairs
+  // (the registry bounds the series themselves).
+  const cached = new Map<string, Map<string, StoreCells>>();
+  let pairs = 0;
+  function cellsOf(store: string, operation: string): StoreCells {
+    let byOperation = cached.get(store);
+    const found = byOperation?.get(operation);
+    if (found !== undefined) return found;
+    const cells: StoreCells = {
+      outcomes: new Map(),
+      duration: duration.child([store, operation]),
+    };
+    if (pairs < MAX_CACHED) {
+      if (byOperation === undefined) cached.set(store, byOperation = new Map());
+      byOperation.set(operation, cells);
+      pairs++;
+    }
+    return cells;
+  }
   const stop = observeStoreCalls(({ store, what }, outcome, seconds) => {
     const operation = what ?? "(unnamed)";
-    calls.inc({ store, operation, outcome });
-    duration.observe({ store, operation }, seconds);
+    const cells = cellsOf(store, operation);
+    let count = cells.outcomes.get(outcome);
+    if (count === undefined) {
+      count = calls.child([store, operation, outcome]);
+      cells.outcomes.set(outcome, count);
+    }
+    count.value++;
+    duration.observeCell(cells.duration, seconds);
   });
   registry.onClose(() => {
     stop();

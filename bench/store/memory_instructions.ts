@@ -7,9 +7,9 @@
  * read (`createMemoryCacheStore()`'s `get`). Each checkout runs in its own
  * process under callgrind (`bench/_callgrind.ts`), counted only while
  * `--calls` calls run after `--warm` uncounted ones; `, observed` runs
- * the same calls while a metrics registry counts them. The checkouts
- * alternate, ours, base, ours, base (`--rounds` of each), and the table
- * gives each one's rounds.
+ * the same calls while a metrics registry counts them. Within a process
+ * the contenders run A B C ... A B C (`--rounds` times), and the table
+ * gives each round's count.
  *
  * ```sh
  * git archive <base-commit> | tar -x -C /tmp/base   # the code before
@@ -44,7 +44,7 @@ const CONTENDERS = [
   "cache get, observed",
 ];
 
-async function count(root: string): Promise<Map<string, number>> {
+async function count(root: string): Promise<Map<string, number[]>> {
   await Deno.mkdir(OUT, { recursive: true });
   const file = join(OUT, `store.${crypto.randomUUID()}.callgrind`);
   const child = new Deno.Command("valgrind", {
@@ -69,41 +69,43 @@ async function count(root: string): Promise<Map<string, number>> {
     stderr: "inherit",
   }).spawn();
   const talk = childLines(child, `store calls (${root})`);
-  const counts = new Map<string, number>();
-  for (const name of CONTENDERS) {
-    await talk.send(name);
-    if (await talk.line() !== "ready") throw new Error(`${name}: not ready`);
-    const { total } = await countWhile(child.pid, file, async () => {
-      await talk.send("go");
-      return await talk.line();
-    });
-    await talk.send("next");
-    counts.set(name, total / calls);
+  const counts = new Map<string, number[]>();
+  let dumps = 0;
+  // A B C ... A B C: each contender once per round, in one process.
+  for (let round = 0; round < rounds; round++) {
+    for (const name of CONTENDERS) {
+      await talk.send(name);
+      if (await talk.line() !== "ready") throw new Error(`${name}: not ready`);
+      const { total } = await countWhile(
+        child.pid,
+        `${file}.${++dumps}`,
+        async () => {
+          await talk.send("go");
+          return await talk.line();
+        },
+      );
+      await talk.send("next");
+      counts.set(name, [...counts.get(name) ?? [], total / calls]);
+      console.error(`${root} ${name}: ${Math.round(total / calls)}`);
+    }
   }
   await talk.send("");
   await talk.close();
   await child.status;
+  await Deno.remove(file).catch(() => {});
   return counts;
 }
 
 const roots: [string, string][] = [["ours", ROOT]];
 if (base !== undefined) roots.push(["base", base]);
-const results = new Map<string, Map<string, number>[]>();
-for (let round = 0; round < rounds; round++) {
-  for (const [name, root] of roots) {
-    const counts = await count(root);
-    results.set(name, [...(results.get(name) ?? []), counts]);
-    console.error(`${name} round ${round + 1}:`, Object.fromEntries(counts));
-  }
-}
+const results = new Map<string, Map<string, number[]>>();
+for (const [name, root] of roots) results.set(name, await count(root));
 const format = (n: number) => Math.round(n).toLocaleString("en-US");
 console.log(`| call | ${roots.map(([name]) => name).join(" | ")} |`);
 console.log(`| --- | ${roots.map(() => "---:").join(" | ")} |`);
 for (const contender of CONTENDERS) {
   const cells = roots.map(([name]) =>
-    results.get(name)!.map((counts) => format(counts.get(contender)!)).join(
-      " / ",
-    )
+    results.get(name)!.get(contender)!.map(format).join(" / ")
   );
   console.log(`| ${contender} | ${cells.join(" | ")} |`);
 }
