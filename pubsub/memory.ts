@@ -91,7 +91,7 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
     }));
   }
 
-  function append(topic: string, json: string): Promise<string> {
+  function append(topic: string, json: string): string {
     let log = logs.get(topic);
     if (log === undefined) {
       logs.set(topic, log = { events: [], seq: floor });
@@ -111,7 +111,7 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
       }
     }
     appended?.();
-    return Promise.resolve(id);
+    return id;
   }
 
   const backend: Backend = {
@@ -119,16 +119,16 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
     start: "0",
     validId: (id) => DECIMAL.test(id),
     compare: (a, b) => Number(a) - Number(b),
-    append: (topic, json) => countStoreCall(APPEND, () => append(topic, json)),
+    append: (topic, json) =>
+      Promise.resolve(countStoreCall(APPEND, () => append(topic, json))),
     head: (topic) =>
-      countStoreCall(HEAD, () => {
+      Promise.resolve(countStoreCall(HEAD, () => {
         const log = logs.get(topic);
-        return Promise.resolve(log === undefined ? undefined : String(log.seq));
-      }),
+        return log === undefined ? undefined : String(log.seq);
+      })),
     range: (topic, cursor, count) =>
-      countStoreCall(
-        RANGE,
-        () => Promise.resolve(after(topic, cursor, count)),
+      Promise.resolve(
+        countStoreCall(RANGE, () => after(topic, cursor, count)),
       ),
     async read(cursors, signal) {
       while (!signal.aborted) {

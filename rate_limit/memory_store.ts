@@ -5,7 +5,7 @@
  * @module
  */
 
-import { countStoreCall } from "../store/observe.ts";
+import { countStoreCall, storeCallObservers } from "../store/observe.ts";
 import {
   algorithmOf,
   gcra,
@@ -229,7 +229,11 @@ export function createMemoryRateLimitStore(
   }
 
   return {
-    hit: (key, policy) => countStoreCall(HIT, () => hit(key, policy)),
+    // A hit of every request: no closure unless observed.
+    hit: (key, policy) =>
+      storeCallObservers().length === 0
+        ? hit(key, policy)
+        : countStoreCall(HIT, () => hit(key, policy)),
     reset: (key) => countStoreCall(RESET, () => reset(key)),
     giveBack: (key, policy) => countStoreCall(HIT, () => giveBack(key, policy)),
     get size() {
