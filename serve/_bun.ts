@@ -45,6 +45,13 @@ interface BunNamespace {
 }
 
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+/**
+ * Set to `true` on the routes a `BUN_ROUTES` hook gives when its functions
+ * find the client with `info.requestIP(request)` (as the router does):
+ * they then get one info per server, without `remoteAddr`, instead of one
+ * made per request.
+ */
+const SERVER_INFO = Symbol.for("fetchkit.serve.bunServerInfo");
 
 /** The second argument on Bun: the client address, read when asked. */
 class BunInfo {
@@ -59,6 +66,24 @@ class BunInfo {
     return ip === null
       ? undefined
       : { hostname: ip.address, port: ip.port, transport: "tcp" };
+  }
+  requestIP(request: Request): { address: string; port: number } | null {
+    return this.#server.requestIP(request);
+  }
+  /** Bun's server, for what only Bun has. */
+  get server(): BunServer {
+    return this.#server;
+  }
+}
+
+/**
+ * The info of routes that share one per server (see `SERVER_INFO`): no
+ * `remoteAddr`, which needs the request; `requestIP(request)` gives it.
+ */
+class ServerInfo {
+  #server: BunServer;
+  constructor(server: BunServer) {
+    this.#server = server;
   }
   requestIP(request: Request): { address: string; port: number } | null {
     return this.#server.requestIP(request);
@@ -103,10 +128,17 @@ function adaptRoutes(
   given: Record<string, unknown>,
   hooks: AdapterHooks,
 ): Record<string, unknown> {
+  // Routes that read the client from `requestIP(request)` (the router's)
+  // share one info per server instead of one per request.
+  const shared = (given as Record<symbol, unknown>)[SERVER_INFO] === true;
+  let info: ServerInfo | undefined;
   const adapt = (inner: Inner) => {
     const tracked = hooks.wrap(inner);
-    return (request: Request, server: BunServer) =>
-      tracked(request, new BunInfo(server, request));
+    return shared
+      ? (request: Request, server: BunServer) =>
+        tracked(request, info ??= new ServerInfo(server))
+      : (request: Request, server: BunServer) =>
+        tracked(request, new BunInfo(server, request));
   };
   const routes: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(given)) {
