@@ -48,8 +48,8 @@ const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
 /**
  * Set to `true` on the routes a `BUN_ROUTES` hook gives when its functions
  * find the client with `info.requestIP(request)` (as the router does):
- * they then get one info per server, without `remoteAddr`, instead of one
- * made per request.
+ * they then get Bun's server itself as the info (it has `requestIP` and no
+ * `remoteAddr`) instead of an info made per request.
  */
 const SERVER_INFO = Symbol.for("fetchkit.serve.bunServerInfo");
 
@@ -66,24 +66,6 @@ class BunInfo {
     return ip === null
       ? undefined
       : { hostname: ip.address, port: ip.port, transport: "tcp" };
-  }
-  requestIP(request: Request): { address: string; port: number } | null {
-    return this.#server.requestIP(request);
-  }
-  /** Bun's server, for what only Bun has. */
-  get server(): BunServer {
-    return this.#server;
-  }
-}
-
-/**
- * The info of routes that share one per server (see `SERVER_INFO`): no
- * `remoteAddr`, which needs the request; `requestIP(request)` gives it.
- */
-class ServerInfo {
-  #server: BunServer;
-  constructor(server: BunServer) {
-    this.#server = server;
   }
   requestIP(request: Request): { address: string; port: number } | null {
     return this.#server.requestIP(request);
@@ -129,14 +111,13 @@ function adaptRoutes(
   hooks: AdapterHooks,
 ): Record<string, unknown> {
   // Routes that read the client from `requestIP(request)` (the router's)
-  // share one info per server instead of one per request.
-  const shared = (given as Record<symbol, unknown>)[SERVER_INFO] === true;
-  let info: ServerInfo | undefined;
+  // take Bun's server itself as their info, as Bun calls them: no object
+  // and no call of ours per request.
+  const serverInfo = (given as Record<symbol, unknown>)[SERVER_INFO] === true;
   const adapt = (inner: Inner) => {
     const tracked = hooks.wrap(inner);
-    return shared
-      ? (request: Request, server: BunServer) =>
-        tracked(request, info ??= new ServerInfo(server))
+    return serverInfo
+      ? tracked
       : (request: Request, server: BunServer) =>
         tracked(request, new BunInfo(server, request));
   };

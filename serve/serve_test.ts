@@ -179,7 +179,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "serve() on Bun: routes marked fetchkit.serve.bunServerInfo share one info per server, which finds the client by requestIP",
+    "serve() on Bun: routes marked fetchkit.serve.bunServerInfo take Bun's server as their info, which finds the client by requestIP",
   ignore: typeof (globalThis as { Bun?: unknown }).Bun === "undefined",
   async fn() {
     type Info = {
