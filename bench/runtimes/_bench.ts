@@ -206,7 +206,8 @@ export async function build(
 
 /**
  * Starts `server` on `runtime`, under `wrap` (valgrind) when given; `base`
- * is ours from `bundles.base` (or the base checkout, on Deno).
+ * is ours from `bundles.base` (or the base checkout, on Deno); `v8Flags`
+ * go to V8 on Deno and Node.
  */
 export async function start(
   runtime: string,
@@ -214,6 +215,7 @@ export async function start(
   bundles: { bundle: string; base?: string; baseRoot?: string },
   wrap: string[] = [],
   group: "hello" | "app" = "hello",
+  v8Flags: string[] = [],
 ): Promise<Running> {
   const port = freePort();
   const isBase = server === "base";
@@ -222,6 +224,7 @@ export async function start(
     ? [
       Deno.execPath(),
       "run",
+      ...(v8Flags.length === 0 ? [] : [`--v8-flags=${v8Flags.join(",")}`]),
       "--allow-net=127.0.0.1",
       // bench/runtimes/package.json would otherwise be its config.
       `--config=${join(root, "deno.json")}`,
@@ -229,6 +232,8 @@ export async function start(
     ]
     : [
       runtime === "node" ? "node" : await bunBinary() ?? "bun",
+      // Node takes V8's flags as its own; Bun's engine is not V8.
+      ...(runtime === "node" ? v8Flags : []),
       isBase ? bundles.base! : bundles.bundle,
     ];
   const argv = [

@@ -22,7 +22,7 @@
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
  *   [--requests=300] [--cap=120] [--repeat=2]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>] [--threads=main|all]
+ *   [--base=<dir>] [--threads=main|all] [--v8=single]
  *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
  * ```
  *
@@ -73,6 +73,11 @@ const scenarios = SCENARIOS.filter((scenario) =>
 // loaded machine whole windows were theirs); `all` (the default) counts
 // every thread.
 const mainThread = args.get("threads") === "main";
+// `--v8=single`: V8 without helper threads on Deno and Node
+// (`--single-threaded`: the JIT compiles and the GC marks on the main
+// thread, where they are counted), so that when code is optimised does not
+// depend on how the machine's load schedules a helper thread.
+const v8Flags = args.get("v8") === "single" ? ["--single-threaded"] : [];
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
@@ -110,14 +115,21 @@ for (const runtime of runtimes) {
       );
       if (mine.length === 0) continue;
       const file = join(OUT, `callgrind.${runtime}.${server}.${group}`);
-      const running = await start(runtime, server, bundles, [
-        "valgrind",
-        "--tool=callgrind",
-        "--smc-check=all-non-file",
-        "--instr-atstart=no",
-        ...(mainThread ? ["--separate-threads=yes"] : []),
-        `--callgrind-out-file=${file}`,
-      ], group);
+      const running = await start(
+        runtime,
+        server,
+        bundles,
+        [
+          "valgrind",
+          "--tool=callgrind",
+          "--smc-check=all-non-file",
+          "--instr-atstart=no",
+          ...(mainThread ? ["--separate-threads=yes"] : []),
+          `--callgrind-out-file=${file}`,
+        ],
+        group,
+        v8Flags,
+      );
       const scripts = new Map<string, string | undefined>();
       for (const scenario of mine) {
         scripts.set(
