@@ -22,7 +22,7 @@
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
  *   [--requests=300] [--cap=120] [--repeat=2]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>] [--threads=main|all] [--v8=single]
+ *   [--base=<dir>] [--threads=main|all] [--v8=single] [--idle=3]
  *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
  * ```
  *
@@ -78,6 +78,13 @@ const mainThread = args.get("threads") === "main";
 // thread, where they are counted), so that when code is optimised does not
 // depend on how the machine's load schedules a helper thread.
 const v8Flags = args.get("v8") === "single" ? ["--single-threaded"] : [];
+// `--idle=3` (seconds; 0 turns it off): after warming, each server process
+// is counted with no request for this long, and its rate (instructions a
+// second of the runtime's clock-driven work: timers, incremental GC) times
+// each window's length is subtracted from that window's count, so a window
+// that lasted longer (a loaded machine, a server slower under valgrind)
+// is not charged more per answer. Both figures are printed.
+const idleSeconds = Number(args.get("idle") ?? 3);
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
@@ -98,8 +105,14 @@ async function loadAverage(): Promise<number> {
   return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
 }
 
-/** Per runtime|scenario|server: every window's count, and the load then. */
-const windows = new Map<string, { count: number; load: number }[]>();
+/**
+ * Per runtime|scenario|server: every window's count per answer, raw and
+ * with the idle rate taken off, and the load then.
+ */
+const windows = new Map<
+  string,
+  { count: number; corrected: number; load: number }[]
+>();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const names = (runtime: string) =>
   serversOf(runtime, baseRoot).filter((name) =>
@@ -168,6 +181,23 @@ for (const runtime of runtimes) {
         for (let pass = 0; pass < 2; pass++) {
           for (const scenario of mine) await warm(scenario);
         }
+        // The process's idle rate, once its scenarios are warm.
+        let idleRate = 0;
+        if (idleSeconds > 0) {
+          const idle = await countWhile(
+            running.pid,
+            `${file}.${++dumps}`,
+            () =>
+              new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000)),
+            { thread: mainThread ? 1 : undefined },
+          );
+          idleRate = idle.total / idle.seconds;
+          console.error(
+            `${runtime} ${server} ${group}: idle ${
+              fmt(idleRate)
+            } instructions/s`,
+          );
+        }
         for (const scenario of mine) {
           // A window that answered nothing in `cap` seconds counts for
           // nothing: another is taken, up to 3x `repeat`.
@@ -180,23 +210,24 @@ for (const runtime of runtimes) {
           ) {
             await answer(scenario, 50, cap);
             const load = await loadAverage();
-            const begun = performance.now();
-            const { total, result } = await countWhile(
+            const { total, result, seconds } = await countWhile(
               running.pid,
               `${file}.${++dumps}`,
               () => answer(scenario, requests, cap),
               { thread: mainThread ? 1 : undefined },
             );
-            const seconds = (performance.now() - begun) / 1000;
             if (result.unexpected > 0) {
               throw new Error(
                 `${runtime} ${server} ${scenario.name}: ${result.unexpected} answers not ${scenario.status}`,
               );
             }
+            const corrected = (total - idleRate * seconds) / result.total;
             console.error(
               `${runtime} ${server} ${scenario.name}: ${
                 result.total === 0 ? "no answer" : fmt(total / result.total)
-              } (${result.total} answers in ${
+              } (less idle: ${
+                result.total === 0 ? "—" : fmt(corrected)
+              }; ${result.total} answers in ${
                 seconds.toFixed(1)
               } s, load ${load})`,
             );
@@ -204,7 +235,7 @@ for (const runtime of runtimes) {
             counted++;
             windows.set(key, [
               ...(windows.get(key) ?? []),
-              { count: total / result.total, load },
+              { count: total / result.total, corrected, load },
             ]);
           }
         }
@@ -216,39 +247,56 @@ for (const runtime of runtimes) {
 }
 const ended = new Date();
 
-/** The fewest of a cell's windows, or undefined. */
-function fewest(key: string): number | undefined {
+/** The fewest of a cell's windows (raw or less idle), or undefined. */
+function fewest(
+  key: string,
+  which: "count" | "corrected" = "count",
+): number | undefined {
   const found = windows.get(key);
   return found === undefined
     ? undefined
-    : Math.min(...found.map((window) => window.count));
+    : Math.min(...found.map((window) => window[which]));
 }
 
 const command = `deno run -A bench/runtimes/instructions.ts ${
   Deno.args.join(" ")
 }`;
-for (const runtime of runtimes) {
-  const all = names(runtime);
-  const peers = all.filter((name) => !isOurs(name) && !staticOnly(name));
-  console.log(`\n#### ${runtime}, instructions per request\n`);
-  console.log(
-    `| scenario | ${all.join(" | ")} | ours ÷ fewest of ${peers.join(", ")} |`,
-  );
-  console.log(`|---|${"---:|".repeat(all.length + 1)}`);
-  for (const scenario of scenarios) {
-    const get = (name: string) => fewest(`${runtime}|${scenario.name}|${name}`);
-    const ours = get("fetchkit");
-    const peer = Math.min(...peers.map((name) => get(name) ?? Infinity));
+const kinds = idleSeconds > 0
+  ? ["count", "corrected"] as const
+  : ["count"] as const;
+for (const which of kinds) {
+  for (const runtime of runtimes) {
+    const all = names(runtime);
+    const peers = all.filter((name) => !isOurs(name) && !staticOnly(name));
     console.log(
-      `| ${scenario.name} | ${
-        all.map((name) => {
-          const n = get(name);
-          return n === undefined ? "—" : fmt(n);
-        }).join(" | ")
-      } | ${
-        ours === undefined || peer === Infinity ? "—" : (ours / peer).toFixed(2)
+      `\n#### ${runtime}, instructions per request${
+        which === "corrected" ? ", less the idle rate" : ""
+      }\n`,
+    );
+    console.log(
+      `| scenario | ${all.join(" | ")} | ours ÷ fewest of ${
+        peers.join(", ")
       } |`,
     );
+    console.log(`|---|${"---:|".repeat(all.length + 1)}`);
+    for (const scenario of scenarios) {
+      const get = (name: string) =>
+        fewest(`${runtime}|${scenario.name}|${name}`, which);
+      const ours = get("fetchkit");
+      const peer = Math.min(...peers.map((name) => get(name) ?? Infinity));
+      console.log(
+        `| ${scenario.name} | ${
+          all.map((name) => {
+            const n = get(name);
+            return n === undefined ? "—" : fmt(n);
+          }).join(" | ")
+        } | ${
+          ours === undefined || peer === Infinity
+            ? "—"
+            : (ours / peer).toFixed(2)
+        } |`,
+      );
+    }
   }
 }
 
@@ -289,9 +337,9 @@ async function table(): Promise<void> {
     }-${ended.toISOString().slice(11, 16)} UTC)\n`,
   );
   console.log(
-    "| runtime | scenario | ours instr/req | fastest peer instr/req | ours ÷ peer | other windows (ours; peer) | load | ours CPU µs/req | peer CPU µs/req | ours ÷ peer, CPU (min-max) |",
+    "| runtime | scenario | ours instr/req | fastest peer instr/req | ours ÷ peer | less idle: ours, peer, ratio | other windows (ours; peer) | load | ours CPU µs/req | peer CPU µs/req | ours ÷ peer, CPU (min-max) |",
   );
-  console.log(`|---|---|${"---:|".repeat(8)}`);
+  console.log(`|---|---|${"---:|".repeat(9)}`);
   for (const runtime of runtimes) {
     const peers = names(runtime).filter((name) =>
       !isOurs(name) && !staticOnly(name)
@@ -307,6 +355,15 @@ async function table(): Promise<void> {
         }
       }
       const theirs = peer === undefined ? undefined : fewest(key(peer));
+      const lessIdle = () => {
+        const a = fewest(key("fetchkit"), "corrected");
+        const b = peer === undefined
+          ? undefined
+          : fewest(key(peer), "corrected");
+        return a === undefined || b === undefined || idleSeconds === 0
+          ? "—"
+          : `${fmt(a)}, ${fmt(b)}, ${(a / b).toFixed(2)}`;
+      };
       const others = (name: string | undefined) => {
         const found = name === undefined ? [] : windows.get(key(name)) ?? [];
         const min = Math.min(...found.map((window) => window.count));
@@ -337,7 +394,7 @@ async function table(): Promise<void> {
           ours === undefined || theirs === undefined
             ? "—"
             : (ours / theirs).toFixed(2)
-        } | ${others("fetchkit")}; ${others(peer)} | ${
+        } | ${lessIdle()} | ${others("fetchkit")}; ${others(peer)} | ${
           loads.length === 0 ? "—" : range(loads).replaceAll(".00", "")
         } | ${cpuOurs === undefined ? "—" : median(cpuOurs).toFixed(1)} | ${
           cpuPeer === undefined ? "—" : median(cpuPeer).toFixed(1)
