@@ -52,18 +52,9 @@ export function routePathOf(url: string): string {
   return cutPath(url, true);
 }
 
-/**
- * Up to this many characters after "scheme://", one loop by char code
- * reads the URL: for the short URLs most requests have, it costs a fifth
- * of the five native scans below (on Node, about 1,000 instructions a
- * request; BENCHMARKS.md "Fourth round: Node"), which win on long ones.
- */
-const SHORT_URL = 120;
-
 function cutPath(url: string, normalize: boolean): string {
   const i = authorityStart(url);
   if (i === -1) return parse(url, normalize);
-  if (url.length - i <= SHORT_URL) return cutShort(url, i, normalize);
   // Native scans (indexOf), one per character that matters: in a loaded
   // server each costs less than a loop by char code over the URL
   // (instructions per request, BENCHMARKS.md "HTTP load").
@@ -91,38 +82,6 @@ function cutPath(url: string, normalize: boolean): string {
   if (!normalize) return path;
   const escape = url.indexOf("%", slash);
   return escape !== -1 && escape < end ? normalizeEscapes(path) : path;
-}
-
-/**
- * `cutPath` for a short URL, in one pass from `i` (the authority) to the
- * end of the path: what the scans of `cutPath` find, in the same order of
- * decisions.
- */
-function cutShort(url: string, i: number, normalize: boolean): string {
-  const length = url.length;
-  let slash = -1;
-  let end = length;
-  let escaped = false;
-  for (let k = i; k < length; k++) {
-    const code = url.charCodeAt(k);
-    if (code === 47 /* / */) {
-      if (slash === -1) slash = k;
-    } else if (code === 63 /* ? */ || code === 35 /* # */) {
-      // In the authority: only URL's own reading agrees (see cutPath).
-      if (slash === -1) return parse(url, normalize);
-      end = k;
-      break;
-    } else if (code === 92 /* \ */) {
-      // Routing reads it as URL does; the path as sent keeps it.
-      if (slash === -1 || normalize) return parse(url, normalize);
-    } else if (code === 37 /* % */) {
-      if (slash !== -1) escaped = true;
-    }
-  }
-  if (slash === -1) return parse(url, normalize);
-  if (end - slash === 1) return "/";
-  const path = url.slice(slash, end);
-  return normalize && escaped ? normalizeEscapes(path) : path;
 }
 
 /**
