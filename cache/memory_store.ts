@@ -16,6 +16,13 @@ import {
   type VersionedStore,
 } from "../store/versioned.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
+import { countStoreCall, storeCallObservers } from "../store/observe.ts";
+
+// Store calls as metrics count them (`store_operations_total`), named as
+// the Deno KV store names its.
+const GET = { store: "memory", what: "get" };
+const SET = { store: "memory", what: "set" };
+const DELETE = { store: "memory", what: "delete" };
 
 /** Options of `set` on a cache store: the versioned store's, and more. */
 export interface CacheSetOptions extends VersionedSetOptions {
@@ -213,6 +220,17 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     return bytes + needed <= maxBytes;
   }
 
+  function peek(key: string, now: number): Entry | undefined {
+    const entry = live(key, now);
+    if (entry !== undefined && !entry.pinned && entry !== newest) {
+      // Most recently used last.
+      evictable.delete(key);
+      evictable.set(key, entry);
+      newest = entry;
+    }
+    return entry;
+  }
+
   const store: MemoryStore = {
     name: "memory",
     maxValueBytes,
@@ -222,73 +240,92 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     get pinnedBytes() {
       return pinnedBytes;
     },
-    [PEEK](key, now) {
-      const entry = live(key, now);
-      if (entry !== undefined && !entry.pinned && entry !== newest) {
-        // Most recently used last.
-        evictable.delete(key);
-        evictable.set(key, entry);
-        newest = entry;
-      }
-      return entry;
-    },
+    // Reads of every cached request: no closure unless observed, and
+    // counted as the synchronous reads they are.
+    [PEEK]: (key, now) =>
+      storeCallObservers().length === 0
+        ? peek(key, now)
+        : countStoreCall(GET, () => peek(key, now)),
     get(key) {
-      const entry = store[PEEK](key, Date.now());
+      const entry = storeCallObservers().length === 0
+        ? peek(key, Date.now())
+        : countStoreCall(GET, () => peek(key, Date.now()));
       if (entry === undefined) return Promise.resolve(undefined);
       return Promise.resolve({ value: entry.value, version: entry.version });
     },
-    // deno-lint-ignore require-await
-    async set(key, value, options) {
-      const ttl = checkSet(store, value, options);
-      const now = Date.now();
-      const current = live(key, now);
-      const expected = options.ifVersion;
-      if (
-        expected !== undefined &&
-        (expected === null
-          ? current !== undefined
-          : current?.version !== expected)
-      ) {
-        return undefined;
+    set(key, value, options) {
+      try {
+        return Promise.resolve(
+          countStoreCall(SET, () => set(key, value, options)),
+        );
+      } catch (error) {
+        return Promise.reject(error);
       }
-      const isPinned = options.pinned === true;
-      const size = Math.max(
-        costOf(key, value),
-        Math.min(
-          options.reserveBytes ?? 0,
-          maxValueBytes + 2 * key.length + 96,
-        ),
-      );
-      if (current !== undefined) remove(key, current);
-      if (!makeRoom(size, now)) {
-        // Nothing dropped that must be kept: the old entry stays.
-        if (current !== undefined) add(key, current);
-        throw new StoreFullError("memory", maxBytes);
-      }
-      const entry: Entry = {
-        value,
-        version: (++counter).toString(36),
-        expiresAt: now + ttl,
-        bytes: size,
-        pinned: isPinned,
-      };
-      add(key, entry);
-      return entry.version;
     },
-    delete(key, options) {
-      const current = live(key, Date.now());
-      if (current === undefined) {
-        return Promise.resolve(options?.ifVersion === undefined);
-      }
-      if (
-        options?.ifVersion !== undefined &&
-        current.version !== options.ifVersion
-      ) {
-        return Promise.resolve(false);
-      }
-      remove(key, current);
-      return Promise.resolve(true);
-    },
+    delete: (key, options) =>
+      Promise.resolve(
+        countStoreCall(DELETE, () => deleteEntry(key, options)),
+      ),
   };
   return store;
+
+  function set(
+    key: string,
+    value: Uint8Array,
+    options: CacheSetOptions,
+  ): string | undefined {
+    const ttl = checkSet(store, value, options);
+    const now = Date.now();
+    const current = live(key, now);
+    const expected = options.ifVersion;
+    if (
+      expected !== undefined &&
+      (expected === null
+        ? current !== undefined
+        : current?.version !== expected)
+    ) {
+      return undefined;
+    }
+    const isPinned = options.pinned === true;
+    const size = Math.max(
+      costOf(key, value),
+      Math.min(
+        options.reserveBytes ?? 0,
+        maxValueBytes + 2 * key.length + 96,
+      ),
+    );
+    if (current !== undefined) remove(key, current);
+    if (!makeRoom(size, now)) {
+      // Nothing dropped that must be kept: the old entry stays.
+      if (current !== undefined) add(key, current);
+      throw new StoreFullError("memory", maxBytes);
+    }
+    const entry: Entry = {
+      value,
+      version: (++counter).toString(36),
+      expiresAt: now + ttl,
+      bytes: size,
+      pinned: isPinned,
+    };
+    add(key, entry);
+    return entry.version;
+  }
+
+  function deleteEntry(
+    key: string,
+    options?: { ifVersion?: string },
+  ): boolean {
+    const current = live(key, Date.now());
+    if (current === undefined) {
+      return options?.ifVersion === undefined;
+    }
+    if (
+      options?.ifVersion !== undefined &&
+      current.version !== options.ifVersion
+    ) {
+      return false;
+    }
+    remove(key, current);
+    return true;
+  }
 }

@@ -9,6 +9,7 @@
 import { HttpError } from "../http_error/mod.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { checkTimeout } from "../store/timeout.ts";
+import { countStoreCall, markTimedOut } from "../store/observe.ts";
 import { unrefTimer } from "../runtime/timer.ts";
 import {
   checkKey,
@@ -241,7 +242,25 @@ const HINTS: Record<string, string> = {
     "the credentials were refused (check accessKeyId, secretAccessKey and region)",
 };
 
+/**
+ * The S3 API actions the storage calls, each counted under its name
+ * (`store_operations_total{store="S3",operation="PutObject"}`).
+ */
+const OPERATIONS = {
+  HeadObject: { store: STORE, what: "HeadObject" },
+  GetObject: { store: STORE, what: "GetObject" },
+  PutObject: { store: STORE, what: "PutObject" },
+  DeleteObject: { store: STORE, what: "DeleteObject" },
+  ListObjectsV2: { store: STORE, what: "ListObjectsV2" },
+  CreateMultipartUpload: { store: STORE, what: "CreateMultipartUpload" },
+  UploadPart: { store: STORE, what: "UploadPart" },
+  CompleteMultipartUpload: { store: STORE, what: "CompleteMultipartUpload" },
+  AbortMultipartUpload: { store: STORE, what: "AbortMultipartUpload" },
+};
+
 interface Call {
+  /** The S3 action, for metrics. */
+  operation: keyof typeof OPERATIONS;
   method: string;
   key?: string;
   query?: Record<string, string>;
@@ -251,6 +270,8 @@ interface Call {
   what: string;
   /** Statuses that are answers, not errors (besides 2xx). */
   accept?: number[];
+  /** The service may answer 200 with an `<Error>` body (completing an upload). */
+  errorIn200?: boolean;
 }
 
 /**
@@ -277,6 +298,19 @@ interface Call {
  *   (`429`, `SlowDown`) is a `StoreUnavailableError`, which the router
  *   answers with `503` and `Retry-After`; a refusal (bad credentials, no
  *   such bucket) is an {@linkcode S3Error} (`502`).
+ * - Metrics: each request is counted under its S3 action in
+ *   `store_operations_total{store="S3",operation,outcome}` and
+ *   `store_operation_duration_seconds` of `@fetchkit/toolkit/metrics`
+ *   (`PutObject`, `GetObject`, `HeadObject`, `DeleteObject`,
+ *   `ListObjectsV2`, `CreateMultipartUpload`, `UploadPart`,
+ *   `CompleteMultipartUpload`, `AbortMultipartUpload`): `ok` for an
+ *   answer (a `404` to `HEAD` or `DELETE` included), `timeout` when
+ *   `timeout` passed, `unavailable` for the other outages above, `error`
+ *   for a refusal (`403`, `404 NoSuchBucket`: the service is up, the
+ *   credentials or the bucket are wrong). `presign()` and `presignPost()`
+ *   sign in the process and send nothing, so nothing is counted. A
+ *   `GetObject`'s duration ends with its headers; a body that stalls
+ *   later fails the read, uncounted.
  *
  * Signed with AWS Signature Version 4 on WebCrypto (no SDK); bodies are
  * signed too (their SHA-256), except through presigned URLs. Runs on Deno,
@@ -411,7 +445,19 @@ export function createS3FileStorage(
    * too: a service that stalls mid-body is an outage, never a hang. Error
    * bodies are read up to 64 KiB.
    */
-  async function exchange(
+  function exchange(
+    call: Call,
+    maxBytes: number | undefined,
+  ): Promise<{ response: Response; text: string | undefined }> {
+    // Counted for metrics by S3 action; presigning sends nothing and is
+    // not counted.
+    return countStoreCall(
+      OPERATIONS[call.operation],
+      () => exchangeNow(call, maxBytes),
+    );
+  }
+
+  async function exchangeNow(
     call: Call,
     maxBytes: number | undefined,
   ): Promise<{ response: Response; text: string | undefined }> {
@@ -451,13 +497,20 @@ export function createS3FileStorage(
           redirect: "manual",
         });
       } catch (error) {
+        if (controller.signal.aborted) {
+          throw markTimedOut(
+            new StoreUnavailableError(
+              STORE,
+              `${STORE} did not answer within ${timeout} ms (${about})`,
+              { cause: error },
+            ),
+          );
+        }
         throw new StoreUnavailableError(
           STORE,
-          controller.signal.aborted
-            ? `${STORE} did not answer within ${timeout} ms (${about})`
-            : `${STORE} could not be reached to ${about}: ${
-              error instanceof Error ? error.message : String(error)
-            }`,
+          `${STORE} could not be reached to ${about}: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
           { cause: error },
         );
       }
@@ -473,9 +526,11 @@ export function createS3FileStorage(
       if (maxBytes === undefined) return { response, text: undefined };
       const read = await readCapped(response, maxBytes, controller.signal);
       if (read.ended === "aborted") {
-        throw new StoreUnavailableError(
-          STORE,
-          `${STORE} did not finish answering within ${timeout} ms (${about})`,
+        throw markTimedOut(
+          new StoreUnavailableError(
+            STORE,
+            `${STORE} did not finish answering within ${timeout} ms (${about})`,
+          ),
         );
       }
       if (read.ended === "broken") {
@@ -491,6 +546,10 @@ export function createS3FileStorage(
           { status: response.status, code: "ResponseTooLarge", key: call.key },
         );
       }
+      // The service may answer 200 and still fail, in the body.
+      if (call.errorIn200 && /<Error>/.test(read.text)) {
+        throw errorFromXml(read.text, response.status, call);
+      }
       return { response, text: read.text };
     } finally {
       clearTimeout(timer);
@@ -499,6 +558,7 @@ export function createS3FileStorage(
 
   async function head(key: string): Promise<Response | null> {
     const response = await call({
+      operation: "HeadObject",
       method: "HEAD",
       key,
       what: "read",
@@ -515,6 +575,7 @@ export function createS3FileStorage(
   async function abortUpload(key: string, uploadId: string): Promise<void> {
     try {
       const response = await call({
+        operation: "AbortMultipartUpload",
         method: "DELETE",
         key,
         query: { uploadId },
@@ -550,6 +611,7 @@ export function createS3FileStorage(
     metaHeaders: Record<string, string>,
   ): Promise<void> {
     const response = await call({
+      operation: "PutObject",
       method: "PUT",
       key,
       body,
@@ -568,6 +630,7 @@ export function createS3FileStorage(
     let uploadId: string | undefined;
     try {
       const { response: created, text } = await callText({
+        operation: "CreateMultipartUpload",
         method: "POST",
         key,
         query: { uploads: "" },
@@ -590,6 +653,7 @@ export function createS3FileStorage(
     let sending: Promise<void> | undefined;
     const send = async (number: number, part: Uint8Array) => {
       const response = await call({
+        operation: "UploadPart",
         method: "PUT",
         key,
         query: { partNumber: String(number), uploadId: id },
@@ -632,21 +696,16 @@ export function createS3FileStorage(
             }</ETag></Part>`
           ).join("") + "</CompleteMultipartUpload>",
       );
-      const { response: completed, text } = await callText({
+      await callText({
+        operation: "CompleteMultipartUpload",
         method: "POST",
         key,
         query: { uploadId: id },
         body,
         headers: { "content-type": "application/xml" },
         what: "complete the upload of",
+        errorIn200: true,
       }, MAX_XML_BODY);
-      // The service may answer 200 and still fail, in the body.
-      if (/<Error>/.test(text)) {
-        throw errorFromXml(text, completed.status, {
-          what: "complete the upload of",
-          key,
-        });
-      }
     } catch (error) {
       await sending?.catch(() => {});
       await reader.cancel(error);
@@ -704,6 +763,7 @@ export function createS3FileStorage(
         };
         if (etag !== null) headers["if-match"] = etag;
         const response = await call({
+          operation: "GetObject",
           method: "GET",
           key,
           headers,
@@ -749,6 +809,7 @@ export function createS3FileStorage(
       checkKey(key, OWNER);
       if (unaddressable(key)) return;
       const response = await call({
+        operation: "DeleteObject",
         method: "DELETE",
         key,
         what: "remove",
@@ -771,6 +832,7 @@ export function createS3FileStorage(
         query["start-after"] = listOptions.cursor;
       }
       const { text: xml } = await callText({
+        operation: "ListObjectsV2",
         method: "GET",
         query,
         what: "list",

@@ -14,6 +14,10 @@ import {
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { formData } from "@fetchkit/toolkit/form-data-middleware";
 import { StoreUnavailableError } from "@fetchkit/toolkit/store";
+import {
+  createMetricsRegistry,
+  metricsHandler,
+} from "@fetchkit/toolkit/metrics";
 import { type Ceph, cephOrSkip } from "../_tools/ceph.ts";
 import { formDataKeepsFiles } from "../runtime/form_data.ts";
 import {
@@ -498,6 +502,79 @@ Deno.test("S3 file storage on Ceph's RADOS Gateway", async (t) => {
         } finally {
           for (const socket of sockets) socket.destroy();
           await new Promise((resolve) => silent.close(resolve));
+        }
+      },
+    );
+
+    await t.step(
+      "metrics: store_operations_total counts each S3 action and how it ended",
+      async () => {
+        const registry = createMetricsRegistry();
+        const scrape = metricsHandler({ registry, process: false });
+        try {
+          await ceph.createBucket("metrics");
+          const storage = storageOn(ceph, "metrics");
+          await storage.set("one.txt", new Blob(["one"]));
+          // Over partSize (5 MiB): a multipart upload of two parts.
+          await storage.set("two.bin", new Blob([pattern(6 * MIB)]));
+          assert.equal(await (await storage.get("one.txt"))?.text(), "one");
+          assert.equal(await storage.has("none.txt"), false);
+          const { files } = await storage.list();
+          assert.equal(files.length, 2);
+          await storage.remove("one.txt");
+          await storage.remove("two.bin");
+          // Refused: a wrong secret (403), a bucket that does not exist (404).
+          const wrongSecret = storageOn(ceph, "metrics", {
+            secretAccessKey: "not-the-secret",
+          });
+          await assert.rejects(
+            () => wrongSecret.set("x.txt", new Blob(["x"])),
+            (error) => error instanceof S3Error && error.s3Status === 403,
+          );
+          await assert.rejects(
+            () => storageOn(ceph, "no-such-bucket").list(),
+            (error) => error instanceof S3Error && error.s3Status === 404,
+          );
+          // Nothing listens on the port: unavailable.
+          const closed = createServer();
+          await new Promise<void>((resolve) =>
+            closed.listen(0, "127.0.0.1", resolve)
+          );
+          const { port } = closed.address() as { port: number };
+          await new Promise((resolve) => closed.close(resolve));
+          await assert.rejects(
+            () =>
+              storageOn(ceph, "metrics", {
+                endpoint: `http://127.0.0.1:${port}`,
+              }).has("x.txt"),
+            StoreUnavailableError,
+          );
+          const text = await scrape(new Request("http://localhost/metrics"))
+            .text();
+          const lines = text.split("\n").filter((line) =>
+            line.startsWith("store_operations_total{") &&
+            line.includes('store="S3"')
+          ).sort();
+          assert.deepEqual(lines, [
+            'store_operations_total{store="S3",operation="CompleteMultipartUpload",outcome="ok"} 1',
+            'store_operations_total{store="S3",operation="CreateMultipartUpload",outcome="ok"} 1',
+            'store_operations_total{store="S3",operation="DeleteObject",outcome="ok"} 2',
+            'store_operations_total{store="S3",operation="GetObject",outcome="ok"} 1',
+            // get(), has(), and one per listed file.
+            'store_operations_total{store="S3",operation="HeadObject",outcome="ok"} 4',
+            'store_operations_total{store="S3",operation="HeadObject",outcome="unavailable"} 1',
+            'store_operations_total{store="S3",operation="ListObjectsV2",outcome="error"} 1',
+            'store_operations_total{store="S3",operation="ListObjectsV2",outcome="ok"} 1',
+            'store_operations_total{store="S3",operation="PutObject",outcome="error"} 1',
+            'store_operations_total{store="S3",operation="PutObject",outcome="ok"} 1',
+            'store_operations_total{store="S3",operation="UploadPart",outcome="ok"} 2',
+          ]);
+          assert.match(
+            text,
+            /^store_operation_duration_seconds_count\{store="S3",operation="UploadPart"\} 2$/m,
+          );
+        } finally {
+          registry.close();
         }
       },
     );

@@ -14,12 +14,31 @@
  *   PUT, DELETE, CONNECT, OPTIONS, TRACE and PATCH count as `"other"`.
  *   The duration ends when the response's headers are ready (an event
  *   stream's body is not waited for).
- * - `store_operations_total{store,operation,outcome}` (outcome `ok`,
- *   `error`, `timeout` or `unavailable`) and
+ * - `store_operations_total{store,operation,outcome}` and
  *   `store_operation_duration_seconds{store,operation}`: every call of the
- *   toolkit's stores that runs under `withTimeout` of
- *   `@fetchkit/toolkit/store` (Redis and Deno KV sessions, rate limits,
- *   versioned values, pub/sub on Redis, KV or memory).
+ *   toolkit's stores, counted through `countStoreCall()` of
+ *   `@fetchkit/toolkit/store` (which `withTimeout` goes through).
+ *   - `store`: `"Redis"` (sessions, rate limits, caches, idempotency,
+ *     pub/sub, jobs, on one node or a cluster), `"Deno KV"` (the same on
+ *     KV), `"memory"` (the same in this process's memory: session reads
+ *     and saves, rate-limit hits, cache and idempotency entries, pub/sub
+ *     appends, jobs) and `"S3"` (S3 file storage's requests).
+ *   - `operation`: what the call does, named alike on every store of a
+ *     kind (`"read session"`, `"save session"`, `"rate limit"`, `"get"`,
+ *     `"set"`); on S3 the API action (`PutObject`, `GetObject`,
+ *     `HeadObject`, `DeleteObject`, `ListObjectsV2`,
+ *     `CreateMultipartUpload`, `UploadPart`, `CompleteMultipartUpload`,
+ *     `AbortMultipartUpload`). Presigning is signed in the process, with
+ *     no request, and is not counted; a `GetObject`'s duration ends when
+ *     its headers arrive.
+ *   - `outcome`: `ok` (answered, a missing key included); `timeout` (the
+ *     call's deadline passed); `unavailable` (the store could not serve
+ *     it: a refused or dropped connection, a `5xx`, S3 throttling, Redis
+ *     `LOADING` or `CLUSTERDOWN`, a full memory store: the `503`s);
+ *     `error` (the store answered and refused, or the caller erred: an
+ *     S3 `403` or `404 NoSuchBucket`, a value too large). Alert on
+ *     `timeout` and `unavailable` for the store's health, on `error` for
+ *     credentials and bugs.
  * - `process_resident_memory_bytes`, `process_heap_used_bytes`,
  *   `process_heap_total_bytes`,
  *   `process_event_loop_delay_seconds{quantile="0.5"|"0.99"}` (sampled
@@ -61,12 +80,14 @@ import { httpMetrics } from "./_http.ts";
 import { processMetrics } from "./_process.ts";
 import {
   DEFAULT_BUCKETS,
+  type HistogramCell,
   type HistogramOptions,
   type Labels,
   type MetricOptions,
   OPENMETRICS_CONTENT_TYPE,
   Registry,
   TEXT_CONTENT_TYPE,
+  type ValueCell,
 } from "./_registry.ts";
 
 export {
@@ -384,6 +405,13 @@ const STORE_BUCKETS = [
   5,
 ];
 
+const MAX_CACHED = 1000;
+
+interface StoreCells {
+  outcomes: Map<string, ValueCell>;
+  duration: HistogramCell;
+}
+
 function storeMetrics(registry: Registry): void {
   if (registry.parts.has("store")) return;
   registry.parts.set("store", true);
@@ -399,10 +427,36 @@ function storeMetrics(registry: Registry): void {
     labelNames: ["store", "operation"],
     buckets: STORE_BUCKETS,
   });
+  // The series' cells by store and operation, so that a call (a memory
+  // store's, every request) builds no label key; at most MAX_CACHED pairs
+  // (the registry bounds the series themselves).
+  const cached = new Map<string, Map<string, StoreCells>>();
+  let pairs = 0;
+  function cellsOf(store: string, operation: string): StoreCells {
+    let byOperation = cached.get(store);
+    const found = byOperation?.get(operation);
+    if (found !== undefined) return found;
+    const cells: StoreCells = {
+      outcomes: new Map(),
+      duration: duration.child([store, operation]),
+    };
+    if (pairs < MAX_CACHED) {
+      if (byOperation === undefined) cached.set(store, byOperation = new Map());
+      byOperation.set(operation, cells);
+      pairs++;
+    }
+    return cells;
+  }
   const stop = observeStoreCalls(({ store, what }, outcome, seconds) => {
     const operation = what ?? "(unnamed)";
-    calls.inc({ store, operation, outcome });
-    duration.observe({ store, operation }, seconds);
+    const cells = cellsOf(store, operation);
+    let count = cells.outcomes.get(outcome);
+    if (count === undefined) {
+      count = calls.child([store, operation, outcome]);
+      cells.outcomes.set(outcome, count);
+    }
+    count.value++;
+    duration.observeCell(cells.duration, seconds);
   });
   registry.onClose(() => {
     stop();

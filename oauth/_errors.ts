@@ -14,6 +14,9 @@ import { HttpError } from "../http_error/mod.ts";
  *   another client or issuer, or its `nonce` is not this sign-in's.
  * - `user`: the user could not be read from the provider's API (it
  *   refused the token, or answered no user); its being down is a `502`.
+ * - `auth_time`: a sign-in started with `maxAge` came back with an ID
+ *   token whose `auth_time` is missing, older than `maxAge` allows, or in
+ *   the future (the provider did not ask the user to sign in again).
  */
 export type OAuthErrorReason =
   | "state"
@@ -21,7 +24,8 @@ export type OAuthErrorReason =
   | "iss"
   | "code"
   | "id_token"
-  | "user";
+  | "user"
+  | "auth_time";
 
 /**
  * A refused sign-in: an {@linkcode HttpError} with status 400 whose

@@ -39,13 +39,18 @@ export function oauthApp(
       ),
     ],
   });
-  app.get(
-    "/login",
-    (context) =>
-      client.authorize(context, {
-        returnTo: context.url.searchParams.get("returnTo") ?? undefined,
-      }),
-  );
+  app.get("/login", (context) => {
+    const query = context.url.searchParams;
+    const seconds = (name: string) =>
+      query.has(name) ? Number(query.get(name)) : undefined;
+    return client.authorize(context, {
+      returnTo: query.get("returnTo") ?? undefined,
+      // Re-authentication: /login?maxAge=0&prompt=login
+      maxAge: seconds("maxAge"),
+      maxAuthAge: seconds("maxAuthAge"),
+      params: query.has("prompt") ? { prompt: query.get("prompt")! } : {},
+    });
+  });
   // OAuthError caught and answered here, not thrown: session() saves
   // nothing for a handler that throws, and the used state must go.
   app.get("/callback", async (context) => {

@@ -39,6 +39,10 @@ export interface Pending {
   returnTo?: string;
   /** Expiry, ms since the epoch. */
   expires: number;
+  /** The `max_age` sent, in seconds, when one was. */
+  maxAge?: number;
+  /** The oldest `auth_time` accepted, in seconds, with `maxAge`. */
+  maxAuthAge?: number;
 }
 
 /** The part of a session this module uses. */

@@ -26,6 +26,17 @@
  *   keys at `jwks_uri`, a `5xx` from its user API), so an app can tell an
  *   outage ("try again later") from a refused sign-in.
  *
+ * Re-authentication ("sudo mode"): `authorize(context, { maxAge: 0,
+ * params: { prompt: "login" } })` asks the provider to make the user sign
+ * in again (`max_age`, OpenID Connect Core §3.1.2.1), and `callback()`
+ * then requires the ID token's `auth_time` and refuses one older than
+ * `maxAuthAge` (default `maxAge`) plus the clock tolerance, or missing,
+ * as an {@linkcode OAuthError} with reason `"auth_time"` (so a provider
+ * that ignores `max_age` is caught). The result's `maxAge` says the
+ * sign-in asked for it. Compare `claims.sub` with the identity linked to
+ * the signed-in user yourself. {@linkcode checkAuthTime} is the same
+ * check, for claims at hand.
+ *
  * The callback's `state`, `code`, `iss`, `error`, `error_description`
  * and `error_uri` must each come at most once (RFC 6749 §3.1): a
  * repeated one is refused before anything else is looked at. The ID
@@ -113,6 +124,25 @@
  * });
  * ```
  *
+ * @example Re-authenticate a signed-in user ("sudo mode")
+ * ```ts ignore
+ * import { markReauthenticated } from "@fetchkit/toolkit/reauth-middleware";
+ *
+ * // A form posts here; the provider must ask the user to sign in again.
+ * router.post("/confirm/google", (context) =>
+ *   googleClient.authorize(context, {
+ *     returnTo: "/settings",
+ *     maxAge: 0, // max_age=0; callback() then checks auth_time
+ *     maxAuthAge: 300, // accept a sign-in there up to 5 minutes old
+ *     params: { prompt: "login" },
+ *   }));
+ * // In the callback, for a signed-in user:
+ * const { claims, maxAge, returnTo } = await googleClient.callback(context);
+ * if (maxAge !== undefined && claims.sub === linkedGoogleSubOf(currentUser)) {
+ *   markReauthenticated(context.get(Sessions)!, "provider");
+ * }
+ * ```
+ *
  * @module
  */
 import type { RequestContext } from "../router/mod.ts";
@@ -125,6 +155,7 @@ import {
   sessionOf,
 } from "./_checks.ts";
 import { OAuthError, type OAuthErrorReason } from "./_errors.ts";
+import { checkAuthTime, checkSeconds } from "./_auth_time.ts";
 import { guardFetch } from "./_fetch.ts";
 import { keySets, verifyIdToken } from "./_id_token.ts";
 import { discovery, explicitMetadata, type Metadata } from "./_metadata.ts";
@@ -139,6 +170,7 @@ import { localPath } from "./_urls.ts";
 import { asClaims, getJson, type OAuthClaims } from "./_user.ts";
 
 export { OAuthError, type OAuthErrorReason } from "./_errors.ts";
+export { checkAuthTime, type CheckAuthTimeOptions } from "./_auth_time.ts";
 export type { OAuthClaims } from "./_user.ts";
 export type { OAuthTokens, TokenAuthMethod } from "./_token.ts";
 export {
@@ -246,6 +278,23 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     authorizeOptions: AuthorizeOptions = {},
   ): Promise<Response> {
     const session = sessionOf(context, options.session);
+    const { maxAge, maxAuthAge } = authorizeOptions;
+    if (maxAge !== undefined || maxAuthAge !== undefined) {
+      checkSeconds("authorize", "maxAge", maxAge);
+      if (!Number.isInteger(maxAge)) {
+        throw new RangeError(
+          `authorize(): maxAge must be whole seconds (it is sent as max_age), got ${maxAge}`,
+        );
+      }
+      if (maxAuthAge !== undefined) {
+        checkSeconds("authorize", "maxAuthAge", maxAuthAge);
+      }
+      if (!openid) {
+        throw new TypeError(
+          "authorize(): maxAge needs the openid scope (auth_time comes in the ID token)",
+        );
+      }
+    }
     const provider = await metadata();
     const state = randomToken();
     const pending: Pending = {
@@ -256,6 +305,10 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     };
     const returnTo = localPath(authorizeOptions.returnTo);
     if (returnTo !== undefined) pending.returnTo = returnTo;
+    if (maxAge !== undefined) {
+      pending.maxAge = maxAge;
+      pending.maxAuthAge = maxAuthAge ?? maxAge;
+    }
     putPending(session, state, pending, Date.now());
 
     const url = new URL(provider.authorization_endpoint);
@@ -274,6 +327,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     params.set("code_challenge", challengeOf(pending.verifier));
     params.set("code_challenge_method", "S256");
     if (openid) params.set("nonce", pending.nonce);
+    if (maxAge !== undefined) params.set("max_age", String(maxAge));
     return new NativeResponse(null, {
       status: context.request.method === "GET" ? 302 : 303,
       headers: {
@@ -308,6 +362,13 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
           clockToleranceSeconds: clockTolerance,
         },
       ) as OAuthClaims;
+      if (pending.maxAge !== undefined) {
+        // The ID token's own auth_time: not one from userinfo, merged below.
+        checkAuthTime(claims, {
+          maxAge: pending.maxAuthAge ?? pending.maxAge,
+          clockTolerance,
+        });
+      }
       const wantsMore = scopes.includes("email") || scopes.includes("profile");
       if (
         wantsMore && claims.email === undefined &&
@@ -395,6 +456,7 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
       claims: options.mapClaims ? options.mapClaims(claims) : claims,
       tokens,
       returnTo: taken.returnTo,
+      maxAge: taken.maxAge,
     };
   }
 

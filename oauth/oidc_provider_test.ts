@@ -239,3 +239,41 @@ Deno.test("oidc-provider: discovery checks the issuer the document names", async
 globalThis.addEventListener("unload", () => {
   provider.stop();
 });
+
+Deno.test("oidc-provider: maxAge=0 with prompt=login asks for the login again, and the ID token's auth_time is checked", async () => {
+  const { app } = oauthApp({ issuer, ...CONFIDENTIAL_CLIENT });
+  const agent = agentFor(app);
+  // A first sign-in: the provider now has a session for alice.
+  const first = await agent.request(
+    await signInAtProvider(agent, await start(agent), APP_ORIGIN, "alice"),
+  );
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+
+  // Without max_age the provider answers from its session: no login page.
+  const silent = await agent.follow(await start(agent), APP_ORIGIN);
+  assert.equal(silent.url.origin, APP_ORIGIN);
+
+  // With max_age=0 and prompt=login it shows its login page again.
+  const reauth = await agent.request(
+    `${APP_ORIGIN}/login?maxAge=0&prompt=login`,
+  );
+  const authorizeUrl = new URL(reauth.headers.get("Location")!);
+  assert.equal(authorizeUrl.searchParams.get("max_age"), "0");
+  assert.equal(authorizeUrl.searchParams.get("prompt"), "login");
+  const page = await agent.follow(authorizeUrl, APP_ORIGIN);
+  assert.notEqual(page.url.origin, APP_ORIGIN);
+  assert.match(await page.response.text(), /name="login"/);
+  const callback = await signInAtProvider(
+    agent,
+    authorizeUrl.href,
+    APP_ORIGIN,
+    "alice",
+  );
+  const response = await agent.request(callback);
+  assert.equal(response.status, 200);
+  const result = await response.json();
+  assert.equal(result.maxAge, 0);
+  assert.equal(typeof result.claims.auth_time, "number");
+  assert.ok(Date.now() / 1000 - result.claims.auth_time < 30);
+});

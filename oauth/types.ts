@@ -99,6 +99,23 @@ export interface AuthorizeOptions {
   returnTo?: string;
   /** More authorization request parameters for this sign-in. */
   params?: Record<string, string>;
+  /**
+   * Seconds: ask the provider to authenticate the user again when their
+   * last sign-in there is older (sent as `max_age`, OpenID Connect Core
+   * §3.1.2.1; `0` always asks, like `prompt=login`, which you may send
+   * too in `params`). `callback()` then requires the ID token's
+   * `auth_time` and refuses it when older than `maxAuthAge` (default
+   * `maxAge`) plus `clockTolerance`, with reason `"auth_time"`: a
+   * provider that ignores `max_age` is caught. Needs the `openid` scope.
+   * Use it to re-authenticate a signed-in user ("sudo mode").
+   */
+  maxAge?: number;
+  /**
+   * Seconds: the oldest `auth_time` `callback()` accepts when `maxAge` is
+   * given, for the time a user may spend at the provider between signing
+   * in and coming back (a consent screen). Default `maxAge`.
+   */
+  maxAuthAge?: number;
 }
 
 /** What {@linkcode OAuthClient.callback} returns. */
@@ -109,6 +126,14 @@ export interface OAuthResult {
   tokens: OAuthTokens;
   /** The local path given to `authorize()`, if it was one. */
   returnTo: string | undefined;
+  /**
+   * The `maxAge` given to `authorize()` for this sign-in, when one was:
+   * its ID token's `auth_time` was checked (see `maxAuthAge`). An app
+   * that re-authenticates through its sign-in callback tells the two
+   * apart by it. (Optional in the type, so results made by hand, such as
+   * a test's stand-in client, need not set it.)
+   */
+  maxAge?: number;
 }
 
 /** A client for one provider; see the module docs. */

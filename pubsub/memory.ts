@@ -4,6 +4,7 @@
  * @module
  */
 
+import { countStoreCall } from "../store/observe.ts";
 import {
   type Backend,
   Hub,
@@ -21,6 +22,12 @@ interface Log {
 
 /** Every this many appends, topics whose events all expired are removed. */
 const SWEEP_EVERY = 1024;
+
+// Store calls as metrics count them (`store_operations_total`). The wait
+// for new events (`read`) is no call and is not counted.
+const APPEND = { store: "memory", what: "append" };
+const HEAD = { store: "memory", what: "head" };
+const RANGE = { store: "memory", what: "range" };
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/;
 
 /**
@@ -84,40 +91,45 @@ export function createMemoryPubSub(options: PubSubOptions = {}): PubSub {
     }));
   }
 
+  function append(topic: string, json: string): string {
+    let log = logs.get(topic);
+    if (log === undefined) {
+      logs.set(topic, log = { events: [], seq: floor });
+    }
+    const id = String(++log.seq);
+    log.events.push({ id, json, at: Date.now() });
+    if (log.events.length > settings.retainCount) {
+      log.events.splice(0, log.events.length - settings.retainCount);
+    }
+    if (++appends % SWEEP_EVERY === 0) {
+      const now = Date.now();
+      for (const [name, other] of logs) {
+        if (live(other, now).length === 0) {
+          floor = Math.max(floor, other.seq);
+          logs.delete(name);
+        }
+      }
+    }
+    appended?.();
+    return id;
+  }
+
   const backend: Backend = {
     store: "memory",
     start: "0",
     validId: (id) => DECIMAL.test(id),
     compare: (a, b) => Number(a) - Number(b),
-    append(topic, json) {
-      let log = logs.get(topic);
-      if (log === undefined) {
-        logs.set(topic, log = { events: [], seq: floor });
-      }
-      const id = String(++log.seq);
-      log.events.push({ id, json, at: Date.now() });
-      if (log.events.length > settings.retainCount) {
-        log.events.splice(0, log.events.length - settings.retainCount);
-      }
-      if (++appends % SWEEP_EVERY === 0) {
-        const now = Date.now();
-        for (const [name, other] of logs) {
-          if (live(other, now).length === 0) {
-            floor = Math.max(floor, other.seq);
-            logs.delete(name);
-          }
-        }
-      }
-      appended?.();
-      return Promise.resolve(id);
-    },
-    head(topic) {
-      const log = logs.get(topic);
-      return Promise.resolve(log === undefined ? undefined : String(log.seq));
-    },
-    range(topic, cursor, count) {
-      return Promise.resolve(after(topic, cursor, count));
-    },
+    append: (topic, json) =>
+      Promise.resolve(countStoreCall(APPEND, () => append(topic, json))),
+    head: (topic) =>
+      Promise.resolve(countStoreCall(HEAD, () => {
+        const log = logs.get(topic);
+        return log === undefined ? undefined : String(log.seq);
+      })),
+    range: (topic, cursor, count) =>
+      Promise.resolve(
+        countStoreCall(RANGE, () => after(topic, cursor, count)),
+      ),
     async read(cursors, signal) {
       while (!signal.aborted) {
         const batches: [string, StoredEvent[]][] = [];

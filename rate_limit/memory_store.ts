@@ -5,6 +5,7 @@
  * @module
  */
 
+import { countStoreCall, storeCallObservers } from "../store/observe.ts";
 import {
   algorithmOf,
   gcra,
@@ -54,6 +55,11 @@ export const DEFAULT_MAX_KEYS = 100_000;
 export const MAX_STORE_KEY_LENGTH = 512;
 // Once full, at most one sweep per second: a sweep walks every key.
 const FULL_SWEEP_INTERVAL_MS = 1000;
+
+// Store calls as metrics count them (`store_operations_total`), named as
+// the Redis and Deno KV stores name theirs.
+const HIT = { store: "memory", what: "rate limit" };
+const RESET = { store: "memory", what: "rate limit reset" };
 
 /**
  * Creates a store that keeps rate-limit state in this process. Answers
@@ -181,45 +187,55 @@ export function createMemoryRateLimitStore(
     return lockoutResult(true, 1, windowMs, policy);
   }
 
+  function hit(key: string, policy: RateLimitPolicy): RateLimitResult {
+    checkKey(key);
+    const algorithm = policy.algorithm;
+    if (algorithm !== undefined && algorithm !== "gcra") {
+      if (algorithm === "lockout") return hitLockout(key, policy);
+      algorithmOf(policy); // throws: an algorithm this store does not know
+    }
+    const now = Date.now();
+    const stored = arrivals.get(key);
+    const step = gcra(stored ?? 0, now, policy);
+    if (step.allowed) {
+      if (stored === undefined && !roomFor(now)) return full(now, policy);
+      arrivals.set(key, step.tat);
+      if (arrivals.size > sweepAt) sweep(now);
+    }
+    return resultOf(step.allowed, step.tat - now, policy);
+  }
+
+  function reset(key: string): void {
+    checkKey(key);
+    arrivals.delete(key);
+    counts.delete(key);
+  }
+
+  function giveBack(key: string, policy: RateLimitPolicy): void {
+    checkKey(key);
+    const now = Date.now();
+    if (algorithmOf(policy) === "lockout") {
+      const entry = counts.get(key);
+      if (entry === undefined) return;
+      if (entry.until <= now || entry.count <= 1) counts.delete(key);
+      else entry.count--;
+      return;
+    }
+    const tat = arrivals.get(key);
+    if (tat === undefined) return;
+    const back = gcraGiveBack(tat, now, policy);
+    if (back === 0) arrivals.delete(key);
+    else arrivals.set(key, back);
+  }
+
   return {
-    hit(key, policy) {
-      checkKey(key);
-      const algorithm = policy.algorithm;
-      if (algorithm !== undefined && algorithm !== "gcra") {
-        if (algorithm === "lockout") return hitLockout(key, policy);
-        algorithmOf(policy); // throws: an algorithm this store does not know
-      }
-      const now = Date.now();
-      const stored = arrivals.get(key);
-      const step = gcra(stored ?? 0, now, policy);
-      if (step.allowed) {
-        if (stored === undefined && !roomFor(now)) return full(now, policy);
-        arrivals.set(key, step.tat);
-        if (arrivals.size > sweepAt) sweep(now);
-      }
-      return resultOf(step.allowed, step.tat - now, policy);
-    },
-    reset(key) {
-      checkKey(key);
-      arrivals.delete(key);
-      counts.delete(key);
-    },
-    giveBack(key, policy) {
-      checkKey(key);
-      const now = Date.now();
-      if (algorithmOf(policy) === "lockout") {
-        const entry = counts.get(key);
-        if (entry === undefined) return;
-        if (entry.until <= now || entry.count <= 1) counts.delete(key);
-        else entry.count--;
-        return;
-      }
-      const tat = arrivals.get(key);
-      if (tat === undefined) return;
-      const back = gcraGiveBack(tat, now, policy);
-      if (back === 0) arrivals.delete(key);
-      else arrivals.set(key, back);
-    },
+    // A hit of every request: no closure unless observed.
+    hit: (key, policy) =>
+      storeCallObservers().length === 0
+        ? hit(key, policy)
+        : countStoreCall(HIT, () => hit(key, policy)),
+    reset: (key) => countStoreCall(RESET, () => reset(key)),
+    giveBack: (key, policy) => countStoreCall(HIT, () => giveBack(key, policy)),
     get size() {
       return arrivals.size + counts.size;
     },

@@ -104,8 +104,13 @@ function staticPrefix(form: Form): (string | undefined)[] {
  * fragment in the request target, which Bun keeps and the URL drops).
  */
 function doubtful(value: string): boolean {
-  return value === "." || value === ".." || value.includes("\\") ||
-    value.includes("\uFFFD") || value.includes("#");
+  // One pass over the characters: three `includes` calls cost Bun more
+  // than the loop over a short parameter.
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 0x5c || code === 0x23 || code === 0xfffd) return true;
+  }
+  return value === "." || value === "..";
 }
 
 /**

@@ -25,6 +25,8 @@ import type { Router, RouterOptions } from "./router_types.ts";
 
 /** `serve()` on Bun passes this function's result as `Bun.serve`'s `routes`. */
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+/** Marks those routes as taking Bun's server as their connection info. */
+const SERVER_INFO = Symbol.for("fetchkit.serve.bunServerInfo");
 /**
  * `serve()` on Node calls this function once when `fetch` is its handler,
  * then gives `fetch` an `info` that is a `StagedSink` too: it takes the
@@ -187,13 +189,19 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   // An internal hook, not enumerable: serve() on Bun hands these routes
   // to Bun's native router (see _native_routes.ts).
+  // The context finds the client through `info.requestIP(request)`, so
+  // serve() may give these routes Bun's server as their info (SERVER_INFO).
   Object.defineProperty(fetch, BUN_ROUTES, {
     value: () =>
-      nativeRoutes(
-        routes.registered,
-        answerMatched,
-        fetch as (request: Request, info: unknown) => Response,
-        answerMissed,
+      Object.defineProperty(
+        nativeRoutes(
+          routes.registered,
+          answerMatched,
+          fetch as (request: Request, info: unknown) => Response,
+          answerMissed,
+        ),
+        SERVER_INFO,
+        { value: true },
       ),
   });
   return { fetch, ...section("", routes.add).methods };

@@ -45,6 +45,13 @@ interface BunNamespace {
 }
 
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+/**
+ * Set to `true` on the routes a `BUN_ROUTES` hook gives when its functions
+ * find the client with `info.requestIP(request)` (as the router does):
+ * they then get Bun's server itself as the info (it has `requestIP` and no
+ * `remoteAddr`) instead of an info made per request.
+ */
+const SERVER_INFO = Symbol.for("fetchkit.serve.bunServerInfo");
 
 /** The second argument on Bun: the client address, read when asked. */
 class BunInfo {
@@ -103,10 +110,16 @@ function adaptRoutes(
   given: Record<string, unknown>,
   hooks: AdapterHooks,
 ): Record<string, unknown> {
+  // Routes that read the client from `requestIP(request)` (the router's)
+  // take Bun's server itself as their info, as Bun calls them: no object
+  // and no call of ours per request.
+  const serverInfo = (given as Record<symbol, unknown>)[SERVER_INFO] === true;
   const adapt = (inner: Inner) => {
     const tracked = hooks.wrap(inner);
-    return (request: Request, server: BunServer) =>
-      tracked(request, new BunInfo(server, request));
+    return serverInfo
+      ? tracked
+      : (request: Request, server: BunServer) =>
+        tracked(request, new BunInfo(server, request));
   };
   const routes: Record<string, unknown> = {};
   for (const [path, value] of Object.entries(given)) {

@@ -353,7 +353,10 @@ function checkOptions(options: ServeOptions): void {
  * `Bun.serve`'s `routes` (an internal hook for the router): its functions
  * (also those under a method) are called as the handler is, with the
  * request and the connection info, and their responses are tracked for
- * the shutdown as the handler's are.
+ * the shutdown as the handler's are. Routes marked with
+ * `Symbol.for("fetchkit.serve.bunServerInfo")` set to `true` (the
+ * router's) get Bun's server itself as that info: it has
+ * `requestIP(request)` and no `remoteAddr` (no info made per request).
  *
  * On Node, a handler with a function under
  * `Symbol.for("fetchkit.serve.nodeFetch")` (the router's `fetch`) has that

@@ -179,6 +179,58 @@ Deno.test({
 
 Deno.test({
   name:
+    "serve() on Bun: routes marked fetchkit.serve.bunServerInfo take Bun's server as their info, which finds the client by requestIP",
+  ignore: typeof (globalThis as { Bun?: unknown }).Bun === "undefined",
+  async fn() {
+    type Info = {
+      remoteAddr?: { hostname: string };
+      requestIP?(request: Request): { address: string } | null;
+    };
+    const seen: Info[] = [];
+    const answer = (request: Request, info: Info) => {
+      seen.push(info);
+      return new Response(
+        `${info.remoteAddr?.hostname} ${info.requestIP?.(request)?.address}`,
+      );
+    };
+    const handler = Object.assign(() => new Response("from the handler"), {
+      [Symbol.for("fetchkit.serve.bunRoutes")]: () =>
+        Object.defineProperty(
+          { "/shared": answer },
+          Symbol.for("fetchkit.serve.bunServerInfo"),
+          { value: true },
+        ),
+    });
+    const unmarked = Object.assign(() => new Response("from the handler"), {
+      [Symbol.for("fetchkit.serve.bunRoutes")]: () => ({ "/own": answer }),
+    });
+    const servers = [serve(handler, local), serve(unmarked, local)];
+    try {
+      const [a, b] = servers.map((server) =>
+        `http://127.0.0.1:${server.addr.port}`
+      );
+      for (let i = 0; i < 2; i++) {
+        assert.equal(
+          await (await fetch(`${a}/shared`)).text(),
+          "undefined 127.0.0.1",
+        );
+      }
+      assert.equal(seen[0], seen[1], "one info for both requests");
+      for (let i = 0; i < 2; i++) {
+        assert.equal(
+          await (await fetch(`${b}/own`)).text(),
+          "127.0.0.1 127.0.0.1",
+        );
+      }
+      assert.notEqual(seen[2], seen[3], "an info per request, unmarked");
+    } finally {
+      await Promise.all(servers.map((server) => server.shutdown()));
+    }
+  },
+});
+
+Deno.test({
+  name:
     "serve(): a client that never finishes its headers is cut (Node: headersTimeout; Bun: its own ~10 s)",
   // Deno's server has no such timeout (see the module docs).
   ignore: "Deno" in globalThis,

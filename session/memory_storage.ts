@@ -8,11 +8,13 @@ import {
   createIdSessionStorage,
   type SessionStore,
   type StoredRecord,
+  type StoreWrite,
   type UserIndex,
   type UserIndexEntry,
   userIndexOptions,
 } from "./_id_storage.ts";
 import type { SessionCookieOptions, UserSessionStorage } from "./storage.ts";
+import { countStoreCall, storeCallObservers } from "../store/observe.ts";
 
 export type { Session } from "./session.ts";
 export type { SessionData } from "./session.ts";
@@ -27,6 +29,15 @@ export type {
 
 /** Expired entries are swept after this many writes. */
 const SWEEP_EVERY = 1000;
+
+// Store calls as metrics count them (`store_operations_total`), named as
+// the Redis and Deno KV session storages name theirs.
+const READ = { store: "memory", what: "read session" };
+const SAVE = { store: "memory", what: "save session" };
+const DELETE = { store: "memory", what: "delete session" };
+const INDEX = { store: "memory", what: "index session" };
+const UNINDEX = { store: "memory", what: "unindex session" };
+const LIST = { store: "memory", what: "list user sessions" };
 
 /** Options of {@linkcode createMemorySessionStorage}. */
 export interface MemorySessionStorageOptions {
@@ -103,73 +114,102 @@ export function createMemorySessionStorage(
     }
   }
 
+  // Each call runs synchronously (nothing can run in between) and is
+  // counted as such; its promise is only the interface's.
+  function put(
+    userId: string,
+    id: string,
+    entry: UserIndexEntry,
+    { replaces, max }: { replaces?: string; max: number },
+  ): string[] {
+    let index = byUser.get(userId);
+    if (index === undefined) byUser.set(userId, index = new Map());
+    if (replaces !== undefined) index.delete(replaces);
+    const added = !index.has(id);
+    index.set(id, entry);
+    const evicted: string[] = [];
+    if (!added) return evicted;
+    const now = Date.now();
+    for (const [old, { e }] of index) if (e <= now) index.delete(old);
+    if (index.size > max) {
+      const oldest = [...index].sort(([, a], [, b]) => a.c - b.c)
+        .slice(0, index.size - max);
+      for (const [old] of oldest) {
+        index.delete(old);
+        evicted.push(old);
+      }
+    }
+    return evicted;
+  }
+
+  function unindex(userId: string, ids: readonly string[]): void {
+    const index = byUser.get(userId);
+    if (index !== undefined) {
+      for (const id of ids) index.delete(id);
+      if (index.size === 0) byUser.delete(userId);
+    }
+  }
+
+  function read(id: string): StoredRecord | null {
+    const entry = entries.get(id);
+    if (entry === undefined) return null;
+    if (entry.expiresAt <= Date.now()) {
+      entries.delete(id);
+      return null;
+    }
+    return { json: entry.json, version: entry };
+  }
+
+  function write(
+    { id, record, loaded, deleteId }: StoreWrite,
+  ): { version: unknown } | null {
+    // Synchronous check and write: nothing can run in between.
+    if (loaded === undefined) {
+      if (entries.has(id)) return null;
+    } else {
+      if (entries.get(loaded.id) !== loaded.version) return null;
+      if (id !== loaded.id && entries.has(id)) return null;
+    }
+    if (deleteId !== undefined) entries.delete(deleteId);
+    const entry = { json: JSON.stringify(record), expiresAt: record.e };
+    entries.set(id, entry);
+    if (++writes % SWEEP_EVERY === 0) sweep();
+    return { version: entry };
+  }
+
   const users: UserIndex = {
-    put(userId, id, entry, { replaces, max }) {
-      let index = byUser.get(userId);
-      if (index === undefined) byUser.set(userId, index = new Map());
-      if (replaces !== undefined) index.delete(replaces);
-      const added = !index.has(id);
-      index.set(id, entry);
-      const evicted: string[] = [];
-      if (!added) return Promise.resolve(evicted);
-      const now = Date.now();
-      for (const [old, { e }] of index) if (e <= now) index.delete(old);
-      if (index.size > max) {
-        const oldest = [...index].sort(([, a], [, b]) => a.c - b.c)
-          .slice(0, index.size - max);
-        for (const [old] of oldest) {
-          index.delete(old);
-          evicted.push(old);
-        }
-      }
-      return Promise.resolve(evicted);
-    },
-    remove(userId, ids) {
-      const index = byUser.get(userId);
-      if (index !== undefined) {
-        for (const id of ids) index.delete(id);
-        if (index.size === 0) byUser.delete(userId);
-      }
-      return Promise.resolve();
-    },
-    list(userId) {
-      return Promise.resolve(new Map(byUser.get(userId)));
-    },
+    put: (userId, id, entry, options) =>
+      settle(() =>
+        countStoreCall(INDEX, () => put(userId, id, entry, options))
+      ),
+    remove: (userId, ids) =>
+      settle(() => countStoreCall(UNINDEX, () => unindex(userId, ids))),
+    list: (userId) =>
+      settle(() => countStoreCall(LIST, () => new Map(byUser.get(userId)))),
   };
 
   const store: SessionStore & { users: UserIndex } = {
-    get(id) {
-      const entry = entries.get(id);
-      if (entry === undefined) return Promise.resolve(null);
-      if (entry.expiresAt <= Date.now()) {
-        entries.delete(id);
-        return Promise.resolve(null);
-      }
-      const stored: StoredRecord = { json: entry.json, version: entry };
-      return Promise.resolve(stored);
-    },
-    write({ id, record, loaded, deleteId }) {
-      // Synchronous check and write: nothing can run in between.
-      if (loaded === undefined) {
-        if (entries.has(id)) return Promise.resolve(null);
-      } else {
-        if (entries.get(loaded.id) !== loaded.version) {
-          return Promise.resolve(null);
-        }
-        if (id !== loaded.id && entries.has(id)) return Promise.resolve(null);
-      }
-      if (deleteId !== undefined) entries.delete(deleteId);
-      const entry = { json: JSON.stringify(record), expiresAt: record.e };
-      entries.set(id, entry);
-      if (++writes % SWEEP_EVERY === 0) sweep();
-      return Promise.resolve({ version: entry });
-    },
-    delete(id) {
-      entries.delete(id);
-      return Promise.resolve();
-    },
+    // The read of every request: no closure unless observed.
+    get: (id) =>
+      Promise.resolve(
+        storeCallObservers().length === 0
+          ? read(id)
+          : countStoreCall(READ, () => read(id)),
+      ),
+    write: (change) => settle(() => countStoreCall(SAVE, () => write(change))),
+    delete: (id) =>
+      settle(() => countStoreCall(DELETE, () => void entries.delete(id))),
     users,
   };
 
   return createIdSessionStorage(options?.cookie, store, indexOptions);
+}
+
+/** `call()`'s value as a promise, or its throw as a rejected one. */
+function settle<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -35,10 +35,12 @@ export {
   type WithTimeoutOptions,
 } from "./timeout.ts";
 export {
+  countStoreCall,
   observeStoreCalls,
   type StoreCallObserver,
   storeCallObservers,
   type StoreCallOutcome,
+  storeCallOutcome,
 } from "./observe.ts";
 export {
   setStoreCallHook,

@@ -6,7 +6,7 @@
 
 import { StoreUnavailableError, toStoreError } from "./errors.ts";
 import { storeCallHook } from "./trace.ts";
-import { notifyStoreCall, storeCallObservers } from "./observe.ts";
+import { countStoreCall, markTimedOut, storeCallObservers } from "./observe.ts";
 
 /** Options of {@linkcode withTimeout}. */
 export interface WithTimeoutOptions {
@@ -53,27 +53,8 @@ export function withTimeout<T>(
 ): Promise<T> {
   if (storeCallObservers().length === 0) return timed(operation, ms, options);
   // Observers (metrics) are told how each call ended and how long it took.
-  const start = performance.now();
-  const seconds = () => (performance.now() - start) / 1000;
-  return timed(operation, ms, options).then((value) => {
-    notifyStoreCall(options, "ok", seconds());
-    return value;
-  }, (error) => {
-    notifyStoreCall(
-      options,
-      timedOut.has(error)
-        ? "timeout"
-        : error instanceof StoreUnavailableError
-        ? "unavailable"
-        : "error",
-      seconds(),
-    );
-    throw error;
-  });
+  return countStoreCall(options, () => timed(operation, ms, options));
 }
-
-/** The errors `withTimeout` made because a call took too long. */
-const timedOut = new WeakSet<object>();
 
 function timed<T>(
   operation: () => Promise<T>,
@@ -104,8 +85,7 @@ function timed<T>(
           `${store} did not answer within ${ms} ms` +
             (what === undefined ? "" : ` (${what})`),
         );
-        timedOut.add(error);
-        reject(error);
+        reject(markTimedOut(error));
       },
     };
     const queue = watch(ms, waiting);

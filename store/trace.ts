@@ -10,7 +10,7 @@
 
 /** What a store call is, for the hook. */
 export interface StoreCall {
-  /** The store's name: `"Redis"`, `"Deno KV"`, `"memory"`. */
+  /** The store's name: `"Redis"`, `"Deno KV"`, `"memory"`, `"S3"`. */
   store: string;
   /** What the call does: `"read session"`. */
   what?: string;

@@ -21,7 +21,7 @@
  * ```sh
  * deno run -A bench/runtimes/inprocess_instructions.ts [--requests=20000]
  *   [--runtimes=deno,node,bun] [--scenarios=static,404] [--base=<dir>]
- *   [--serve] [--warm=3000]
+ *   [--serve] [--warm=3000] [--threads=main]
  * ```
  *
  * @module
@@ -47,6 +47,9 @@ const scenarios = SCENARIOS.filter((scenario) =>
 );
 const baseRoot = args.get("base");
 const overHttp = args.has("serve");
+// `--threads=main`: count the main thread only (as instructions.ts does),
+// not the JIT compiler's and GC's helper threads, whose share moves.
+const mainThread = args.get("threads") === "main";
 // `--only=base` counts the base checkout alone (to run it beside a
 // separate count of ours, on a machine with cores to spare).
 const only = args.get("only");
@@ -182,6 +185,7 @@ async function count(command: string[]): Promise<Map<string, number>> {
       "--tool=callgrind",
       "--smc-check=all-non-file",
       "--instr-atstart=no",
+      ...(mainThread ? ["--separate-threads=yes"] : []),
       `--callgrind-out-file=${file}`,
       ...command,
       String(requests),
@@ -213,6 +217,7 @@ async function count(command: string[]): Promise<Map<string, number>> {
         await send("go");
         if (await line() !== "done") throw new Error("expected done");
       },
+      { thread: mainThread ? 1 : undefined },
     );
     counts.set(scenario.name, total / requests);
     await send("next");

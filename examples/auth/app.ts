@@ -57,6 +57,8 @@ import { adminController } from "./controllers/admin.ts";
 import { authController } from "./controllers/auth.ts";
 import { oauthController } from "./controllers/oauth.ts";
 import { createIdentityStore, type OAuthProvider } from "./oauth.ts";
+import { createProviderClients } from "./oauth_clients.ts";
+import { createProviderConfirm } from "./controllers/confirm_provider.ts";
 import {
   errorPages,
   loadUser,
@@ -240,6 +242,17 @@ export async function createApp(options: AppOptions): Promise<Router> {
     await deviceSessions?.destroyUserSessions(String(userId), { except });
   };
   const identities = createIdentityStore(kv);
+  // One client per provider, for signing in and for "Confirm with <provider>".
+  const oauthClients = createProviderClients(
+    options.oauthProviders ?? [],
+    options.publicUrl ?? "http://127.0.0.1:8000",
+  );
+  const providerConfirm = createProviderConfirm({
+    clients: oauthClients,
+    identities,
+    passkeyStore,
+    limits,
+  });
   const resetTokens = createResetTokens(kv, { ttlMs: options.resetTtlMs });
   const userMailJobs = createUserMailJobs(kv);
   const emailLinks = createEmailLinks(kv, { ttlMs: options.emailLinkTtlMs });
@@ -385,6 +398,7 @@ export async function createApp(options: AppOptions): Promise<Router> {
       passkeys,
       limits,
       addressLimit: options.loginAddressLimit,
+      providerConfirm,
     }),
   );
   router.map(
@@ -424,6 +438,8 @@ export async function createApp(options: AppOptions): Promise<Router> {
       publicUrl: options.publicUrl ?? "http://127.0.0.1:8000",
       limits,
       twoFactor,
+      clients: oauthClients,
+      confirm: providerConfirm,
     }),
   );
   router.map(

@@ -212,6 +212,14 @@ export interface IdentityStore {
   /** Links `sub` at `provider` to `userId`; `false` when already linked. */
   link(provider: ProviderId, sub: string, userId: number): Promise<boolean>;
   /**
+   * The identities linked to `userId` (the confirm page offers their
+   * providers). Reads every identity, as `unlinkUser` does: there is no
+   * index by user; an app with many users would keep one with `link`.
+   */
+  listByUser(
+    userId: number,
+  ): Promise<{ provider: ProviderId; sub: string }[]>;
+  /**
    * Removes every identity linked to `userId` (account deletion); how
    * many. Reads every identity: there is no index by user, and this runs
    * once per deleted account.
@@ -236,6 +244,17 @@ export function createIdentityStore(kv: Deno.Kv): IdentityStore {
         .set(key(provider, sub), userId)
         .commit();
       return result.ok;
+    },
+    async listByUser(userId) {
+      const found: { provider: ProviderId; sub: string }[] = [];
+      for await (
+        const entry of kv.list<number>({ prefix: ["oauth_identities"] })
+      ) {
+        if (entry.value !== userId) continue;
+        const [, provider, sub] = entry.key as [string, ProviderId, string];
+        found.push({ provider, sub });
+      }
+      return found;
     },
     async unlinkUser(userId) {
       let removed = 0;

@@ -1,14 +1,15 @@
 /**
  * Re-authentication in the app: `confirmFirst()` guards a route with
  * `requireReauth()` (a confirmation at most 10 minutes old, made on
- * `/auth/confirm` with the password or a passkey). It runs after
+ * `/auth/confirm` with the password, a passkey, or a sign-in again at a
+ * linked provider). It runs after
  * `requireAuth()`; a page without a fresh confirmation goes to the confirm
  * page and comes back to `returnTo`, a JSON request (the passkey script)
  * gets `401` with the confirm page's URL, which the script opens.
  *
- * Guarded: enabling and disabling two-factor authentication, adding a
- * passkey; changing the email or password and deleting the account use
- * it too.
+ * Guarded: enabling and disabling two-factor authentication, making new
+ * backup codes, adding a passkey; changing the email or password and
+ * deleting the account use it too.
  *
  * @module
  */

@@ -73,6 +73,8 @@ export const routes = route({
       pattern: "/auth/confirm/passkey/options",
     },
     passkey: { method: "POST", pattern: "/auth/confirm/passkey" },
+    /** "Confirm with <provider>": on to the provider's sign-in. */
+    provider: { method: "POST", pattern: "/auth/confirm/provider/:provider" },
   }),
   /** Two-factor: the sign-in's second step, and the profile's page. */
   twoFactor: route({
@@ -81,6 +83,11 @@ export const routes = route({
     show: { method: "GET", pattern: "/profile/two-factor" },
     enable: { method: "POST", pattern: "/profile/two-factor" },
     disable: { method: "DELETE", pattern: "/profile/two-factor" },
+    /** "Make new backup codes" (the security page's form). */
+    backupCodes: {
+      method: "POST",
+      pattern: "/profile/two-factor/backup-codes",
+    },
   }),
   /** The security page: two-factor state, backup codes, devices. */
   security: { method: "GET", pattern: "/profile/security" },

@@ -8,6 +8,7 @@
  * | a code works once | the step of the last accepted code is stored (`lastStep`) and `verifyTotp()` refuses that step and earlier ones; the store's compare-and-set makes two requests with one code race to one winner |
  * | clock drift | codes one step (30 s) either side of now are accepted |
  * | backup codes | 10, shown once when 2FA is turned on; only their PBKDF2 hashes are stored (`hashBackupCode()`), and a used one is deleted (compare-and-set: used twice at once, one wins) |
+ * | new backup codes | `replaceBackupCodes()` swaps all the hashes at once (compare-and-set: a code used meanwhile cannot come back); the new codes are shown once, the old ones stop working |
  * | wrong codes | 5 attempts per account in 15 minutes, then the step is locked (`429` with `Retry-After`), and failures count against the client address's login budget, as passwords do (`controllers/two_factor.ts`) |
  * | pending sign-in | a correct password leaves the session not signed in, holding only the user's id and the time; after 5 minutes it is refused and the user logs in again |
  * | passkeys | a passkey sign-in skips this step: the device and its fingerprint, face or PIN are already two factors |
@@ -64,6 +65,11 @@ export interface TwoFactorStore {
   ): Promise<TwoFactorRecord>;
   /** Turns 2FA off; `false` when it was not on. */
   disable(userId: number): Promise<boolean>;
+  /**
+   * Replaces every backup code with `codes` (stored hashed): the old ones
+   * stop working. `false` when 2FA is not on.
+   */
+  replaceBackupCodes(userId: number, codes: string[]): Promise<boolean>;
   /**
    * Checks a code typed by the user, a TOTP code or a backup code, and
    * uses it up when it is right.
@@ -153,6 +159,19 @@ export function createTwoFactorStore(kv: Deno.Kv): TwoFactorStore {
       };
       await kv.set(key(userId), record);
       return record;
+    },
+    async replaceBackupCodes(userId, codes) {
+      const hashes = await Promise.all(codes.map(hashBackupCode));
+      while (true) {
+        const entry = await kv.get<TwoFactorRecord>(key(userId));
+        if (entry.value === null) return false;
+        const result = await kv.atomic().check(entry).set(key(userId), {
+          ...entry.value,
+          backupCodes: hashes,
+        }).commit();
+        if (result.ok) return true;
+        // Changed meanwhile (a code used, a sign-in step): again.
+      }
     },
     async disable(userId) {
       const entry = await kv.get(key(userId));

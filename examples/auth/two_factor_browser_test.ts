@@ -172,7 +172,22 @@ Deno.test({
       await page.getByRole("button", { name: "Confirm" }).click();
       await page.waitForURL(`${base}/profile/two-factor`);
       await shot("two-factor-manage");
-      await page.fill("#code", codes[0]);
+
+      // New backup codes from the security page (confirmed just now):
+      // shown once, and they replace the old ones.
+      await page.goto(`${base}/profile/security`);
+      await page.getByRole("button", { name: "Make new backup codes" }).click();
+      await page.waitForURL(`${base}/profile/two-factor/backup-codes`);
+      const fresh = (await page.locator("#backup-codes li").allTextContents())
+        .map((code) => code.trim());
+      assert.equal(fresh.length, 10);
+      assert.ok(!fresh.includes(codes[1]));
+      await shot("two-factor-new-backup-codes");
+      await page.goto(`${base}/profile/two-factor`);
+      await page.fill("#code", codes[1]);
+      await page.getByRole("button", { name: "Turn off" }).click();
+      assert.match(await textOf(page, "#code-error"), /not right/);
+      await page.fill("#code", fresh[0]);
       await page.getByRole("button", { name: "Turn off" }).click();
       await page.waitForURL(`${base}/profile/security`);
       assert.match(await textOf(page, ".flash.notice"), /is off/);

@@ -1,6 +1,7 @@
 /**
  * Re-authentication: `/auth/confirm` asks the signed-in user for their
- * password again, or a passkey of their account, and marks the session
+ * password again, a passkey of their account, or to sign in again at a
+ * provider linked to it (`confirm_provider.ts`), and marks the session
  * (`markReauthenticated()`) so the pages behind `confirmFirst()` let it
  * through for 10 minutes.
  *
@@ -11,6 +12,7 @@
  * | `POST /auth/confirm` | it does not | the page again, `422`, "That password is not right" |
  * | `POST /auth/confirm` | the 6th try in 15 minutes | `429` with `Retry-After` |
  * | `POST /auth/confirm/passkey/options`, `/auth/confirm/passkey` | a passkey of this account | marked, `{ location: returnTo }` |
+ * | `POST /auth/confirm/provider/:provider` | a provider linked to this account | on to the provider (see `confirm_provider.ts`) |
  *
  * Wrong passwords count as login attempts do: 5 per account in 15
  * minutes (a lockout of this form only, not of the login), and against
@@ -44,6 +46,8 @@ import { confirmPage } from "../views/confirm.ts";
 import { tooManyAttempts } from "./auth.ts";
 import { field } from "./fields.ts";
 import { AUTH_FORM_LIMITS } from "./forms.ts";
+import type { ProviderConfirm } from "./confirm_provider.ts";
+import { notFoundPage } from "../views/errors.ts";
 
 /** What the confirm controller works with. */
 export interface ConfirmDeps {
@@ -53,6 +57,8 @@ export interface ConfirmDeps {
   limits: RateLimitStore;
   /** Failed logins per client address per hour. Default 100. */
   addressLimit?: number;
+  /** "Confirm with <provider>" (none without providers). */
+  providerConfirm?: ProviderConfirm;
 }
 
 export const WRONG_PASSWORD =
@@ -80,6 +86,7 @@ export function confirmController(
       returnTo: returnToOf(context),
       hasPassword: !user.passwordUnusable,
       hasPasskeys: keys.length > 0,
+      providers: await deps.providerConfirm?.linked(user),
       nonce: context.get(CspNonce),
       ...options,
     });
@@ -114,8 +121,13 @@ export function confirmController(
     return limits.perEmail.reset(`confirm:${user.id}`);
   }
 
+  const providerConfirm = deps.providerConfirm;
   return {
     actions: {
+      provider: providerConfirm?.start ?? {
+        middleware: members,
+        handler: (context) => notFoundPage(context.get(CurrentUser)),
+      },
       index: {
         middleware: members,
         handler: (context) =>

@@ -10,6 +10,9 @@
  * | guest | `GET /auth/oauth/:provider/callback`    | verified email, no account             | user made from the claims, linked, signed in  |
  * | guest | `GET /auth/oauth/:provider/callback`    | email unverified or missing            | `403` login page saying why                   |
  * | guest | `GET /auth/oauth/:provider/callback`    | state, iss, code or ID token refused   | `400` login page naming what failed           |
+ * | user  | `GET /auth/oauth/:provider/callback`    | "Confirm with <provider>" under way    | finished by `confirm_provider.ts` (its table) |
+ * | user  | `GET /auth/oauth/:provider/callback`    | a sign-in started before signing in    | `302` → dashboard, nothing marked             |
+ * | user  | `GET /auth/oauth/:provider`             | any                                    | `302` → dashboard                             |
  * | any   | either                                  | provider down or answering nonsense    | `502` login page naming the provider          |
  * | any   | either                                  | provider not configured                | `404`                                         |
  * | any   | either                                  | over 30 requests per address in 15 min (15 sign-ins) | `429` login page, `Retry-After` |
@@ -28,7 +31,9 @@
  * registered it). This is the rule of Better Auth, Auth.js and Django
  * allauth.
  *
- * Signed-in users are sent to their dashboard, as on the login page. The
+ * Signed-in users starting a sign-in are sent to their dashboard, as on
+ * the login page; the callback is shared with "Confirm with <provider>"
+ * (one callback URL is registered with each provider). The
  * callback answers a page rather than throwing, so the session saves the
  * used sign-in's removal (see `@fetchkit/toolkit/oauth`).
  *
@@ -38,20 +43,21 @@ import type {
   Controller,
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
-import {
-  createOAuthClient,
-  type OAuthClaims,
-  type OAuthClient,
-  OAuthError,
-} from "@fetchkit/toolkit/oauth";
+import { type OAuthClaims, OAuthError } from "@fetchkit/toolkit/oauth";
 import {
   rateLimit,
   type RateLimitStore,
 } from "@fetchkit/toolkit/rate-limit-middleware";
 import { redirect } from "@fetchkit/toolkit/response/redirect";
 import { HttpError } from "@fetchkit/toolkit/http-error";
-import { Session } from "../context.ts";
+import { CurrentUser, Session } from "../context.ts";
 import { requireGuest } from "../middleware.ts";
+import {
+  createProviderClients,
+  type ProviderClient,
+  type ProviderClients,
+} from "../oauth_clients.ts";
+import type { ProviderConfirm } from "./confirm_provider.ts";
 import type { IdentityStore, OAuthProvider, ProviderId } from "../oauth.ts";
 import type { Passwords } from "../passwords.ts";
 import { signIn } from "../sign_in.ts";
@@ -79,6 +85,14 @@ export interface OAuthDeps {
   limits: RateLimitStore;
   /** Users with two-factor authentication on get a second step. */
   twoFactor?: TwoFactorStore;
+  /** The providers' clients, when shared (default: made here). */
+  clients?: ProviderClients;
+  /**
+   * Finishes "Confirm with <provider>" for a signed-in user on the
+   * callback (`controllers/confirm_provider.ts`); without it a signed-in
+   * user's callback goes to the dashboard.
+   */
+  confirm?: ProviderConfirm;
 }
 
 /** Why an unverified email cannot sign in (shown on the login page). */
@@ -105,21 +119,8 @@ export function oauthController(
 ): Controller<typeof routes.oauth> {
   const { users, identities } = deps;
   const buttons = deps.providers.map(({ id, name }) => ({ id, name }));
-  const clients = new Map<
-    string,
-    { provider: OAuthProvider; client: OAuthClient }
-  >();
-  for (const provider of deps.providers) {
-    clients.set(provider.id, {
-      provider,
-      client: createOAuthClient({
-        ...provider.options,
-        redirectUri: deps.publicUrl +
-          routes.oauth.callback.href({ provider: provider.id }),
-        session: Session,
-      }),
-    });
-  }
+  const clients = deps.clients ??
+    createProviderClients(deps.providers, deps.publicUrl);
   const clientOf = (context: RequestContext) =>
     clients.get(context.params.provider ?? "");
   const refuse = (error: string, status: number) =>
@@ -221,56 +222,73 @@ export function oauthController(
   }
 
   return {
-    middleware: [requireGuest(), perAddress],
+    middleware: [perAddress],
     actions: {
-      async start(context) {
-        const entry = clientOf(context);
-        if (!entry) return notFoundPage(undefined);
-        const returnTo = context.url.searchParams.get("returnTo");
-        try {
-          return await entry.client.authorize(context, {
-            returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
-          });
-        } catch (error) {
-          return unreachable(entry.provider, error);
-        }
+      start: {
+        middleware: [requireGuest()],
+        handler: start,
       },
       async callback(context) {
         const entry = clientOf(context);
         if (!entry) return notFoundPage(undefined);
-        const { provider, client } = entry;
-        let result;
-        try {
-          result = await client.callback(context);
-        } catch (error) {
-          if (!(error instanceof OAuthError)) {
-            return unreachable(provider, error);
-          }
-          const message = error.providerError === "access_denied"
-            ? `Sign-in with ${provider.name} was cancelled.`
-            : `Sign-in with ${provider.name} failed: ${error.message}`;
-          return refuse(message, 400);
+        // A signed-in user comes back from "Confirm with <provider>".
+        if (context.get(CurrentUser)) {
+          if (!deps.confirm) return redirect(routes.dashboard.href());
+          return await deps.confirm.finish(context, entry);
         }
-        const outcome = await userFor(
-          provider.id,
-          provider.name,
-          result.claims,
-        );
-        if ("refused" in outcome) return refuse(outcome.refused, 403);
-        // Two-factor authentication asks for its code after a provider too.
-        if (await deps.twoFactor?.get(outcome.user.id)) {
-          if (outcome.notice) {
-            context.get(Session)!.flash("notice", outcome.notice);
-          }
-          return startTwoFactor(context, outcome.user, result.returnTo);
-        }
-        const session = context.get(Session)!;
-        // A new id (against session fixation) and the user's current
-        // generation.
-        signIn(session, outcome.user);
-        if (outcome.notice) session.flash("notice", outcome.notice);
-        return redirect(safeReturnTo(result.returnTo), 303);
+        return await signInCallback(context, entry);
       },
     },
   };
+
+  async function start(context: RequestContext): Promise<Response> {
+    const entry = clientOf(context);
+    if (!entry) return notFoundPage(undefined);
+    const returnTo = context.url.searchParams.get("returnTo");
+    try {
+      return await entry.client.authorize(context, {
+        returnTo: returnTo === null ? undefined : safeReturnTo(returnTo),
+      });
+    } catch (error) {
+      return unreachable(entry.provider, error);
+    }
+  }
+
+  async function signInCallback(
+    context: RequestContext,
+    entry: ProviderClient,
+  ): Promise<Response> {
+    const { provider, client } = entry;
+    let result;
+    try {
+      result = await client.callback(context);
+    } catch (error) {
+      if (!(error instanceof OAuthError)) {
+        return unreachable(provider, error);
+      }
+      const message = error.providerError === "access_denied"
+        ? `Sign-in with ${provider.name} was cancelled.`
+        : `Sign-in with ${provider.name} failed: ${error.message}`;
+      return refuse(message, 400);
+    }
+    const outcome = await userFor(
+      provider.id,
+      provider.name,
+      result.claims,
+    );
+    if ("refused" in outcome) return refuse(outcome.refused, 403);
+    // Two-factor authentication asks for its code after a provider too.
+    if (await deps.twoFactor?.get(outcome.user.id)) {
+      if (outcome.notice) {
+        context.get(Session)!.flash("notice", outcome.notice);
+      }
+      return startTwoFactor(context, outcome.user, result.returnTo);
+    }
+    const session = context.get(Session)!;
+    // A new id (against session fixation) and the user's current
+    // generation.
+    signIn(session, outcome.user);
+    if (outcome.notice) session.flash("notice", outcome.notice);
+    return redirect(safeReturnTo(result.returnTo), 303);
+  }
 }

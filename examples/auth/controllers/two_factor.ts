@@ -14,6 +14,9 @@
  * | `POST /profile/two-factor` | the app's current code | 2FA on; the 10 backup codes, shown once |
  * | `GET /profile/two-factor` | 2FA on | its state, and "Turn off" |
  * | `DELETE /profile/two-factor` | a current code or a backup code | 2FA off, every other session ended (the user's generation, and the storage's session index), `303` → security |
+ * | `POST /profile/two-factor/backup-codes` | confirmed in the last 10 minutes, 2FA on | 10 new backup codes replace all the old ones (which stop working), shown once |
+ * | `POST /profile/two-factor/backup-codes` | not confirmed | `303` → confirm page, back to the security page |
+ * | `POST /profile/two-factor/backup-codes` | 2FA off | `303` → `/profile/two-factor` |
  *
  * The rules (one use per code, backup codes, limits) are in
  * `two_factor.ts`. The wrong-code limits are the login's
@@ -262,6 +265,18 @@ export function twoFactorController(
           });
           session.unset("totpSetup");
           return backupCodesPage(user, codes);
+        },
+      },
+      backupCodes: {
+        // A form post: after confirming, back to the page with the button.
+        middleware: [requireAuth(), confirmFirst(routes.security.href())],
+        async handler(context) {
+          const user = context.get(CurrentUser)!;
+          const codes = createBackupCodes(BACKUP_CODE_COUNT);
+          if (!(await store.replaceBackupCodes(user.id, codes))) {
+            return redirect(routes.twoFactor.show.href(), 303);
+          }
+          return backupCodesPage(user, codes, { replaced: true });
         },
       },
       disable: {

@@ -1,14 +1,18 @@
 /**
- * The confirm page (`/auth/confirm`): the password again, or a passkey of
- * the account, before a sensitive change. The passkey part is the login
- * page's script (`public/passkeys.js`) pointed at the confirm endpoints;
- * without JavaScript the password form still works.
+ * The confirm page (`/auth/confirm`): the password again, a passkey of
+ * the account, or "Confirm with <provider>" for each provider linked to
+ * it, before a sensitive change. The passkey part is the login page's
+ * script (`public/passkeys.js`) pointed at the confirm endpoints; without
+ * JavaScript the password form and the provider buttons (plain forms)
+ * still work. An account with none of the three is told to set a password
+ * with "Forgot password?".
  *
  * @module
  */
 import { html, type SafeHtml } from "@fetchkit/toolkit/html-template";
 import { routes } from "../routes.ts";
 import type { User } from "../users.ts";
+import type { ProviderButton } from "./oauth.ts";
 import { passkeyScript } from "./passkeys.ts";
 import { page } from "./layout.ts";
 
@@ -20,6 +24,8 @@ export interface ConfirmPage {
   hasPassword: boolean;
   /** Whether the account has passkeys (then offered, with a nonce). */
   hasPasskeys: boolean;
+  /** The providers linked to the account that can confirm. */
+  providers?: readonly ProviderButton[];
   nonce?: string;
   error?: string;
   status?: number;
@@ -53,6 +59,31 @@ function passkeyPart(options: ConfirmPage): SafeHtml | null {
   `;
 }
 
+function providerPart(options: ConfirmPage): SafeHtml | null {
+  const providers = options.providers ?? [];
+  if (providers.length === 0) return null;
+  const alone = !options.hasPassword && !options.hasPasskeys;
+  return html`
+    <section class="card confirm-providers" aria-labelledby="provider-heading">
+      <h2 id="provider-heading">${alone
+        ? "Confirm with your provider"
+        : "Or confirm with your provider"}</h2>
+      <p>You sign in there again, even if you are signed in there already.</p>
+      ${providers.map((provider) =>
+        html`
+          <form method="post" action="${withReturnTo(
+            routes.confirm.provider.href({ provider: provider.id }),
+            options.returnTo,
+          )}">
+            <button type="submit" class="secondary">Confirm with ${provider
+              .name}</button>
+          </form>
+        `
+      )}
+    </section>
+  `;
+}
+
 /** `GET /auth/confirm`. */
 export function confirmPage(user: User, options: ConfirmPage): Response {
   const form = options.hasPassword
@@ -71,7 +102,7 @@ export function confirmPage(user: User, options: ConfirmPage): Response {
           .href()}">Forgot password?</a></p>
       </form>
     `
-    : options.hasPasskeys
+    : options.hasPasskeys || (options.providers ?? []).length > 0
     ? null
     : html`
       <p
@@ -89,6 +120,7 @@ export function confirmPage(user: User, options: ConfirmPage): Response {
         You will not be asked again for 10 minutes.</p>
       ${form}
       ${passkeyPart(options)}
+      ${providerPart(options)}
       ${options.hasPasskeys && !options.hasPassword
         ? html`<noscript><p>Confirming with a passkey needs JavaScript.</p></noscript>`
         : null}

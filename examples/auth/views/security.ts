@@ -1,7 +1,8 @@
 /**
- * The security page (`/profile/security`): two-factor state and backup
- * codes left, passkeys, and the sections other parts add (the devices
- * signed in).
+ * The security page (`/profile/security`): two-factor state, backup
+ * codes left and "Make new backup codes" (a form; re-authentication
+ * first), passkeys, and the sections other parts add (the devices signed
+ * in).
  *
  * @module
  */
@@ -37,10 +38,15 @@ function twoFactorSection(state: SecurityPage["twoFactor"]): SafeHtml {
         )}</time>. Backup codes left: <strong id="backup-codes-left">${state
         .backupCodesLeft}</strong>.</p>
       ${state.backupCodesLeft <= 3
-        ? html`<p>Few backup codes are left: turn two-factor authentication off and on again for 10 new ones.</p>`
+        ? html`<p>Few backup codes are left: make new ones below.</p>`
         : null}
       <p><a href="${routes.twoFactor.show
         .href()}">Manage two-factor authentication</a></p>
+      <form method="post" action="${routes.twoFactor.backupCodes
+        .href()}">
+        <p>Lost your backup codes, or used most of them? New ones replace them all; the old ones stop working.</p>
+        <button type="submit" class="secondary">Make new backup codes</button>
+      </form>
     `;
   return html`
     <section class="card" aria-labelledby="two-factor-heading">

@@ -87,11 +87,17 @@ export function setupPage(user: User, options: SetupPage): Response {
 }
 
 /** `POST /profile/two-factor` that worked: the backup codes, this once. */
-export function backupCodesPage(user: User, codes: string[]): Response {
+export function backupCodesPage(
+  user: User,
+  codes: string[],
+  options: { replaced?: boolean } = {},
+): Response {
   return page(
     html`
       <section class="card" aria-labelledby="codes-heading">
-        <h2 id="codes-heading">Save your backup codes</h2>
+        <h2 id="codes-heading">${options.replaced
+          ? "Save your new backup codes"
+          : "Save your backup codes"}</h2>
         <p>If you lose your phone, each of these codes signs you in once instead of a code from the app.
           <strong>This is the only time they are shown:</strong> print them or keep them in a password manager.</p>
         <ol id="backup-codes">${codes.map((code) =>
@@ -101,12 +107,19 @@ export function backupCodesPage(user: User, codes: string[]): Response {
           .href()}">I saved them: go to security</a></p>
       </section>
     `,
-    {
-      title: "Two-factor authentication is on",
-      user,
-      notice:
-        "Two-factor authentication is on. You will type a code from your app after your password.",
-    },
+    options.replaced
+      ? {
+        title: "New backup codes",
+        user,
+        notice:
+          "You have 10 new backup codes. The old ones no longer work, used or not.",
+      }
+      : {
+        title: "Two-factor authentication is on",
+        user,
+        notice:
+          "Two-factor authentication is on. You will type a code from your app after your password.",
+      },
   );
 }
 
