@@ -42,21 +42,25 @@ export async function dumpTotal(file: string): Promise<number> {
 
 /**
  * Instructions of process `pid` while `work` runs (counters zeroed, counting
- * on, `work`, counting off, dumped to `dump`), and what `work` gave.
+ * on, `work`, counting off, dumped to `dump`), what `work` gave, and the
+ * seconds counting was on.
  */
 export async function countWhile<T>(
   pid: number,
   dump: string,
   work: () => Promise<T>,
   options: { thread?: number } = {},
-): Promise<{ total: number; result: T }> {
+): Promise<{ total: number; result: T; seconds: number }> {
   await callgrindControl(pid, "--zero");
+  const begun = performance.now();
   await callgrindControl(pid, "--instr=on");
   const result = await work();
   await callgrindControl(pid, "--instr=off");
+  // How long counting was on (at most: both control calls included).
+  const seconds = (performance.now() - begun) / 1000;
   await callgrindControl(pid, "--dump");
   if (options.thread === undefined) {
-    return { total: await dumpTotal(dump), result };
+    return { total: await dumpTotal(dump), result, seconds };
   }
   // Under `--separate-threads=yes` each thread's dump is a file of its
   // own, `<dump>-01` for the first (the one running JavaScript and, on
@@ -71,5 +75,5 @@ export async function countWhile<T>(
       await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
     }
   }
-  return { total, result };
+  return { total, result, seconds };
 }

@@ -156,6 +156,77 @@ export async function wrkRun(
   };
 }
 
+/**
+ * One `wrk -t1 -c<connections>` run that ends at the `requests`-th answer
+ * (a Lua `response()` that counts and exits), or after `seconds` if that
+ * comes first: a window measured by answers, not by time, so that a
+ * server starved of CPU (under valgrind on a loaded machine) answers late
+ * instead of not at all. `script` (a wrk Lua file setting `wrk.method`,
+ * body, headers) is prepended. Gives the answers counted and how many
+ * were not `status`; up to `connections - 1` requests are still in flight
+ * when it ends.
+ */
+export async function wrkCount(
+  url: string,
+  options: {
+    requests: number;
+    seconds: number;
+    connections?: number;
+    script?: string;
+    status?: number;
+    /** Where to write the Lua script (a file of this name is replaced). */
+    scriptFile: string;
+  },
+): Promise<{ total: number; unexpected: number; complete: boolean }> {
+  const prefix = options.script === undefined
+    ? ""
+    : await Deno.readTextFile(options.script);
+  await Deno.writeTextFile(
+    options.scriptFile,
+    `${prefix}
+local answered, unexpected = 0, 0
+function response(status, headers, body)
+  answered = answered + 1
+  if status ~= ${options.status ?? 200} then unexpected = unexpected + 1 end
+  if answered >= ${options.requests} then
+    io.write(string.format("answered %d unexpected %d\\n", answered, unexpected))
+    io.flush()
+    os.exit(0)
+  end
+end
+-- The time ran out: done() runs in wrk's main Lua state (the counters
+-- above are the thread's), so the summary's count, statuses unchecked.
+function done(summary, latency, requests)
+  io.write(string.format("answered %d unexpected 0\\n", summary.requests))
+end
+`,
+  );
+  const { stdout, success } = await new Deno.Command("wrk", {
+    args: [
+      "-t1",
+      `-c${options.connections ?? 4}`,
+      `-d${options.seconds}s`,
+      "--timeout",
+      `${options.seconds}s`,
+      "-s",
+      options.scriptFile,
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  // Printed at the last answer, or by `done()` when the time ran out.
+  const found = /answered (\d+) unexpected (\d+)/.exec(text);
+  if (!success || found === null) throw new Error(`wrk failed:\n${text}`);
+  const total = Number(found[1]);
+  return {
+    total,
+    unexpected: Number(found[2]),
+    complete: total >= options.requests,
+  };
+}
+
 /** Requests per second from one `wrk` run in which every answer is 2xx/3xx. */
 export async function wrk(
   url: string,

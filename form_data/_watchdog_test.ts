@@ -46,6 +46,40 @@ Deno.test("an expire callback may watch again, and the new deadline fires", asyn
   if (again !== undefined) unwatch(again);
 });
 
+Deno.test("a deadline unwatched by an earlier one's expire callback never fires", async () => {
+  const fired: string[] = [];
+  let second: ReturnType<typeof watch> | undefined;
+  let third: ReturnType<typeof watch> | undefined;
+  // All three due at the same tick: the first ends the other two (a read
+  // that fails ends its neighbours' reads), the middle one first.
+  const first = watch(20, () => {
+    fired.push("first");
+    unwatch(second!);
+    unwatch(third!);
+  });
+  second = watch(20, () => fired.push("second"));
+  third = watch(20, () => fired.push("third"));
+  const fourth = watch(20, () => fired.push("fourth"));
+  assert.equal(watching(), 4);
+  await sleep(80);
+  assert.deepEqual(fired, ["first", "fourth"]);
+  assert.equal(watching(), 0);
+  unwatch(first);
+  unwatch(fourth);
+  unwatch(second); // twice: nothing happens
+  assert.equal(watching(), 0);
+});
+
+Deno.test("watching() counts each deadline once however often it is unwatched", () => {
+  const a = watch(10_000, () => {});
+  const b = watch(10_000, () => {});
+  unwatch(a);
+  unwatch(a);
+  assert.equal(watching(), 1);
+  unwatch(b);
+  assert.equal(watching(), 0);
+});
+
 async function runScript(source: string): Promise<{ ms: number; out: string }> {
   const file = await Deno.makeTempFile({ suffix: ".ts" });
   try {

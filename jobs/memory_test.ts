@@ -64,3 +64,45 @@ Deno.test("work() started while serve() drains: the worker stops at once, no thr
   await worker.stop();
   await finished;
 });
+
+Deno.test("onSettled sees each attempt end once: done, retry, dead; a throw in it changes nothing", async () => {
+  const seen: string[] = [];
+  const lines: string[] = [];
+  const queue = createJobQueue({
+    store: createMemoryJobStore(),
+    log: (line) => lines.push(line),
+    onSettled: ({ name, attempt, outcome, durationMs }) => {
+      assert.ok(durationMs >= 0);
+      seen.push(`${name} ${attempt} ${outcome}`);
+      if (name === "ok") throw new Error("listener broke");
+    },
+  });
+  queue.define("ok", () => {});
+  queue.define("flaky", (_payload, job) => {
+    if (job.attempt < 2) throw new Error("once");
+  }, { attempts: 3, backoff: { initialMs: 1, maxMs: 1 } });
+  queue.define("doomed", () => {
+    throw new Error("always");
+  }, { attempts: 2, backoff: { initialMs: 1, maxMs: 1 } });
+  await queue.enqueue("ok", {});
+  await queue.enqueue("flaky", {});
+  await queue.enqueue("doomed", {});
+  const worker = queue.work({ pollMs: 5 });
+  const deadline = Date.now() + 5000;
+  while (seen.length < 5 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await worker.stop();
+  assert.deepEqual(seen.sort(), [
+    "doomed 1 retry",
+    "doomed 2 dead",
+    "flaky 1 retry",
+    "flaky 2 done",
+    "ok 1 done",
+  ]);
+  // The listener's throw is logged; the job still counts as done.
+  assert.ok(lines.some((line) => line.includes("onSettled threw")));
+  const counts = await queue.stats();
+  assert.equal(counts.dead, 1);
+  assert.equal(counts.waiting + counts.delayed + counts.active, 0);
+});

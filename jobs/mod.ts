@@ -85,6 +85,7 @@ export {
   type JobHandler,
   type JobQueue,
   type JobQueueOptions,
+  type JobSettled,
   type JobStopOptions,
   type JobWorker,
   type JobWorkOptions,

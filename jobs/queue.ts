@@ -101,6 +101,25 @@ export interface JobWorker {
   stop(options?: JobStopOptions): Promise<void>;
 }
 
+/**
+ * One attempt's end, as `onSettled` sees it: `"done"` (the handler
+ * returned), `"retry"` (it failed and will run again after its backoff) or
+ * `"dead"` (it failed with no attempts left, or no handler is defined in
+ * this worker and attempts ran out).
+ */
+export interface JobSettled {
+  /** The job's id. */
+  readonly id: string;
+  /** The job's name. */
+  readonly name: string;
+  /** The attempt that ended, 1-based. */
+  readonly attempt: number;
+  /** How the attempt ended. */
+  readonly outcome: "done" | "retry" | "dead";
+  /** How long the handler ran (ms). */
+  readonly durationMs: number;
+}
+
 /** Options of {@linkcode createJobQueue}. */
 export interface JobQueueOptions {
   /** Where jobs are kept. */
@@ -117,6 +136,29 @@ export interface JobQueueOptions {
   log?: (line: string) => void;
   /** Also log one line per success. Default `false`. */
   logSuccess?: boolean;
+  /**
+   * Called once per attempt as it ends, in the worker that ran it, before
+   * the store records the end: for metrics (jobs by outcome). A throw
+   * here is logged and changes nothing.
+   *
+   * @example Counting jobs by outcome
+   * ```ts
+   * import { createJobQueue, createMemoryJobStore } from "@fetchkit/toolkit/jobs";
+   * import { createMetricsRegistry } from "@fetchkit/toolkit/metrics";
+   *
+   * const registry = createMetricsRegistry();
+   * const jobs = registry.counter({
+   *   name: "jobs_total",
+   *   help: "Job attempts by outcome.",
+   *   labelNames: ["name", "outcome"],
+   * });
+   * const queue = createJobQueue({
+   *   store: createMemoryJobStore(),
+   *   onSettled: ({ name, outcome }) => jobs.inc({ name, outcome }),
+   * });
+   * ```
+   */
+  onSettled?: (event: JobSettled) => void;
 }
 
 /** A queue of durable jobs. */
@@ -264,6 +306,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     DEFAULT_STORE_TIMEOUT_MS,
   );
   const log = options.log ?? ((line: string) => console.error(line));
+  const onSettled = options.onSettled;
   const definitions = new Map<string, Definition>();
 
   function call<T>(what: string, operation: () => Promise<T>): Promise<T> {
@@ -480,6 +523,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       const definition = definitions.get(job.name);
       let error: unknown;
       let ok = false;
+      const started = performance.now();
       if (definition === undefined) {
         error = new Error(`no handler for job "${job.name}" in this worker`);
       } else {
@@ -526,6 +570,21 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       // Handed back at stop(): the store already has it.
       const current = active.get(job.id);
       if (current === undefined || current.controller !== controller) return;
+      const last = !ok &&
+        job.attempt >= (definition?.attempts ?? job.maxAttempts);
+      if (onSettled !== undefined) {
+        try {
+          onSettled({
+            id: job.id,
+            name: job.name,
+            attempt: job.attempt,
+            outcome: ok ? "done" : last ? "dead" : "retry",
+            durationMs: performance.now() - started,
+          });
+        } catch (e) {
+          log(`Job ${job.name} ${job.id}: onSettled threw: ${messageOf(e)}`);
+        }
+      }
       if (ok) {
         if (options.logSuccess) {
           log(`Job done: ${job.name} ${job.id} attempt ${job.attempt}`);
@@ -577,7 +636,6 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         }
         return;
       }
-      const last = job.attempt >= (definition?.attempts ?? job.maxAttempts);
       const retryAt = last ? undefined : Date.now() + jobBackoffMs(
         job.attempt,
         definition?.initialMs ?? 1000,

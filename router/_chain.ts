@@ -84,6 +84,13 @@ export function outermost(): Promise<Response> | undefined {
  */
 interface Below {
   response: Response | undefined;
+  /**
+   * A promise already settled to `response`, when the link below made one
+   * for its own middleware: a caller above shares it instead of making
+   * another (on Node each promise resolved with the adapter's `Response`
+   * looks `then` up along its prototype chain).
+   */
+  promise: Promise<Response> | undefined;
 }
 
 /** A composed step: a terminal that may report to its caller's record. */
@@ -102,7 +109,7 @@ function link(
   return (context, report) => {
     const top = entering === context;
     if (top) entering = undefined;
-    const below: Below = { response: undefined };
+    const below: Below = { response: undefined, promise: undefined };
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
       if (downstream !== undefined) {
@@ -119,8 +126,12 @@ function link(
           ? rest(context, below)
           : settle(rest(context));
         if (result instanceof NativeResponse) {
+          // The link below answered synchronously with its next()'s
+          // promise: share it (it settled to this very Response).
+          downstream = below.response === result && below.promise
+            ? below.promise
+            : Promise.resolve(result);
           below.response = result;
-          downstream = Promise.resolve(result);
         } else {
           downstream = result;
         }
@@ -137,7 +148,13 @@ function link(
       // next()` middleware stays synchronous, and Deno.serve's fast path
       // open).
       if (downstream === undefined) next();
-      return below.response ?? downstream!;
+      const response = below.response;
+      if (response === undefined) return downstream!;
+      if (report !== undefined) {
+        report.response = response;
+        report.promise = downstream;
+      }
+      return response;
     }
     if (isThenable(result)) {
       const promise = later(

@@ -18,6 +18,45 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PLAIN_VALUE = /^[\x21-\x7E](?:[\t\x20-\x7E]*[\x21-\x7E])?$/;
 
 /**
+ * Names already found to be tokens, each with its lowercase form: an app
+ * stages the same few names on every request, and a regular expression
+ * test and a `toLowerCase()` a write cost more on Node than the rest of
+ * staging (bounded: names past the limit are checked each time).
+ */
+const TOKENS = new Map<string, string>();
+const TOKENS_MAX = 512;
+
+/** `name` lowercased when it is a token (RFC 9110), else `undefined`. */
+function lowerToken(name: string): string | undefined {
+  let lower = TOKENS.get(name);
+  if (lower !== undefined) return lower;
+  if (!TOKEN.test(name)) return undefined;
+  lower = name.toLowerCase();
+  if (TOKENS.size < TOKENS_MAX) TOKENS.set(name, lower);
+  return lower;
+}
+
+/**
+ * `PLAIN_VALUE.test(value)`, by a loop over the characters for the short
+ * values most headers have (cheaper than the regular expression there).
+ */
+function isPlainValue(value: string): boolean {
+  const length = value.length;
+  if (length === 0) return false;
+  if (length > 64) return PLAIN_VALUE.test(value);
+  const last = length - 1;
+  let code = value.charCodeAt(0);
+  if (code < 0x21 || code > 0x7e) return false;
+  code = value.charCodeAt(last);
+  if (code < 0x21 || code > 0x7e) return false;
+  for (let i = 1; i < last; i++) {
+    code = value.charCodeAt(i);
+    if (code > 0x7e || (code < 0x20 && code !== 0x09)) return false;
+  }
+  return true;
+}
+
+/**
  * Adds staged cookies to a response's own, but for a line it has already
  * (a handler that gave `context.responseHeaders` as its Response's
  * headers, copied by the runtime: the same cookie twice would be sent).
@@ -63,8 +102,9 @@ export class StagedHeaders {
     if (real === undefined) {
       name = `${name}`;
       value = `${value}`;
-      if (TOKEN.test(name) && PLAIN_VALUE.test(value)) {
-        this.#stage(name.toLowerCase(), value, add);
+      const lower = lowerToken(name);
+      if (lower !== undefined && isPlainValue(value)) {
+        this.#stage(lower, value, add);
         return;
       }
       real = this.#materialize();

@@ -75,11 +75,15 @@ export const STAGED_SINK: unique symbol = Symbol.for(
 /**
  * Takes a request's staged response headers instead of the `Response`:
  * `serve()` on Node writes them into the response head itself (see
- * `acceptStagedSinks`). `write` puts them onto any object with `set` and
- * `append`, as `applyTo` puts them onto a `Headers`.
+ * `acceptStagedSinks`). `write(to, staged)` puts them onto any object with
+ * `set` and `append`, as `applyTo` puts them onto a `Headers` (one
+ * function for every request, so handing them over makes no closure).
  */
 export interface StagedSink {
-  [STAGED_SINK](write: (to: HeaderTarget) => void): void;
+  [STAGED_SINK](
+    write: (to: HeaderTarget, staged: unknown) => void,
+    staged: unknown,
+  ): void;
 }
 
 /** What staged headers are written onto: a `Headers`, or a server's own record. */
@@ -490,11 +494,16 @@ export function applyStaged(
   if (sinks) {
     const info = infoOf(context) as Partial<StagedSink> | undefined;
     if (info !== undefined && info[STAGED_SINK] !== undefined) {
-      info[STAGED_SINK]((to) => StagedHeaders.applyTo(to, staged));
+      info[STAGED_SINK](writeStaged, staged);
       return response;
     }
   }
   return editHeaders(response, StagedHeaders.applyTo, staged);
+}
+
+/** What a `StagedSink` calls to write the staged headers it took. */
+function writeStaged(to: HeaderTarget, staged: unknown): void {
+  StagedHeaders.applyTo(to, staged as StagedHeaders);
 }
 
 /**

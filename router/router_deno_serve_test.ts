@@ -85,3 +85,43 @@ Deno.test("remoteAddr: the real peer through Deno.serve", async () => {
     await server.shutdown();
   }
 });
+
+Deno.test("each 404 is a Response of its own: a header one request adds does not reach the next", async () => {
+  const router = createRouter({
+    middleware: [async (context, next) => {
+      const response = await next();
+      const mark = context.headers.get("x-mark");
+      if (mark !== null) response.headers.set("x-mark", mark);
+      return response;
+    }],
+  });
+  router.get("/", () => new Response("home"));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    router.fetch,
+  );
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/nowhere`;
+    for (const mark of ["1", null, "2", null]) {
+      const response = await fetch(url, {
+        headers: mark === null ? {} : { "X-Mark": mark },
+      });
+      assert.equal(response.status, 404);
+      assert.equal(await response.text(), "Not Found");
+      assert.equal(response.headers.get("x-mark"), mark);
+      assert.equal(
+        response.headers.get("content-type"),
+        "text/plain; charset=utf-8",
+      );
+      assert.equal(response.headers.get("content-length"), "9");
+    }
+    // In process too, and each body readable once by its own reader.
+    const first = await router.fetch(new Request("http://x/a"));
+    const second = await router.fetch(new Request("http://x/b"));
+    assert.notEqual(first, second);
+    assert.equal(await first.text(), "Not Found");
+    assert.equal(await second.text(), "Not Found");
+  } finally {
+    await server.shutdown();
+  }
+});

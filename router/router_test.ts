@@ -749,6 +749,58 @@ Deno.test("a middleware that does not await next() still answers with what next(
   assert.equal(await (await pending).text(), "late answer");
 });
 
+Deno.test("next() of every middleware settles to the answer below it, however deep, sync or async", async () => {
+  const seen: string[] = [];
+  const watch = (name: string): Middleware => (_context, next) => {
+    const below = next();
+    assert.ok(below instanceof Promise, name);
+    below.then((response) => seen.push(`${name} ${response.status}`));
+    return below;
+  };
+  const replaces: Middleware = (_context, next) => {
+    next();
+    return new Response("replaced", { status: 202 });
+  };
+  const awaits: Middleware = async (_context, next) => {
+    const response = await next();
+    return new Response(`awaited ${await response.text()}`, { status: 201 });
+  };
+  const router = createRouter({ middleware: [watch("router")] });
+  router.get("/plain", watch("a"), watch("b"), () => new Response("x"));
+  router.get(
+    "/replaced",
+    watch("a"),
+    replaces,
+    watch("b"),
+    () => new Response("x"),
+  );
+  router.get(
+    "/awaited",
+    watch("a"),
+    awaits,
+    watch("b"),
+    () => new Response("x"),
+  );
+  router.get("/own", watch("a"), () => {}, watch("b"), async () => {
+    await Promise.resolve();
+    return new Response("late", { status: 203 });
+  });
+  for (
+    const [path, text, order] of [
+      ["/plain", "x", ["b 200", "a 200", "router 200"]],
+      ["/replaced", "replaced", ["b 200", "a 202", "router 202"]],
+      ["/awaited", "awaited x", ["b 200", "a 201", "router 201"]],
+      ["/own", "late", ["b 203", "a 203", "router 203"]],
+    ] as const
+  ) {
+    seen.length = 0;
+    const response = await router.fetch(get(path));
+    assert.equal(await response.text(), text, path);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.deepEqual(seen.toSorted(), [...order].sort(), path);
+  }
+});
+
 Deno.test("a handler may serve a nested router's fetch, with middleware on both", async () => {
   const stamp = (header: string): Middleware => async (_context, next) => {
     const response = await next();

@@ -20,6 +20,9 @@ const NAMES = [
   "Vary",
   "bad name",
   "x-é",
+  "X-B",
+  "x-",
+  "",
 ];
 const VALUES = [
   "1",
@@ -30,6 +33,11 @@ const VALUES = [
   "é",
   "x\ny",
   "v=1; Path=/",
+  "a\t",
+  "\tb",
+  "a\x7Fb",
+  "a \t b",
+  "~",
 ];
 
 /** A small seeded generator, so a failure names a sequence that repeats. */

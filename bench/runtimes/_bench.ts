@@ -109,7 +109,9 @@ export const POST_BODY = "text=hello+world&n=1";
 
 /** The servers of each runtime, ours first, the bare server last. */
 export const SERVERS: Record<string, string[]> = {
-  deno: ["fetchkit", "fetchkit-formdata", "hono", "bare"],
+  // hono-map: Hono with a `Map` as its response cache (the cached page
+  // only), beside Hono's own cache() on the Cache API.
+  deno: ["fetchkit", "fetchkit-formdata", "hono", "hono-map", "bare"],
   node: [
     "fetchkit",
     "fetchkit-formdata",
@@ -145,11 +147,13 @@ export function staticOnly(server: string): boolean {
  * Whether `server` is loaded on `scenario`: the real-app scenarios on
  * ours (and `base`, whose checkout must have `_apps.ts`) and the
  * frameworks, the bare servers on the static
- * route only, and `fetchkit-formdata` (ours, its POST handler reading
- * `get(FormData)` instead of `get(FormFields)`) on the POST only.
+ * route only, `fetchkit-formdata` (ours, its POST handler reading
+ * `get(FormData)` instead of `get(FormFields)`) on the POST only, and
+ * `hono-map` (Deno: Hono with a `Map` for a cache) on the cached page only.
  */
 export function loads(server: string, scenario: string): boolean {
   const group = SCENARIOS.find((one) => one.name === scenario)?.group;
+  if (server === "hono-map") return scenario === "cached page";
   if (group === "app") return APP_SERVERS.has(server);
   if (staticOnly(server)) return scenario === "static";
   if (server === "fetchkit-formdata") return scenario === "urlencoded POST";
@@ -202,7 +206,8 @@ export async function build(
 
 /**
  * Starts `server` on `runtime`, under `wrap` (valgrind) when given; `base`
- * is ours from `bundles.base` (or the base checkout, on Deno).
+ * is ours from `bundles.base` (or the base checkout, on Deno); `v8Flags`
+ * go to V8 on Deno and Node.
  */
 export async function start(
   runtime: string,
@@ -210,6 +215,7 @@ export async function start(
   bundles: { bundle: string; base?: string; baseRoot?: string },
   wrap: string[] = [],
   group: "hello" | "app" = "hello",
+  v8Flags: string[] = [],
 ): Promise<Running> {
   const port = freePort();
   const isBase = server === "base";
@@ -218,6 +224,7 @@ export async function start(
     ? [
       Deno.execPath(),
       "run",
+      ...(v8Flags.length === 0 ? [] : [`--v8-flags=${v8Flags.join(",")}`]),
       "--allow-net=127.0.0.1",
       // bench/runtimes/package.json would otherwise be its config.
       `--config=${join(root, "deno.json")}`,
@@ -225,6 +232,8 @@ export async function start(
     ]
     : [
       runtime === "node" ? "node" : await bunBinary() ?? "bun",
+      // Node takes V8's flags as its own; Bun's engine is not V8.
+      ...(runtime === "node" ? v8Flags : []),
       isBase ? bundles.base! : bundles.bundle,
     ];
   const argv = [

@@ -256,6 +256,7 @@ const where = { hostname, port, ready };
 const apps: Record<string, () => unknown> = {
   fetchkit: () => fetchkitApp(where),
   hono: () => fetchServer(honoRealApp()),
+  "hono-map": () => fetchServer(honoRealApp({ map: true })),
   elysia: () => elysiaApp(where, load),
   fastify: () => fastifyApp(where, load),
 };

@@ -2,26 +2,45 @@
  * Instructions per request on every runtime, for the servers and
  * scenarios of `load.ts`: each server runs under valgrind's callgrind with
  * counting off; every scenario is warmed with wrk (twice over), then
- * counted over `seconds` of wrk with counting switched on and off by
- * `callgrind_control`, and the count divided by the requests wrk
- * completed; the fewest of `repeat` such windows is reported (Bun's JIT
- * threads, counted too, can still be compiling in the first). Counts do not depend on what else the machine does, where
+ * counted over windows of `requests` answers with counting switched on and
+ * off by `callgrind_control`, and the count divided by the answers; the
+ * fewest of `repeat` such windows is reported (a window in which a JIT
+ * compiler or GC thread still worked on the path counts its work too).
+ * Counts depend far less than time on what else the machine does, where
  * req/s on a shared machine moves by 10-40 %.
  *
+ * A window ends at its `requests`-th answer, not after a time: under
+ * valgrind every thread of a server takes turns on one lock, and on a
+ * loaded machine a server's JIT or GC helper threads can hold it for
+ * seconds, so that a window of fixed seconds answered nothing (reported as
+ * ∞ or NaN). Now such a window lasts longer instead (at most `--cap`
+ * seconds; one that still answered nothing is taken again). Warming is
+ * counted in answers too (`--warm-requests` per pass at least), so that a
+ * starved server is not counted cold.
+ *
  * ```sh
- * deno run -A bench/runtimes/instructions.ts [--warm=3] [--seconds=5] [--repeat=2]
+ * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
+ *   [--requests=300] [--cap=120] [--repeat=2]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>] [--threads=main|all]
+ *   [--base=<dir>] [--threads=main|all] [--v8=single] [--idle=3]
+ *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
  * ```
  *
- * `--base` as in `load.ts`. Needs `valgrind` and `wrk`; about a minute
- * and a half per server.
+ * `--base` as in `load.ts`. `--seconds` (the window's length before) is
+ * accepted and ignored. `--table` then runs `load.ts` on the same
+ * runtimes, servers and scenarios (`--cpu-rounds` interleaved rounds of
+ * `--cpu-seconds`, no valgrind) and prints one table: per runtime and
+ * scenario, ours and the fastest peer in instructions per request (fewest
+ * window, and the other windows), their ratio, the load average during
+ * the windows, and the CPU medians beside them, with the commands. Needs
+ * `valgrind` and `wrk`.
  *
  * @module
  */
 import { countWhile } from "../_callgrind.ts";
 import { join } from "node:path";
-import { wrkRun } from "../_load.ts";
+import { wrkCount, wrkRun } from "../_load.ts";
+import { median } from "../_stats.ts";
 import {
   build,
   isOurs,
@@ -38,7 +57,9 @@ import {
 
 const args = options();
 const warmSeconds = Number(args.get("warm") ?? 3);
-const seconds = Number(args.get("seconds") ?? 5);
+const warmRequests = Number(args.get("warm-requests") ?? 1000);
+const requests = Number(args.get("requests") ?? 300);
+const cap = Number(args.get("cap") ?? 120);
 const repeat = Number(args.get("repeat") ?? 2);
 const runtimes = (args.get("runtimes") ?? "bun,node,deno").split(",");
 const only = args.get("servers")?.split(",");
@@ -52,24 +73,54 @@ const scenarios = SCENARIOS.filter((scenario) =>
 // loaded machine whole windows were theirs); `all` (the default) counts
 // every thread.
 const mainThread = args.get("threads") === "main";
+// `--v8=single`: V8 without helper threads on Deno and Node
+// (`--single-threaded`: the JIT compiles and the GC marks on the main
+// thread, where they are counted), so that when code is optimised does not
+// depend on how the machine's load schedules a helper thread.
+const v8Flags = args.get("v8") === "single" ? ["--single-threaded"] : [];
+// `--idle=3` (seconds; 0 turns it off): after warming, each server process
+// is counted with no request for this long, and its rate (instructions a
+// second of the runtime's clock-driven work: timers, incremental GC) times
+// each window's length is subtracted from that window's count, so a window
+// that lasted longer (a loaded machine, a server slower under valgrind)
+// is not charged more per answer. Both figures are printed.
+const idleSeconds = Number(args.get("idle") ?? 3);
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
 const baseRoot = args.get("base");
-const { bundle } = await build();
+// Node and Bun run a bundle; a Deno-only sitting needs none (nor the
+// peers installed in bench/runtimes/node_modules for the bundle).
+const bundled = runtimes.some((runtime) => runtime !== "deno");
 const bundles = {
-  bundle,
+  bundle: bundled ? (await build()).bundle : "",
   baseRoot,
-  base: baseRoot === undefined ? undefined : (await build(baseRoot)).bundle,
+  base: baseRoot === undefined || !bundled
+    ? undefined
+    : (await build(baseRoot)).bundle,
 };
 
-const counts = new Map<string, number>();
+/** The load average over the last minute, now. */
+async function loadAverage(): Promise<number> {
+  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
+}
+
+/**
+ * Per runtime|scenario|server: every window's count per answer, raw and
+ * with the idle rate taken off, and the load then.
+ */
+const windows = new Map<
+  string,
+  { count: number; corrected: number; load: number }[]
+>();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-for (const runtime of runtimes) {
-  const names = serversOf(runtime, baseRoot).filter((name) =>
+const names = (runtime: string) =>
+  serversOf(runtime, baseRoot).filter((name) =>
     only === undefined || only.includes(name)
   );
-  for (const server of names) {
+const started = new Date();
+for (const runtime of runtimes) {
+  for (const server of names(runtime)) {
     // The hello-world and the real-app scenarios run in processes of their own.
     for (const group of ["hello", "app"] as const) {
       const mine = scenarios.filter((scenario) =>
@@ -77,14 +128,21 @@ for (const runtime of runtimes) {
       );
       if (mine.length === 0) continue;
       const file = join(OUT, `callgrind.${runtime}.${server}.${group}`);
-      const running = await start(runtime, server, bundles, [
-        "valgrind",
-        "--tool=callgrind",
-        "--smc-check=all-non-file",
-        "--instr-atstart=no",
-        ...(mainThread ? ["--separate-threads=yes"] : []),
-        `--callgrind-out-file=${file}`,
-      ], group);
+      const running = await start(
+        runtime,
+        server,
+        bundles,
+        [
+          "valgrind",
+          "--tool=callgrind",
+          "--smc-check=all-non-file",
+          "--instr-atstart=no",
+          ...(mainThread ? ["--separate-threads=yes"] : []),
+          `--callgrind-out-file=${file}`,
+        ],
+        group,
+        v8Flags,
+      );
       const scripts = new Map<string, string | undefined>();
       for (const scenario of mine) {
         scripts.set(
@@ -92,44 +150,94 @@ for (const runtime of runtimes) {
           await prepare(running.port, scenario, `${runtime} ${server}`),
         );
       }
-      const load = async (scenario: Scenario, duration: number) =>
-        (await wrkRun(`http://127.0.0.1:${running.port}${scenario.path}`, {
-          seconds: duration,
+      const url = (scenario: Scenario) =>
+        `http://127.0.0.1:${running.port}${scenario.path}`;
+      const answer = (scenario: Scenario, count: number, seconds: number) =>
+        wrkCount(url(scenario), {
+          requests: count,
+          seconds,
+          connections: CONNECTIONS,
+          script: scripts.get(scenario.name),
+          status: scenario.status,
+          scriptFile: join(
+            OUT,
+            `count_${runtime}_${server}_${group}.lua`.replaceAll(/\W+/g, "_"),
+          ),
+        });
+      const warm = async (scenario: Scenario) => {
+        // `--warm` seconds, then answers up to `--warm-requests`.
+        const { total } = await wrkRun(url(scenario), {
+          seconds: warmSeconds,
           connections: CONNECTIONS,
           timeout: 60,
           script: scripts.get(scenario.name),
-        })).total;
+        });
+        if (total < warmRequests) {
+          await answer(scenario, warmRequests - total, cap);
+        }
+      };
       let dumps = 0;
       try {
         for (let pass = 0; pass < 2; pass++) {
-          for (const scenario of mine) await load(scenario, warmSeconds);
+          for (const scenario of mine) await warm(scenario);
+        }
+        // The process's idle rate, once its scenarios are warm.
+        let idleRate = 0;
+        if (idleSeconds > 0) {
+          const idle = await countWhile(
+            running.pid,
+            `${file}.${++dumps}`,
+            () =>
+              new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000)),
+            { thread: mainThread ? 1 : undefined },
+          );
+          idleRate = idle.total / idle.seconds;
+          console.error(
+            `${runtime} ${server} ${group}: idle ${
+              fmt(idleRate)
+            } instructions/s`,
+          );
         }
         for (const scenario of mine) {
-          // The fewest of `repeat` windows: a window in which a JIT compiler
-          // thread still worked on this path counts its work too.
-          // A window in which a starved server (a loaded machine) answered
-          // nothing counts for nothing: another is taken, up to 3x `repeat`.
-          let fewest = Infinity;
+          // A window that answered nothing in `cap` seconds counts for
+          // nothing: another is taken, up to 3x `repeat`.
+          const key = `${runtime}|${scenario.name}|${server}`;
           let counted = 0;
           for (
             let window = 0;
             window < 3 * repeat && counted < repeat;
             window++
           ) {
-            await load(scenario, 1);
-            const { total, result: requests } = await countWhile(
+            await answer(scenario, 50, cap);
+            const load = await loadAverage();
+            const { total, result, seconds } = await countWhile(
               running.pid,
               `${file}.${++dumps}`,
-              () => load(scenario, seconds),
+              () => answer(scenario, requests, cap),
               { thread: mainThread ? 1 : undefined },
             );
-            if (requests > 0) counted++;
-            fewest = Math.min(fewest, total / requests);
+            if (result.unexpected > 0) {
+              throw new Error(
+                `${runtime} ${server} ${scenario.name}: ${result.unexpected} answers not ${scenario.status}`,
+              );
+            }
+            const corrected = (total - idleRate * seconds) / result.total;
             console.error(
-              `${runtime} ${server} ${scenario.name}: ${fmt(total / requests)}`,
+              `${runtime} ${server} ${scenario.name}: ${
+                result.total === 0 ? "no answer" : fmt(total / result.total)
+              } (less idle: ${
+                result.total === 0 ? "—" : fmt(corrected)
+              }; ${result.total} answers in ${
+                seconds.toFixed(1)
+              } s, load ${load})`,
             );
+            if (result.total === 0) continue;
+            counted++;
+            windows.set(key, [
+              ...(windows.get(key) ?? []),
+              { count: total / result.total, corrected, load },
+            ]);
           }
-          counts.set(`${runtime}|${scenario.name}|${server}`, fewest);
         }
       } finally {
         await running.stop();
@@ -137,37 +245,173 @@ for (const runtime of runtimes) {
     }
   }
 }
+const ended = new Date();
 
-for (const runtime of runtimes) {
-  const names = serversOf(runtime, baseRoot).filter((name) =>
-    only === undefined || only.includes(name)
-  );
-  const peers = names.filter((name) => !isOurs(name) && !staticOnly(name));
-  console.log(`\n#### ${runtime}, instructions per request\n`);
-  console.log(
-    `| scenario | ${names.join(" | ")} | ours ÷ fewest of ${
-      peers.join(", ")
-    } |`,
-  );
-  console.log(`|---|${"---:|".repeat(names.length + 1)}`);
-  for (const scenario of scenarios) {
-    const get = (name: string) =>
-      counts.get(`${runtime}|${scenario.name}|${name}`);
-    const ours = get("fetchkit");
-    const fewest = Math.min(
-      ...peers.map((peer) => get(peer) ?? Infinity),
+/** The fewest of a cell's windows (raw or less idle), or undefined. */
+function fewest(
+  key: string,
+  which: "count" | "corrected" = "count",
+): number | undefined {
+  const found = windows.get(key);
+  return found === undefined
+    ? undefined
+    : Math.min(...found.map((window) => window[which]));
+}
+
+const command = `deno run -A bench/runtimes/instructions.ts ${
+  Deno.args.join(" ")
+}`;
+const kinds = idleSeconds > 0
+  ? ["count", "corrected"] as const
+  : ["count"] as const;
+for (const which of kinds) {
+  for (const runtime of runtimes) {
+    const all = names(runtime);
+    const peers = all.filter((name) => !isOurs(name) && !staticOnly(name));
+    console.log(
+      `\n#### ${runtime}, instructions per request${
+        which === "corrected" ? ", less the idle rate" : ""
+      }\n`,
     );
     console.log(
-      `| ${scenario.name} | ${
-        names.map((name) => {
-          const n = get(name);
-          return n === undefined ? "—" : fmt(n);
-        }).join(" | ")
-      } | ${
-        ours === undefined || fewest === Infinity
-          ? "—"
-          : (ours / fewest).toFixed(2)
+      `| scenario | ${all.join(" | ")} | ours ÷ fewest of ${
+        peers.join(", ")
       } |`,
     );
+    console.log(`|---|${"---:|".repeat(all.length + 1)}`);
+    for (const scenario of scenarios) {
+      const get = (name: string) =>
+        fewest(`${runtime}|${scenario.name}|${name}`, which);
+      const ours = get("fetchkit");
+      const peer = Math.min(...peers.map((name) => get(name) ?? Infinity));
+      console.log(
+        `| ${scenario.name} | ${
+          all.map((name) => {
+            const n = get(name);
+            return n === undefined ? "—" : fmt(n);
+          }).join(" | ")
+        } | ${
+          ours === undefined || peer === Infinity
+            ? "—"
+            : (ours / peer).toFixed(2)
+        } |`,
+      );
+    }
   }
+}
+
+if (args.has("table")) await table();
+
+/**
+ * `--table`: CPU medians from `load.ts` (interleaved rounds, no valgrind)
+ * on the same runtimes, servers and scenarios, beside the counts above, in
+ * the one table: per runtime and scenario, ours and the fastest peer.
+ */
+async function table(): Promise<void> {
+  const save = `table_${Date.now()}`;
+  const loadArgs = [
+    `--rounds=${args.get("cpu-rounds") ?? 5}`,
+    `--seconds=${args.get("cpu-seconds") ?? 2}`,
+    `--runtimes=${runtimes.join(",")}`,
+    ...(only === undefined ? [] : [`--servers=${only.join(",")}`]),
+    ...(words === undefined ? [] : [`--scenarios=${words.join(",")}`]),
+    ...(baseRoot === undefined ? [] : [`--base=${baseRoot}`]),
+    `--save=${save}`,
+  ];
+  const cpuLoad = await loadAverage();
+  const { success } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", join(import.meta.dirname!, "load.ts"), ...loadArgs],
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  if (!success) throw new Error("load.ts failed");
+  const saved = JSON.parse(
+    await Deno.readTextFile(join(OUT, `${save}.json`)),
+  ) as { cpu: Record<string, number[]> };
+  const cpuLoadAfter = await loadAverage();
+  const range = (values: number[]) =>
+    `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
+  console.log(
+    `\n### One sitting: ours and the fastest peer (${
+      started.toISOString().slice(11, 16)
+    }-${ended.toISOString().slice(11, 16)} UTC)\n`,
+  );
+  console.log(
+    "| runtime | scenario | ours instr/req | fastest peer instr/req | ours ÷ peer | less idle: ours, peer, ratio | other windows (ours; peer) | load | ours CPU µs/req | peer CPU µs/req | ours ÷ peer, CPU (min-max) |",
+  );
+  console.log(`|---|---|${"---:|".repeat(9)}`);
+  for (const runtime of runtimes) {
+    const peers = names(runtime).filter((name) =>
+      !isOurs(name) && !staticOnly(name)
+    );
+    for (const scenario of scenarios) {
+      const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+      const ours = fewest(key("fetchkit"));
+      let peer: string | undefined;
+      for (const name of peers) {
+        const n = fewest(key(name));
+        if (n !== undefined && (peer === undefined || n < fewest(key(peer))!)) {
+          peer = name;
+        }
+      }
+      const theirs = peer === undefined ? undefined : fewest(key(peer));
+      const lessIdle = () => {
+        const a = fewest(key("fetchkit"), "corrected");
+        const b = peer === undefined
+          ? undefined
+          : fewest(key(peer), "corrected");
+        return a === undefined || b === undefined || idleSeconds === 0
+          ? "—"
+          : `${fmt(a)}, ${fmt(b)}, ${(a / b).toFixed(2)}`;
+      };
+      const others = (name: string | undefined) => {
+        const found = name === undefined ? [] : windows.get(key(name)) ?? [];
+        const min = Math.min(...found.map((window) => window.count));
+        const rest = found.filter((window) => window.count !== min);
+        return rest.length === 0
+          ? "—"
+          : rest.map((window) => fmt(window.count)).join(", ");
+      };
+      const loads = [
+        ...(windows.get(key("fetchkit")) ?? []),
+        ...(peer === undefined ? [] : windows.get(key(peer)) ?? []),
+      ].map((window) => window.load);
+      const cpuOurs = saved.cpu[key("fetchkit")];
+      // CPU: the peer with the least CPU per request, per round.
+      const cpuPeers = peers.map((name) => saved.cpu[key(name)]).filter((
+        values,
+      ): values is number[] => values !== undefined);
+      const perRound = cpuOurs?.map((value, round) =>
+        value / Math.min(...cpuPeers.map((values) => values[round]!))
+      );
+      const cpuPeer = peer === undefined ? undefined : saved.cpu[key(peer)];
+      console.log(
+        `| ${runtime} | ${scenario.name} | ${
+          ours === undefined ? "no answer" : fmt(ours)
+        } | ${
+          theirs === undefined ? "no answer" : `${fmt(theirs)} (${peer})`
+        } | ${
+          ours === undefined || theirs === undefined
+            ? "—"
+            : (ours / theirs).toFixed(2)
+        } | ${lessIdle()} | ${others("fetchkit")}; ${others(peer)} | ${
+          loads.length === 0 ? "—" : range(loads).replaceAll(".00", "")
+        } | ${cpuOurs === undefined ? "—" : median(cpuOurs).toFixed(1)} | ${
+          cpuPeer === undefined ? "—" : median(cpuPeer).toFixed(1)
+        } | ${
+          perRound === undefined || cpuPeers.length === 0
+            ? "—"
+            : `${median(perRound).toFixed(2)} (${range(perRound)})`
+        } |`,
+      );
+    }
+  }
+  console.log(
+    `\nInstructions: \`${command}\` (main thread: ${mainThread}; windows of ${requests} answers, fewest of ${repeat}).`,
+  );
+  console.log(
+    `CPU: \`deno run -A bench/runtimes/load.ts ${
+      loadArgs.filter((arg) => !arg.startsWith("--save")).join(" ")
+    }\` (load ${cpuLoad} before, ${cpuLoadAfter} after).`,
+  );
 }

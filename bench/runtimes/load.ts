@@ -16,7 +16,7 @@
  * bash _tools/runtimes/install.sh                                   # Bun
  * (cd bench/runtimes && npm ci --ignore-scripts)                    # Elysia, Fastify
  * deno run -A bench/runtimes/load.ts [--rounds=7] [--seconds=2] [--runtimes=bun,node,deno]
- *   [--scenarios=static,404] [--save=after]
+ *   [--scenarios=static,404] [--servers=fetchkit,hono] [--save=after]
  * ```
  *
  * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`.
@@ -50,16 +50,24 @@ const rounds = Number(args.get("rounds") ?? 7);
 const seconds = Number(args.get("seconds") ?? 2);
 const runtimes = (args.get("runtimes") ?? "bun,node,deno").split(",");
 const words = args.get("scenarios")?.split(",");
+const only = args.get("servers")?.split(",");
+const measured = (runtime: string) =>
+  serversOf(runtime, baseRoot).filter((name) =>
+    only === undefined || only.includes(name)
+  );
 const scenarios = SCENARIOS.filter((scenario) =>
   words === undefined || words.some((word) => scenario.name.includes(word))
 );
 
 const baseRoot = args.get("base");
-const { bundle } = await build();
+// Node and Bun run a bundle; a Deno-only sitting needs none.
+const bundled = runtimes.some((runtime) => runtime !== "deno");
 const bundles = {
-  bundle,
+  bundle: bundled ? (await build()).bundle : "",
   baseRoot,
-  base: baseRoot === undefined ? undefined : (await build(baseRoot)).bundle,
+  base: baseRoot === undefined || !bundled
+    ? undefined
+    : (await build(baseRoot)).bundle,
 };
 
 /** Per runtime|scenario|server: req/s and CPU µs per request, by round. */
@@ -69,7 +77,7 @@ const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 
 for (const runtime of runtimes) {
-  const names = serversOf(runtime, baseRoot);
+  const names = measured(runtime);
   // One process per server and group of scenarios that it serves.
   const running = new Map<string, Running>();
   const scripts = new Map<string, string | undefined>();
@@ -145,7 +153,7 @@ const range = (values: number[], digits: number) =>
     Math.max(...values).toFixed(digits)
   }`;
 for (const runtime of runtimes) {
-  const names = serversOf(runtime, baseRoot);
+  const names = measured(runtime);
   const peers = names.filter((name) => !isOurs(name) && !staticOnly(name));
   console.log(`\n#### ${runtime}\n`);
   console.log(

@@ -279,7 +279,10 @@ export async function createApp(options: AppOptions): Promise<Router> {
   const operations = createOperations({
     checks: options.healthChecks ?? { kv: () => kv.get(["health"]) },
     registry: options.metricsRegistry,
-    jobs: mailJobs.queue,
+    jobs: {
+      stats: () => mailJobs.queue.stats(),
+      onSettled: (listener) => mailJobs.onSettled(listener),
+    },
   });
   const router = createRouter({
     trustProxy: options.trustProxy,

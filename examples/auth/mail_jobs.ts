@@ -54,6 +54,7 @@ import {
   createJobQueue,
   type JobEnqueueResult,
   type JobQueue,
+  type JobSettled,
   type JobStore,
   type JobWorker,
 } from "@fetchkit/toolkit/jobs";
@@ -81,6 +82,11 @@ export interface MailJobs {
   };
   /** Starts a worker in this process (`main.ts` does, with the server). */
   work(options?: { concurrency?: number; pollMs?: number }): JobWorker;
+  /**
+   * Calls `listener` as each attempt of this process's workers ends
+   * (done, retry, dead): `createApp()` counts them in `/metrics`.
+   */
+  onSettled(listener: (event: JobSettled) => void): void;
 }
 
 /** Options of {@linkcode createMailJobs}. */
@@ -116,10 +122,14 @@ const MAIL_JOB = "mail";
 
 /** The mail queue on `store`, with the `"mail"` job defined. */
 export function createMailJobs(options: MailJobsOptions): MailJobs {
+  const listeners: ((event: JobSettled) => void)[] = [];
   const queue = createJobQueue({
     store: options.store,
     name: "mail",
     log: options.log,
+    onSettled: (event) => {
+      for (const listener of listeners) listener(event);
+    },
   });
   const timeoutMs = options.timeoutMs ?? 60_000;
   const jobOptions = {
@@ -142,6 +152,9 @@ export function createMailJobs(options: MailJobsOptions): MailJobs {
     queue: options.onDemand ? onDemand(queue) : queue,
     jobOptions,
     work: (workOptions = {}) => queue.work({ concurrency: 4, ...workOptions }),
+    onSettled: (listener) => {
+      listeners.push(listener);
+    },
   };
 }
 

@@ -14,7 +14,9 @@
  *   register, passkey, oauth) and `auth_sign_in_failures_total{method,reason}`
  *   (`bad_credentials`, `rate_limited`, `invalid_input`, `too_large`,
  *   `rejected`), and `auth_jobs{state}` (the mail queue's jobs waiting,
- *   delayed, active and dead, read at each scrape). Answered only to a client on a loopback address (with
+ *   delayed, active and dead, read at each scrape) and
+ *   `auth_jobs_total{name,outcome}` (attempts this process's workers ran:
+ *   done, retry, dead). Answered only to a client on a loopback address (with
  *   `trustProxy`, the client the proxy names): the numbers are for the
  *   operator's Prometheus, not for visitors.
  *
@@ -36,7 +38,7 @@ import {
   metricsHandler,
   type MetricsRegistry,
 } from "@fetchkit/toolkit/metrics";
-import type { JobCounts } from "@fetchkit/toolkit/jobs";
+import type { JobCounts, JobSettled } from "@fetchkit/toolkit/jobs";
 import { Session } from "./context.ts";
 
 /** Options of {@linkcode createOperations}. */
@@ -51,8 +53,15 @@ export interface OperationsOptions {
   registry?: MetricsRegistry;
   /** The checks' time limit in ms. Default 2000. */
   timeoutMs?: number;
-  /** The job queue, whose jobs by state `/metrics` shows (`auth_jobs{state}`). */
-  jobs?: { stats(): Promise<JobCounts> };
+  /**
+   * The job queue, whose jobs by state `/metrics` shows (`auth_jobs{state}`),
+   * and whose attempts by outcome it counts (`auth_jobs_total{name,outcome}`)
+   * when the queue can tell them.
+   */
+  jobs?: {
+    stats(): Promise<JobCounts>;
+    onSettled?(listener: (event: JobSettled) => void): void;
+  };
 }
 
 /** The middleware of {@linkcode createOperations}, and the registry. */
@@ -136,6 +145,13 @@ export function createOperations(options: OperationsOptions): Operations {
     labelNames: ["state"],
   });
   const jobs = options.jobs;
+  const jobOutcomes = registry.counter({
+    name: "auth_jobs_total",
+    help:
+      "Attempts of the app's background jobs run in this process, by job name and outcome (done, retry, dead).",
+    labelNames: ["name", "outcome"],
+  });
+  jobs?.onSettled?.(({ name, outcome }) => jobOutcomes.inc({ name, outcome }));
   /** The scrape, after the job counts are read (left as they were if the store fails). */
   async function scrapeWithJobs(context: RequestContext): Promise<Response> {
     if (jobs !== undefined) {

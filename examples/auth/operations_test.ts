@@ -88,5 +88,16 @@ Deno.test("auth app: /metrics counts requests by route, sign-ins by method and f
   assert.match(text, /^store_operations_total\{store="Deno KV",.*\} \d+$/m);
   has('auth_jobs{state="dead"} 0');
   assert.match(text, /^auth_jobs\{state="waiting"\} \d+$/m);
+  // The registration's verification mail, sent by the on-demand worker,
+  // is counted by outcome once its attempt ends.
+  const sent = 'auth_jobs_total{name="mail",outcome="done"} 1\n';
+  let scraped = text;
+  const deadline = Date.now() + 5000;
+  while (!scraped.includes(sent) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    scraped = await (await new Client(app, "127.0.0.1").get("/metrics"))
+      .text();
+  }
+  assert.ok(scraped.includes(sent), sent);
   close();
 });
