@@ -48,17 +48,16 @@ Deno.test("an expire callback may watch again, and the new deadline fires", asyn
 
 Deno.test("a deadline unwatched by an earlier one's expire callback never fires", async () => {
   const fired: string[] = [];
-  let second: ReturnType<typeof watch> | undefined;
-  let third: ReturnType<typeof watch> | undefined;
   // All three due at the same tick: the first ends the other two (a read
   // that fails ends its neighbours' reads), the middle one first.
   const first = watch(20, () => {
     fired.push("first");
-    unwatch(second!);
-    unwatch(third!);
+    unwatch(second);
+    unwatch(third);
   });
-  second = watch(20, () => fired.push("second"));
-  third = watch(20, () => fired.push("third"));
+  // Declared after `first`: its callback runs at the tick, once both exist.
+  const second = watch(20, () => fired.push("second"));
+  const third = watch(20, () => fired.push("third"));
   const fourth = watch(20, () => fired.push("fourth"));
   assert.equal(watching(), 4);
   await sleep(80);
