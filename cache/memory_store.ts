@@ -220,6 +220,12 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     return bytes + needed <= maxBytes;
   }
 
+  function countedPeek(key: string, now: number): Entry | undefined {
+    return storeCallObservers().length === 0
+      ? peek(key, now)
+      : countStoreCall(GET, () => peek(key, now));
+  }
+
   function peek(key: string, now: number): Entry | undefined {
     const entry = live(key, now);
     if (entry !== undefined && !entry.pinned && entry !== newest) {
@@ -242,14 +248,9 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     },
     // Reads of every cached request: no closure unless observed, and
     // counted as the synchronous reads they are.
-    [PEEK]: (key, now) =>
-      storeCallObservers().length === 0
-        ? peek(key, now)
-        : countStoreCall(GET, () => peek(key, now)),
+    [PEEK]: countedPeek,
     get(key) {
-      const entry = storeCallObservers().length === 0
-        ? peek(key, Date.now())
-        : countStoreCall(GET, () => peek(key, Date.now()));
+      const entry = countedPeek(key, Date.now());
       if (entry === undefined) return Promise.resolve(undefined);
       return Promise.resolve({ value: entry.value, version: entry.version });
     },

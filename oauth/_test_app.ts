@@ -14,6 +14,8 @@ import {
   OAuthError,
 } from "@fetchkit/toolkit/oauth";
 
+import type { TestIssuer } from "./_test_issuer.ts";
+
 export const APP_ORIGIN = "http://app.test";
 export const REDIRECT_URI = `${APP_ORIGIN}/callback`;
 export const Sessions = createContextKey<Session>();
@@ -65,4 +67,17 @@ export function oauthApp(
     return Response.json(await client.callback(context));
   });
   return { app, client };
+}
+
+/** The app signing in with `issuer`'s client, `extra` client options added. */
+export function issuerApp(
+  issuer: TestIssuer,
+  extra: Record<string, unknown> = {},
+): Router {
+  return oauthApp({
+    issuer: issuer.issuer,
+    clientId: issuer.clientId,
+    clientSecret: issuer.clientSecret,
+    ...extra,
+  }).app;
 }

@@ -293,3 +293,15 @@ export async function startTestIssuer(): Promise<TestIssuer> {
   state.stop = () => server.shutdown();
   return state;
 }
+
+/** Runs `fn` with a fresh issuer, stopped afterwards whatever `fn` does. */
+export async function withIssuer(
+  fn: (issuer: TestIssuer) => Promise<void>,
+): Promise<void> {
+  const issuer = await startTestIssuer();
+  try {
+    await fn(issuer);
+  } finally {
+    await issuer.stop();
+  }
+}

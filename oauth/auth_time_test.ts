@@ -6,31 +6,11 @@
 // Portable: runs on Deno, Node and Bun.
 import assert from "node:assert/strict";
 import { checkAuthTime, OAuthError } from "@fetchkit/toolkit/oauth";
-import { APP_ORIGIN, oauthApp } from "./_test_app.ts";
+import { APP_ORIGIN, issuerApp, oauthApp } from "./_test_app.ts";
 import { Agent } from "./_test_agent.ts";
-import { startTestIssuer, type TestIssuer } from "./_test_issuer.ts";
+import { withIssuer } from "./_test_issuer.ts";
 
 type App = ReturnType<typeof oauthApp>["app"];
-
-async function withIssuer(
-  fn: (issuer: TestIssuer) => Promise<void>,
-): Promise<void> {
-  const issuer = await startTestIssuer();
-  try {
-    await fn(issuer);
-  } finally {
-    await issuer.stop();
-  }
-}
-
-function appOf(issuer: TestIssuer, extra: Record<string, unknown> = {}): App {
-  return oauthApp({
-    issuer: issuer.issuer,
-    clientId: issuer.clientId,
-    clientSecret: issuer.clientSecret,
-    ...extra,
-  }).app;
-}
 
 /** /login?<query>, the issuer's redirect back, the callback's answer. */
 async function signIn(
@@ -55,7 +35,7 @@ Deno.test("oauth auth_time: maxAge is sent as max_age, and a fresh auth_time is 
   withIssuer(async (issuer) => {
     issuer.user = { ...issuer.user, auth_time: nowSeconds() - 2 };
     const { status, body, authorizeUrl } = await signIn(
-      appOf(issuer),
+      issuerApp(issuer),
       "maxAge=0&prompt=login",
     );
     assert.equal(authorizeUrl.searchParams.get("max_age"), "0");
@@ -69,7 +49,7 @@ Deno.test("oauth auth_time: maxAge is sent as max_age, and a fresh auth_time is 
 Deno.test("oauth auth_time: a sign-in without maxAge sends no max_age and does not check auth_time", () =>
   withIssuer(async (issuer) => {
     // No auth_time at all, as a provider sends when not asked for one.
-    const { status, body, authorizeUrl } = await signIn(appOf(issuer), "");
+    const { status, body, authorizeUrl } = await signIn(issuerApp(issuer), "");
     assert.equal(authorizeUrl.searchParams.has("max_age"), false);
     assert.equal(status, 200, body);
     assert.equal(JSON.parse(body).maxAge, undefined);
@@ -77,7 +57,7 @@ Deno.test("oauth auth_time: a sign-in without maxAge sends no max_age and does n
 
 Deno.test("oauth auth_time: an ID token without auth_time is refused when maxAge was asked", () =>
   withIssuer(async (issuer) => {
-    const { status, body } = await signIn(appOf(issuer), "maxAge=0");
+    const { status, body } = await signIn(issuerApp(issuer), "maxAge=0");
     assert.equal(status, 400, body);
     assert.match(body, /no auth_time/);
   }));
@@ -86,14 +66,14 @@ Deno.test("oauth auth_time: a stale auth_time (a provider that ignored max_age) 
   withIssuer(async (issuer) => {
     // Signed in at the provider 10 minutes ago; max_age=0 asked for now.
     issuer.user = { ...issuer.user, auth_time: nowSeconds() - 600 };
-    const { status, body } = await signIn(appOf(issuer), "maxAge=0");
+    const { status, body } = await signIn(issuerApp(issuer), "maxAge=0");
     assert.equal(status, 400, body);
     assert.match(body, /last asked you to sign in 60\d s ago; at most 0 s/);
   }));
 
 Deno.test("oauth auth_time: maxAuthAge widens the window; the clock tolerance is added", () =>
   withIssuer(async (issuer) => {
-    const app = appOf(issuer);
+    const app = issuerApp(issuer);
     // 4 minutes old, within 5 minutes: accepted.
     issuer.user = { ...issuer.user, auth_time: nowSeconds() - 240 };
     assert.equal((await signIn(app, "maxAge=0&maxAuthAge=300")).status, 200);
@@ -108,7 +88,7 @@ Deno.test("oauth auth_time: maxAuthAge widens the window; the clock tolerance is
     // No tolerance: 5 minutes and 20 s is refused.
     issuer.user = { ...issuer.user, auth_time: nowSeconds() - 320 };
     const strict = await signIn(
-      appOf(issuer, { clockTolerance: 0 }),
+      issuerApp(issuer, { clockTolerance: 0 }),
       "maxAge=0&maxAuthAge=300",
     );
     assert.equal(strict.status, 400);
@@ -117,7 +97,7 @@ Deno.test("oauth auth_time: maxAuthAge widens the window; the clock tolerance is
 Deno.test("oauth auth_time: an auth_time in the future is refused", () =>
   withIssuer(async (issuer) => {
     issuer.user = { ...issuer.user, auth_time: nowSeconds() + 3600 };
-    const { status, body } = await signIn(appOf(issuer), "maxAge=0");
+    const { status, body } = await signIn(issuerApp(issuer), "maxAge=0");
     assert.equal(status, 400);
     assert.match(body, /in the future/);
   }));

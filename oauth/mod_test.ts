@@ -12,9 +12,15 @@ import {
   OAuthError,
   oidc,
 } from "@fetchkit/toolkit/oauth";
-import { APP_ORIGIN, oauthApp, REDIRECT_URI, Sessions } from "./_test_app.ts";
+import {
+  APP_ORIGIN,
+  issuerApp,
+  oauthApp,
+  REDIRECT_URI,
+  Sessions,
+} from "./_test_app.ts";
 import { Agent } from "./_test_agent.ts";
-import { startTestIssuer, type TestIssuer } from "./_test_issuer.ts";
+import { withIssuer } from "./_test_issuer.ts";
 import { tokensEqual } from "./_transactions.ts";
 
 type App = ReturnType<typeof oauthApp>["app"];
@@ -46,29 +52,9 @@ async function signIn(
   return { status: response.status, body: await response.text() };
 }
 
-async function withIssuer(
-  fn: (issuer: TestIssuer) => Promise<void>,
-): Promise<void> {
-  const issuer = await startTestIssuer();
-  try {
-    await fn(issuer);
-  } finally {
-    await issuer.stop();
-  }
-}
-
-function oidcApp(issuer: TestIssuer, extra: Record<string, unknown> = {}): App {
-  return oauthApp({
-    issuer: issuer.issuer,
-    clientId: issuer.clientId,
-    clientSecret: issuer.clientSecret,
-    ...extra,
-  }).app;
-}
-
 Deno.test("oauth: a good ID token signs in; the secret goes as client_secret_basic", () =>
   withIssuer(async (issuer) => {
-    const { status, body } = await signIn(oidcApp(issuer), "?returnTo=/here");
+    const { status, body } = await signIn(issuerApp(issuer), "?returnTo=/here");
     assert.equal(status, 200, body);
     const result = JSON.parse(body);
     assert.equal(result.claims.sub, "user-1");
@@ -110,7 +96,7 @@ for (const [what, fault, message] of FAULTS) {
   Deno.test(`oauth: an ID token ${what} is refused with 400`, () =>
     withIssuer(async (issuer) => {
       issuer.fault = fault;
-      const { status, body } = await signIn(oidcApp(issuer));
+      const { status, body } = await signIn(issuerApp(issuer));
       assert.equal(status, 400, body);
       assert.match(body, message);
     }));
@@ -119,9 +105,9 @@ for (const [what, fault, message] of FAULTS) {
 Deno.test("oauth: an ID token expired less than the clock tolerance ago is accepted", () =>
   withIssuer(async (issuer) => {
     issuer.fault = { expiresIn: -10 };
-    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+    assert.equal((await signIn(issuerApp(issuer))).status, 200);
     issuer.fault = { expiresIn: -10 };
-    const strict = await signIn(oidcApp(issuer, { clockTolerance: 0 }));
+    const strict = await signIn(issuerApp(issuer, { clockTolerance: 0 }));
     assert.equal(strict.status, 400);
   }));
 
@@ -151,7 +137,7 @@ Deno.test("oauth: OAuthError carries the reason; the token endpoint's error is n
 
 Deno.test("oauth: a sign-in that outlived ttl is refused as expired, once", () =>
   withIssuer(async (issuer) => {
-    const app = oidcApp(issuer, { ttl: 0 });
+    const app = issuerApp(issuer, { ttl: 0 });
     const agent = agentFor(app);
     const callback = await roundTrip(agent);
     const response = await agent.request(callback);
@@ -163,7 +149,7 @@ Deno.test("oauth: a sign-in that outlived ttl is refused as expired, once", () =
 
 Deno.test("oauth: returnTo that could leave the origin is dropped", () =>
   withIssuer(async (issuer) => {
-    const app = oidcApp(issuer);
+    const app = issuerApp(issuer);
     for (
       const bad of [
         "//evil.example/x",
@@ -191,7 +177,7 @@ Deno.test("oauth: returnTo that could leave the origin is dropped", () =>
 
 Deno.test("oauth: five sign-ins may be pending per session; the oldest goes first", () =>
   withIssuer(async (issuer) => {
-    const app = oidcApp(issuer);
+    const app = issuerApp(issuer);
     const agent = agentFor(app);
     const callbacks: URL[] = [];
     for (let i = 0; i < 6; i++) callbacks.push(await roundTrip(agent));
@@ -371,7 +357,7 @@ Deno.test("oauth: presets", () => {
 
 Deno.test("oauth: mapClaims adjusts what callback() returns", () =>
   withIssuer(async (issuer) => {
-    const app = oidcApp(issuer, {
+    const app = issuerApp(issuer, {
       mapClaims: (claims: Record<string, unknown>) => ({
         ...claims,
         email_verified: false,
@@ -386,7 +372,7 @@ Deno.test("oauth: mapClaims adjusts what callback() returns", () =>
 Deno.test("oauth: an ID token whose sub is not a string is refused", () =>
   withIssuer(async (issuer) => {
     issuer.user = { ...issuer.user, sub: 42 };
-    const { status, body } = await signIn(oidcApp(issuer));
+    const { status, body } = await signIn(issuerApp(issuer));
     assert.equal(status, 400);
     assert.match(body, /its sub is not a string/);
   }));
@@ -439,27 +425,27 @@ Deno.test("oauth: alg confusion: an unsigned (none) ID token and an HS256 one ke
     issuer.algs = ["ES256", "HS256", "none"];
     for (const forgedAlg of ["none", "HS256"] as const) {
       issuer.fault = { forgedAlg };
-      const { status, body } = await signIn(oidcApp(issuer));
+      const { status, body } = await signIn(issuerApp(issuer));
       assert.equal(status, 400, `${forgedAlg}: ${body}`);
       assert.match(body, /ID token refused/, forgedAlg);
       assert.doesNotMatch(body, /mini@example\.com/, forgedAlg);
     }
     // The real one still goes through.
-    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+    assert.equal((await signIn(issuerApp(issuer))).status, 200);
   }));
 
 Deno.test("oauth: an ID token without kid verifies against a one-key JWKS, and is refused against several (OpenID Connect Core 10.1)", () =>
   withIssuer(async (issuer) => {
     issuer.fault = { noKid: true };
-    const single = await signIn(oidcApp(issuer));
+    const single = await signIn(issuerApp(issuer));
     assert.equal(single.status, 200, single.body);
     issuer.twoKeys = true;
     issuer.fault = { noKid: true };
-    const several = await signIn(oidcApp(issuer));
+    const several = await signIn(issuerApp(issuer));
     assert.equal(several.status, 400, several.body);
     assert.match(several.body, /signature does not verify/);
     // With its kid, the right key of the two is used.
-    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+    assert.equal((await signIn(issuerApp(issuer))).status, 200);
   }));
 
 Deno.test("oauth: a provider whose keys (jwks_uri) are down is a 502 naming them, not a 400 about the token", () =>
@@ -490,7 +476,7 @@ Deno.test("oauth: a provider whose keys (jwks_uri) are down is a 502 naming them
       assert.match(String(thrown), /not be read/);
     }
     issuer.jwksStatus = undefined;
-    assert.equal((await signIn(oidcApp(issuer))).status, 200);
+    assert.equal((await signIn(issuerApp(issuer))).status, 200);
   }));
 
 Deno.test("oauth: a provider whose user API is down (5xx, unreachable) is a 502, not a 400 about the sign-in", () =>

@@ -15,7 +15,7 @@ import {
 import { github } from "@fetchkit/toolkit/oauth";
 import { APP_ORIGIN, oauthApp } from "./_test_app.ts";
 import { Agent } from "./_test_agent.ts";
-import { startTestIssuer, type TestIssuer } from "./_test_issuer.ts";
+import { type TestIssuer, withIssuer } from "./_test_issuer.ts";
 
 type App = ReturnType<typeof oauthApp>["app"];
 type Options = Omit<OAuthClientOptions, "session" | "redirectUri">;
@@ -25,17 +25,6 @@ function agentFor(app: App): Agent {
     APP_ORIGIN,
     async (request) => await app.fetch(request),
   );
-}
-
-async function withIssuer(
-  fn: (issuer: TestIssuer) => Promise<void>,
-): Promise<void> {
-  const issuer = await startTestIssuer();
-  try {
-    await fn(issuer);
-  } finally {
-    await issuer.stop();
-  }
 }
 
 /** A server elsewhere that records what reaches it. */

@@ -3,37 +3,14 @@
 // shows the 10 new ones once, and the old ones stop working.
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { totpCode } from "@fetchkit/toolkit/totp";
 import { Client, read, testApp } from "./_test_app.ts";
 import { confirm } from "./_test_confirm.ts";
+import { codesOf, enrolled } from "./_test_two_factor.ts";
 import { WRONG_CODE } from "./controllers/two_factor.ts";
 
 const EMAIL = "ada@example.com";
 const PASSWORD = "correct horse";
 const NEW_CODES = "/profile/two-factor/backup-codes";
-
-/** The backup codes listed on a page (`<ol id="backup-codes">`). */
-function codesOf(body: string): string[] {
-  const list = body.match(/<ol id="backup-codes">([\s\S]*?)<\/ol>/)?.[1];
-  assert.ok(list, `no backup codes on the page: ${body}`);
-  return [...list.matchAll(/<li>([a-z2-7]{4}-[a-z2-7]{4})<\/li>/g)]
-    .map((match) => match[1]);
-}
-
-/** Registers a user on a new client and turns 2FA on: the client and codes. */
-async function enrolled(app: Client["app"]) {
-  const client = new Client(app);
-  await client.register(EMAIL, PASSWORD);
-  await confirm(client, PASSWORD, "/profile/two-factor");
-  const page = await read(await client.get("/profile/two-factor"));
-  const secret = page.body.match(/id="totp-secret">([A-Z2-7 ]+)</)![1]
-    .replaceAll(" ", "");
-  const enabled = await read(
-    await client.post("/profile/two-factor", { code: await totpCode(secret) }),
-  );
-  assert.equal(enabled.status, 200);
-  return { client, secret, codes: codesOf(enabled.body) };
-}
 
 /** A sign-in on a new client with the password, then `code`: its answer. */
 async function signInWith(app: Client["app"], code: string) {
@@ -46,7 +23,7 @@ async function signInWith(app: Client["app"], code: string) {
 Deno.test("new backup codes: the security page's button replaces every code, shows the 10 new ones once, and the old ones stop working", async () => {
   const { app, close } = await testApp();
   try {
-    const { client, codes: old } = await enrolled(app);
+    const { client, codes: old } = await enrolled(app, EMAIL, PASSWORD);
     // One old code used: 9 left.
     assert.equal((await signInWith(app, old[0])).status, 303);
 
@@ -92,7 +69,7 @@ Deno.test("new backup codes: without a fresh re-authentication the form goes to 
   });
   const { app, close } = await testApp();
   try {
-    const { client, codes } = await enrolled(app);
+    const { client, codes } = await enrolled(app, EMAIL, PASSWORD);
     clock.tick(10 * 60_000 + 1);
     const answer = await client.post(NEW_CODES);
     assert.equal(answer.status, 303);
@@ -117,7 +94,7 @@ Deno.test("new backup codes: without a fresh re-authentication the form goes to 
 Deno.test("new backup codes: a cross-site POST is refused with 403, and codes stay", async () => {
   const { app, close } = await testApp();
   try {
-    const { client, codes } = await enrolled(app);
+    const { client, codes } = await enrolled(app, EMAIL, PASSWORD);
     const answer = await read(
       await client.request(NEW_CODES, {
         method: "POST",

@@ -7,6 +7,7 @@ import FakeTimers from "@sinonjs/fake-timers";
 import { totpCode } from "@fetchkit/toolkit/totp";
 import { Client, read, testApp } from "./_test_app.ts";
 import { confirm } from "./_test_confirm.ts";
+import { enrolled } from "./_test_two_factor.ts";
 import {
   MALFORMED_CODE,
   PENDING_EXPIRED,
@@ -32,27 +33,6 @@ function fakeDate() {
 function unescape(text: string): string {
   return text.replaceAll("&amp;", "&").replaceAll("&#x3D;", "=")
     .replaceAll("&#61;", "=").replaceAll("&#x2F;", "/");
-}
-
-/**
- * Registers a user on a new client and turns 2FA on; returns the client,
- * the secret read from the page and the backup codes.
- */
-async function enrolled(app: Client["app"]) {
-  const client = new Client(app);
-  await client.register(EMAIL, PASSWORD);
-  await confirm(client, PASSWORD, "/profile/two-factor");
-  const page = await read(await client.get("/profile/two-factor"));
-  const secret = page.body.match(/id="totp-secret">([A-Z2-7 ]+)</)![1]
-    .replaceAll(" ", "");
-  const enabled = await read(
-    await client.post("/profile/two-factor", { code: await totpCode(secret) }),
-  );
-  assert.equal(enabled.status, 200);
-  const list = enabled.body.match(/<ol id="backup-codes">([\s\S]*?)<\/ol>/)![1];
-  const codes = [...list.matchAll(/<li>([a-z2-7]{4}-[a-z2-7]{4})<\/li>/g)]
-    .map((match) => match[1]);
-  return { client, secret, codes };
 }
 
 /** Logs in with the password on a new client: at the second step. */
@@ -143,7 +123,7 @@ Deno.test("two-factor sign-in: the password alone does not sign in; a current co
   const clock = fakeDate();
   const { app, close } = await testApp();
   try {
-    const { secret } = await enrolled(app);
+    const { secret } = await enrolled(app, EMAIL, PASSWORD);
     const client = await passwordStep(app);
     assert.equal((await client.get("/dashboard")).status, 302, "not yet");
     const form = await read(await client.get("/auth/two-factor"));
@@ -189,7 +169,7 @@ Deno.test("two-factor sign-in: each backup code works once, in any case and with
   const clock = fakeDate();
   const { app, close } = await testApp();
   try {
-    const { client: owner, codes } = await enrolled(app);
+    const { client: owner, codes } = await enrolled(app, EMAIL, PASSWORD);
     const first = await passwordStep(app);
     const used = await first.post("/auth/two-factor", {
       code: codes[3].toUpperCase().replace("-", ""),
@@ -220,7 +200,7 @@ Deno.test("two-factor lockout: 5 wrong codes per account in 15 minutes, then 429
   const clock = fakeDate();
   const { app, close } = await testApp();
   try {
-    const { secret } = await enrolled(app);
+    const { secret } = await enrolled(app, EMAIL, PASSWORD);
     const client = await passwordStep(app);
     for (let i = 0; i < LOGIN_LIMIT; i++) {
       const wrong = await client.post("/auth/two-factor", { code: "000000" });
@@ -258,7 +238,7 @@ Deno.test("two-factor sign-in: the pending sign-in ends after 5 minutes; the ste
   const clock = fakeDate();
   const { app, close } = await testApp();
   try {
-    const { secret } = await enrolled(app);
+    const { secret } = await enrolled(app, EMAIL, PASSWORD);
     const nobody = new Client(app);
     const none = await nobody.get("/auth/two-factor");
     assert.equal(none.status, 303);
@@ -284,7 +264,7 @@ Deno.test("turning two-factor off: re-authentication and a code; every other dev
   const clock = fakeDate();
   const { app, close } = await testApp();
   try {
-    const { client, secret, codes } = await enrolled(app);
+    const { client, secret, codes } = await enrolled(app, EMAIL, PASSWORD);
     clock.tick(STEP);
     const laptop = await passwordStep(app);
     assert.equal(
@@ -419,7 +399,7 @@ Deno.test("passkeys: a passkey sign-in skips the second step; a passkey confirms
   const { app, close } = await testApp();
   try {
     // Enrolled a moment ago: the confirmation still holds for a passkey.
-    const { client } = await enrolled(app);
+    const { client } = await enrolled(app, EMAIL, PASSWORD);
     const key = new SoftAuthenticator();
     const options = await json(client, "/passkeys/register/options", {});
     assert.equal(options.status, 200);
@@ -481,7 +461,7 @@ Deno.test("deleting an account removes its two-factor secret and backup codes", 
   const clock = fakeDate();
   const { app, kv, close } = await testApp();
   try {
-    const { client } = await enrolled(app);
+    const { client } = await enrolled(app, EMAIL, PASSWORD);
     const store = createTwoFactorStore(kv);
     const id = (await (await import("./users.ts")).createUserStore(kv)
       .findByEmail(EMAIL))!.id;
