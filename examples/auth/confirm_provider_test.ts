@@ -11,8 +11,9 @@ import type { Router } from "@fetchkit/toolkit/fetch-router";
 import { createApp } from "./app.ts";
 import { createSessionStorage } from "./sessions.ts";
 import { ORIGIN, SECRET } from "./_test_app.ts";
+import { browser } from "./_test_provider_agent.ts";
 import { loadOAuthProviders, type OAuthProvider } from "./oauth.ts";
-import { Agent, signInAtProvider } from "../../oauth/_test_agent.ts";
+import { type Agent, signInAtProvider } from "../../oauth/_test_agent.ts";
 import {
   CONFIDENTIAL_CLIENT,
   startOidcProvider,
@@ -49,24 +50,6 @@ async function app(): Promise<{ app: Router; kv: Deno.Kv }> {
     publicUrl: ORIGIN,
   });
   return { app: router, kv };
-}
-
-let addresses = 0;
-
-/** A browser: the app in process (from its own address), the provider over HTTP. */
-function browser(router: Router): Agent {
-  const info = {
-    remoteAddr: {
-      transport: "tcp" as const,
-      hostname: `10.8.0.${++addresses}`,
-      port: 50000,
-    },
-  };
-  return new Agent().route(ORIGIN, async (request) => {
-    const headers = new Headers(request.headers);
-    headers.set("sec-fetch-site", "same-origin");
-    return await router.fetch(new Request(request, { headers }), info);
-  });
 }
 
 /** Signs `login` in with the provider: the app's answer to the callback. */

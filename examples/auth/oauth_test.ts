@@ -10,6 +10,7 @@ import { createMailbox } from "./_test_mailbox.ts";
 import type { Mailer } from "./mailer.ts";
 import { createSessionStorage } from "./sessions.ts";
 import { ORIGIN, SECRET } from "./_test_app.ts";
+import { browser } from "./_test_provider_agent.ts";
 import { runMain, startMain } from "./_test_server.ts";
 import {
   checkNetAccess,
@@ -30,7 +31,7 @@ import { session } from "@fetchkit/toolkit/session-middleware";
 import { createMemoryRateLimitStore } from "@fetchkit/toolkit/rate-limit-middleware";
 import {
   abortAtProvider,
-  Agent,
+  type Agent,
   signInAtProvider,
 } from "../../oauth/_test_agent.ts";
 import {
@@ -73,24 +74,6 @@ async function app(
     mailer,
   });
   return { app: router, kv };
-}
-
-let addresses = 0;
-
-/** A browser: the app in process (from its own address), the provider over HTTP. */
-function browser(router: Router): Agent {
-  const info = {
-    remoteAddr: {
-      transport: "tcp" as const,
-      hostname: `10.9.0.${++addresses}`,
-      port: 50000,
-    },
-  };
-  return new Agent().route(ORIGIN, async (request) => {
-    const headers = new Headers(request.headers);
-    headers.set("sec-fetch-site", "same-origin");
-    return await router.fetch(new Request(request, { headers }), info);
-  });
 }
 
 /** Clicks "Sign in with Test SSO": the provider URL. */
