@@ -8,6 +8,7 @@
 
 import type { ClaimedJob, DeadJob, JobCounts, JobStore } from "./store.ts";
 import { localListeners } from "./_listeners.ts";
+import { lockedKv } from "./_locked_kv.ts";
 
 /** A part of a KV key. */
 export type JobKvKeyPart = string | number | bigint | boolean | Uint8Array;
@@ -107,7 +108,9 @@ const decoder = new TextDecoder();
  * the de-duplication keys (with their own expiry time: KV's `expireIn`
  * is lazy). Deno KV's own `enqueue`/`listenQueue` is not used: it cannot
  * list, count, hand back or revive a job, and one database delivers to
- * one listener per process (BENCHMARKS.md compares both). Each write is
+ * one listener per process (BENCHMARKS.md compares both). `database is
+ * locked` (processes sharing a local file write at once) is retried with
+ * jittered backoff for up to 2 s, like every KV store of the package. Each write is
  * a SQLite commit (a few hundred jobs a second on a local file);
  * `stats()` counts by listing the indexes, so it reads every job.
  *
@@ -123,17 +126,18 @@ const decoder = new TextDecoder();
  * kv.close();
  * ```
  *
- * @param kv An open database.
+ * @param database An open database.
  * @param options The key prefix.
  * @returns The store.
  */
 export function createKvJobStore(
-  kv: JobKv,
+  database: JobKv,
   options: KvJobStoreOptions = {},
 ): JobStore {
-  if (kv === null || typeof kv !== "object") {
+  if (database === null || typeof database !== "object") {
     throw new TypeError("createKvJobStore(): an open Deno KV is required");
   }
+  const kv = lockedKv(database);
   const prefix = options.prefix ?? "jobs";
   const listeners = localListeners();
   const k = (queue: string, ...rest: JobKvKeyPart[]): JobKvKey => [

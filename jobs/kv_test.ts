@@ -72,3 +72,50 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "kv job store: a commit or read that finds SQLite locked is tried again",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const kv = await Deno.openKv(":memory:");
+    // SQLite answers a transaction whose snapshot went stale under another
+    // connection's write with this error at once, without waiting.
+    let locks = 0;
+    const lockedTwice = <T>(call: () => Promise<T>) => (): Promise<T> => {
+      if (locks++ % 3 < 2) {
+        return Promise.reject(new TypeError("database is locked"));
+      }
+      return call();
+    };
+    const flaky = {
+      get: (key: Deno.KvKey) => lockedTwice(() => kv.get(key))(),
+      getMany: (keys: Deno.KvKey[]) => lockedTwice(() => kv.getMany(keys))(),
+      list: kv.list.bind(kv),
+      atomic() {
+        const operation = kv.atomic();
+        const commit = operation.commit.bind(operation);
+        operation.commit = lockedTwice(commit) as typeof operation.commit;
+        return operation;
+      },
+    } as unknown as Deno.Kv;
+    try {
+      const queue = createJobQueue({
+        store: createKvJobStore(flaky),
+        name: "lock",
+      });
+      let ran = 0;
+      queue.define("effect", () => void ran++);
+      await queue.enqueue("effect", { i: 0 });
+      await queue.enqueue("effect", { i: 1 }, { key: "one" });
+      assert.equal((await queue.stats()).waiting, 2);
+      const worker = queue.work({ pollMs: 10 });
+      await until(() => ran === 2);
+      await worker.stop();
+      assert.ok(locks >= 6, `${locks} calls`);
+    } finally {
+      kv.close();
+    }
+  },
+});
