@@ -107,15 +107,23 @@ export function formData(options: FormDataOptions = {}): Middleware {
       provide(context, NO_FIELDS);
       return next();
     }
-    return parseFormThen(
+    // After a wait, nothing is returned once next() ran: the router's
+    // chain takes the answer from next() itself, where returning next()'s
+    // promise would make the read's promise adopt it (a thenable job and
+    // two more turns per request; most Bun forms wait for their body).
+    let waited = false;
+    const result = parseFormThen(
       context.request,
       limits,
       (form) => {
         provide(context, form);
-        return next();
+        const answer = next();
+        return waited ? undefined : answer;
       },
       (error) => refuse(error, context),
     );
+    waited = true;
+    return result;
   };
 }
 

@@ -273,7 +273,14 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    */
   constructor(request: Request, params?: P) {
     this.request = request;
-    this.method = request.method;
+    // Known without a read when Bun's router picked the route by method
+    // (see `contextFor`); reading `request.method` costs Bun a native call.
+    const method = presetMethod;
+    if (method === undefined) this.method = request.method;
+    else {
+      presetMethod = undefined;
+      this.method = method;
+    }
     // A route without parameters shares one empty, frozen object, with
     // no prototype chain to Object.prototype, as for matched params.
     this.params = params ?? (NO_PARAMS as P);
@@ -458,6 +465,23 @@ export function deferValue<K extends AnyContextKey, S>(
   source: S,
 ): void {
   put(context, key, new Deferred(make as (source: unknown) => unknown, source));
+}
+
+// The method `contextFor` hands the next constructor call.
+let presetMethod: string | undefined;
+
+/**
+ * A context for a request whose method is known already (Bun's router
+ * picked its route by method): the same as `new RequestContext(request,
+ * params)`, without reading `request.method`.
+ */
+export function contextFor(
+  request: Request,
+  params: Params | undefined,
+  method: string,
+): RequestContext {
+  presetMethod = method;
+  return new RequestContext(request, params);
 }
 
 /** Gives a context what the server passed, for `context.remoteAddr`. */
