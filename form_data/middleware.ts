@@ -15,7 +15,7 @@ import {
   parseFormThen,
 } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
-import { deferValue } from "../router/context.ts";
+import { deferValue, hasValue } from "../router/context.ts";
 import { type FormFieldRecord, FormFields } from "./fields.ts";
 import { formFromPairs, recordFromForm, recordFromPairs } from "./_fields.ts";
 
@@ -96,8 +96,8 @@ export function formData(options: FormDataOptions = {}): Middleware {
   // Not async: a form that needs no waiting (a small body already
   // arrived, on Bun) keeps the chain synchronous.
   return (context, next) => {
-    if (context.has(FormData)) {
-      if (!context.has(FormFields)) {
+    if (hasValue(context, FormData)) {
+      if (!hasValue(context, FormFields)) {
         deferValue(context, FormFields, fieldsOfContext, context);
       }
       return next();

@@ -7,7 +7,12 @@
  * @module
  */
 
-import { compile, type Form, paramsFactory } from "../matcher/trie.ts";
+import {
+  compile,
+  type Form,
+  paramsClass,
+  paramsFactory,
+} from "../matcher/trie.ts";
 
 /** One route as added: its method, pattern and composed chain. */
 export interface Registered<T> {
@@ -134,23 +139,56 @@ function doubtful(value: string): boolean {
 }
 
 /**
- * The parameters Bun's router matched, checked (see `doubtful`), or
- * `undefined` when the router's own matcher must decide.
+ * Reads the parameters Bun's router matched (`request.params`), checked
+ * (see `doubtful`): the router's prototype-free params, or `undefined`
+ * when the router's own matcher must decide.
  */
+type ParamsReader = (
+  found: Record<string, string> | undefined,
+) => Record<string, string> | undefined;
+
+/**
+ * A {@linkcode ParamsReader} for `names`: generated, so that each value
+ * is read, checked and passed to the params constructor without an array
+ * between (names are plain identifiers, see `PARAM_NAME`); a loop where
+ * code generation is off.
+ */
+function paramsReader(names: readonly string[]): ParamsReader {
+  const Params = paramsClass(names);
+  if (Params !== undefined) {
+    const reads = names.map((name, i) =>
+      `const v${i} = f[${JSON.stringify(name)}]; ` +
+      `if (v${i} === undefined || d(v${i})) return undefined;`
+    ).join(" ");
+    const args = names.map((_, i) => `v${i}`).join(", ");
+    try {
+      return new Function(
+        "C",
+        "d",
+        `return (f) => { if (f === undefined) return undefined; ${reads} return new C(${args}); };`,
+      )(Params, doubtful);
+    } catch {
+      // Code generation is off: the loop below.
+    }
+  }
+  const make = paramsFactory(names);
+  return (found) => {
+    if (found === undefined) return undefined;
+    const values: string[] = [];
+    for (const name of names) {
+      const one = found[name];
+      if (one === undefined || doubtful(one)) return undefined;
+      values.push(one);
+    }
+    return make(values);
+  };
+}
+
 function paramsOf(
   request: Request,
-  names: readonly string[],
-  make: (values: string[]) => Record<string, string>,
+  read: ParamsReader,
 ): Record<string, string> | undefined {
-  const found = (request as { params?: Record<string, string> }).params;
-  if (found === undefined) return undefined;
-  const values: string[] = [];
-  for (const name of names) {
-    const one = found[name];
-    if (one === undefined || doubtful(one)) return undefined;
-    values.push(one);
-  }
-  return make(values);
+  return read((request as { params?: Record<string, string> }).params);
 }
 
 /**
@@ -281,7 +319,7 @@ export function nativeRoutes<T>(
         route.method === method || (route.method === "ANY" && method !== "HEAD")
       )!.value;
     }
-    const make = paramsFactory(names);
+    const read = paramsReader(names);
     // Bun picks the function by method (as Elysia's routes are given), so
     // none is read or looked up per request; a method the object lacks
     // goes to serve()'s handler, the router's full path (405, OPTIONS).
@@ -300,7 +338,7 @@ export function nativeRoutes<T>(
               : fallback(request, info)
           : (request, info) => {
             if (!live()) return fallback(request, info);
-            const params = paramsOf(request, names, make);
+            const params = paramsOf(request, read);
             return params === undefined
               ? fallback(request, info)
               : answer(request, info, value, params, method);
@@ -321,7 +359,7 @@ export function nativeRoutes<T>(
     routes[key] = (request, info) => {
       const value = table[request.method];
       if (value === undefined || !live()) return fallback(request, info);
-      const params = paramsOf(request, names, make);
+      const params = paramsOf(request, read);
       return params === undefined
         ? fallback(request, info)
         : answer(request, info, value, params);

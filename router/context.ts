@@ -114,6 +114,10 @@ class Deferred {
   }
 }
 
+// Set by RequestContext's static block: `has` without making the detached
+// `has` (a closure) for it.
+let holds: (context: RequestContext, key: unknown) => boolean;
+
 // Set by RequestContext's static block: stores a value without making the
 // detached `set` (a closure) for it.
 let put: (context: RequestContext, key: unknown, value: unknown) => void;
@@ -256,6 +260,8 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       if (route !== undefined) context.#route = route;
       return found;
     };
+    holds = (context, key) =>
+      context.#values !== undefined && context.#values.has(key);
     put = (context, key, value) => {
       (context.#values ??= new Map()).set(key, value);
     };
@@ -447,6 +453,15 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     return this.#has ??= (key) =>
       this.#values !== undefined && this.#values.has(key);
   }
+}
+
+/**
+ * `context.has(key)`, for middleware of this package: the same answer,
+ * without making the detached `has` for a context whose handler may never
+ * read it.
+ */
+export function hasValue(context: RequestContext, key: AnyContextKey): boolean {
+  return holds(context, key);
 }
 
 /** Gives a context its validated input, for `context.input`. */
