@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import { Route } from "@fetchkit/toolkit/fetch-router/routes";
 import { serve, type Server } from "@fetchkit/toolkit/serve";
 import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
 import { Rng } from "../_tools/fuzz.ts";
@@ -339,6 +340,37 @@ Deno.test("native routes: static and uncontested parameter patterns only", () =>
     "/users/:userId/posts/:postId",
     "/users/new",
   ]);
+});
+
+Deno.test("native routes: one function per method where every method is Bun's to pick (a GET route's HEAD too); one function for ANY and other methods", () => {
+  const router = createRouter();
+  router.get("/about", () => new Response("get"));
+  router.post("/about", () => new Response("post"));
+  router.get("/users/:id", () => new Response("user"));
+  router.head("/h", () => new Response(null));
+  router.get("/h", () => new Response("h"));
+  router.any("/any", () => new Response("any"));
+  router.map(new Route("PROPFIND", "/dav"), () => new Response("dav"));
+  const routes = (router.fetch as unknown as Record<
+    symbol,
+    () => Record<string, unknown>
+  >)[BUN_ROUTES]!();
+  const methodsOf = (key: string) => {
+    const route = routes[key];
+    return typeof route === "function"
+      ? "function"
+      : Object.keys(route as object).sort();
+  };
+  assert.deepEqual(methodsOf("/about"), ["GET", "HEAD", "POST"]);
+  assert.deepEqual(methodsOf("/users/:id"), ["GET", "HEAD"]);
+  // The HEAD route added answers HEAD, not the GET route's.
+  assert.deepEqual(methodsOf("/h"), ["GET", "HEAD"]);
+  assert.notEqual(
+    (routes["/h"] as Record<string, unknown>).HEAD,
+    (routes["/h"] as Record<string, unknown>).GET,
+  );
+  assert.equal(methodsOf("/any"), "function");
+  assert.equal(methodsOf("/dav"), "function");
 });
 
 Deno.test("native routes: an event stream from a native route is ended by the shutdown, as the handler's are", async () => {
