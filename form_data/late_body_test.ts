@@ -56,8 +56,8 @@ Deno.test("formData(): a small body within idleTimeout reaches the handler once"
   assert.equal(ran(), 1);
 });
 
-/** A urlencoded "a=1" whose bytes come after `ms`, as a request to `/`. */
-function latePost(ms: number): Request {
+/** A urlencoded "a=1" whose bytes come after `ms`, as a request to `path`. */
+function latePost(ms: number, path = "/"): Request {
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       await delay(ms);
@@ -65,7 +65,7 @@ function latePost(ms: number): Request {
       controller.close();
     },
   });
-  return new Request("http://localhost/", {
+  return new Request(new URL(path, "http://localhost/"), {
     method: "POST",
     body,
     headers: {
@@ -114,7 +114,7 @@ Deno.test("formData(): after waiting for the body, a handler's throw reaches the
   console.error = () => {};
   try {
     const thrown = await router.fetch(
-      new Request(new URL("/throws", "http://localhost/"), latePost(20)),
+      latePost(20, "/throws"),
     );
     assert.equal(thrown.status, 500);
     assert.equal(await thrown.text(), "Internal Server Error");
@@ -122,7 +122,7 @@ Deno.test("formData(): after waiting for the body, a handler's throw reaches the
     console.error = error;
   }
   const later = await router.fetch(
-    new Request(new URL("/later", "http://localhost/"), latePost(20)),
+    latePost(20, "/later"),
   );
   assert.equal(await later.text(), "later 1");
 });
