@@ -73,6 +73,15 @@ export const STAGED_SINK: unique symbol = Symbol.for(
 ) as never;
 
 /**
+ * A method of the info `serve()` on Node gives a router's own `fetch`: the
+ * path to route, read from the request target when `request.url` keeps
+ * it exactly as sent, or `undefined` (then `request.url` is cut).
+ */
+export const ROUTE_PATH: unique symbol = Symbol.for(
+  "fetchkit.serve.routePath",
+) as never;
+
+/**
  * Takes a request's staged response headers instead of the `Response`:
  * `serve()` on Node writes them into the response head itself (see
  * `acceptStagedSinks`). `write(to, staged)` puts them onto any object with
@@ -499,6 +508,23 @@ export function applyStaged(
     }
   }
   return editHeaders(response, StagedHeaders.applyTo, staged);
+}
+
+/**
+ * The path to route as the server that passed the context's info read it
+ * from the request target (serve() on Node, see `ROUTE_PATH`), or
+ * `undefined`: the router then cuts it out of `request.url`. Reading it
+ * there skips a scan of the adapter's URL string, which it built by
+ * concatenation (flattened on the first scan) and which nothing else may
+ * read (BENCHMARKS.md, "Fifth round: Node").
+ */
+export function servedRoutePath(context: RequestContext): string | undefined {
+  // Only a server that asked for staged sinks gives such an info.
+  if (!sinks) return undefined;
+  const info = infoOf(context) as
+    | { [ROUTE_PATH]?: () => string | undefined }
+    | undefined;
+  return info?.[ROUTE_PATH]?.();
 }
 
 /** What a `StagedSink` calls to write the staged headers it took. */

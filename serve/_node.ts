@@ -28,6 +28,7 @@ import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { noteArrivedBody } from "../form_data/whole_body.ts";
+import { plainTargetPath } from "./_target_path.ts";
 import {
   type AdapterHooks,
   describe,
@@ -101,6 +102,8 @@ type WriteStaged = (to: HeaderTarget, staged: unknown) => void;
 const NODE_FETCH = Symbol.for("fetchkit.serve.nodeFetch");
 /** The method of `info` that takes them (the router's `StagedSink`). */
 const STAGED_SINK = Symbol.for("fetchkit.serve.stagedSink");
+/** The method of `info` that gives the path to route (the router's). */
+const ROUTE_PATH = Symbol.for("fetchkit.serve.routePath");
 const STAGED_WRITE: unique symbol = Symbol("fetchkit.stagedWrite");
 const STAGED: unique symbol = Symbol("fetchkit.staged");
 
@@ -262,6 +265,14 @@ class StagingInfo extends NodeInfo {
     const outgoing = this.outgoing as StagingResponse;
     outgoing[STAGED_WRITE] = write;
     outgoing[STAGED] = staged;
+  }
+
+  /**
+   * The path to route, from the request target as sent, when the
+   * adapter's `request.url` keeps it unchanged (see _target_path.ts).
+   */
+  [ROUTE_PATH](): string | undefined {
+    return plainTargetPath(this.incoming.url);
   }
 }
 
