@@ -82,6 +82,15 @@ export const ROUTE_PATH: unique symbol = Symbol.for(
 ) as never;
 
 /**
+ * A method of the info `serve()` on Node gives a router's own `fetch`:
+ * `context.headers`, the request's headers read from the server's own
+ * record of them (the same values as `request.headers`, for less).
+ */
+export const REQUEST_HEADERS: unique symbol = Symbol.for(
+  "fetchkit.serve.requestHeaders",
+) as never;
+
+/**
  * Takes a request's staged response headers instead of the `Response`:
  * `serve()` on Node writes them into the response head itself (see
  * `acceptStagedSinks`). `write(to, staged)` puts them onto any object with
@@ -317,8 +326,21 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     this.#remoteAddr = value;
   }
 
-  /** The request headers. */
+  /**
+   * The request headers: `request.headers`, or under `serve()` on Node the
+   * same values read from `node:http`'s own record of them (fewer
+   * instructions a read than the adapter's `Headers`). Received headers
+   * are not for writing (Deno refuses it); a write made through
+   * `context.request.headers` is not seen here on Node.
+   */
   get headers(): Headers {
+    if (sinks) {
+      const info = this.#info as
+        | { [REQUEST_HEADERS]?: () => Headers }
+        | undefined;
+      const served = info?.[REQUEST_HEADERS]?.();
+      if (served !== undefined) return served;
+    }
     return this.request.headers;
   }
 
