@@ -73,6 +73,24 @@ export const STAGED_SINK: unique symbol = Symbol.for(
 ) as never;
 
 /**
+ * A method of the info `serve()` on Node gives a router's own `fetch`: the
+ * path to route, read from the request target when `request.url` keeps
+ * it exactly as sent, or `undefined` (then `request.url` is cut).
+ */
+export const ROUTE_PATH: unique symbol = Symbol.for(
+  "fetchkit.serve.routePath",
+) as never;
+
+/**
+ * A method of the info `serve()` on Node gives a router's own `fetch`:
+ * `context.headers`, the request's headers read from the server's own
+ * record of them (the same values as `request.headers`, for less).
+ */
+export const REQUEST_HEADERS: unique symbol = Symbol.for(
+  "fetchkit.serve.requestHeaders",
+) as never;
+
+/**
  * Takes a request's staged response headers instead of the `Response`:
  * `serve()` on Node writes them into the response head itself (see
  * `acceptStagedSinks`). `write(to, staged)` puts them onto any object with
@@ -321,8 +339,21 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     this.#remoteAddr = value;
   }
 
-  /** The request headers. */
+  /**
+   * The request headers: `request.headers`, or under `serve()` on Node the
+   * same values read from `node:http`'s own record of them (fewer
+   * instructions a read than the adapter's `Headers`). Received headers
+   * are not for writing (Deno refuses it); a write made through
+   * `context.request.headers` is not seen here on Node.
+   */
   get headers(): Headers {
+    if (sinks) {
+      const info = this.#info as
+        | { [REQUEST_HEADERS]?: () => Headers }
+        | undefined;
+      const served = info?.[REQUEST_HEADERS]?.();
+      if (served !== undefined) return served;
+    }
     return this.request.headers;
   }
 
@@ -538,6 +569,23 @@ export function applyStaged(
     }
   }
   return editHeaders(response, StagedHeaders.applyTo, staged);
+}
+
+/**
+ * The path to route as the server that passed the context's info read it
+ * from the request target (serve() on Node, see `ROUTE_PATH`), or
+ * `undefined`: the router then cuts it out of `request.url`. Reading it
+ * there skips a scan of the adapter's URL string, which it built by
+ * concatenation (flattened on the first scan) and which nothing else may
+ * read (BENCHMARKS.md, "Fifth round: Node").
+ */
+export function servedRoutePath(context: RequestContext): string | undefined {
+  // Only a server that asked for staged sinks gives such an info.
+  if (!sinks) return undefined;
+  const info = infoOf(context) as
+    | { [ROUTE_PATH]?: () => string | undefined }
+    | undefined;
+  return info?.[ROUTE_PATH]?.();
 }
 
 /** What a `StagedSink` calls to write the staged headers it took. */
