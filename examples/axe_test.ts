@@ -7,8 +7,8 @@
 // with SAVE_SCREENSHOTS=1, to examples/<name>/screenshots/<page>-<width>.png.
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import axe from "axe-core";
 import type { Browser, Page } from "playwright-core";
+import { runAxe, screenshotsDir } from "../_tools/axe.ts";
 import { launchChromium } from "../_tools/browser.ts";
 import { chromiumOrSkip } from "../_tools/chromium.ts";
 import { startCommand } from "../_tools/doc_run.ts";
@@ -45,27 +45,12 @@ interface Step {
 }
 
 /** Runs axe in the page; one line per violation, with where it was. */
-async function runAxe(page: Page): Promise<string[]> {
-  // Evaluated through the devtools protocol, so a page's CSP does not
-  // block it (the auth and live apps allow only their own scripts).
-  if (!(await page.evaluate<boolean>("typeof axe === 'object'"))) {
-    await page.evaluate(axe.source);
-  }
-  return await page.evaluate<string[]>(`
-    axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.map((v) =>
-        v.impact + " " + v.id + ": " +
-        v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")
-      )
-    )`);
-}
 
-async function shotsDir(example: string, temp: string): Promise<string> {
-  const dir = Deno.env.get("SAVE_SCREENSHOTS")
-    ? `${REPO}examples/${example}/screenshots`
-    : `${temp}/${example}`;
-  await Deno.mkdir(dir, { recursive: true });
-  return dir;
+function shotsDir(example: string, temp: string): Promise<string> {
+  return screenshotsDir(
+    `${REPO}examples/${example}/screenshots`,
+    `${temp}/${example}`,
+  );
 }
 
 /** Walks `steps` at each width in a fresh browser context, auditing each. */

@@ -8,7 +8,7 @@
 
 import type { ClaimedJob, DeadJob, JobCounts, JobStore } from "./store.ts";
 import { localListeners } from "./_listeners.ts";
-import { lockedKv } from "./_locked_kv.ts";
+import { retryWhileLocked } from "../store/locked_kv.ts";
 
 /** A part of a KV key. */
 export type JobKvKeyPart = string | number | bigint | boolean | Uint8Array;
@@ -137,7 +137,7 @@ export function createKvJobStore(
   if (database === null || typeof database !== "object") {
     throw new TypeError("createKvJobStore(): an open Deno KV is required");
   }
-  const kv = lockedKv(database);
+  const kv = retryWhileLocked(database);
   const prefix = options.prefix ?? "jobs";
   const listeners = localListeners();
   const k = (queue: string, ...rest: JobKvKeyPart[]): JobKvKey => [

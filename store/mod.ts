@@ -34,6 +34,7 @@ export {
   withTimeout,
   type WithTimeoutOptions,
 } from "./timeout.ts";
+export { retryWhileLocked } from "./locked_kv.ts";
 export {
   countStoreCall,
   observeStoreCalls,

@@ -5,21 +5,10 @@
 // Screenshots go to a temp folder, or with SAVE_SCREENSHOTS=1 to
 // examples/auth/screenshots/.
 import assert from "node:assert/strict";
-import axe from "axe-core";
-import type { Page } from "playwright-core";
+import { runAxe, screenshotsDir } from "../../_tools/axe.ts";
 import { launchChromium } from "../../_tools/browser.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { startMain } from "./_test_server.ts";
-
-async function runAxe(page: Page): Promise<string[]> {
-  if (!(await page.evaluate<boolean>("typeof axe === 'object'"))) {
-    await page.evaluate(axe.source);
-  }
-  return await page.evaluate<string[]>(`
-    axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.map((v) => v.impact + " " + v.id + ": " +
-        v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")))`);
-}
 
 const IPHONE =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
@@ -33,10 +22,10 @@ Deno.test({
     const executablePath = await chromiumOrSkip("the account browser test");
     if (executablePath === undefined) return;
     const dir = await Deno.makeTempDir({ prefix: "auth-account-" });
-    const shots = Deno.env.get("SAVE_SCREENSHOTS")
-      ? new URL("./screenshots", import.meta.url).pathname
-      : `${dir}/screenshots`;
-    await Deno.mkdir(shots, { recursive: true });
+    const shots = await screenshotsDir(
+      new URL("./screenshots", import.meta.url).pathname,
+      `${dir}/screenshots`,
+    );
     const server = await startMain({ DENO_KV_PATH: `${dir}/auth.sqlite` });
     const base = server.url.replace("127.0.0.1", "localhost");
     const browser = await launchChromium(executablePath);

@@ -22,6 +22,7 @@ import {
 } from "./config.ts";
 import { createSessionStorage } from "./sessions.ts";
 import { createKvJobStore, createRedisJobStore } from "@fetchkit/toolkit/jobs";
+import { retryWhileLocked } from "@fetchkit/toolkit/store";
 import { createMailJobs } from "./mail_jobs.ts";
 import { createConsoleMailer, createSmtpMailer } from "./mailer.ts";
 import {
@@ -31,10 +32,14 @@ import {
   publicUrlOf,
 } from "./oauth.ts";
 
+/**
+ * The app's database. Its calls wait out SQLite's lock, for when several
+ * processes share the file (a rolling restart).
+ */
 async function openKv(path: string): Promise<Deno.Kv> {
   const slash = path.lastIndexOf("/");
   if (slash > 0) await Deno.mkdir(path.slice(0, slash), { recursive: true });
-  return await Deno.openKv(path);
+  return retryWhileLocked(await Deno.openKv(path));
 }
 
 async function connectRedis(url: string) {

@@ -211,58 +211,95 @@ export interface IdentityStore {
   find(provider: ProviderId, sub: string): Promise<number | null>;
   /** Links `sub` at `provider` to `userId`; `false` when already linked. */
   link(provider: ProviderId, sub: string, userId: number): Promise<boolean>;
-  /**
-   * The identities linked to `userId` (the confirm page offers their
-   * providers). Reads every identity, as `unlinkUser` does: there is no
-   * index by user; an app with many users would keep one with `link`.
-   */
+  /** The identities linked to `userId` (the confirm page offers their providers). */
   listByUser(
     userId: number,
   ): Promise<{ provider: ProviderId; sub: string }[]>;
-  /**
-   * Removes every identity linked to `userId` (account deletion); how
-   * many. Reads every identity: there is no index by user, and this runs
-   * once per deleted account.
-   */
+  /** Removes every identity linked to `userId` (account deletion); how many. */
   unlinkUser(userId: number): Promise<number>;
 }
 
-/** Identities on the app's KV database. */
+/**
+ * Identities on the app's KV database: `["oauth_identities", provider, sub]`
+ * holds the user id, and `["oauth_identities_by_user", userId, provider, sub]`
+ * indexes them by user, written in the same atomic operation, so listing a
+ * user's identities reads theirs only. A database from before the index
+ * gets it built on first use (one pass over the identities).
+ */
 export function createIdentityStore(kv: Deno.Kv): IdentityStore {
   const key = (provider: string, sub: string) => [
     "oauth_identities",
     provider,
     sub,
   ];
+  const byUser = (userId: number, provider: string, sub: string) => [
+    "oauth_identities_by_user",
+    userId,
+    provider,
+    sub,
+  ];
+  const indexed = ["oauth_identities_indexed"];
+  let ready: Promise<void> | undefined;
+
+  async function buildIndex(): Promise<void> {
+    if ((await kv.get(indexed)).versionstamp !== null) return;
+    for await (
+      const entry of kv.list<number>({ prefix: ["oauth_identities"] })
+    ) {
+      const [, provider, sub] = entry.key as [string, string, string];
+      await kv.set(byUser(entry.value, provider, sub), true);
+    }
+    await kv.set(indexed, true);
+  }
+  function index(): Promise<void> {
+    return ready ??= buildIndex().catch((error) => {
+      ready = undefined;
+      throw error;
+    });
+  }
+
   return {
     async find(provider, sub) {
       return (await kv.get<number>(key(provider, sub))).value;
     },
     async link(provider, sub, userId) {
+      await index();
       const result = await kv.atomic()
         .check({ key: key(provider, sub), versionstamp: null })
         .set(key(provider, sub), userId)
+        .set(byUser(userId, provider, sub), true)
         .commit();
       return result.ok;
     },
     async listByUser(userId) {
+      await index();
       const found: { provider: ProviderId; sub: string }[] = [];
       for await (
-        const entry of kv.list<number>({ prefix: ["oauth_identities"] })
+        const entry of kv.list({ prefix: ["oauth_identities_by_user", userId] })
       ) {
-        if (entry.value !== userId) continue;
-        const [, provider, sub] = entry.key as [string, ProviderId, string];
+        const [, , provider, sub] = entry.key as [
+          string,
+          number,
+          ProviderId,
+          string,
+        ];
         found.push({ provider, sub });
       }
       return found;
     },
     async unlinkUser(userId) {
+      await index();
       let removed = 0;
       for await (
-        const entry of kv.list<number>({ prefix: ["oauth_identities"] })
+        const entry of kv.list({ prefix: ["oauth_identities_by_user", userId] })
       ) {
-        if (entry.value !== userId) continue;
-        await kv.atomic().check(entry).delete(entry.key).commit();
+        const [, , provider, sub] = entry.key as [
+          string,
+          number,
+          string,
+          string,
+        ];
+        await kv.atomic().delete(key(provider, sub)).delete(entry.key).commit();
         removed++;
       }
       return removed;

@@ -8,8 +8,7 @@
 // temp folder (printed), or with SAVE_SCREENSHOTS=1 to
 // examples/auth/screenshots/.
 import assert from "node:assert/strict";
-import axe from "axe-core";
-import type { Page } from "playwright-core";
+import { runAxe, screenshotsDir } from "../../_tools/axe.ts";
 import { launchChromium } from "../../_tools/browser.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { freePort } from "../../_tools/redis.ts";
@@ -18,16 +17,6 @@ import {
   CONFIDENTIAL_CLIENT,
   startOidcProvider,
 } from "../../oauth/_test_oidc_provider.ts";
-
-async function runAxe(page: Page): Promise<string[]> {
-  if (!(await page.evaluate<boolean>("typeof axe === 'object'"))) {
-    await page.evaluate(axe.source);
-  }
-  return await page.evaluate<string[]>(`
-    axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-      result.violations.map((v) => v.impact + " " + v.id + ": " +
-        v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")))`);
-}
 
 Deno.test({
   name:
@@ -38,10 +27,10 @@ Deno.test({
     const executablePath = await chromiumOrSkip("the OAuth browser test");
     if (executablePath === undefined) return;
     const dir = await Deno.makeTempDir({ prefix: "oauth-browser-" });
-    const shots = Deno.env.get("SAVE_SCREENSHOTS")
-      ? new URL("./screenshots", import.meta.url).pathname
-      : `${dir}/screenshots`;
-    await Deno.mkdir(shots, { recursive: true });
+    const shots = await screenshotsDir(
+      new URL("./screenshots", import.meta.url).pathname,
+      `${dir}/screenshots`,
+    );
     const port = freePort();
     const base = `http://127.0.0.1:${port}`;
     const provider = await startOidcProvider([

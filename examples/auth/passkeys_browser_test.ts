@@ -3,8 +3,8 @@
 // CDP, against the real main.ts. Pages are on http://localhost: Chromium
 // refuses WebAuthn on 127.0.0.1. Screenshots go to $SCREENSHOT_DIR.
 import assert from "node:assert/strict";
-import axe from "axe-core";
 import type { CDPSession, Page } from "playwright-core";
+import { runAxe } from "../../_tools/axe.ts";
 import { launchChromium } from "../../_tools/browser.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { startMain } from "./_test_server.ts";
@@ -86,16 +86,7 @@ Deno.test({
           },
         },
       );
-      /** axe-core's violations on the page as it is. */
-      const violations = async () => {
-        if (!(await page.evaluate<boolean>("typeof axe === 'object'"))) {
-          await page.evaluate(axe.source);
-        }
-        return await page.evaluate<string[]>(
-          `axe.run(document, { resultTypes: ["violations"] }).then((r) =>
-            r.violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target).join(", ")))`,
-        );
-      };
+      const violations = () => runAxe(page);
       /** Screenshots and axe at 1280 and 390 px; nothing wider than 390. */
       const shot = async (name: string) => {
         await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });

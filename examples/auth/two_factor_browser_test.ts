@@ -6,9 +6,9 @@
 // page is checked by axe-core at 1280 and 390 px and photographed into
 // $SCREENSHOT_DIR (a temp folder by default).
 import assert from "node:assert/strict";
-import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { totpCode } from "@fetchkit/toolkit/totp";
+import { runAxe } from "../../_tools/axe.ts";
 import { launchChromium } from "../../_tools/browser.ts";
 import { chromiumOrSkip } from "../../_tools/chromium.ts";
 import { startMain } from "./_test_server.ts";
@@ -57,15 +57,7 @@ Deno.test({
           problems.push(message.text());
         }
       });
-      const violations = async () => {
-        if (!(await page.evaluate<boolean>("typeof axe === 'object'"))) {
-          await page.evaluate(axe.source);
-        }
-        return await page.evaluate<string[]>(
-          `axe.run(document, { resultTypes: ["violations"] }).then((r) =>
-            r.violations.map((v) => v.id + ": " + v.nodes.map((n) => n.target).join(", ")))`,
-        );
-      };
+      const violations = () => runAxe(page);
       /** Screenshots and axe at 1280 and 390 px; nothing wider than 390. */
       const shot = async (name: string) => {
         await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });

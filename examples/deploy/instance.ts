@@ -39,6 +39,7 @@ import type { TrustProxyOptions } from "@fetchkit/toolkit/fetch-router";
 import { createApp } from "../auth/app.ts";
 import { createSessionStorage } from "../auth/sessions.ts";
 import { createLiveApp } from "../live/app.ts";
+import { retryWhileLocked } from "@fetchkit/toolkit/store";
 import { openSharedKv } from "./shared_kv.ts";
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
@@ -55,7 +56,8 @@ const trustProxy: TrustProxyOptions = { proxies: ["loopback"] };
 
 const kvPath = env("DENO_KV_PATH", ".data/deploy/users.kv");
 await mkdir(dirname(kvPath), { recursive: true });
-const kv = await openSharedKv(kvPath);
+// Three processes write to this file: their calls wait out SQLite's lock.
+const kv = retryWhileLocked(await openSharedKv(kvPath));
 const redis = createClient({ url: env("REDIS_URL", "redis://127.0.0.1:6379") });
 redis.on("error", (error: Error) => console.error(`Redis: ${error.message}`));
 await redis.connect();
