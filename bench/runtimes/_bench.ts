@@ -115,6 +115,9 @@ export const SERVERS: Record<string, string[]> = {
   node: [
     "fetchkit",
     "fetchkit-formdata",
+    // Ours with Fastify's validator (Ajv compiled from the same JSON
+    // Schema) as the route's schema: the validated JSON only.
+    "fetchkit-ajv",
     "fastify",
     "hono",
     "bare",
@@ -149,11 +152,14 @@ export function staticOnly(server: string): boolean {
  * frameworks, the bare servers on the static
  * route only, `fetchkit-formdata` (ours, its POST handler reading
  * `get(FormData)` instead of `get(FormFields)`) on the POST only, and
- * `hono-map` (Deno: Hono with a `Map` for a cache) on the cached page only.
+ * `hono-map` (Deno: Hono with a `Map` for a cache) on the cached page only,
+ * and `fetchkit-ajv` (Node: ours with Fastify's Ajv validator as the
+ * route's schema) on the validated JSON only.
  */
 export function loads(server: string, scenario: string): boolean {
   const group = SCENARIOS.find((one) => one.name === scenario)?.group;
   if (server === "hono-map") return scenario === "cached page";
+  if (server === "fetchkit-ajv") return scenario === "validated JSON";
   if (group === "app") return APP_SERVERS.has(server);
   if (staticOnly(server)) return scenario === "static";
   if (server === "fetchkit-formdata") return scenario === "urlencoded POST";

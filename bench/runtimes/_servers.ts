@@ -26,6 +26,7 @@ import { formData, FormFields } from "@fetchkit/toolkit/form-data-middleware";
 import { serve } from "@fetchkit/toolkit/serve";
 import { Hono, type MiddlewareHandler } from "hono";
 import {
+  ajvOrderSchema,
   elysiaApp,
   fastifyApp,
   fetchkitApp,
@@ -255,6 +256,7 @@ async function adapter(): Promise<void> {
 const where = { hostname, port, ready };
 const apps: Record<string, () => unknown> = {
   fetchkit: () => fetchkitApp(where),
+  "fetchkit-ajv": async () => fetchkitApp(where, await ajvOrderSchema(load)),
   hono: () => fetchServer(honoRealApp()),
   "hono-map": () => fetchServer(honoRealApp({ map: true })),
   elysia: () => elysiaApp(where, load),
