@@ -132,6 +132,10 @@ class Deferred {
   }
 }
 
+// Set by RequestContext's static block: `has` without making the detached
+// `has` (a closure) for it.
+let holds: (context: RequestContext, key: unknown) => boolean;
+
 // Set by RequestContext's static block: stores a value without making the
 // detached `set` (a closure) for it.
 let put: (context: RequestContext, key: unknown, value: unknown) => void;
@@ -274,6 +278,8 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       if (route !== undefined) context.#route = route;
       return found;
     };
+    holds = (context, key) =>
+      context.#values !== undefined && context.#values.has(key);
     put = (context, key, value) => {
       (context.#values ??= new Map()).set(key, value);
     };
@@ -291,7 +297,14 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    */
   constructor(request: Request, params?: P) {
     this.request = request;
-    this.method = request.method;
+    // Known without a read when Bun's router picked the route by method
+    // (see `contextFor`); reading `request.method` costs Bun a native call.
+    const method = presetMethod;
+    if (method === undefined) this.method = request.method;
+    else {
+      presetMethod = undefined;
+      this.method = method;
+    }
     // A route without parameters shares one empty, frozen object, with
     // no prototype chain to Object.prototype, as for matched params.
     this.params = params ?? (NO_PARAMS as P);
@@ -473,6 +486,15 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
   }
 }
 
+/**
+ * `context.has(key)`, for middleware of this package: the same answer,
+ * without making the detached `has` for a context whose handler may never
+ * read it.
+ */
+export function hasValue(context: RequestContext, key: AnyContextKey): boolean {
+  return holds(context, key);
+}
+
 /** Gives a context its validated input, for `context.input`. */
 export function provideInput(context: RequestContext, input: InputBase): void {
   provide(context, input);
@@ -489,6 +511,23 @@ export function deferValue<K extends AnyContextKey, S>(
   source: S,
 ): void {
   put(context, key, new Deferred(make as (source: unknown) => unknown, source));
+}
+
+// The method `contextFor` hands the next constructor call.
+let presetMethod: string | undefined;
+
+/**
+ * A context for a request whose method is known already (Bun's router
+ * picked its route by method): the same as `new RequestContext(request,
+ * params)`, without reading `request.method`.
+ */
+export function contextFor(
+  request: Request,
+  params: Params | undefined,
+  method: string,
+): RequestContext {
+  presetMethod = method;
+  return new RequestContext(request, params);
 }
 
 /** Gives a context what the server passed, for `context.remoteAddr`. */
