@@ -6,6 +6,10 @@
  * @module
  */
 
+// `CALLGRIND_KEEP=1`: the dumps stay, for `callgrind_annotate` (where a
+// window's instructions went, function by function).
+const keepDumps = Deno.env.get("CALLGRIND_KEEP") === "1";
+
 /** Runs `callgrind_control <flags> <pid>`; throws when it fails. */
 export async function callgrindControl(
   pid: number,
@@ -28,7 +32,7 @@ export async function dumpTotal(file: string): Promise<number> {
     try {
       const found = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
       if (found !== null) {
-        await Deno.remove(file).catch(() => {});
+        if (!keepDumps) await Deno.remove(file).catch(() => {});
         return Number(found[1]);
       }
     } catch (error) {
@@ -71,7 +75,7 @@ export async function countWhile<T>(
   const slash = dump.lastIndexOf("/");
   const dir = dump.slice(0, slash), name = dump.slice(slash + 1);
   for await (const entry of Deno.readDir(dir)) {
-    if (entry.name.startsWith(name + "-")) {
+    if (!keepDumps && entry.name.startsWith(name + "-")) {
       await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
     }
   }

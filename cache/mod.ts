@@ -301,6 +301,13 @@ function isText(
     (typeof encoding !== "string" || encoding.toLowerCase() === "identity");
 }
 
+// Bun copies a `Headers` given in a Response's init for less than it reads
+// a record (router/_answers.ts: about 1,600 instructions a 404); the copy
+// is the response's own, so one `Headers` serves every hit of an age. Bun
+// only: Node's adapters keep the given `Headers` as the response's.
+const HEADERS_OBJECT = typeof (globalThis as { Bun?: unknown }).Bun !==
+  "undefined";
+
 /** The init of an answer with `age` and `state`, made once per age. */
 function initOf(
   entry: Entry,
@@ -314,9 +321,10 @@ function initOf(
   }
   const made = state === "HIT" ? parts.hit : parts.stale;
   if (made !== undefined) return made;
+  const headers = { ...parts.headers, "age": String(age), "x-cache": state };
   const init: ResponseInit = {
     status: entry.s,
-    headers: { ...parts.headers, "age": String(age), "x-cache": state },
+    headers: HEADERS_OBJECT ? new Headers(headers) : headers,
   };
   if (state === "HIT") parts.hit = init;
   else parts.stale = init;

@@ -10,6 +10,7 @@ import { HttpError } from "../http_error/mod.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { checkTimeout } from "../store/timeout.ts";
 import { countStoreCall, markTimedOut } from "../store/observe.ts";
+import { storeCallHook } from "../store/trace.ts";
 import { unrefTimer } from "../runtime/timer.ts";
 import {
   checkKey,
@@ -449,11 +450,15 @@ export function createS3FileStorage(
     call: Call,
     maxBytes: number | undefined,
   ): Promise<{ response: Response; text: string | undefined }> {
-    // Counted for metrics by S3 action; presigning sends nothing and is
-    // not counted.
+    // Counted for metrics by S3 action, and a child span when tracing's
+    // store spans are on; presigning sends nothing and is neither.
+    const operation = OPERATIONS[call.operation];
+    const hook = storeCallHook();
     return countStoreCall(
-      OPERATIONS[call.operation],
-      () => exchangeNow(call, maxBytes),
+      operation,
+      hook === undefined
+        ? () => exchangeNow(call, maxBytes)
+        : () => hook(() => exchangeNow(call, maxBytes), operation),
     );
   }
 

@@ -6,79 +6,13 @@
 // the storage's own deadline `timeout`. Portable: node: APIs only, so it
 // also runs on Node and Bun through _tools/runtimes/.
 import assert from "node:assert/strict";
-import { createServer, type ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import { createS3FileStorage, S3Error } from "@fetchkit/toolkit/file-storage";
+import { S3Error } from "@fetchkit/toolkit/file-storage";
 import {
   createMetricsRegistry,
   metricsHandler,
 } from "@fetchkit/toolkit/metrics";
 import { StoreUnavailableError } from "@fetchkit/toolkit/store";
-
-function refuse(res: ServerResponse, status: number, code: string): void {
-  res.writeHead(status, { "content-type": "application/xml" });
-  res.end(`<Error><Code>${code}</Code><Message>${code}</Message></Error>`);
-}
-
-/** A gateway whose answer depends on the key in the path. */
-async function gateway() {
-  const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const url = new URL(req.url!, "http://localhost");
-      const key = url.pathname.split("/").slice(2).join("/");
-      if (key.startsWith("forbidden")) return refuse(res, 403, "AccessDenied");
-      if (key.startsWith("busy")) return refuse(res, 503, "SlowDown");
-      if (key.startsWith("hang")) return; // never answers
-      if (req.method === "HEAD") {
-        if (key.startsWith("missing")) {
-          res.writeHead(404).end();
-          return;
-        }
-        res.writeHead(200, {
-          "content-length": "2",
-          "content-type": "text/plain",
-          etag: '"e"',
-        }).end();
-        return;
-      }
-      if (req.method === "GET" && key === "") {
-        res.writeHead(200, { "content-type": "application/xml" });
-        res.end(
-          "<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>",
-        );
-        return;
-      }
-      res.writeHead(200, { etag: '"e"' }).end();
-    });
-  });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    port,
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-function storageAt(port: number) {
-  return createS3FileStorage({
-    endpoint: `http://127.0.0.1:${port}`,
-    bucket: "metrics",
-    region: "us-east-1",
-    accessKeyId: "key",
-    secretAccessKey: "secret",
-    forcePathStyle: true,
-    timeout: 300,
-  });
-}
+import { gateway, storageAt } from "./_test_gateway.ts";
 
 /** The scrape's `store_operations_total` lines of S3. */
 async function s3Lines(scrape: (request: Request) => Response) {

@@ -55,3 +55,74 @@ Deno.test("formData(): a small body within idleTimeout reaches the handler once"
   assert.equal(await response.text(), "1");
   assert.equal(ran(), 1);
 });
+
+/** A urlencoded "a=1" whose bytes come after `ms`, as a request to `path`. */
+function latePost(ms: number, path = "/"): Request {
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await delay(ms);
+      controller.enqueue(new TextEncoder().encode("a=1"));
+      controller.close();
+    },
+  });
+  return new Request(new URL(path, "http://localhost/"), {
+    method: "POST",
+    body,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "content-length": "3",
+    },
+    duplex: "half",
+  } as RequestInit);
+}
+
+Deno.test("formData(): after waiting for the body, the handler's answer goes through the middleware around it, with staged headers", async () => {
+  const router = createRouter({
+    middleware: [async (context, next) => {
+      context.responseHeaders.set("X-Staged", "router");
+      const response = await next();
+      response.headers.set("X-After", "router");
+      return response;
+    }],
+  });
+  router.post(
+    "/",
+    (context, next) => {
+      context.responseHeaders.set("X-Route", "staged");
+      return next();
+    },
+    formData(),
+    ({ get }) => new Response(`a=${get(FormFields)?.a}`),
+  );
+  const response = await router.fetch(latePost(20));
+  assert.equal(await response.text(), "a=1");
+  assert.equal(response.headers.get("X-Staged"), "router");
+  assert.equal(response.headers.get("X-Route"), "staged");
+  assert.equal(response.headers.get("X-After"), "router");
+});
+
+Deno.test("formData(): after waiting for the body, a handler's throw reaches the error boundary, and an async handler's answer is sent", async () => {
+  const router = createRouter();
+  router.post("/throws", formData(), () => {
+    throw new Error("boom");
+  });
+  router.post("/later", formData(), async ({ get }) => {
+    await delay(5);
+    return new Response(`later ${get(FormFields)?.a}`);
+  });
+  const error = console.error;
+  console.error = () => {};
+  try {
+    const thrown = await router.fetch(
+      latePost(20, "/throws"),
+    );
+    assert.equal(thrown.status, 500);
+    assert.equal(await thrown.text(), "Internal Server Error");
+  } finally {
+    console.error = error;
+  }
+  const later = await router.fetch(
+    latePost(20, "/later"),
+  );
+  assert.equal(await later.text(), "later 1");
+});

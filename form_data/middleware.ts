@@ -15,7 +15,7 @@ import {
   parseFormThen,
 } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
-import { deferValue } from "../router/context.ts";
+import { deferValue, hasValue } from "../router/context.ts";
 import { type FormFieldRecord, FormFields } from "./fields.ts";
 import { formFromPairs, recordFromForm, recordFromPairs } from "./_fields.ts";
 
@@ -96,8 +96,8 @@ export function formData(options: FormDataOptions = {}): Middleware {
   // Not async: a form that needs no waiting (a small body already
   // arrived, on Bun) keeps the chain synchronous.
   return (context, next) => {
-    if (context.has(FormData)) {
-      if (!context.has(FormFields)) {
+    if (hasValue(context, FormData)) {
+      if (!hasValue(context, FormFields)) {
         deferValue(context, FormFields, fieldsOfContext, context);
       }
       return next();
@@ -107,15 +107,23 @@ export function formData(options: FormDataOptions = {}): Middleware {
       provide(context, NO_FIELDS);
       return next();
     }
-    return parseFormThen(
+    // After a wait, nothing is returned once next() ran: the router's
+    // chain takes the answer from next() itself, where returning next()'s
+    // promise would make the read's promise adopt it (a thenable job and
+    // two more turns per request; most Bun forms wait for their body).
+    let waited = false;
+    const result = parseFormThen(
       context.request,
       limits,
       (form) => {
         provide(context, form);
-        return next();
+        const answer = next();
+        return waited ? undefined : answer;
       },
       (error) => refuse(error, context),
     );
+    waited = true;
+    return result;
   };
 }
 

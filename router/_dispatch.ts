@@ -7,7 +7,12 @@
  * @module
  */
 
-import { matchedRoute, type Params, type RequestContext } from "./context.ts";
+import {
+  matchedRoute,
+  type Params,
+  type RequestContext,
+  servedRoutePath,
+} from "./context.ts";
 import type { Terminal } from "./_chain.ts";
 import type { RouteEntry } from "./_registration.ts";
 import type { Handler } from "./types.ts";
@@ -95,6 +100,9 @@ export function dispatcher(
         return found.value.run(context);
       }
     }
-    return route(context, routePathOf(context.request.url));
+    return route(
+      context,
+      servedRoutePath(context) ?? routePathOf(context.request.url),
+    );
   };
 }

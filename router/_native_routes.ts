@@ -7,7 +7,12 @@
  * @module
  */
 
-import { compile, type Form, paramsFactory } from "../matcher/trie.ts";
+import {
+  compile,
+  type Form,
+  paramsClass,
+  paramsFactory,
+} from "../matcher/trie.ts";
 
 /** One route as added: its method, pattern and composed chain. */
 export interface Registered<T> {
@@ -16,13 +21,33 @@ export interface Registered<T> {
   value: T;
 }
 
-/** What a native route hands the router: the chain and the params. */
+/**
+ * What a native route hands the router: the chain, the params, and the
+ * request's method when the route is Bun's for that one method (so the
+ * router need not read it from the request).
+ */
 export type NativeAnswer<T> = (
   request: Request,
   info: unknown,
   value: T,
   params: Record<string, string> | undefined,
+  method?: string,
 ) => Response | Promise<Response>;
+
+/** A route for `Bun.serve`: one function, or one per method. */
+export type NativeRoute = NativeHandler | Record<string, NativeHandler>;
+
+// The methods Bun.serve takes as keys of a route's object; a pattern with
+// another (or an `ANY` route) keeps one function that reads the method.
+const BUN_METHODS = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+]);
 
 /** A handler as `serve()` calls the functions of its Bun routes. */
 export type NativeHandler = (
@@ -114,6 +139,59 @@ function doubtful(value: string): boolean {
 }
 
 /**
+ * Reads the parameters Bun's router matched (`request.params`), checked
+ * (see `doubtful`): the router's prototype-free params, or `undefined`
+ * when the router's own matcher must decide.
+ */
+type ParamsReader = (
+  found: Record<string, string> | undefined,
+) => Record<string, string> | undefined;
+
+/**
+ * A {@linkcode ParamsReader} for `names`: generated, so that each value
+ * is read, checked and passed to the params constructor without an array
+ * between (names are plain identifiers, see `PARAM_NAME`); a loop where
+ * code generation is off.
+ */
+function paramsReader(names: readonly string[]): ParamsReader {
+  const Params = paramsClass(names);
+  if (Params !== undefined) {
+    const reads = names.map((name, i) =>
+      `const v${i} = f[${JSON.stringify(name)}]; ` +
+      `if (v${i} === undefined || d(v${i})) return undefined;`
+    ).join(" ");
+    const args = names.map((_, i) => `v${i}`).join(", ");
+    try {
+      return new Function(
+        "C",
+        "d",
+        `return (f) => { if (f === undefined) return undefined; ${reads} return new C(${args}); };`,
+      )(Params, doubtful);
+    } catch {
+      // Code generation is off: the loop below.
+    }
+  }
+  const make = paramsFactory(names);
+  return (found) => {
+    if (found === undefined) return undefined;
+    const values: string[] = [];
+    for (const name of names) {
+      const one = found[name];
+      if (one === undefined || doubtful(one)) return undefined;
+      values.push(one);
+    }
+    return make(values);
+  };
+}
+
+function paramsOf(
+  request: Request,
+  read: ParamsReader,
+): Record<string, string> | undefined {
+  return read((request as { params?: Record<string, string> }).params);
+}
+
+/**
  * The `routes` for `Bun.serve`: static patterns, and patterns of whole
  * `:name` segments that no other route could contest. A handler answers
  * the methods its pattern has a route for (first added wins, as in the
@@ -125,7 +203,7 @@ export function nativeRoutes<T>(
   answer: NativeAnswer<T>,
   fallback: NativeHandler,
   missed?: NativeHandler,
-): Record<string, NativeHandler> {
+): Record<string, NativeRoute> {
   const snapshot = registered.length;
   const live = () => registered.length === snapshot;
   interface Candidate {
@@ -189,7 +267,7 @@ export function nativeRoutes<T>(
       ? [...(bucket.byFirst.get(first) ?? []), ...bucket.paramFirst]
       : bucket.all;
   };
-  const routes: Record<string, NativeHandler> = {};
+  const routes: Record<string, NativeRoute> = {};
   const keys = new Set<string>();
   // Whether every pattern went to Bun's router: then a request it matched
   // to none is almost always a 404 (see `missed`).
@@ -241,6 +319,34 @@ export function nativeRoutes<T>(
         route.method === method || (route.method === "ANY" && method !== "HEAD")
       )!.value;
     }
+    const read = paramsReader(names);
+    // Bun picks the function by method (as Elysia's routes are given), so
+    // none is read or looked up per request; a method the object lacks
+    // goes to serve()'s handler, the router's full path (405, OPTIONS).
+    // A GET route also takes HEAD, as in the matcher, unless one is added.
+    if (!methods.has("ANY") && [...methods].every((m) => BUN_METHODS.has(m))) {
+      const byMethod: Record<string, NativeHandler> = {};
+      if (table.GET !== undefined && table.HEAD === undefined) {
+        table.HEAD = table.GET;
+      }
+      for (const method in table) {
+        const value = table[method]!;
+        byMethod[method] = names.length === 0
+          ? (request, info) =>
+            live()
+              ? answer(request, info, value, undefined, method)
+              : fallback(request, info)
+          : (request, info) => {
+            if (!live()) return fallback(request, info);
+            const params = paramsOf(request, read);
+            return params === undefined
+              ? fallback(request, info)
+              : answer(request, info, value, params, method);
+          };
+      }
+      routes[key] = byMethod;
+      continue;
+    }
     if (names.length === 0) {
       routes[key] = (request, info) => {
         const value = table[request.method];
@@ -250,19 +356,13 @@ export function nativeRoutes<T>(
       };
       continue;
     }
-    const make = paramsFactory(names);
     routes[key] = (request, info) => {
       const value = table[request.method];
       if (value === undefined || !live()) return fallback(request, info);
-      const found = (request as { params?: Record<string, string> }).params;
-      if (found === undefined) return fallback(request, info);
-      const values: string[] = [];
-      for (const name of names) {
-        const one = found[name];
-        if (one === undefined || doubtful(one)) return fallback(request, info);
-        values.push(one);
-      }
-      return answer(request, info, value, make(values));
+      const params = paramsOf(request, read);
+      return params === undefined
+        ? fallback(request, info)
+        : answer(request, info, value, params);
     };
   }
   // Every route is Bun's: what its router matched to none of them goes to

@@ -73,14 +73,22 @@ function appendCookies(
 }
 
 /**
+ * The arrays of a StagedHeaders with nothing staged: shared and never
+ * written (the first header makes arrays of one, where pushing onto an
+ * empty literal grew a backing store of 17 each: about 150 bytes a
+ * request more to collect, on Node, BENCHMARKS.md "Fifth round: Node").
+ */
+const NONE: string[] = [];
+
+/**
  * A `Headers` (by prototype, so `instanceof Headers` holds) that keeps
  * what is written to it in arrays until something reads it.
  */
 export class StagedHeaders {
   /** Lowercased names, in the order first written (not set-cookie). */
-  #names: string[] = [];
+  #names: string[] = NONE;
   /** Each name's value as `get()` would give it; `undefined` once deleted. */
-  #values: (string | undefined)[] = [];
+  #values: (string | undefined)[] = NONE;
   /** Set-Cookie values, kept apart as `Headers` keeps them. */
   #cookies: string[] | undefined = undefined;
   /** The real headers, once read or written out of the ordinary. */
@@ -120,9 +128,15 @@ export class StagedHeaders {
       else this.#cookies = [value];
       return;
     }
-    const index = this.#names.indexOf(lower);
+    const names = this.#names;
+    if (names === NONE) {
+      this.#names = [lower];
+      this.#values = [value];
+      return;
+    }
+    const index = names.indexOf(lower);
     if (index === -1) {
-      this.#names.push(lower);
+      names.push(lower);
       this.#values.push(value);
       return;
     }
@@ -156,8 +170,8 @@ export class StagedHeaders {
       if (value !== undefined) real.append(names[i]!, value);
     }
     for (const cookie of this.#cookies ?? []) real.append("set-cookie", cookie);
-    this.#names = [];
-    this.#values = [];
+    this.#names = NONE;
+    this.#values = NONE;
     this.#cookies = undefined;
     return this.#real = real;
   }

@@ -73,6 +73,24 @@ export const STAGED_SINK: unique symbol = Symbol.for(
 ) as never;
 
 /**
+ * A method of the info `serve()` on Node gives a router's own `fetch`: the
+ * path to route, read from the request target when `request.url` keeps
+ * it exactly as sent, or `undefined` (then `request.url` is cut).
+ */
+export const ROUTE_PATH: unique symbol = Symbol.for(
+  "fetchkit.serve.routePath",
+) as never;
+
+/**
+ * A method of the info `serve()` on Node gives a router's own `fetch`:
+ * `context.headers`, the request's headers read from the server's own
+ * record of them (the same values as `request.headers`, for less).
+ */
+export const REQUEST_HEADERS: unique symbol = Symbol.for(
+  "fetchkit.serve.requestHeaders",
+) as never;
+
+/**
  * Takes a request's staged response headers instead of the `Response`:
  * `serve()` on Node writes them into the response head itself (see
  * `acceptStagedSinks`). `write(to, staged)` puts them onto any object with
@@ -113,6 +131,10 @@ class Deferred {
     this.source = source;
   }
 }
+
+// Set by RequestContext's static block: `has` without making the detached
+// `has` (a closure) for it.
+let holds: (context: RequestContext, key: unknown) => boolean;
 
 // Set by RequestContext's static block: stores a value without making the
 // detached `set` (a closure) for it.
@@ -256,6 +278,8 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       if (route !== undefined) context.#route = route;
       return found;
     };
+    holds = (context, key) =>
+      context.#values !== undefined && context.#values.has(key);
     put = (context, key, value) => {
       (context.#values ??= new Map()).set(key, value);
     };
@@ -273,7 +297,14 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    */
   constructor(request: Request, params?: P) {
     this.request = request;
-    this.method = request.method;
+    // Known without a read when Bun's router picked the route by method
+    // (see `contextFor`); reading `request.method` costs Bun a native call.
+    const method = presetMethod;
+    if (method === undefined) this.method = request.method;
+    else {
+      presetMethod = undefined;
+      this.method = method;
+    }
     // A route without parameters shares one empty, frozen object, with
     // no prototype chain to Object.prototype, as for matched params.
     this.params = params ?? (NO_PARAMS as P);
@@ -308,8 +339,21 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     this.#remoteAddr = value;
   }
 
-  /** The request headers. */
+  /**
+   * The request headers: `request.headers`, or under `serve()` on Node the
+   * same values read from `node:http`'s own record of them (fewer
+   * instructions a read than the adapter's `Headers`). Received headers
+   * are not for writing (Deno refuses it); a write made through
+   * `context.request.headers` is not seen here on Node.
+   */
   get headers(): Headers {
+    if (sinks) {
+      const info = this.#info as
+        | { [REQUEST_HEADERS]?: () => Headers }
+        | undefined;
+      const served = info?.[REQUEST_HEADERS]?.();
+      if (served !== undefined) return served;
+    }
     return this.request.headers;
   }
 
@@ -442,6 +486,15 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
   }
 }
 
+/**
+ * `context.has(key)`, for middleware of this package: the same answer,
+ * without making the detached `has` for a context whose handler may never
+ * read it.
+ */
+export function hasValue(context: RequestContext, key: AnyContextKey): boolean {
+  return holds(context, key);
+}
+
 /** Gives a context its validated input, for `context.input`. */
 export function provideInput(context: RequestContext, input: InputBase): void {
   provide(context, input);
@@ -458,6 +511,23 @@ export function deferValue<K extends AnyContextKey, S>(
   source: S,
 ): void {
   put(context, key, new Deferred(make as (source: unknown) => unknown, source));
+}
+
+// The method `contextFor` hands the next constructor call.
+let presetMethod: string | undefined;
+
+/**
+ * A context for a request whose method is known already (Bun's router
+ * picked its route by method): the same as `new RequestContext(request,
+ * params)`, without reading `request.method`.
+ */
+export function contextFor(
+  request: Request,
+  params: Params | undefined,
+  method: string,
+): RequestContext {
+  presetMethod = method;
+  return new RequestContext(request, params);
 }
 
 /** Gives a context what the server passed, for `context.remoteAddr`. */
@@ -499,6 +569,23 @@ export function applyStaged(
     }
   }
   return editHeaders(response, StagedHeaders.applyTo, staged);
+}
+
+/**
+ * The path to route as the server that passed the context's info read it
+ * from the request target (serve() on Node, see `ROUTE_PATH`), or
+ * `undefined`: the router then cuts it out of `request.url`. Reading it
+ * there skips a scan of the adapter's URL string, which it built by
+ * concatenation (flattened on the first scan) and which nothing else may
+ * read (BENCHMARKS.md, "Fifth round: Node").
+ */
+export function servedRoutePath(context: RequestContext): string | undefined {
+  // Only a server that asked for staged sinks gives such an info.
+  if (!sinks) return undefined;
+  const info = infoOf(context) as
+    | { [ROUTE_PATH]?: () => string | undefined }
+    | undefined;
+  return info?.[ROUTE_PATH]?.();
 }
 
 /** What a `StagedSink` calls to write the staged headers it took. */

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { createRouter, type Router } from "@fetchkit/toolkit/fetch-router";
+import { Route } from "@fetchkit/toolkit/fetch-router/routes";
 import { serve, type Server } from "@fetchkit/toolkit/serve";
 import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
 import { Rng } from "../_tools/fuzz.ts";
@@ -237,6 +238,7 @@ async function compareAll(router: Router, label: string): Promise<void> {
   const native = Object.assign(
     (request: Request, info: unknown) => {
       wrapperCalls.push(new URL(request.url).pathname);
+      methodCalls.push(`${request.method} ${new URL(request.url).pathname}`);
       return router.fetch(request, info as { remoteAddr?: never });
     },
     {
@@ -245,6 +247,7 @@ async function compareAll(router: Router, label: string): Promise<void> {
       ],
     },
   );
+  const methodCalls: string[] = [];
   const plain = (request: Request, info: unknown) =>
     router.fetch(request, info as { remoteAddr?: never });
   const servers: Server[] = [serve(native, local), serve(plain, local)];
@@ -278,11 +281,31 @@ async function compareAll(router: Router, label: string): Promise<void> {
     await Promise.all(servers.map((server) => server.shutdown()));
   }
   if (onBun) {
-    // Bun answered these itself, without calling the server's fetch.
+    // Bun answered these itself, without calling the server's fetch: the
+    // methods their routes have (a GET route's HEAD too), each a function
+    // of its own that Bun picks by method.
     for (
-      const path of ["/", "/about", "/users/1", "/users/1/posts/2", "/staged/7"]
+      const call of [
+        "GET /",
+        "GET /about",
+        "POST /about",
+        "HEAD /about",
+        "GET /users/1",
+        "PUT /users/1",
+        "HEAD /users/1",
+        "GET /users/1/posts/2",
+        "GET /staged/7",
+        "HEAD /staged/7",
+      ]
     ) {
-      assert.ok(!wrapperCalls.includes(path), `${label}: ${path} not native`);
+      assert.ok(!methodCalls.includes(call), `${label}: ${call} not native`);
+    }
+    // Methods no route of the path has went to fetch (405, or 204 with
+    // Allow for OPTIONS), as the router answers them.
+    for (
+      const call of ["PUT /about", "OPTIONS /about", "DELETE /users/1"]
+    ) {
+      assert.ok(methodCalls.includes(call), `${label}: ${call} native`);
     }
     // Paths Bun cannot route alike went to fetch.
     for (const path of ["/files/x/y", "/a/b/z"]) {
@@ -317,6 +340,37 @@ Deno.test("native routes: static and uncontested parameter patterns only", () =>
     "/users/:userId/posts/:postId",
     "/users/new",
   ]);
+});
+
+Deno.test("native routes: one function per method where every method is Bun's to pick (a GET route's HEAD too); one function for ANY and other methods", () => {
+  const router = createRouter();
+  router.get("/about", () => new Response("get"));
+  router.post("/about", () => new Response("post"));
+  router.get("/users/:id", () => new Response("user"));
+  router.head("/h", () => new Response(null));
+  router.get("/h", () => new Response("h"));
+  router.any("/any", () => new Response("any"));
+  router.map(new Route("PROPFIND", "/dav"), () => new Response("dav"));
+  const routes = (router.fetch as unknown as Record<
+    symbol,
+    () => Record<string, unknown>
+  >)[BUN_ROUTES]!();
+  const methodsOf = (key: string) => {
+    const route = routes[key];
+    return typeof route === "function"
+      ? "function"
+      : Object.keys(route as object).sort();
+  };
+  assert.deepEqual(methodsOf("/about"), ["GET", "HEAD", "POST"]);
+  assert.deepEqual(methodsOf("/users/:id"), ["GET", "HEAD"]);
+  // The HEAD route added answers HEAD, not the GET route's.
+  assert.deepEqual(methodsOf("/h"), ["GET", "HEAD"]);
+  assert.notEqual(
+    (routes["/h"] as Record<string, unknown>).HEAD,
+    (routes["/h"] as Record<string, unknown>).GET,
+  );
+  assert.equal(methodsOf("/any"), "function");
+  assert.equal(methodsOf("/dav"), "function");
 });
 
 Deno.test("native routes: an event stream from a native route is ended by the shutdown, as the handler's are", async () => {

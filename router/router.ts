@@ -8,6 +8,7 @@
 import {
   acceptStagedSinks,
   connectContext,
+  contextFor,
   matchedRoute,
   type Params,
   RequestContext,
@@ -141,8 +142,11 @@ export function createRouter(options: RouterOptions = {}): Router {
     info: unknown,
     value: RouteEntry,
     params: Params | undefined,
+    method?: string,
   ): Response | Promise<Response> {
-    const context = new RequestContext(request, params);
+    const context = method === undefined
+      ? new RequestContext(request, params)
+      : contextFor(request, params, method);
     if (info !== undefined) {
       connectContext(context, info as ServeInfo, resolveRemoteAddr);
     }

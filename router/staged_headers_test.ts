@@ -109,6 +109,24 @@ Deno.test("responseHeaders: any sequence of writes reads as a real Headers does"
   }
 });
 
+Deno.test("responseHeaders: each context starts empty, whatever others staged, deleted or read", () => {
+  const first = staged();
+  first.delete("x-a");
+  first.set("x-a", "1");
+  first.append("x-b", "2");
+  first.delete("x-a");
+  const second = staged();
+  second.set("x-c", "3");
+  assert.equal(first.get("x-b"), "2");
+  second.set("x-d", "4");
+  const third = staged();
+  assert.deepEqual([...third], []);
+  third.set("x-e", "5");
+  assert.deepEqual([...third], [["x-e", "5"]]);
+  assert.deepEqual([...second], [["x-c", "3"], ["x-d", "4"]]);
+  assert.deepEqual([...first], [["x-b", "2"]]);
+});
+
 Deno.test("responseHeaders: applied as a real staged Headers was, before and after a read", async () => {
   for (let seed = 1; seed <= 200; seed++) {
     const next = random(seed);

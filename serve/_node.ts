@@ -28,6 +28,8 @@ import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { noteArrivedBody } from "../form_data/whole_body.ts";
+import { plainTargetPath } from "./_target_path.ts";
+import { NodeRequestHeaders } from "./_request_headers.ts";
 import {
   type AdapterHooks,
   describe,
@@ -101,6 +103,10 @@ type WriteStaged = (to: HeaderTarget, staged: unknown) => void;
 const NODE_FETCH = Symbol.for("fetchkit.serve.nodeFetch");
 /** The method of `info` that takes them (the router's `StagedSink`). */
 const STAGED_SINK = Symbol.for("fetchkit.serve.stagedSink");
+/** The method of `info` that gives the path to route (the router's). */
+const ROUTE_PATH = Symbol.for("fetchkit.serve.routePath");
+/** The method of `info` that gives `context.headers` (the router's). */
+const REQUEST_HEADERS = Symbol.for("fetchkit.serve.requestHeaders");
 const STAGED_WRITE: unique symbol = Symbol("fetchkit.stagedWrite");
 const STAGED: unique symbol = Symbol("fetchkit.staged");
 
@@ -258,10 +264,37 @@ class NodeInfo {
  * headers for the head (see StagingResponse).
  */
 class StagingInfo extends NodeInfo {
+  #request: Request;
+  #headers: NodeRequestHeaders | undefined = undefined;
+  constructor(
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
+    request: Request,
+  ) {
+    super(incoming, outgoing);
+    this.#request = request;
+  }
+
+  /** `context.headers`, read from node:http's record (_request_headers.ts). */
+  [REQUEST_HEADERS](): Headers {
+    return (this.#headers ??= new NodeRequestHeaders(
+      this.incoming,
+      this.#request,
+    )) as unknown as Headers;
+  }
+
   [STAGED_SINK](write: WriteStaged, staged: unknown): void {
     const outgoing = this.outgoing as StagingResponse;
     outgoing[STAGED_WRITE] = write;
     outgoing[STAGED] = staged;
+  }
+
+  /**
+   * The path to route, from the request target as sent, when the
+   * adapter's `request.url` keeps it unchanged (see _target_path.ts).
+   */
+  [ROUTE_PATH](): string | undefined {
+    return plainTargetPath(this.incoming.url);
   }
 }
 
@@ -513,7 +546,10 @@ export function listenNode(
     const incoming = env.incoming as IncomingMessage & { [ARRIVED]?: Buffer };
     const arrived = incoming[ARRIVED];
     if (arrived !== undefined) noteArrivedBody(request, arrived);
-    return handler(request, new Info(incoming, env.outgoing as ServerResponse));
+    return handler(
+      request,
+      new Info(incoming, env.outgoing as ServerResponse, request),
+    );
   };
   const listener = getRequestListener(fetch, { hostname });
   // For a body read whole before the handler: nothing is left for the

@@ -98,7 +98,8 @@ export interface TracingOptions {
   /**
    * A child span for each store call made inside a traced request
    * (sessions, rate limits, caches: every store call that goes through
-   * `withTimeout` of `@fetchkit/toolkit/store`), named `<store> <what>`
+   * `withTimeout` of `@fetchkit/toolkit/store`; each request of the S3
+   * file storage, `S3 PutObject`), named `<store> <what>`
    * (`Redis read session`), with `db.system.name` and
    * `db.operation.name`. It sets the process's one store-call hook
    * (`setStoreCallHook`), so the last `tracing()` created with it wins.

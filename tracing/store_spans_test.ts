@@ -8,6 +8,7 @@ import {
   withTimeout,
 } from "@fetchkit/toolkit/store";
 import { finished, useSdk } from "./_test_sdk.ts";
+import { gateway, storageAt } from "../file_storage/_test_gateway.ts";
 
 // A store as store modules write them: every call through withTimeout.
 const data = new Map<string, string>();
@@ -76,4 +77,71 @@ Deno.test("tracing without storeSpans makes no store spans", async () => {
   router.get("/", async () => new Response(String(await read("a"))));
   await router.fetch(new Request("http://x/"));
   assert.deepEqual(finished(exporter).map((span) => span.name), ["GET /"]);
+});
+
+Deno.test("tracing storeSpans: a child span per S3 request of the file storage, refusals and outages marked", async () => {
+  const exporter = useSdk();
+  const server = await gateway();
+  try {
+    const storage = storageAt(server.port);
+    const router = createRouter({
+      middleware: [tracing({ storeSpans: true })],
+    });
+    router.post("/files/:name", async ({ params }) => {
+      await storage.set(String(params.name), new Blob(["hi"]));
+      return new Response("stored");
+    });
+    assert.equal(
+      (await router.fetch(
+        new Request("http://localhost/files/a.txt", { method: "POST" }),
+      )).status,
+      200,
+    );
+    assert.equal(
+      (await router.fetch(
+        new Request("http://localhost/files/busy.txt", { method: "POST" }),
+      )).status,
+      503,
+    );
+    // Outside a traced request: no span.
+    await storage.has("a.txt");
+    const spans = finished(exporter);
+    const s3 = spans.filter((span) => span.name.startsWith("S3 "));
+    assert.deepEqual(
+      s3.map((span) => [
+        span.name,
+        span.kind,
+        span.attributes["db.system.name"],
+        span.attributes["db.operation.name"],
+        span.status.code,
+      ]),
+      [
+        [
+          "S3 PutObject",
+          SpanKind.CLIENT,
+          "s3",
+          "PutObject",
+          SpanStatusCode.UNSET,
+        ],
+        [
+          "S3 PutObject",
+          SpanKind.CLIENT,
+          "s3",
+          "PutObject",
+          SpanStatusCode.ERROR,
+        ],
+      ],
+    );
+    const servers = spans.filter((span) => span.kind === SpanKind.SERVER);
+    assert.equal(servers.length, 2);
+    for (const [i, span] of s3.entries()) {
+      assert.equal(
+        span.parentSpanContext?.spanId,
+        servers[i].spanContext().spanId,
+      );
+    }
+  } finally {
+    setStoreCallHook(undefined);
+    await server.close();
+  }
 });

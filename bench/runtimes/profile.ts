@@ -1,0 +1,208 @@
+/**
+ * Where a server's instructions go, per function: each server of
+ * `--servers` runs under callgrind (counting off), every scenario of
+ * `--scenarios` is warmed as `instructions.ts` warms it, then one window of
+ * `--requests` answers is counted on the main thread and kept, and
+ * `callgrind_annotate` prints its functions with their instructions per
+ * request (self, not inclusive; JIT-compiled JavaScript shows as `???`,
+ * the runtime's builtins and C++ by name). Dumps stay in
+ * `bench/runtimes/.out/profile.<runtime>.<server>.<scenario>`.
+ *
+ * ```sh
+ * deno run -A bench/runtimes/profile.ts --runtimes=node --servers=fetchkit,fastify \
+ *   --scenarios=middlewares [--requests=2000] [--warm=2] [--top=40]
+ * ```
+ *
+ * @module
+ */
+import { callgrindControl } from "../_callgrind.ts";
+import { join } from "node:path";
+import { wrkCount, wrkRun } from "../_load.ts";
+import {
+  build,
+  loads,
+  options,
+  OUT,
+  prepare,
+  SCENARIOS,
+  serversOf,
+  start,
+} from "./_bench.ts";
+
+const args = options();
+const requests = Number(args.get("requests") ?? 2000);
+const warmSeconds = Number(args.get("warm") ?? 2);
+const top = Number(args.get("top") ?? 40);
+const runtimes = (args.get("runtimes") ?? "node").split(",");
+const only = args.get("servers")?.split(",");
+const words = args.get("scenarios")?.split(",");
+const scenarios = SCENARIOS.filter((scenario) =>
+  words === undefined || words.some((word) => scenario.name.includes(word))
+);
+const bundles = {
+  bundle: runtimes.some((runtime) => runtime !== "deno")
+    ? (await build()).bundle
+    : "",
+};
+
+async function untilFile(file: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    try {
+      const text = await Deno.readTextFile(file);
+      if (/^totals: /m.test(text)) return;
+    } catch {
+      // Not written yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no callgrind dump at ${file}`);
+}
+
+/** A lookup of JIT code addresses in Node's perf map of `pid`. */
+async function jitNames(pid: number): Promise<(address: number) => string> {
+  let text = "";
+  try {
+    text = await Deno.readTextFile(`/tmp/perf-${pid}.map`);
+  } catch {
+    return (address) => `0x${address.toString(16)}`;
+  }
+  const entries = text.split("\n").flatMap((line) => {
+    const found = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+    return found === null ? [] : [
+      [parseInt(found[1]!, 16), parseInt(found[2]!, 16), found[3]!] as const,
+    ];
+  });
+  return (address) => {
+    // The latest code at an address wins (code space is reused).
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [start, size, name] = entries[i]!;
+      if (address >= start && address < start + size) return name;
+    }
+    return `0x${address.toString(16)}`;
+  };
+}
+
+for (const runtime of runtimes) {
+  for (
+    const server of serversOf(runtime, undefined).filter((name) =>
+      only === undefined || only.includes(name)
+    )
+  ) {
+    for (const group of ["hello", "app"] as const) {
+      const mine = scenarios.filter((scenario) =>
+        scenario.group === group && loads(server, scenario.name)
+      );
+      if (mine.length === 0) continue;
+      const base = join(OUT, `profile.${runtime}.${server}.${group}`);
+      const running = await start(
+        runtime,
+        server,
+        bundles,
+        [
+          "valgrind",
+          "--tool=callgrind",
+          "--smc-check=all-non-file",
+          "--instr-atstart=no",
+          "--separate-threads=yes",
+          `--callgrind-out-file=${base}`,
+        ],
+        group,
+        runtime === "node" ? ["--perf-basic-prof"] : [],
+      );
+      try {
+        for (const scenario of mine) {
+          const script = await prepare(
+            running.port,
+            scenario,
+            `profile ${runtime} ${server}`,
+          );
+          const url = `http://127.0.0.1:${running.port}${scenario.path}`;
+          const scriptFile = join(OUT, `profile_${server}.lua`);
+          const answer = (count: number) =>
+            wrkCount(url, {
+              requests: count,
+              seconds: 120,
+              connections: 4,
+              script,
+              status: scenario.status,
+              scriptFile,
+            });
+          for (let pass = 0; pass < 2; pass++) {
+            const { total } = await wrkRun(url, {
+              seconds: warmSeconds,
+              connections: 4,
+              timeout: 60,
+              script,
+            });
+            if (total < 1000) await answer(1000 - total);
+          }
+          await answer(50);
+          await callgrindControl(running.pid, "--zero");
+          await callgrindControl(running.pid, "--instr=on");
+          const { total } = await answer(requests);
+          await callgrindControl(running.pid, "--instr=off");
+          await callgrindControl(running.pid, "--dump");
+          const slug = scenario.name.replaceAll(/\W+/g, "_");
+          // The main thread's dump is the first: `<base>.<n>-01`.
+          let dump: string | undefined;
+          for (let tries = 0; tries < 600 && dump === undefined; tries++) {
+            for await (const entry of Deno.readDir(OUT)) {
+              const name = entry.name;
+              if (
+                name.startsWith(`profile.${runtime}.${server}.${group}.`) &&
+                name.endsWith("-01")
+              ) dump = join(OUT, name);
+            }
+            if (dump === undefined) {
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+          await untilFile(dump!);
+          const kept = `${base}.${slug}`;
+          await Deno.rename(dump!, kept);
+          for await (const entry of Deno.readDir(OUT)) {
+            if (
+              entry.name.startsWith(`profile.${runtime}.${server}.${group}.`) &&
+              /-\d\d$/.test(entry.name)
+            ) await Deno.remove(join(OUT, entry.name)).catch(() => {});
+          }
+          const { stdout } = await new Deno.Command("callgrind_annotate", {
+            args: ["--inclusive=no", `--threshold=99`, kept],
+            stdout: "piped",
+          }).output();
+          const lines = new TextDecoder().decode(stdout).split("\n");
+          const totalLine = lines.find((line) => /PROGRAM TOTALS/.test(line));
+          const count = Number(
+            totalLine?.trim().split(/\s/)[0]?.replaceAll(",", ""),
+          );
+          console.log(
+            `\n## ${runtime} ${server} ${scenario.name}: ${
+              Math.round(count / total).toLocaleString("en-US")
+            } instructions/request (${total} answers; ${kept})`,
+          );
+          // Node writes its JIT code's names to /tmp/perf-<pid>.map
+          // (`--perf-basic-prof`): JavaScript by name instead of `???`.
+          const jit = await jitNames(running.pid);
+          const rows = new Map<string, number>();
+          for (const line of lines) {
+            const found = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*)$/.exec(line);
+            if (found === null || /PROGRAM TOTALS/.test(line)) continue;
+            let name = found[2]!;
+            const address = /^\?\?\?:0x([0-9a-f]+) /.exec(name);
+            if (address !== null) name = `JS ${jit(parseInt(address[1]!, 16))}`;
+            rows.set(
+              name,
+              (rows.get(name) ?? 0) + Number(found[1]!.replaceAll(",", "")),
+            );
+          }
+          const sorted = [...rows].sort((a, b) => b[1] - a[1]).slice(0, top);
+          for (const [name, count] of sorted) {
+            console.log(`${(count / total).toFixed(0).padStart(8)}  ${name}`);
+          }
+        }
+      } finally {
+        await running.stop();
+      }
+    }
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * `context.headers` for a router's own `fetch` under serve() on Node: the
+ * request's headers read from `node:http`'s own record of them, where the
+ * adapter's `request.headers` checks each name with a regular expression,
+ * lowercases it, and for some names copies `rawHeaders` to scan it
+ * (about 500 instructions a read). The values are the same as
+ * `request.headers` gives, as the Fetch standard combines them: names
+ * `node:http` joins with ", " (and `cookie` with "; ") are read from
+ * `incoming.headers`; names it keeps once (`user-agent`, `authorization`,
+ * `content-type`...) are joined from `rawHeaders`; anything unusual (a name
+ * that is not a token, a value with NUL or surrounding whitespace) goes to
+ * `request.headers` itself, which decides and throws as before. Every
+ * other member (iteration, `getSetCookie`, and writing, which Fetch
+ * forbids on a received request and Deno refuses) is the adapter's
+ * `request.headers`, and once written to, `get` and `has` read it too.
+ *
+ * @module
+ */
+import type { IncomingMessage } from "node:http";
+
+/** A name every runtime's Headers takes as it is (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Names seen, with their lowercase form (bounded: names come from code). */
+const LOWER = new Map<string, string>();
+const LOWER_MAX = 512;
+
+function lowerName(name: string): string | undefined {
+  let lower = LOWER.get(name);
+  if (lower !== undefined) return lower;
+  if (typeof name !== "string" || !TOKEN.test(name)) return undefined;
+  lower = name.toLowerCase();
+  if (LOWER.size < LOWER_MAX) LOWER.set(name, lower);
+  return lower;
+}
+
+/**
+ * Names `node:http` keeps once in `incoming.headers` (the later ones
+ * dropped), and `set-cookie` (an array there): read from `rawHeaders`.
+ */
+const KEPT_ONCE = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+  "set-cookie",
+]);
+
+/** Whether `value` is returned as it is: no NUL, CR, LF, nothing to trim. */
+function isPlain(value: string): boolean {
+  const length = value.length;
+  if (length === 0) return true;
+  let code = value.charCodeAt(0);
+  if (code === 32 || code === 9) return false;
+  code = value.charCodeAt(length - 1);
+  if (code === 32 || code === 9) return false;
+  // node:http's parser refuses CR and LF in values; NUL only when strict.
+  return value.indexOf("\0") === -1 && value.indexOf("\r") === -1 &&
+    value.indexOf("\n") === -1;
+}
+
+/** Unknown: ask the adapter's headers. */
+const ASK = Symbol("ask");
+
+/**
+ * The value of `lower` as Fetch combines it, `null` when absent, or `ASK`
+ * when something about it is better left to the adapter.
+ */
+function lookup(
+  incoming: IncomingMessage,
+  lower: string,
+): string | null | typeof ASK {
+  if (!KEPT_ONCE.has(lower)) {
+    if (lower === "__proto__") return ASK;
+    const value = (incoming.headers as Record<string, unknown>)[lower];
+    if (value === undefined) return null;
+    return typeof value === "string" && isPlain(value) ? value : ASK;
+  }
+  const raw = incoming.rawHeaders;
+  let found: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length !== lower.length || name.toLowerCase() !== lower) {
+      continue;
+    }
+    const value = raw[i + 1]!;
+    if (!isPlain(value)) return ASK;
+    found = found === null ? value : `${found}, ${value}`;
+  }
+  return found;
+}
+
+/** See the module docs. */
+export class NodeRequestHeaders {
+  #incoming: IncomingMessage;
+  #request: Request;
+  /** Written to: every read goes to the adapter's headers. */
+  #written = false;
+
+  constructor(incoming: IncomingMessage, request: Request) {
+    this.#incoming = incoming;
+    this.#request = request;
+  }
+
+  get(name: string): string | null {
+    if (!this.#written) {
+      const lower = lowerName(name);
+      if (lower !== undefined) {
+        const value = lookup(this.#incoming, lower);
+        if (value !== ASK) return value;
+      }
+    }
+    return this.#request.headers.get(name);
+  }
+
+  has(name: string): boolean {
+    if (!this.#written) {
+      const lower = lowerName(name);
+      if (lower !== undefined) {
+        const value = lookup(this.#incoming, lower);
+        if (value !== ASK) return value !== null;
+      }
+    }
+    return this.#request.headers.has(name);
+  }
+
+  set(name: string, value: string): void {
+    this.#written = true;
+    this.#request.headers.set(name, value);
+  }
+
+  append(name: string, value: string): void {
+    this.#written = true;
+    this.#request.headers.append(name, value);
+  }
+
+  delete(name: string): void {
+    this.#written = true;
+    this.#request.headers.delete(name);
+  }
+
+  static {
+    // Every other member of Headers reads the adapter's request.headers.
+    const own = NodeRequestHeaders.prototype as unknown as Record<
+      PropertyKey,
+      unknown
+    >;
+    const native = Headers.prototype;
+    for (const key of Reflect.ownKeys(native)) {
+      if (key === "constructor" || Object.hasOwn(own, key)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(native, key)!;
+      if (typeof descriptor.value === "function") {
+        const method = descriptor.value as (...args: unknown[]) => unknown;
+        Object.defineProperty(own, key, {
+          ...descriptor,
+          value: {
+            [method.name]: function (
+              this: NodeRequestHeaders,
+              ...args: unknown[]
+            ) {
+              const headers = this.#request.headers as unknown as Record<
+                PropertyKey,
+                (...args: unknown[]) => unknown
+              >;
+              return headers[key]!(...args);
+            },
+          }[method.name],
+        });
+      } else if (descriptor.get !== undefined) {
+        Object.defineProperty(own, key, {
+          ...descriptor,
+          get(this: NodeRequestHeaders) {
+            return (this.#request.headers as unknown as Record<
+              PropertyKey,
+              unknown
+            >)[key];
+          },
+          set: undefined,
+        });
+      }
+    }
+    Object.setPrototypeOf(own, native);
+  }
+}
