@@ -3,7 +3,8 @@
  *
  * Rules:
  *
- * - Codings: `br` (quality 4 by default), `zstd` (level 3) where the
+ * - Codings: `br` (quality 4 by default; 2 for a body at hand under
+ *   8 KiB, see below), `zstd` (level 3) where the
  *   runtime's `node:zlib` has it, `gzip` and `deflate` (level 6). The
  *   request's `Accept-Encoding` picks one by q-value; `*` stands for any
  *   coding it does not name; among equal q-values `br` wins, then `zstd`,
@@ -34,6 +35,13 @@
  *   gzip and deflate streams use Deno's `CompressionStream`, which flushes
  *   each chunk; Node's and Bun's do not, so there `node:zlib` streams them
  *   (`CompressionStream` where `node:zlib` is missing, as in workerd).
+ * - Brotli's cost per call is mostly set-up (its hash tables are cleared
+ *   for every body): on Deno quality 4 costs about 1.16 M instructions
+ *   for a 1.5 KB page, quality 2 about 0.64 M, for 745 bytes of output
+ *   where quality 4 gives 643 (BENCHMARKS.md, "Fifth round: the whole
+ *   app"). So, unless `level.br` is given, a body at hand under
+ *   8 KiB (8,192 bytes) is compressed at quality 2: such a page
+ *   fits a few packets either way.
  * - A body that fails while it is read ahead (before any byte is sent)
  *   throws its error to the router, which answers `500`; one that fails
  *   later ends the compressed stream with that error.
@@ -109,7 +117,10 @@ export function negotiateEncoding(
 
 /** Compression levels, by coding. */
 export interface CompressLevels {
-  /** Brotli quality, 0 to 11. @default {4} */
+  /**
+   * Brotli quality, 0 to 11, for every body. Default: 4, and 2 for a body
+   * at hand under 8 KiB.
+   */
   br?: number;
   /** Zstandard level, 1 to 19. @default {3} */
   zstd?: number;
@@ -121,6 +132,10 @@ export interface CompressLevels {
   /** deflate level, 1 to 9. @default {6} */
   deflate?: number;
 }
+
+/** Bodies at hand below this many bytes: brotli quality 2 by default. */
+const SMALL_BODY = 8192;
+const SMALL_BODY_BR = 2;
 
 /** Options of {@linkcode compress}. */
 export interface CompressOptions {
@@ -276,6 +291,11 @@ export function compress(options: CompressOptions = {}): Middleware {
     gzip: level.gzip,
     deflate: level.deflate,
   };
+  // Small bodies at brotli quality 2 unless a quality was chosen (see
+  // the module docs).
+  const smallLevels: Levels = level.br === undefined
+    ? { ...levels, br: SMALL_BODY_BR }
+    : levels;
   const codings = availableCodings().filter((coding) =>
     wanted.includes(coding)
   );
@@ -369,7 +389,13 @@ export function compress(options: CompressOptions = {}): Middleware {
     const init = { status, statusText: response.statusText, headers: copy };
     // A body at hand is compressed in one call (cheaper than a stream).
     if (text !== undefined && text.length <= ONE_SHOT_LIMIT) {
-      const whole = encodeWhole(text, coding, levels);
+      const whole = encodeWhole(
+        text,
+        coding,
+        // Characters, not bytes (no count of the bytes needed): under
+        // 8,192 characters is at most 24 KiB.
+        text.length < SMALL_BODY ? smallLevels : levels,
+      );
       if (whole !== undefined) return new NativeResponse(whole, init);
     }
     // Reading .body turns a string body into a stream: only now.
@@ -388,7 +414,11 @@ export function compress(options: CompressOptions = {}): Middleware {
         headers,
       });
     }
-    const whole = encodeWhole(bytes, coding, levels);
+    const whole = encodeWhole(
+      bytes,
+      coding,
+      bytes.byteLength < SMALL_BODY ? smallLevels : levels,
+    );
     return new NativeResponse(
       whole ?? encode(new Blob([bytes]).stream(), coding, levels),
       init,

@@ -326,6 +326,36 @@ Deno.test("compress: encodings, levels and filter options", async () => {
   assert.equal(decode("br", await bytes(filtered)), HTML);
 });
 
+Deno.test("compress: a body under 8 KiB is brotli quality 2 by default, larger ones quality 4", async () => {
+  const headers = { "Accept-Encoding": "br" };
+  const quality = (text: string, q: number) =>
+    new Uint8Array(zlib.brotliCompressSync(text, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: q,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length,
+      },
+    }));
+  const small = `<ul>${
+    Array.from({ length: 120 }, (_, i) => `<li>item ${i * 7919 % 1000}</li>`)
+      .join("")
+  }</ul>`;
+  assert.ok(small.length > 1024 && small.length < 8192);
+  assert.notDeepEqual(quality(small, 2), quality(small, 4));
+  const large = small.repeat(5) +
+    Array.from({ length: 800 }, (_, i) => `<b>${i * 104729 % 9973}</b>`)
+      .join("");
+  assert.ok(large.length >= 8192);
+
+  const smallAnswer = await app(() => html(small))(headers);
+  assert.equal(smallAnswer.headers.get("Content-Encoding"), "br");
+  assert.deepEqual(await bytes(smallAnswer), quality(small, 2));
+  const largeAnswer = await app(() => html(large))(headers);
+  assert.deepEqual(await bytes(largeAnswer), quality(large, 4));
+  // A quality chosen applies to every body.
+  const chosen = await app(() => html(small), { level: { br: 4 } })(headers);
+  assert.deepEqual(await bytes(chosen), quality(small, 4));
+});
+
 Deno.test("compress: bad options throw when created, naming the limit", () => {
   assert.throws(() => compress({ threshold: -1 }), /threshold .*>= 0, got -1/);
   assert.throws(

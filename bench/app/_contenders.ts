@@ -31,6 +31,11 @@ export interface StartOptions {
   kvPath?: string;
   /** Environment variables of the server. */
   env?: Record<string, string>;
+  /**
+   * Another copy of this repository whose `bench/app/_server.ts` runs
+   * (an older commit, to count before and after in one sitting).
+   */
+  root?: string;
 }
 
 /** Starts `name` on a free port and waits for "ready". */
@@ -46,14 +51,16 @@ export async function startContender(
     "-A",
     "--unstable-kv",
     ...(options.flags ?? []),
-    SERVER,
+    options.root === undefined
+      ? SERVER
+      : `${options.root}/bench/app/_server.ts`,
     name,
     String(port),
     options.kvPath ?? ":memory:",
   ];
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
-    cwd: ROOT,
+    cwd: options.root ?? ROOT,
     env: options.env,
     stdout: "piped",
     stderr: "inherit",

@@ -9,9 +9,16 @@
  * window: under callgrind on a loaded machine a 5 s window can complete no
  * request at all. The contenders alternate (fetchkit, hono, fetchkit,
  * hono...) for `rounds` windows each; the median and the range are
- * printed. Counts do not depend on what else the machine runs.
+ * printed. Counts do not depend on what else the machine runs. The
+ * dashboard is asked for twice: as Deno's fetch asks (`Accept-Encoding:
+ * gzip, br`, as browsers do; ours compresses the page, Hono's app has no
+ * `compress()`), and with `identity`, the same work in both.
  *
- *   deno run -A --unstable-kv bench/app/instructions.ts [--rounds=3] [--requests=100] [--warm=3] [--concurrency=1] [--scenarios=dashboard,login]
+ *   deno run -A --unstable-kv bench/app/instructions.ts [--rounds=3] [--requests=100] [--warm=3] [--concurrency=1] [--scenarios=dashboard,identity,login] [--before=<dir>]
+ *
+ * `--before=<dir>`: a third contender, `before`, ours from another copy of
+ * the repository (`git archive <commit> | tar -x -C <dir>`), alternating
+ * with the other two.
  *
  * Needs `valgrind`; some minutes. The stores' timeout of the example (5 s) is
  * raised to 120 s in both servers' environment (`STORE_TIMEOUT_MS`, see
@@ -65,6 +72,20 @@ const ALL: Scenario[] = [{
       expect(fetch(`${origin(port)}/dashboard`, { headers: { cookie } }), 200);
   },
 }, {
+  // The same page uncompressed: Hono's app has no compress(), so this is
+  // the same work in both (Deno's fetch, as browsers, asks for gzip, br).
+  name: "GET /dashboard (signed in, identity)",
+  async prepare(port) {
+    const cookie = await signIn(port);
+    return () =>
+      expect(
+        fetch(`${origin(port)}/dashboard`, {
+          headers: { cookie, "accept-encoding": "identity" },
+        }),
+        200,
+      );
+  },
+}, {
   name: "POST /auth/login (bcrypt cost 4)",
   prepare(port) {
     return Promise.resolve((i) =>
@@ -101,14 +122,20 @@ async function send(
 }
 const dir = await Deno.makeTempDir({ prefix: "app-callgrind-" });
 
-const running = new Map<Contender, Running>();
+type Name = Contender | "before";
+const before = args.before;
+const NAMES: Name[] = before === undefined
+  ? [...CONTENDERS]
+  : ["fetchkit", "before", "hono"];
+const running = new Map<Name, Running>();
 const counts = new Map<string, number[]>();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 try {
-  for (const name of CONTENDERS) {
+  for (const name of NAMES) {
     running.set(
       name,
-      await startContender(name, {
+      await startContender(name === "before" ? "fetchkit" : name, {
+        root: name === "before" ? before : undefined,
         prefix: [
           "valgrind",
           "--tool=callgrind",
@@ -121,17 +148,17 @@ try {
     );
   }
   // Callgrind numbers each process's dumps 1, 2, ...
-  const dumps = new Map<Contender, number>();
+  const dumps = new Map<Name, number>();
   for (const scenario of SCENARIOS) {
-    const senders = new Map<Contender, (i: number) => Promise<void>>();
+    const senders = new Map<Name, (i: number) => Promise<void>>();
     for (const [name, server] of running) {
       senders.set(name, await scenario.prepare(server.port));
     }
     for (let pass = 0; pass < warm; pass++) {
-      for (const name of CONTENDERS) await send(senders.get(name)!, requests);
+      for (const name of NAMES) await send(senders.get(name)!, requests);
     }
     for (let round = 0; round < rounds; round++) {
-      for (const name of CONTENDERS) {
+      for (const name of NAMES) {
         const dump = (dumps.get(name) ?? 0) + 1;
         dumps.set(name, dump);
         const { total } = await countWhile(
@@ -158,15 +185,19 @@ const cell = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return `${fmt(median(values))} (${fmt(sorted[0]!)}–${fmt(sorted.at(-1)!)})`;
 };
+const extra = before === undefined ? "" : " before instructions/request |";
 console.log(
-  `| request | fetchkit instructions/request | hono instructions/request | fetchkit ÷ hono (medians) |`,
+  `| request | fetchkit instructions/request |${extra} hono instructions/request | fetchkit ÷ hono (medians) |`,
 );
-console.log("|---|---:|---:|---:|");
+console.log(`|---|---:|${before === undefined ? "" : "---:|"}---:|---:|`);
 for (const scenario of SCENARIOS) {
   const ours = counts.get(`${scenario.name}|fetchkit`)!;
   const hono = counts.get(`${scenario.name}|hono`)!;
+  const then = before === undefined
+    ? ""
+    : ` ${cell(counts.get(`${scenario.name}|before`)!)} |`;
   console.log(
-    `| ${scenario.name} | ${cell(ours)} | ${cell(hono)} | ${
+    `| ${scenario.name} | ${cell(ours)} |${then} ${cell(hono)} | ${
       (median(ours) / median(hono)).toFixed(2)
     } |`,
   );

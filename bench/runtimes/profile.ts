@@ -202,6 +202,8 @@ for (const runtime of runtimes) {
         }
       } finally {
         await running.stop();
+        // The perf map of the process, read for each of its scenarios.
+        await Deno.remove(`/tmp/perf-${running.pid}.map`).catch(() => {});
       }
     }
   }
