@@ -10,6 +10,8 @@
  * @module
  */
 
+import { forwardHeaders } from "../runtime/headers_forward.ts";
+
 // A name every runtime's Headers takes as it is (RFC 9110 token).
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // A value every runtime's Headers stores as it is: visible ASCII, inner
@@ -223,35 +225,6 @@ export class StagedHeaders {
     // Every other member of the runtime's Headers (get, has, forEach,
     // entries, getSetCookie, the iterator, and Bun's toJSON, count and
     // getAll) reads the real headers.
-    const own = StagedHeaders.prototype as unknown as Record<
-      PropertyKey,
-      unknown
-    >;
-    const native = Headers.prototype;
-    for (const key of Reflect.ownKeys(native)) {
-      if (key === "constructor" || Object.hasOwn(own, key)) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(native, key)!;
-      if (typeof descriptor.value === "function") {
-        const method = descriptor.value as (...args: unknown[]) => unknown;
-        Object.defineProperty(own, key, {
-          ...descriptor,
-          value: {
-            [method.name]: function (this: StagedHeaders, ...args: unknown[]) {
-              return method.apply(this.#materialize(), args);
-            },
-          }[method.name],
-        });
-      } else if (descriptor.get !== undefined) {
-        const getter = descriptor.get;
-        Object.defineProperty(own, key, {
-          ...descriptor,
-          get(this: StagedHeaders) {
-            return getter.call(this.#materialize());
-          },
-          set: undefined,
-        });
-      }
-    }
-    Object.setPrototypeOf(own, native);
+    forwardHeaders(StagedHeaders.prototype, (self) => self.#materialize());
   }
 }

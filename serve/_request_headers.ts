@@ -17,6 +17,7 @@
  * @module
  */
 import type { IncomingMessage } from "node:http";
+import { forwardHeaders } from "../runtime/headers_forward.ts";
 
 /** A name every runtime's Headers takes as it is (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -155,44 +156,9 @@ export class NodeRequestHeaders {
 
   static {
     // Every other member of Headers reads the adapter's request.headers.
-    const own = NodeRequestHeaders.prototype as unknown as Record<
-      PropertyKey,
-      unknown
-    >;
-    const native = Headers.prototype;
-    for (const key of Reflect.ownKeys(native)) {
-      if (key === "constructor" || Object.hasOwn(own, key)) continue;
-      const descriptor = Object.getOwnPropertyDescriptor(native, key)!;
-      if (typeof descriptor.value === "function") {
-        const method = descriptor.value as (...args: unknown[]) => unknown;
-        Object.defineProperty(own, key, {
-          ...descriptor,
-          value: {
-            [method.name]: function (
-              this: NodeRequestHeaders,
-              ...args: unknown[]
-            ) {
-              const headers = this.#request.headers as unknown as Record<
-                PropertyKey,
-                (...args: unknown[]) => unknown
-              >;
-              return headers[key]!(...args);
-            },
-          }[method.name],
-        });
-      } else if (descriptor.get !== undefined) {
-        Object.defineProperty(own, key, {
-          ...descriptor,
-          get(this: NodeRequestHeaders) {
-            return (this.#request.headers as unknown as Record<
-              PropertyKey,
-              unknown
-            >)[key];
-          },
-          set: undefined,
-        });
-      }
-    }
-    Object.setPrototypeOf(own, native);
+    forwardHeaders(
+      NodeRequestHeaders.prototype,
+      (self) => self.#request.headers,
+    );
   }
 }
