@@ -75,7 +75,6 @@ Deno.test("serve(): context.headers reads as request.headers, for repeated and u
     handleSignals: false,
     onListen() {},
   });
-  await server.ready;
   try {
     const body = await send(
       server.addr.port,

@@ -156,7 +156,6 @@ Deno.test("serve(): raw targets route as the router cuts request.url, plain or n
     handleSignals: false,
     onListen() {},
   });
-  await server.ready;
   const { port } = server.addr;
   try {
     for (
