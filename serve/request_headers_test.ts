@@ -3,9 +3,9 @@
 // own record of them). Portable: the _tools/runtimes bundle runs it on Node
 // and Bun.
 import assert from "node:assert/strict";
-import { connect } from "node:net";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { serve } from "@fetchkit/toolkit/serve";
+import { rawExchange } from "./_test_raw.ts";
 
 const NAMES = [
   "accept",
@@ -31,16 +31,8 @@ const NAMES = [
 ];
 
 /** Sends `head` (request line and headers) raw; the response body. */
-function send(port: number, head: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let text = "";
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => text += chunk);
-    socket.on("error", reject);
-    socket.on("close", () => resolve(text.slice(text.indexOf("\r\n\r\n") + 4)));
-    socket.write(head + "Connection: close\r\n\r\n");
-  });
+async function send(port: number, head: string): Promise<string> {
+  return (await rawExchange(port, head)).body;
 }
 
 Deno.test("serve(): context.headers reads as request.headers, for repeated and unusual headers", async () => {

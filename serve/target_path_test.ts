@@ -4,9 +4,9 @@
 // `context.url` reads them. Portable: the _tools/runtimes bundle runs it on
 // Node, where serve() uses the hint, and on Bun.
 import assert from "node:assert/strict";
-import { connect } from "node:net";
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { serve } from "@fetchkit/toolkit/serve";
+import { rawExchange } from "./_test_raw.ts";
 import { routePathOf } from "../url_path/url_path.ts";
 import { plainTargetPath } from "./_target_path.ts";
 
@@ -124,20 +124,10 @@ function rawGet(
   target: string,
   method = "GET",
 ): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let text = "";
-    socket.setEncoding("latin1");
-    socket.on("data", (chunk: string) => text += chunk);
-    socket.on("error", reject);
-    socket.on("close", () => {
-      const status = Number(text.match(/^HTTP\/1\.1 (\d{3})/)?.[1] ?? 0);
-      resolve({ status, body: text.slice(text.indexOf("\r\n\r\n") + 4) });
-    });
-    socket.write(
-      `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`,
-    );
-  });
+  return rawExchange(
+    port,
+    `${method} ${target} HTTP/1.1\r\nHost: localhost\r\n`,
+  );
 }
 
 Deno.test("serve(): raw targets route as the router cuts request.url, plain or not", async () => {

@@ -40,8 +40,11 @@ const RETRIED = new Set(["get", "getMany", "set", "delete", "enqueue"]);
  * @returns The same database, its writes and reads retried while locked.
  */
 export function retryWhileLocked<T extends object>(kv: T): T {
+  // A database wrapped already (the auth app's, given to the KV job
+  // store) is not wrapped again: one retry loop per call.
+  if (retrying.has(kv)) return kv;
   const wrapped = new Map<PropertyKey, unknown>();
-  return new Proxy(kv, {
+  const proxy = new Proxy(kv, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
@@ -58,7 +61,11 @@ export function retryWhileLocked<T extends object>(kv: T): T {
       return call;
     },
   });
+  retrying.add(proxy);
+  return proxy;
 }
+
+const retrying = new WeakSet<object>();
 
 type Builder = Record<string, (...args: unknown[]) => unknown>;
 

@@ -120,3 +120,8 @@ Deno.test("retryWhileLocked: another error passes at once; a lock held past 2 s 
   );
   assert.ok(raw.calls > 5, `${raw.calls} attempts`);
 });
+
+Deno.test("retryWhileLocked: a database wrapped already is given back as it is", () => {
+  const kv = retryWhileLocked(new FakeKv());
+  assert.equal(retryWhileLocked(kv), kv);
+});

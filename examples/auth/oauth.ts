@@ -258,6 +258,24 @@ export function createIdentityStore(kv: Deno.Kv): IdentityStore {
     });
   }
 
+  /** The identities linked to `userId`, read from the index. */
+  async function* linkedTo(
+    userId: number,
+  ): AsyncGenerator<{ provider: ProviderId; sub: string; index: Deno.KvKey }> {
+    await index();
+    for await (
+      const entry of kv.list({ prefix: ["oauth_identities_by_user", userId] })
+    ) {
+      const [, , provider, sub] = entry.key as [
+        string,
+        number,
+        ProviderId,
+        string,
+      ];
+      yield { provider, sub, index: entry.key };
+    }
+  }
+
   return {
     async find(provider, sub) {
       return (await kv.get<number>(key(provider, sub))).value;
@@ -272,34 +290,16 @@ export function createIdentityStore(kv: Deno.Kv): IdentityStore {
       return result.ok;
     },
     async listByUser(userId) {
-      await index();
       const found: { provider: ProviderId; sub: string }[] = [];
-      for await (
-        const entry of kv.list({ prefix: ["oauth_identities_by_user", userId] })
-      ) {
-        const [, , provider, sub] = entry.key as [
-          string,
-          number,
-          ProviderId,
-          string,
-        ];
+      for await (const { provider, sub } of linkedTo(userId)) {
         found.push({ provider, sub });
       }
       return found;
     },
     async unlinkUser(userId) {
-      await index();
       let removed = 0;
-      for await (
-        const entry of kv.list({ prefix: ["oauth_identities_by_user", userId] })
-      ) {
-        const [, , provider, sub] = entry.key as [
-          string,
-          number,
-          string,
-          string,
-        ];
-        await kv.atomic().delete(key(provider, sub)).delete(entry.key).commit();
+      for await (const { provider, sub, index } of linkedTo(userId)) {
+        await kv.atomic().delete(key(provider, sub)).delete(index).commit();
         removed++;
       }
       return removed;
