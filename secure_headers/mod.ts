@@ -284,16 +284,31 @@ function compilePolicy(
 }
 
 const NO_NAMES: readonly string[] = [];
-let seen: string[] = [];
-function see(_value: string, name: string): void {
-  seen.push(name);
+
+/**
+ * What one `forEach` over a response's headers found: the names (each
+ * once, lowercased), and the two values the nonce depends on. A response
+ * has a few headers, and a `has()` or `get()` per name (on Node's undici
+ * `Headers`: a brand check, a ByteString conversion, a name regex and a
+ * `toLowerCase` each) cost more than one walk of them.
+ */
+let seenNames: string[] = [];
+let seenType: string | null = null;
+let seenCacheControl: string | null = null;
+function see(value: string, name: string): void {
+  seenNames.push(name);
+  // forEach gives each name once, its values joined as get() joins them.
+  if (name === "content-type") seenType = value;
+  else if (name === "cache-control") seenCacheControl = value;
 }
 
-/** The lowercased names of `headers` (each once per value). */
-function namesOf(headers: Headers): readonly string[] {
-  seen = [];
+/** Reads `headers` once into `seenNames`, `seenType`, `seenCacheControl`. */
+function readHeaders(headers: Headers): readonly string[] {
+  seenNames = [];
+  seenType = null;
+  seenCacheControl = null;
   headers.forEach(see);
-  return seen;
+  return seenNames;
 }
 
 const SHARED_CACHE = /(?:^|[\s,])(?:public|s-maxage)\b/i;
@@ -302,16 +317,14 @@ const SHARED_CACHE = /(?:^|[\s,])(?:public|s-maxage)\b/i;
  * Whether a response can carry a fresh nonce: an HTML page (the only kind
  * that holds `<script nonce>`) that no shared cache may keep, since a
  * cached copy would hand every visitor the same nonce (and a static file
- * cannot hold a fresh one anyway).
+ * cannot hold a fresh one anyway). Its `Content-Type` and `Cache-Control`.
  */
-function takesNonce(headers: Headers): boolean {
-  const type = headers.get("content-type");
+function takesNonce(type: string | null, cacheControl: string | null): boolean {
   if (type === null) return false;
   const start = type.trimStart().slice(0, 21).toLowerCase();
   if (
     !start.startsWith("text/html") && !start.startsWith("application/xhtml+xml")
   ) return false;
-  const cacheControl = headers.get("cache-control");
   return cacheControl === null || !SHARED_CACHE.test(cacheControl);
 }
 
@@ -397,16 +410,13 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
   const count = fixed.length;
   const lowerNames = fixed.map(([name]) => name.toLowerCase());
 
+  /** Sets each header whose name is not in `own` (the handler's). */
   function apply(
     headers: Headers,
     https: boolean,
     nonce: string | undefined,
+    own: readonly string[],
   ): void {
-    // The names the handler set, read in one pass: a response has a few
-    // headers, and a has() per default (Node's undici Headers: a brand
-    // check, a ByteString conversion, a name regex and a toLowerCase each)
-    // cost more than one walk of them.
-    const own = overwrite ? NO_NAMES : namesOf(headers);
     for (let i = 0; i < count; i++) {
       const pair = fixed[i];
       if (!own.includes(lowerNames[i])) headers.set(pair[0], pair[1]);
@@ -435,11 +445,6 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     if (removePoweredBy) headers.delete("X-Powered-By");
   }
 
-  /** The nonce for this response's policy: only where it can be used. */
-  function nonceFor(headers: Headers, nonce: string | undefined) {
-    return nonce !== undefined && takesNonce(headers) ? nonce : undefined;
-  }
-
   return async function secureHeaders(context, next) {
     let nonce: string | undefined;
     if (usesNonce) {
@@ -451,7 +456,21 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     const response = nonce === undefined
       ? await next()
       : await runWithCspNonce(nonce, next);
-    const used = nonceFor(response.headers, nonce);
-    return editHeaders(response, (headers) => apply(headers, https, used), 0);
+    // One pass over the handler's headers: the names it set (kept unless
+    // `overwrite`) and what decides whether the nonce can be used.
+    let own = NO_NAMES;
+    let used: string | undefined;
+    if (!overwrite || nonce !== undefined) {
+      const names = readHeaders(response.headers);
+      if (!overwrite) own = names;
+      if (nonce !== undefined && takesNonce(seenType, seenCacheControl)) {
+        used = nonce;
+      }
+    }
+    return editHeaders(
+      response,
+      (headers) => apply(headers, https, used, own),
+      0,
+    );
   };
 }
