@@ -107,7 +107,7 @@ for (const runtime of runtimes) {
           `--callgrind-out-file=${base}`,
         ],
         group,
-        runtime === "node" ? ["--perf-basic-prof"] : [],
+        runtime === "bun" ? [] : ["--perf-basic-prof"],
       );
       try {
         for (const scenario of mine) {
@@ -180,7 +180,7 @@ for (const runtime of runtimes) {
               Math.round(count / total).toLocaleString("en-US")
             } instructions/request (${total} answers; ${kept})`,
           );
-          // Node writes its JIT code's names to /tmp/perf-<pid>.map
+          // Node and Deno (V8) write their JIT code's names to /tmp/perf-<pid>.map
           // (`--perf-basic-prof`): JavaScript by name instead of `???`.
           const jit = await jitNames(running.pid);
           const rows = new Map<string, number>();
