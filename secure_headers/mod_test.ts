@@ -162,3 +162,36 @@ Deno.test("secureHeaders: malformed options are refused, naming what is wrong", 
     assert.throws(() => secureHeaders(options), { name: "TypeError", message });
   }
 });
+
+Deno.test("secureHeaders: the handler's own headers win whatever their case; overwrite still sets the nonce policy", async () => {
+  const router = (overwrite: boolean) => {
+    const routes = createRouter({
+      middleware: [secureHeaders({
+        overwrite,
+        contentSecurityPolicy: { scriptSrc: ["'nonce'"] },
+      })],
+    });
+    routes.get("/", () =>
+      new Response("<p>hi</p>", {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "content-security-policy": "default-src 'none'",
+          "x-content-type-options": "custom",
+        },
+      }));
+    return routes;
+  };
+  const kept = await router(false).fetch(new Request("http://localhost/"));
+  assert.equal(
+    kept.headers.get("Content-Security-Policy"),
+    "default-src 'none'",
+  );
+  assert.equal(kept.headers.get("X-Content-Type-Options"), "custom");
+  assert.equal(kept.headers.get("X-Frame-Options"), "DENY");
+  const replaced = await router(true).fetch(new Request("http://localhost/"));
+  assert.match(
+    replaced.headers.get("Content-Security-Policy")!,
+    /^script-src 'nonce-[A-Za-z0-9+/=_-]+'$/,
+  );
+  assert.equal(replaced.headers.get("X-Content-Type-Options"), "nosniff");
+});
