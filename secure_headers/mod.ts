@@ -302,12 +302,35 @@ function see(value: string, name: string): void {
   else if (name === "cache-control") seenCacheControl = value;
 }
 
-/** Reads `headers` once into `seenNames`, `seenType`, `seenCacheControl`. */
-function readHeaders(headers: Headers): readonly string[] {
+/**
+ * Whether one walk beats a look-up per name: on Deno `has()` and `get()`
+ * are a short loop over the header list in JavaScript, and `forEach`
+ * sorts and combines the list first (the page measured about 1 % more
+ * with the walk there); on Node and Bun each look-up is a conversion and
+ * a native or regular-expression check.
+ */
+const WALK = (globalThis as { Deno?: unknown }).Deno === undefined;
+
+/**
+ * Reads `headers` into `seenNames` (those of `names` it has, or all of
+ * them), `seenType` and `seenCacheControl`.
+ */
+function readHeaders(
+  headers: Headers,
+  names: readonly string[],
+): readonly string[] {
   seenNames = [];
   seenType = null;
   seenCacheControl = null;
-  headers.forEach(see);
+  if (WALK) {
+    headers.forEach(see);
+  } else {
+    for (let i = 0; i < names.length; i++) {
+      if (headers.has(names[i])) seenNames.push(names[i]);
+    }
+    seenType = headers.get("content-type");
+    seenCacheControl = headers.get("cache-control");
+  }
   return seenNames;
 }
 
@@ -409,6 +432,13 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
   const overwrite = options.overwrite ?? false;
   const count = fixed.length;
   const lowerNames = fixed.map(([name]) => name.toLowerCase());
+  // Every name apply() asks about, for the look-ups (see WALK).
+  const asked = [
+    ...lowerNames,
+    "strict-transport-security",
+    "content-security-policy",
+    "content-security-policy-report-only",
+  ];
 
   /** Sets each header whose name is not in `own` (the handler's). */
   function apply(
@@ -461,7 +491,10 @@ export function secureHeaders(options: SecureHeadersOptions = {}): Middleware {
     let own = NO_NAMES;
     let used: string | undefined;
     if (!overwrite || nonce !== undefined) {
-      const names = readHeaders(response.headers);
+      const names = readHeaders(
+        response.headers,
+        overwrite ? NO_NAMES : asked,
+      );
       if (!overwrite) own = names;
       if (nonce !== undefined && takesNonce(seenType, seenCacheControl)) {
         used = nonce;
