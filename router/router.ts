@@ -12,6 +12,7 @@ import {
   matchedRoute,
   type Params,
   RequestContext,
+  servedPathOf,
 } from "./context.ts";
 import { createRemoteAddrResolver, type ServeInfo } from "./remote_addr.ts";
 import { compose } from "./_chain.ts";
@@ -19,6 +20,7 @@ import { nativeRoutes } from "./_native_routes.ts";
 import { errorBoundary, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
 import { dispatcher, MISSED } from "./_dispatch.ts";
+import { answerEarly } from "./_early_answer.ts";
 import { text } from "./_answers.ts";
 import { routePathOf } from "../url_path/url_path.ts";
 import { section } from "./_sections.ts";
@@ -129,12 +131,44 @@ export function createRouter(options: RouterOptions = {}): Router {
     request: Request,
     info?: ServeInfo,
   ): Response | Promise<Response> {
+    // A route whose first middleware may answer early: matched here, and
+    // the match handed to dispatch (see _early_answer.ts).
+    if (!routerMiddleware && routes.early) return matchEarly(request, info);
     const context = new RequestContext(request);
     if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
     return respond(context, run);
   }
 
   const routerMiddleware = middleware.length > 0;
+
+  /** `fetch` when a route may answer early and no router middleware runs. */
+  function matchEarly(
+    request: Request,
+    info: ServeInfo | undefined,
+  ): Response | Promise<Response> {
+    const method = request.method;
+    const match = routes.matcher.find(
+      method,
+      servedPathOf(info) ?? routePathOf(request.url),
+    );
+    if (match !== undefined) {
+      const early = match.value.early;
+      if (early !== undefined) {
+        const answer = answerEarly(early, request, method, info);
+        if (answer !== undefined) return answer;
+      }
+    }
+    const context = new RequestContext(request);
+    if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
+    if (match !== undefined) {
+      matchedRoute(context, {
+        method,
+        value: match.value,
+        params: match.params,
+      });
+    }
+    return respond(context, run);
+  }
 
   /** A request Bun's router matched to `value` (see _native_routes.ts). */
   function answerMatched(
@@ -144,6 +178,18 @@ export function createRouter(options: RouterOptions = {}): Router {
     params: Params | undefined,
     method?: string,
   ): Response | Promise<Response> {
+    // Nothing runs before the route's chain: its first middleware may
+    // answer before the context is built (see _early_answer.ts).
+    const early = value.early;
+    if (early !== undefined && !routerMiddleware) {
+      const answer = answerEarly(
+        early,
+        request,
+        method ?? request.method,
+        info as ServeInfo | undefined,
+      );
+      if (answer !== undefined) return answer;
+    }
     const context = method === undefined
       ? new RequestContext(request, params)
       : contextFor(request, params, method);
