@@ -192,17 +192,11 @@ interface Parts {
   /**
    * Deno: a text `HIT` answer of this age built once, never sent itself;
    * each hit sends a clone (its header list copied, the string shared),
-   * which Deno builds and serves for far less than a `Response` whose init
+   * which Deno builds and serves for less than a `Response` whose init
    * has headers (router/_answers.ts: the 404, 34.7k instructions against
    * 20.7k over HTTP).
    */
   template: Response | undefined;
-  /**
-   * Bun: the class of this entry's text answers, with the body's text on
-   * its prototype (each hit's own property write cost Bun about 1,000
-   * instructions, router/_answers.ts).
-   */
-  Text: typeof Response | undefined;
 }
 
 const PARTS: unique symbol = Symbol("parts");
@@ -299,7 +293,6 @@ function partsOf(entry: Entry, text: boolean): Parts {
       hit: undefined,
       stale: undefined,
       template: undefined,
-      Text: undefined,
     };
   }
   if (text && parts.text === undefined) {
@@ -333,9 +326,8 @@ function isText(
 const HEADERS_OBJECT = typeof (globalThis as { Bun?: unknown }).Bun !==
   "undefined";
 
-const BUN = HEADERS_OBJECT;
 const DENO = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined" &&
-  !BUN;
+  !HEADERS_OBJECT;
 
 /**
  * Makes `parts` answer for `now`: when `now` is outside the second its
@@ -376,7 +368,9 @@ function initOf(
 
 /**
  * A text answer: its size and text remembered for the logger, `etag()`
- * and `HEAD` without a read, built the cheapest way the runtime has.
+ * and `HEAD` without a read (a property write: on Bun a subclass per
+ * entry with the text on its prototype cost about 700 instructions more
+ * a response, in a loop under callgrind).
  */
 function textAnswer(
   entry: Entry,
@@ -384,24 +378,12 @@ function textAnswer(
   text: string,
   state: "HIT" | "STALE",
 ): Response {
-  if (BUN) {
-    let Text = parts.Text;
-    if (Text === undefined) {
-      Text = parts.Text = class CachedText extends NativeResponse {};
-      rememberText(Text.prototype as Response, text);
-    }
-    return new Text(text, initOf(entry, parts, state));
-  }
-  if (DENO && state === "HIT") {
-    const template = parts.template ??= new NativeResponse(
+  const response = DENO && state === "HIT"
+    ? (parts.template ??= new NativeResponse(
       text,
       initOf(entry, parts, state),
-    );
-    const response = template.clone();
-    rememberText(response, text);
-    return response;
-  }
-  const response = new NativeResponse(text, initOf(entry, parts, state));
+    )).clone()
+    : new NativeResponse(text, initOf(entry, parts, state));
   rememberText(response, text);
   return response;
 }
@@ -897,17 +879,18 @@ export function cache(options: CacheOptions): Middleware {
   }
 
   /**
-   * A fresh memory hit for `primary` (or its variant, when the bare key
-   * holds a `Vary` index), answered now, or `undefined`: the router's
-   * early answer (below).
+   * A fresh memory hit from `read` (the store's value for `primary`), or
+   * from its variant when that is a `Vary` index, answered now, or
+   * `undefined`: the router's early answer (below).
    */
   function freshHit(
+    read: PeekedValue | undefined,
     primary: string,
     headers: Headers,
     head: boolean,
     now: number,
   ): Response | undefined {
-    const stored = decodeNow(peek![PEEK](primary, now));
+    const stored = decodeNow(read);
     if (stored === undefined) return undefined;
     if (isEntry(stored)) {
       return now < stored.f
@@ -959,14 +942,35 @@ export function cache(options: CacheOptions): Middleware {
   // refused header) takes the ordinary way through the middleware above.
   // Not with a `key` of its own: that reads the context.
   if (peek !== undefined && options.key === undefined) {
-    offerEarlyAnswer(middleware, (request, method, info) => {
+    offerEarlyAnswer(middleware, function earlyHit(request, method, info) {
       if (method !== "GET" && method !== "HEAD") return undefined;
       const headers = requestHeaders(request, info);
       if (refused(headers)) return undefined;
       const primary = vary.length === 0
         ? "GET " + request.url
         : "GET " + request.url + variantOf(vary, headers);
-      return freshHit(primary, headers, method === "HEAD", Date.now());
+      const now = Date.now();
+      // The common hit in one function (small functions the JIT has not
+      // inlined yet cost more than their work): an entry read before, a
+      // GET, text, in the second its answer was made for.
+      const read = peek![PEEK](primary, now);
+      const stored = read?.memo as Stored | null | undefined;
+      if (
+        stored != null && method === "GET" && (stored as Entry).s !== undefined
+      ) {
+        const entry = stored as Entry;
+        const parts = entry[PARTS];
+        if (
+          parts !== undefined && now < entry.f && now >= parts.from &&
+          now < parts.until && typeof parts.text === "string" &&
+          parts.hit !== undefined && !DENO
+        ) {
+          const response = new NativeResponse(parts.text, parts.hit);
+          rememberText(response, parts.text);
+          return response;
+        }
+      }
+      return freshHit(read, primary, headers, method === "HEAD", now);
     });
   }
   return middleware;
