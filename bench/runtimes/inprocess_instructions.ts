@@ -1,6 +1,7 @@
 /**
  * Instructions per request of our router in process, on Deno, Node and
- * Bun: the hello-world app of `_servers.ts` (its five scenarios), each
+ * Bun: the hello-world app of `_servers.ts` (its five scenarios) and the
+ * cached page (`cache()` on the memory store, a 3,864-byte page), each
  * scenario's request sent `--requests` times to `router.fetch` in one
  * process under callgrind, counted only while those requests run (after
  * `--warm` of warm-up, 3,000 by default; `callgrind_control` switches
@@ -42,7 +43,7 @@ const warm = Number(args.get("warm") ?? 3_000);
 const runtimes = (args.get("runtimes") ?? "deno,node,bun").split(",");
 const words = args.get("scenarios")?.split(",");
 const scenarios = SCENARIOS.filter((scenario) =>
-  scenario.group === "hello" &&
+  (scenario.group === "hello" || scenario.name === "cached page") &&
   (words === undefined || words.some((word) => scenario.name.includes(word)))
 );
 const baseRoot = args.get("base");
@@ -123,7 +124,11 @@ function entry(root: string): string {
   return `
 import { createRouter } from "${root}/router/mod.ts";
 import { formData, FormFields } from "${root}/form_data/mod.ts";
+import { cache, createMemoryCacheStore } from "${root}/cache/mod.ts";
 const router = createRouter();
+const page = "<!doctype html>" + "<p>cached</p>".repeat(296) + "\\n";
+router.get("/cached", cache({ store: createMemoryCacheStore() }), () =>
+  new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }));
 router.get("/", () => new Response("home"));
 router.get("/users/:userId/posts/:postId", ({ params }) =>
   Response.json({ userId: params.userId, postId: params.postId }));
