@@ -25,6 +25,12 @@
  * valid UTF-8) as a string decoded once per entry: the cheapest body on
  * every runtime, sent as exactly the stored bytes. Such an entry holds its
  * body twice (bytes and string), and the store's `maxBytes` counts both.
+ * When `cache()` is the first middleware a request meets (the route's
+ * first, and no router middleware) and has no `key` option, the router
+ * asks it for a fresh memory hit before it builds the request's context
+ * and chain; anything else (a miss, a stale entry, a refused header) goes
+ * through the middleware as usual, so middleware placed before `cache()`
+ * runs on every request, hits included.
  *
  * **Personalised pages are never stored.** A page with no `Vary` naming
  * what personalises it is the classic cache-poisoning case: the first
