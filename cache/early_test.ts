@@ -202,3 +202,25 @@ Deno.test("cache: not on the memory store (KV, Redis): no early answer", () => {
     undefined,
   );
 });
+
+Deno.test("cache: a request whose URL cannot be read meets the error boundary, not the server, when a route may answer early", async () => {
+  const router = createRouter({
+    onError: (error) => new Response(String(error), { status: 500 }),
+  });
+  router.get(
+    "/page",
+    cache({ store: createMemoryCacheStore() }),
+    () => new Response("page"),
+  );
+  const real = new Request(URL_);
+  const unreadable = new Proxy(real, {
+    get(target, key) {
+      if (key === "url") throw new Error("no url");
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const response = await router.fetch(unreadable);
+  assert.equal(response.status, 500);
+  assert.equal(await response.text(), "Error: no url");
+});

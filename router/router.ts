@@ -146,15 +146,22 @@ export function createRouter(options: RouterOptions = {}): Router {
     request: Request,
     info: ServeInfo | undefined,
   ): Response | Promise<Response> {
-    const method = request.method;
-    const match = routes.matcher.find(
-      method,
-      servedPathOf(info) ?? routePathOf(request.url),
-    );
+    let method: string | undefined;
+    let match: ReturnType<typeof routes.matcher.find>;
+    try {
+      method = request.method;
+      match = routes.matcher.find(
+        method,
+        servedPathOf(info) ?? routePathOf(request.url),
+      );
+    } catch {
+      // The ordinary way meets the same error inside the error boundary.
+      method = match = undefined;
+    }
     if (match !== undefined) {
       const early = match.value.early;
       if (early !== undefined) {
-        const answer = answerEarly(early, request, method, info);
+        const answer = answerEarly(early, request, method!, info);
         if (answer !== undefined) return answer;
       }
     }
