@@ -58,11 +58,22 @@ export type Recover = (
  */
 let entering: RequestContext | undefined;
 let outer: Promise<Response> | undefined;
+// What the outermost link applies last to its promise's answer (a
+// server's tracking, see `Finish` in _error_boundary.ts), set with
+// `entering`.
+let finishing: ((response: Response) => Response) | undefined;
 
-/** Marks `context`'s next link to run as the outermost. */
-export function enter(context: RequestContext): void {
+/**
+ * Marks `context`'s next link to run as the outermost; its promise, if it
+ * makes one, settles to `finish(answer)` when `finish` is given.
+ */
+export function enter(
+  context: RequestContext,
+  finish?: (response: Response) => Response,
+): void {
   entering = context;
   outer = undefined;
+  finishing = finish;
 }
 
 /**
@@ -73,6 +84,7 @@ export function outermost(): Promise<Response> | undefined {
   const promise = outer;
   entering = undefined;
   outer = undefined;
+  finishing = undefined;
   return promise;
 }
 
@@ -108,7 +120,12 @@ function link(
 ): Link {
   return (context, report) => {
     const top = entering === context;
-    if (top) entering = undefined;
+    let finish: ((response: Response) => Response) | undefined;
+    if (top) {
+      entering = undefined;
+      finish = finishing;
+      finishing = undefined;
+    }
     const below: Below = { response: undefined, promise: undefined };
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
@@ -166,6 +183,7 @@ function link(
         middleware,
         top ? recover : undefined,
         context,
+        finish,
       );
       if (top) outer = promise;
       return promise;
@@ -183,6 +201,7 @@ async function later(
   middleware: Middleware,
   recover: Recover | undefined,
   context: RequestContext,
+  finish: ((response: Response) => Response) | undefined,
 ): Promise<Response> {
   let response: Response;
   try {
@@ -206,7 +225,7 @@ async function later(
   // The outermost link's answer is the request's: staged headers go on it.
   if (recover !== undefined) response = applyStaged(context, response);
   if (report !== undefined) report.response = response;
-  return response;
+  return finish === undefined ? response : finish(response);
 }
 
 const RESUME: unique symbol = Symbol("resume");

@@ -115,6 +115,17 @@ export interface AdapterHooks {
   wrap(
     inner: (request: Request, info: unknown) => Response | Promise<Response>,
   ): (request: Request, info: unknown) => Response | Promise<Response>;
+  /** Tracks one answer as `wrap` does: long-lived responses, Bun upgrades. */
+  track(response: Response): Response;
+  /**
+   * Wraps a handler that passes each promised answer through `track`
+   * itself before the promise settles (the router's Bun routes): an answer
+   * given at once is tracked here, a promise goes to the server as it is,
+   * without a `then` (a promise and a turn a request) of its own.
+   */
+  wrapTracked(
+    inner: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): (request: Request, info: unknown) => Response | Promise<Response>;
   /** Socket bookkeeping for a shutdown. */
   sockets: Set<RawSocket>;
   /** Told when a listener fails (descriptor exhaustion). */
