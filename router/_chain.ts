@@ -111,6 +111,23 @@ type Link = (
   report?: Below,
 ) => Response | Promise<Response>;
 
+/**
+ * Marks a middleware of this package that waits before it calls `next()`
+ * (`formData()`, for the body) and settles its own promise: the link
+ * passes it a third argument, `answer`, and a promise it returns must
+ * settle to what `answer(value)` returns for the value it would have
+ * settled to (nothing after `next()`, a `Response`, or a promise that
+ * rejects with what went wrong). The link then hands that promise on as
+ * its own, without waiting for it (a promise and a turn a request); an
+ * answer given at once is taken as any middleware's.
+ */
+const ANSWERS = Symbol.for("fetchkit.router.answersItself");
+
+/** The third argument of a middleware marked with `ANSWERS`. */
+type Answer = (
+  value: Response | void | PromiseLike<Response | void>,
+) => Response | Promise<Response>;
+
 function link(
   middleware: Middleware,
   index: number,
@@ -118,6 +135,8 @@ function link(
   restIsLink: boolean,
   recover: Recover | undefined,
 ): Link {
+  const answers =
+    (middleware as unknown as Record<symbol, unknown>)[ANSWERS] === true;
   return (context, report) => {
     const top = entering === context;
     let finish: ((response: Response) => Response) | undefined;
@@ -157,7 +176,24 @@ function link(
       }
       return downstream;
     };
-    const result = middleware(context, next);
+    const result = answers
+      ? (middleware as (
+        context: RequestContext,
+        next: () => Promise<Response>,
+        answer: Answer,
+      ) => ReturnType<Middleware>)(context, next, (value) =>
+        conclude(
+          value,
+          next,
+          below,
+          report,
+          index,
+          middleware,
+          top ? recover : undefined,
+          context,
+          finish,
+        ))
+      : middleware(context, next);
     if (result instanceof NativeResponse) return result;
     if (result === undefined || result === downstream) {
       // Nothing, or next()'s own promise: the rest of the chain's answer,
@@ -174,6 +210,11 @@ function link(
       return response;
     }
     if (isThenable(result)) {
+      if (answers) {
+        // It settles through `answer`: checked, recovered, finished.
+        if (top) outer = result as Promise<Response>;
+        return result as Promise<Response>;
+      }
       const promise = later(
         result,
         next,
@@ -223,6 +264,41 @@ async function later(
     response = await recover(error, context);
   }
   // The outermost link's answer is the request's: staged headers go on it.
+  if (recover !== undefined) response = applyStaged(context, response);
+  if (report !== undefined) report.response = response;
+  return finish === undefined ? response : finish(response);
+}
+
+/**
+ * `later` for a value that has come (`answer` of an `ANSWERS` middleware):
+ * at once when it is nothing after `next()` answered, or a `Response`;
+ * otherwise through `later`.
+ */
+function conclude(
+  value: Response | void | PromiseLike<Response | void>,
+  next: (resume: typeof RESUME) => Promise<Response>,
+  below: Below,
+  report: Below | undefined,
+  index: number,
+  middleware: Middleware,
+  recover: Recover | undefined,
+  context: RequestContext,
+  finish: ((response: Response) => Response) | undefined,
+): Response | Promise<Response> {
+  let response = value === undefined ? below.response : value;
+  if (!(response instanceof NativeResponse)) {
+    return later(
+      Promise.resolve(value),
+      next,
+      below,
+      report,
+      index,
+      middleware,
+      recover,
+      context,
+      finish,
+    );
+  }
   if (recover !== undefined) response = applyStaged(context, response);
   if (report !== undefined) report.response = response;
   return finish === undefined ? response : finish(response);
