@@ -436,6 +436,8 @@ export function serve(
   // Responses that stay open (event streams, WebSockets on Deno) are
   // remembered, so a shutdown can end them; one WeakMap look-up a request.
   function track(response: Response): Response {
+    // Nothing registered yet in this process: nothing to look up.
+    if (table.used === false) return response;
     const entry = table.get(response);
     if (entry === undefined) return response;
     if (entry.kind === "closeable") {
