@@ -20,11 +20,16 @@ import {
 } from "./_validate.ts";
 import type { Handler, Middleware } from "./types.ts";
 import type { Controller } from "./router_types.ts";
+import { type EarlyAnswer, earlyAnswerOf } from "./_early_answer.ts";
 
-/** A route in the matcher: its composed chain and full pattern. */
+/**
+ * A route in the matcher: its composed chain and full pattern, and its
+ * first middleware's early answer (see `_early_answer.ts`).
+ */
 export interface RouteEntry {
   run: Terminal;
   pattern: string;
+  early: EarlyAnswer | undefined;
 }
 
 /** Adds one route (see {@linkcode registry}). */
@@ -44,6 +49,8 @@ export interface Registry {
   /** Every route as added, for Bun's native routes (`_native_routes.ts`). */
   registered: Registered<RouteEntry>[];
   add: AddRoute;
+  /** Whether a route has an early answer (see `_early_answer.ts`). */
+  readonly early: boolean;
 }
 
 /**
@@ -59,6 +66,7 @@ export function registry(
   // Each route keeps its full pattern, given to the context on a match.
   const matcher = new Matcher<RouteEntry>();
   const registered: Registered<RouteEntry>[] = [];
+  let early = false;
 
   function add(
     method: string,
@@ -85,12 +93,21 @@ export function registry(
     const entry: RouteEntry = {
       run: compose(middleware, handler as Terminal, recover),
       pattern,
+      early: earlyAnswerOf(middleware),
     };
+    if (entry.early !== undefined) early = true;
     matcher.add(method, pattern, entry);
     registered.push({ method, pattern, value: entry });
   }
 
-  return { matcher, registered, add };
+  return {
+    matcher,
+    registered,
+    add,
+    get early() {
+      return early;
+    },
+  };
 }
 
 /** What an action adds: its whole middleware, handler and `onInvalid`. */

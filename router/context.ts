@@ -347,14 +347,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * `context.request.headers` is not seen here on Node.
    */
   get headers(): Headers {
-    if (sinks) {
-      const info = this.#info as
-        | { [REQUEST_HEADERS]?: () => Headers }
-        | undefined;
-      const served = info?.[REQUEST_HEADERS]?.();
-      if (served !== undefined) return served;
-    }
-    return this.request.headers;
+    return requestHeaders(this.request, this.#info);
   }
 
   /**
@@ -580,10 +573,35 @@ export function applyStaged(
 export function servedRoutePath(context: RequestContext): string | undefined {
   // Only a server that asked for staged sinks gives such an info.
   if (!sinks) return undefined;
-  const info = infoOf(context) as
-    | { [ROUTE_PATH]?: () => string | undefined }
-    | undefined;
-  return info?.[ROUTE_PATH]?.();
+  return servedPathOf(infoOf(context));
+}
+
+/**
+ * The request's headers as `context.headers` gives them, for a request
+ * whose context is not built (see `_early_answer.ts`): under `serve()` on
+ * Node read from the server's own record, else `request.headers`.
+ */
+export function requestHeaders(
+  request: Request,
+  info: ServeInfo | undefined,
+): Headers {
+  if (sinks) {
+    const served = (info as
+      | { [REQUEST_HEADERS]?: () => Headers }
+      | undefined)?.[REQUEST_HEADERS]?.();
+    if (served !== undefined) return served;
+  }
+  return request.headers;
+}
+
+/**
+ * {@linkcode servedRoutePath} for a request whose context is not built:
+ * the path as the server read it, or `undefined`.
+ */
+export function servedPathOf(info: ServeInfo | undefined): string | undefined {
+  if (!sinks) return undefined;
+  return (info as { [ROUTE_PATH]?: () => string | undefined } | undefined)
+    ?.[ROUTE_PATH]?.();
 }
 
 /** What a `StagedSink` calls to write the staged headers it took. */

@@ -1,6 +1,7 @@
 /**
  * Instructions per request of our router in process, on Deno, Node and
- * Bun: the hello-world app of `_servers.ts` (its five scenarios), each
+ * Bun: the hello-world app of `_servers.ts` (its five scenarios) and the
+ * cached page (`cache()` on the memory store, a 3,864-byte page), each
  * scenario's request sent `--requests` times to `router.fetch` in one
  * process under callgrind, counted only while those requests run (after
  * `--warm` of warm-up, 3,000 by default; `callgrind_control` switches
@@ -18,10 +19,16 @@
  * and that client too, which is the same for every checkout; still no
  * other process and no timing window, so a loaded machine does not move it.
  *
+ * With `--native` (Bun), each request goes to the function the router
+ * hands `Bun.serve` as its route, called as Bun calls it and wrapped as
+ * `serve()` wraps it, with no socket: a POST's body is a stream that gets
+ * its bytes after the route function returned (as most bodies arrive on
+ * Bun's server), so the count holds the router's whole wait for the body.
+ *
  * ```sh
  * deno run -A bench/runtimes/inprocess_instructions.ts [--requests=20000]
  *   [--runtimes=deno,node,bun] [--scenarios=static,404] [--base=<dir>]
- *   [--serve] [--warm=3000] [--threads=main]
+ *   [--serve | --native] [--warm=3000] [--threads=main]
  * ```
  *
  * @module
@@ -42,11 +49,14 @@ const warm = Number(args.get("warm") ?? 3_000);
 const runtimes = (args.get("runtimes") ?? "deno,node,bun").split(",");
 const words = args.get("scenarios")?.split(",");
 const scenarios = SCENARIOS.filter((scenario) =>
-  scenario.group === "hello" &&
+  (scenario.group === "hello" || scenario.name === "cached page") &&
   (words === undefined || words.some((word) => scenario.name.includes(word)))
 );
 const baseRoot = args.get("base");
 const overHttp = args.has("serve");
+// `--native` (Bun): the router's Bun routes called directly, as Bun.serve
+// calls them, with a POST body that arrives after the route returned.
+const native = args.has("native");
 // `--threads=main`: count the main thread only (as instructions.ts does),
 // not the JIT compiler's and GC's helper threads, whose share moves.
 const mainThread = args.get("threads") === "main";
@@ -68,6 +78,51 @@ if (only !== undefined) {
  * `--serve`) the request over a keep-alive socket to `serve(router.fetch)`.
  */
 function sender(root: string): string {
+  if (native) {
+    // The functions the router hands Bun.serve as routes, called as Bun
+    // calls them (Bun's server as the info, `request.params` set as Bun's
+    // router sets it), wrapped as serve() wraps them (`track`: one WeakMap
+    // look-up); a POST's body arrives after the route function returned,
+    // as most do on Bun's server.
+    return `
+const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+const TRACKED = Symbol.for("fetchkit.serve.bunTracked");
+const table = new WeakMap();
+const track = (response: Response) => { table.get(response); return response; };
+const routes = (router.fetch as any)[BUN_ROUTES](track);
+const own = routes[TRACKED] === true;
+const info = { requestIP: () => ({ address: "127.0.0.1", port: 40000 }) };
+const encoded = new TextEncoder().encode(body);
+const KEYS: Record<string, [string, Record<string, string> | undefined]> = {
+  "/": ["/", undefined],
+  "/users/42/posts/7": ["/users/:userId/posts/:postId", { userId: "42", postId: "7" }],
+  "/mw": ["/mw", undefined],
+  "/echo": ["/echo", undefined],
+};
+const send = async (path: string, post: boolean) => {
+  const [key, params] = KEYS[path] ?? ["/*", undefined];
+  const entry = routes[key];
+  const method = post ? "POST" : "GET";
+  const route = typeof entry === "function" ? entry : entry[method];
+  let controller: ReadableStreamDefaultController | undefined;
+  const request = new Request("http://127.0.0.1:8000" + path, post
+    ? { method, headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(body.length) },
+        body: new ReadableStream({ start(c) { controller = c; } }) }
+    : { headers: { accept: "*/*", "user-agent": "bench" } });
+  if (params !== undefined) (request as any).params = params;
+  const result = route(request, info);
+  const answer = result instanceof Promise
+    ? (own ? result : result.then(track))
+    : track(result);
+  if (controller !== undefined) {
+    controller.enqueue(encoded);
+    controller.close();
+  }
+  await (await answer).text();
+};`;
+  }
   if (!overHttp) {
     return `
 const send = async (path: string, post: boolean) => {
@@ -123,7 +178,11 @@ function entry(root: string): string {
   return `
 import { createRouter } from "${root}/router/mod.ts";
 import { formData, FormFields } from "${root}/form_data/mod.ts";
+import { cache, createMemoryCacheStore } from "${root}/cache/mod.ts";
 const router = createRouter();
+const page = "<!doctype html>" + "<p>cached</p>".repeat(296) + "\\n";
+router.get("/cached", cache({ store: createMemoryCacheStore() }), () =>
+  new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }));
 router.get("/", () => new Response("home"));
 router.get("/users/:userId/posts/:postId", ({ params }) =>
   Response.json({ userId: params.userId, postId: params.postId }));
