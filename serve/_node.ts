@@ -30,6 +30,7 @@ import { WebSocketServer } from "ws";
 import { noteArrivedBody } from "../form_data/whole_body.ts";
 import { plainTargetPath } from "./_target_path.ts";
 import { NodeRequestHeaders } from "./_request_headers.ts";
+import { fastListener, type GetRequestListener } from "./_node_listener.ts";
 import {
   type AdapterHooks,
   describe,
@@ -558,6 +559,13 @@ export function listenNode(
     hostname,
     autoCleanupIncoming: false,
   });
+  // Plain requests are served by our own listener (_node_listener.ts),
+  // with the adapter's Request and its Response written as it would.
+  const fast = fastListener(
+    getRequestListener as unknown as GetRequestListener,
+    fetch as (request: Request, env: unknown) => unknown,
+    hostname,
+  );
   const { webSocketIdleTimeout: _, original: __, ...httpTimeouts } = timeouts;
   const server = createServer({
     ...httpTimeouts,
@@ -567,10 +575,12 @@ export function listenNode(
   }, (incoming, outgoing) => {
     if (smallBody(incoming)) {
       queueMicrotask(() => {
-        if (takeArrived(incoming)) readListener(incoming, outgoing);
-        else listener(incoming, outgoing);
+        if (!takeArrived(incoming)) listener(incoming, outgoing);
+        else if (fast === undefined) readListener(incoming, outgoing);
+        else fast(incoming, outgoing, readListener, true);
       });
-    } else listener(incoming, outgoing);
+    } else if (fast === undefined) listener(incoming, outgoing);
+    else fast(incoming, outgoing, listener, false);
   });
 
   // One `ws` server per message limit: `ws` stops reading a message at
