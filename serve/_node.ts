@@ -540,18 +540,24 @@ export function listenNode(
     ?.[NODE_FETCH];
   if (typeof staging === "function") staging();
   const Info = typeof staging === "function" ? StagingInfo : NodeInfo;
+  const serveRequest = (
+    request: Request,
+    incoming: IncomingMessage & { [ARRIVED]?: Buffer },
+    outgoing: ServerResponse,
+  ) => {
+    const arrived = incoming[ARRIVED];
+    if (arrived !== undefined) noteArrivedBody(request, arrived);
+    return handler(request, new Info(incoming, outgoing, request));
+  };
   const fetch = (
     request: Request,
     env: { incoming: unknown; outgoing: unknown },
-  ) => {
-    const incoming = env.incoming as IncomingMessage & { [ARRIVED]?: Buffer };
-    const arrived = incoming[ARRIVED];
-    if (arrived !== undefined) noteArrivedBody(request, arrived);
-    return handler(
+  ) =>
+    serveRequest(
       request,
-      new Info(incoming, env.outgoing as ServerResponse, request),
+      env.incoming as IncomingMessage,
+      env.outgoing as ServerResponse,
     );
-  };
   const listener = getRequestListener(fetch, { hostname });
   // For a body read whole before the handler: nothing is left for the
   // adapter to drain after the response (it would arm a timer to).
@@ -563,7 +569,7 @@ export function listenNode(
   // with the adapter's Request and its Response written as it would.
   const fast = fastListener(
     getRequestListener as unknown as GetRequestListener,
-    fetch as (request: Request, env: unknown) => unknown,
+    serveRequest,
     hostname,
   );
   const { webSocketIdleTimeout: _, original: __, ...httpTimeouts } = timeouts;

@@ -345,16 +345,18 @@ type Relayed = IncomingMessage & { [RELAYED]?: () => unknown };
 
 /**
  * A listener serving plain requests itself (see the module docs), or
- * `undefined` when the adapter's parts are not found. `fetch` is called
- * as the adapter calls it; `readListener` is the adapter's listener for a
+ * `undefined` when the adapter's parts are not found. `serve` is the
+ * adapter's fetch callback, given the request and the connection's two
+ * halves; `readListener` is the adapter's listener for a
  * body read before the handler (`rawBody`) and `listener` its listener
  * for the rest.
  */
 export function fastListener(
   get: GetRequestListener,
-  fetch: (
+  serve: (
     request: Request,
-    env: { incoming: unknown; outgoing: unknown },
+    incoming: IncomingMessage,
+    outgoing: ServerResponse,
   ) => unknown,
   hostname: string | undefined,
 ):
@@ -440,7 +442,7 @@ export function fastListener(
     request[OUTGOING] = outgoing;
     let response: unknown;
     try {
-      response = fetch(request as unknown as Request, { incoming, outgoing });
+      response = serve(request as unknown as Request, incoming, outgoing);
     } catch (error) {
       handOver(incoming, outgoing, () => {
         throw error;
