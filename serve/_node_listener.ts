@@ -345,9 +345,9 @@ type Relayed = IncomingMessage & { [RELAYED]?: () => unknown };
 
 /**
  * A listener serving plain requests itself (see the module docs), or
- * `undefined` when the adapter's parts are not found. `serve` is the
- * adapter's fetch callback, given the request and the connection's two
- * halves; `readListener` is the adapter's listener for a
+ * `undefined` when the adapter's parts are not found. `serve` answers a
+ * request as the adapter's fetch callback does, given the connection's
+ * two halves instead of an `env` record; `readListener` is the adapter's listener for a
  * body read before the handler (`rawBody`) and `listener` its listener
  * for the rest.
  */
