@@ -8,11 +8,11 @@
  * and its stream, `clone()`, `new Request(request)` behave exactly as
  * through the adapter), built without the adapter's three regular
  * expressions, and a `Response` of the adapter's (a status, a string,
- * bytes or no body, a plain header record) is written here as the adapter
- * writes it. Anything else (a stream or Blob body, `Headers` given as the
- * Response's init, a thrown or rejected handler, a value that is no
- * Response) is handed to the adapter's listener, which answers it exactly
- * as before; every other request goes to the adapter whole.
+ * bytes or no body; no headers, a plain record or a `Headers`) is written
+ * here as the adapter writes it. Anything else (a stream or Blob body,
+ * headers given as a list of pairs, a thrown or rejected handler, a value
+ * that is no Response) is handed to the adapter's listener, which answers
+ * it exactly as before; every other request goes to the adapter whole.
  *
  * The request's `signal` watches the connection from its first read: a
  * client that went away before the answer was written aborts it then or
@@ -278,8 +278,9 @@ function failed(error: unknown, outgoing: ServerResponse): void {
 
 /**
  * Writes the adapter's `[status, body, headers]` for a null, string or
- * bytes body and no or a plain-record header (as its `responseViaCache`
- * does); false for anything else, which the adapter then writes.
+ * bytes body and no headers, a plain record or a `Headers` (as its
+ * `responseViaCache` does); false for anything else, which the adapter
+ * then writes.
  */
 function written(
   cached: [number, unknown, unknown],
@@ -310,10 +311,19 @@ function written(
     outgoing.end(body as string | Uint8Array);
     return true;
   }
-  if (
-    header instanceof Headers || Array.isArray(header) ||
-    typeof header !== "object"
-  ) return false;
+  if (header instanceof Headers) {
+    // As the adapter: a record of the entries, Set-Cookie as a list, the
+    // default type for a body, and the body's length unless declared.
+    const record = recordOf(header, length !== -1);
+    if (length !== -1 && !header.has("content-length")) {
+      record["Content-Length"] = length;
+    }
+    outgoing.writeHead(status, record as Record<string, string>);
+    if (length === -1) outgoing.end();
+    else outgoing.end(body as string | Uint8Array);
+    return true;
+  }
+  if (Array.isArray(header) || typeof header !== "object") return false;
   let hasLength = false;
   let autoLength = true;
   for (const key in header) {
@@ -337,6 +347,24 @@ function written(
   if (length === -1) outgoing.end();
   else outgoing.end(body as string | Uint8Array);
   return true;
+}
+
+/** The adapter's `buildOutgoingHttpHeaders` of a `Headers`. */
+function recordOf(
+  headers: Headers,
+  typed: boolean,
+): Record<string, string | string[] | number> {
+  const record: Record<string, string | string[] | number> = {};
+  if (headers.has("set-cookie")) {
+    const cookies: string[] = [];
+    for (const [name, value] of headers) {
+      if (name === "set-cookie") cookies.push(value);
+      else record[name] = value;
+    }
+    if (cookies.length > 0) record["set-cookie"] = cookies;
+  } else for (const [name, value] of headers) record[name] = value;
+  if (typed) record["content-type"] ??= DEFAULT_TYPE;
+  return record;
 }
 
 /** The handler's answer, or what it threw, handed to the adapter. */

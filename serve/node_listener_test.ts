@@ -152,6 +152,13 @@ Deno.test({
               "b=2",
             ]]),
           });
+        case "/headers-set": {
+          // Reading `headers` turns the record into a Headers.
+          const response = new Response("abcd", { headers: { "x-c": "3" } });
+          response.headers.set("content-length", "4");
+          response.headers.append("set-cookie", "c=3");
+          return response;
+        }
         case "/throws":
           throw new Error("boom");
         case "/echo":
@@ -212,6 +219,22 @@ Deno.test({
       assert.equal(headers.headers.get("x-b"), "2");
       assert.deepEqual(headers.headers.getSetCookie(), ["a=1", "b=2"]);
       assert.equal(await headers.text(), "h");
+
+      const set = await rawAnswer(
+        port,
+        "GET /headers-set HTTP/1.1\r\nHost: h\r\n",
+      );
+      assert.equal(set.match(/content-length: 4\r\n/gi)?.length, 1, set);
+      assert.match(set, /\r\nx-c: 3\r\n/i);
+      assert.match(set, /\r\nset-cookie: c=3\r\n/i);
+      assert.match(set, /\r\ncontent-type: text\/plain; charset=UTF-8\r\n/i);
+      assert.ok(set.endsWith("\r\n\r\nabcd"), set);
+      const setHead = await rawAnswer(
+        port,
+        "HEAD /headers-set HTTP/1.1\r\nHost: h\r\n",
+      );
+      assert.match(setHead, /\r\ncontent-length: 4\r\n/i);
+      assert.ok(setHead.endsWith("\r\n\r\n"), setHead);
 
       const thrown = await fetch(`${origin}/throws`);
       assert.equal(thrown.status, 500);
