@@ -23,8 +23,13 @@ export interface Watch {
   readonly expire: () => void;
 }
 
-/** A watched deadline, linked between its neighbours while it is watched. */
-interface Entry extends Watch {
+/**
+ * A watched deadline, linked between its neighbours while it is watched.
+ * A caller may make its own (see {@linkcode watchEntry}): an object of
+ * its own with these fields and an `expire` method is then the entry.
+ */
+export interface Entry extends Watch {
+  deadline: number;
   prev: Entry | undefined;
   next: Entry | undefined;
   linked: boolean;
@@ -42,14 +47,28 @@ let due = Infinity;
 
 /** Calls `expire` in `ms` milliseconds, unless `unwatch()` comes first. */
 export function watch(ms: number, expire: () => void): Watch {
-  const now = performance.now();
   const entry: Entry = {
-    deadline: now + ms,
+    deadline: 0,
     expire,
-    prev: tail,
+    prev: undefined,
     next: undefined,
-    linked: true,
+    linked: false,
   };
+  watchEntry(entry, ms);
+  return entry;
+}
+
+/**
+ * `watch()` with an entry the caller made (a read's own state, whose
+ * `expire` method is called as `entry.expire()`): no object or closure of
+ * the clock's per deadline. Its fields are the clock's while it is linked.
+ */
+export function watchEntry(entry: Entry, ms: number): void {
+  const now = performance.now();
+  entry.deadline = now + ms;
+  entry.prev = tail;
+  entry.next = undefined;
+  entry.linked = true;
   if (tail === undefined) head = entry;
   else tail.next = entry;
   tail = entry;
@@ -57,7 +76,6 @@ export function watch(ms: number, expire: () => void): Watch {
   // Armed already for a time before this deadline (the steady case): the
   // tick that comes first looks again.
   if (entry.deadline < due) arm(Math.min(entry.deadline, now + TICK_MS), now);
-  return entry;
 }
 
 /**

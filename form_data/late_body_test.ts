@@ -126,3 +126,58 @@ Deno.test("formData(): after waiting for the body, a handler's throw reaches the
   );
   assert.equal(await later.text(), "later 1");
 });
+
+/** A urlencoded `text` whose bytes come after `ms`, as a request to `path`. */
+function latePostOf(text: string, ms: number, path: string): Request {
+  const bytes = new TextEncoder().encode(text);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await delay(ms);
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+  return new Request(new URL(path, "http://localhost/"), {
+    method: "POST",
+    body,
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "content-length": String(bytes.length),
+    },
+    duplex: "half",
+  } as RequestInit);
+}
+
+Deno.test("formData() first in the chain, after waiting for the body: the handler's staged headers, a refusal, and an onError that throws reach the answer", async () => {
+  const caught: unknown[] = [];
+  const router = createRouter({
+    onError: (error) => {
+      caught.push(error);
+      return new Response("from the router", { status: 503 });
+    },
+  });
+  router.post("/staged", formData(), ({ get, responseHeaders }) => {
+    responseHeaders.set("X-Handler", "staged");
+    return new Response(`a=${get(FormFields)?.a}`);
+  });
+  router.post("/plain", formData(), () => new Response("not reached"));
+  router.post(
+    "/fails",
+    formData({
+      onError: () => {
+        throw new Error("onError failed");
+      },
+    }),
+    () => new Response("not reached"),
+  );
+  const staged = await router.fetch(latePostOf("a=1", 20, "/staged"));
+  assert.equal(await staged.text(), "a=1");
+  assert.equal(staged.headers.get("X-Handler"), "staged");
+  const refused = await router.fetch(latePostOf("a=%zz", 20, "/plain"));
+  assert.equal(refused.status, 400);
+  assert.match(await refused.text(), /percent-encoding/);
+  const failed = await router.fetch(latePostOf("a=%zz", 20, "/fails"));
+  assert.equal(failed.status, 503);
+  assert.equal(await failed.text(), "from the router");
+  assert.equal((caught[0] as Error).message, "onError failed");
+});

@@ -95,7 +95,11 @@ export function formData(options: FormDataOptions = {}): Middleware {
   }
   // Not async: a form that needs no waiting (a small body already
   // arrived, on Bun) keeps the chain synchronous.
-  return (context, next) => {
+  const middleware = (
+    context: RequestContext,
+    next: () => Promise<Response>,
+    answer?: Answer,
+  ): Response | void | Promise<Response | void> => {
     if (hasValue(context, FormData)) {
       if (!hasValue(context, FormFields)) {
         deferValue(context, FormFields, fieldsOfContext, context);
@@ -107,25 +111,50 @@ export function formData(options: FormDataOptions = {}): Middleware {
       provide(context, NO_FIELDS);
       return next();
     }
-    // After a wait, nothing is returned once next() ran: the router's
-    // chain takes the answer from next() itself, where returning next()'s
-    // promise would make the read's promise adopt it (a thenable job and
-    // two more turns per request; most Bun forms wait for their body).
+    // After a wait, the read's promise settles to the router chain's
+    // own answer (`answer`, see ANSWERS): the chain hands that promise on
+    // without waiting for it. Without `answer` (called outside a router),
+    // nothing once next() ran: returning next()'s promise would make the
+    // read's promise adopt it (a thenable job and two more turns).
     let waited = false;
     const result = parseFormThen(
       context.request,
       limits,
       (form) => {
         provide(context, form);
-        const answer = next();
-        return waited ? undefined : answer;
+        const answered = next();
+        if (!waited) return answered;
+        return answer === undefined ? undefined : answer(undefined);
       },
-      (error) => refuse(error, context),
+      (error) => {
+        if (!waited || answer === undefined) return refuse(error, context);
+        let refused: Response | Promise<Response>;
+        try {
+          refused = refuse(error, context);
+        } catch (thrown) {
+          refused = Promise.reject(thrown);
+        }
+        return answer(refused);
+      },
     );
     waited = true;
     return result;
   };
+  // The router's chain passes `answer` to middleware so marked.
+  Object.defineProperty(middleware, ANSWERS, { value: true });
+  return middleware as Middleware;
 }
+
+/**
+ * The router chain's mark (router/_chain.ts) for a middleware that settles
+ * its own promise to the chain's answer, through the third argument.
+ */
+const ANSWERS = Symbol.for("fetchkit.router.answersItself");
+
+/** What the chain passes a middleware marked with `ANSWERS`. */
+type Answer = (
+  value: Response | void | PromiseLike<Response | void>,
+) => Response | Promise<Response>;
 
 const NO_FIELDS: ParsedForm = [];
 

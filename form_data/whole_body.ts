@@ -10,7 +10,7 @@
  */
 
 import { type Limits, timerDelay } from "./limits.ts";
-import { unwatch, watch } from "./_watchdog.ts";
+import { type Entry, unwatch, watchEntry } from "./_watchdog.ts";
 import type { BodyProgress } from "../body_progress/body_progress.ts";
 import {
   FormDataParseError,
@@ -124,7 +124,8 @@ export function readWholeBodyThen<T>(
  * The read, failing with a `FormDataTimeoutError` at the deadline. Plain
  * callbacks on one promise, not an async function with a race: this runs
  * for every small form whose body was not there yet when the handler ran
- * (most of them on Bun under load).
+ * (most of them on Bun under load). One object per read is its state and
+ * its entry on the deadline clock (`BodyWait`).
  */
 function waitForBody<T>(
   reading: Promise<Uint8Array>,
@@ -133,53 +134,102 @@ function waitForBody<T>(
   done: (bytes: Uint8Array) => T | Promise<T>,
   fail: (error: unknown) => T | Promise<T>,
 ): Promise<T> {
-  const [timeout, limit, left] = deadline(limits, progress);
-  return new Promise<T>((resolve, reject) => {
-    const entry = timeout === 0 ? undefined : watch(left, () => {
-      // A read left behind settles when the connection ends.
-      reading.catch(ignore);
-      settle(fail, new FormDataTimeoutError(timeout, undefined, limit));
-    });
-    // Once: after a timeout, a read that still comes runs nothing.
-    let settled = false;
-    const settle = <A>(next: (value: A) => T | Promise<T>, value: A) => {
-      if (settled) return;
-      settled = true;
-      try {
-        resolve(next(value));
-      } catch (error) {
-        reject(error);
-      }
-    };
-    reading.then((bytes) => {
-      if (entry !== undefined) unwatch(entry);
-      if (bytes.length > limits.maxTotalSize) {
-        settle(fail, new MaxTotalSizeExceededError(limits.maxTotalSize));
-      } else settle(done, bytes);
-    }, (error) => {
-      if (entry !== undefined) unwatch(entry);
-      settle(
-        fail,
-        new FormDataParseError(
-          "The request body stream failed before the form was complete",
-          { cause: error },
-        ),
-      );
-    });
+  const wait = new BodyWait(reading, limits, done, fail);
+  const promise = new Promise<T>((resolve, reject) => {
+    wait.resolve = resolve;
+    wait.reject = reject;
   });
+  deadline(wait, limits, progress);
+  reading.then(
+    (bytes) => wait.arrived(bytes),
+    (error) => wait.failed(error),
+  );
+  return promise;
+}
+
+/** A read of a whole body under a deadline, and its entry on the clock. */
+class BodyWait<T> implements Entry {
+  // The clock's fields (see _watchdog.ts), set while it watches this.
+  deadline = 0;
+  prev: Entry | undefined = undefined;
+  next: Entry | undefined = undefined;
+  linked = false;
+  /** The timeout that applies (0: none), and its option's name. */
+  timeout = 0;
+  limit: "idleTimeout" | "bodyTimeout" = "idleTimeout";
+  /** Once: after a timeout, a read that still comes runs nothing. */
+  settled = false;
+  resolve!: (value: T | Promise<T>) => void;
+  reject!: (error: unknown) => void;
+  readonly reading: Promise<Uint8Array>;
+  readonly limits: Limits;
+  readonly done: (bytes: Uint8Array) => T | Promise<T>;
+  readonly fail: (error: unknown) => T | Promise<T>;
+
+  constructor(
+    reading: Promise<Uint8Array>,
+    limits: Limits,
+    done: (bytes: Uint8Array) => T | Promise<T>,
+    fail: (error: unknown) => T | Promise<T>,
+  ) {
+    this.reading = reading;
+    this.limits = limits;
+    this.done = done;
+    this.fail = fail;
+  }
+
+  /** The deadline passed (called by the clock). */
+  expire(): void {
+    // A read left behind settles when the connection ends.
+    this.reading.catch(ignore);
+    this.settle(
+      this.fail,
+      new FormDataTimeoutError(this.timeout, undefined, this.limit),
+    );
+  }
+
+  arrived(bytes: Uint8Array): void {
+    if (this.linked) unwatch(this);
+    const max = this.limits.maxTotalSize;
+    if (bytes.length > max) {
+      this.settle(this.fail, new MaxTotalSizeExceededError(max));
+    } else this.settle(this.done, bytes);
+  }
+
+  failed(error: unknown): void {
+    if (this.linked) unwatch(this);
+    this.settle(
+      this.fail,
+      new FormDataParseError(
+        "The request body stream failed before the form was complete",
+        { cause: error },
+      ),
+    );
+  }
+
+  settle<A>(next: (value: A) => T | Promise<T>, value: A): void {
+    if (this.settled) return;
+    this.settled = true;
+    try {
+      this.resolve(next(value));
+    } catch (error) {
+      this.reject(error);
+    }
+  }
 }
 
 function ignore(): void {}
 
 /**
- * The timeout that applies, its option, and the milliseconds left of it:
- * all of it, or less when a peek at the body (`methodOverride()`) already
- * waited for the client.
+ * Watches the timeout that applies to `wait` (and names its option): all
+ * of it, or less when a peek at the body (`methodOverride()`) already
+ * waited for the client; none when neither timeout is set.
  */
-function deadline(
+function deadline<T>(
+  wait: BodyWait<T>,
   limits: Limits,
   progress: BodyProgress | undefined,
-): [number, "idleTimeout" | "bodyTimeout", number] {
+): void {
   const idle = timerDelay(limits.idleTimeout);
   const total = timerDelay(limits.bodyTimeout);
   // The clock only when a peek waited already (a call costs Bun ~50 ns).
@@ -188,7 +238,11 @@ function deadline(
   const totalLeft = total - (progress ? now - progress.startedAt : 0);
   // The sooner of the two that are set (0 is "not set").
   if (total !== 0 && (idle === 0 || totalLeft < idleLeft)) {
-    return [total, "bodyTimeout", Math.max(0, totalLeft)];
+    wait.timeout = total;
+    wait.limit = "bodyTimeout";
+    watchEntry(wait, Math.max(0, totalLeft));
+  } else if (idle !== 0) {
+    wait.timeout = idle;
+    watchEntry(wait, Math.max(0, idleLeft));
   }
-  return [idle, "idleTimeout", Math.max(0, idleLeft)];
 }

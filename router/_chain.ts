@@ -58,11 +58,22 @@ export type Recover = (
  */
 let entering: RequestContext | undefined;
 let outer: Promise<Response> | undefined;
+// What the outermost link applies last to its promise's answer (a
+// server's tracking, see `Finish` in _error_boundary.ts), set with
+// `entering`.
+let finishing: ((response: Response) => Response) | undefined;
 
-/** Marks `context`'s next link to run as the outermost. */
-export function enter(context: RequestContext): void {
+/**
+ * Marks `context`'s next link to run as the outermost; its promise, if it
+ * makes one, settles to `finish(answer)` when `finish` is given.
+ */
+export function enter(
+  context: RequestContext,
+  finish?: (response: Response) => Response,
+): void {
   entering = context;
   outer = undefined;
+  finishing = finish;
 }
 
 /**
@@ -73,6 +84,7 @@ export function outermost(): Promise<Response> | undefined {
   const promise = outer;
   entering = undefined;
   outer = undefined;
+  finishing = undefined;
   return promise;
 }
 
@@ -99,6 +111,23 @@ type Link = (
   report?: Below,
 ) => Response | Promise<Response>;
 
+/**
+ * Marks a middleware of this package that waits before it calls `next()`
+ * (`formData()`, for the body) and settles its own promise: the link
+ * passes it a third argument, `answer`, and a promise it returns must
+ * settle to what `answer(value)` returns for the value it would have
+ * settled to (nothing after `next()`, a `Response`, or a promise that
+ * rejects with what went wrong). The link then hands that promise on as
+ * its own, without waiting for it (a promise and a turn a request); an
+ * answer given at once is taken as any middleware's.
+ */
+const ANSWERS = Symbol.for("fetchkit.router.answersItself");
+
+/** The third argument of a middleware marked with `ANSWERS`. */
+type Answer = (
+  value: Response | void | PromiseLike<Response | void>,
+) => Response | Promise<Response>;
+
 function link(
   middleware: Middleware,
   index: number,
@@ -106,9 +135,16 @@ function link(
   restIsLink: boolean,
   recover: Recover | undefined,
 ): Link {
+  const answers =
+    (middleware as unknown as Record<symbol, unknown>)[ANSWERS] === true;
   return (context, report) => {
     const top = entering === context;
-    if (top) entering = undefined;
+    let finish: ((response: Response) => Response) | undefined;
+    if (top) {
+      entering = undefined;
+      finish = finishing;
+      finishing = undefined;
+    }
     const below: Below = { response: undefined, promise: undefined };
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
@@ -140,7 +176,24 @@ function link(
       }
       return downstream;
     };
-    const result = middleware(context, next);
+    const result = answers
+      ? (middleware as (
+        context: RequestContext,
+        next: () => Promise<Response>,
+        answer: Answer,
+      ) => ReturnType<Middleware>)(context, next, (value) =>
+        conclude(
+          value,
+          next,
+          below,
+          report,
+          index,
+          middleware,
+          top ? recover : undefined,
+          context,
+          finish,
+        ))
+      : middleware(context, next);
     if (result instanceof NativeResponse) return result;
     if (result === undefined || result === downstream) {
       // Nothing, or next()'s own promise: the rest of the chain's answer,
@@ -157,6 +210,11 @@ function link(
       return response;
     }
     if (isThenable(result)) {
+      if (answers) {
+        // It settles through `answer`: checked, recovered, finished.
+        if (top) outer = result as Promise<Response>;
+        return result as Promise<Response>;
+      }
       const promise = later(
         result,
         next,
@@ -166,6 +224,7 @@ function link(
         middleware,
         top ? recover : undefined,
         context,
+        finish,
       );
       if (top) outer = promise;
       return promise;
@@ -183,6 +242,7 @@ async function later(
   middleware: Middleware,
   recover: Recover | undefined,
   context: RequestContext,
+  finish: ((response: Response) => Response) | undefined,
 ): Promise<Response> {
   let response: Response;
   try {
@@ -206,7 +266,42 @@ async function later(
   // The outermost link's answer is the request's: staged headers go on it.
   if (recover !== undefined) response = applyStaged(context, response);
   if (report !== undefined) report.response = response;
-  return response;
+  return finish === undefined ? response : finish(response);
+}
+
+/**
+ * `later` for a value that has come (`answer` of an `ANSWERS` middleware):
+ * at once when it is nothing after `next()` answered, or a `Response`;
+ * otherwise through `later`.
+ */
+function conclude(
+  value: Response | void | PromiseLike<Response | void>,
+  next: (resume: typeof RESUME) => Promise<Response>,
+  below: Below,
+  report: Below | undefined,
+  index: number,
+  middleware: Middleware,
+  recover: Recover | undefined,
+  context: RequestContext,
+  finish: ((response: Response) => Response) | undefined,
+): Response | Promise<Response> {
+  let response = value === undefined ? below.response : value;
+  if (!(response instanceof NativeResponse)) {
+    return later(
+      Promise.resolve(value),
+      next,
+      below,
+      report,
+      index,
+      middleware,
+      recover,
+      context,
+      finish,
+    );
+  }
+  if (recover !== undefined) response = applyStaged(context, response);
+  if (report !== undefined) report.response = response;
+  return finish === undefined ? response : finish(response);
 }
 
 const RESUME: unique symbol = Symbol("resume");

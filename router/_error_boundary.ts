@@ -66,10 +66,19 @@ function outageLine(error: HttpError): string {
   return `${error.status} ${error.name}: ${error.message}${cause}`;
 }
 
+/**
+ * What a server does with each promised answer before its promise settles
+ * (`serve()` on Bun tracks long-lived responses so): given to `respond`,
+ * it is applied once to the final answer of a request that is answered
+ * with a promise, so the server needs no `then` of its own.
+ */
+export type Finish = (response: Response) => Response;
+
 /** Runs a chain for a request and finishes its answer. */
 export type Respond = (
   context: RequestContext,
   chain: Terminal,
+  finish?: Finish,
 ) => Response | Promise<Response>;
 
 /**
@@ -86,6 +95,7 @@ export function responder(recover: Recover): Respond {
     failure: { error: unknown } | undefined,
     context: RequestContext,
     head: boolean,
+    done: Finish | undefined,
   ): Promise<Response> {
     let response: Response;
     try {
@@ -98,35 +108,47 @@ export function responder(recover: Recover): Respond {
     if (head && response.body !== null) {
       response = await headResponse(response);
     }
-    return response;
+    return done === undefined ? response : done(response);
   }
 
   return function respond(
     context: RequestContext,
     chain: Terminal,
+    done?: Finish,
   ): Response | Promise<Response> {
     // The request's method, read once (middleware may change context.method).
     const head = context.method === "HEAD";
     let result: unknown;
-    enter(context);
+    // The outermost link finishes its own promise, but for HEAD, whose
+    // answer finish() takes further.
+    enter(context, head ? undefined : done);
     try {
       result = chain(context);
     } catch (error) {
       outermost();
-      return finish(undefined, { error }, context, head);
+      return finish(undefined, { error }, context, head, done);
     }
     const recovered = outermost();
     if (result instanceof NativeResponse) {
       const response = applyStaged(context, result);
       // Reading .body makes a stream out of a string body: ask only for HEAD.
-      return head && response.body !== null ? headResponse(response) : response;
+      if (!head || response.body === null) return response;
+      const bodiless = headResponse(response);
+      return done === undefined ? bodiless : bodiless.then(done);
     }
     // The outermost chain's promise is checked, recovers from errors and
-    // has the staged headers applied: it goes to the server as it is.
+    // has the staged headers applied (and `done`): it goes to the server
+    // as it is.
     if (recovered !== undefined && result === recovered && !head) {
       return recovered;
     }
     // A promise, or a wrong result that finish() reports.
-    return finish(result as PromiseLike<unknown>, undefined, context, head);
+    return finish(
+      result as PromiseLike<unknown>,
+      undefined,
+      context,
+      head,
+      done,
+    );
   };
 }

@@ -31,7 +31,18 @@ export type NativeAnswer<T> = (
   info: unknown,
   value: T,
   params: Record<string, string> | undefined,
-  method?: string,
+  method: string | undefined,
+  done: Finish | undefined,
+) => Response | Promise<Response>;
+
+/** What a promised answer is passed through before it settles (a server's tracking). */
+export type Finish = (response: Response) => Response;
+
+/** The router's own way for a request: its `fetch`, with `done`. */
+export type NativeFallback = (
+  request: Request,
+  info: unknown,
+  done?: Finish,
 ) => Response | Promise<Response>;
 
 /** A route for `Bun.serve`: one function, or one per method. */
@@ -201,8 +212,9 @@ function paramsOf(
 export function nativeRoutes<T>(
   registered: readonly Registered<T>[],
   answer: NativeAnswer<T>,
-  fallback: NativeHandler,
-  missed?: NativeHandler,
+  fallback: NativeFallback,
+  missed?: NativeFallback,
+  done?: Finish,
 ): Record<string, NativeRoute> {
   const snapshot = registered.length;
   const live = () => registered.length === snapshot;
@@ -334,14 +346,14 @@ export function nativeRoutes<T>(
         byMethod[method] = names.length === 0
           ? (request, info) =>
             live()
-              ? answer(request, info, value, undefined, method)
-              : fallback(request, info)
+              ? answer(request, info, value, undefined, method, done)
+              : fallback(request, info, done)
           : (request, info) => {
-            if (!live()) return fallback(request, info);
+            if (!live()) return fallback(request, info, done);
             const params = paramsOf(request, read);
             return params === undefined
-              ? fallback(request, info)
-              : answer(request, info, value, params, method);
+              ? fallback(request, info, done)
+              : answer(request, info, value, params, method, done);
           };
       }
       routes[key] = byMethod;
@@ -351,18 +363,18 @@ export function nativeRoutes<T>(
       routes[key] = (request, info) => {
         const value = table[request.method];
         return value === undefined || !live()
-          ? fallback(request, info)
-          : answer(request, info, value, undefined);
+          ? fallback(request, info, done)
+          : answer(request, info, value, undefined, undefined, done);
       };
       continue;
     }
     routes[key] = (request, info) => {
       const value = table[request.method];
-      if (value === undefined || !live()) return fallback(request, info);
+      if (value === undefined || !live()) return fallback(request, info, done);
       const params = paramsOf(request, read);
       return params === undefined
-        ? fallback(request, info)
-        : answer(request, info, value, params);
+        ? fallback(request, info, done)
+        : answer(request, info, value, params, undefined, done);
     };
   }
   // Every route is Bun's: what its router matched to none of them goes to
@@ -371,7 +383,9 @@ export function nativeRoutes<T>(
   // router saw the raw target, the request's URL is normalised (`/x/../a`
   // arrives as `/a`), and ours decodes escapes Bun's does not.
   if (missed !== undefined && everyRoute && !("/*" in routes)) {
-    routes["/*"] = missed;
+    routes["/*"] = done === undefined
+      ? missed
+      : (request, info) => missed(request, info, done);
   }
   return routes;
 }

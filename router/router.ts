@@ -16,7 +16,7 @@ import {
 import { createRemoteAddrResolver, type ServeInfo } from "./remote_addr.ts";
 import { compose } from "./_chain.ts";
 import { nativeRoutes } from "./_native_routes.ts";
-import { errorBoundary, responder } from "./_error_boundary.ts";
+import { errorBoundary, type Finish, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
 import { dispatcher, MISSED } from "./_dispatch.ts";
 import { text } from "./_answers.ts";
@@ -28,6 +28,11 @@ import type { Router, RouterOptions } from "./router_types.ts";
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
 /** Marks those routes as taking Bun's server as their connection info. */
 const SERVER_INFO = Symbol.for("fetchkit.serve.bunServerInfo");
+/**
+ * Marks those routes as passing each promised answer through the `track`
+ * the hook was called with (see `Finish`).
+ */
+const TRACKED = Symbol.for("fetchkit.serve.bunTracked");
 /**
  * `serve()` on Node calls this function once when `fetch` is its handler,
  * then gives `fetch` an `info` that is a `StagedSink` too: it takes the
@@ -129,9 +134,20 @@ export function createRouter(options: RouterOptions = {}): Router {
     request: Request,
     info?: ServeInfo,
   ): Response | Promise<Response> {
+    return fetchThen(request, info, undefined);
+  }
+
+  /** `fetch`, with a promised answer passed through `done` (Bun's routes). */
+  function fetchThen(
+    request: Request,
+    info: unknown,
+    done?: Finish,
+  ): Response | Promise<Response> {
     const context = new RequestContext(request);
-    if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
-    return respond(context, run);
+    if (info !== undefined) {
+      connectContext(context, info as ServeInfo, resolveRemoteAddr);
+    }
+    return respond(context, run, done);
   }
 
   const routerMiddleware = middleware.length > 0;
@@ -142,7 +158,8 @@ export function createRouter(options: RouterOptions = {}): Router {
     info: unknown,
     value: RouteEntry,
     params: Params | undefined,
-    method?: string,
+    method: string | undefined,
+    done: Finish | undefined,
   ): Response | Promise<Response> {
     const context = method === undefined
       ? new RequestContext(request, params)
@@ -153,11 +170,11 @@ export function createRouter(options: RouterOptions = {}): Router {
     // Without router middleware the route's chain is the whole answer.
     if (!routerMiddleware) {
       context.routePattern = value.pattern;
-      return respond(context, value.run);
+      return respond(context, value.run, done);
     }
     // Dispatch (_dispatch.ts) takes the match, for the method as it is then.
     matchedRoute(context, { method: context.method, value, params });
-    return respond(context, run);
+    return respond(context, run, done);
   }
 
   // An internal hook, not enumerable: serve() on Node calls it once when
@@ -173,6 +190,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   function answerMissed(
     request: Request,
     info: unknown,
+    done?: Finish,
   ): Response | Promise<Response> {
     // Bun's router saw the raw target and `request.url` is normalised
     // (`/x/../a` arrives as `/a`): one lookup of the normal path decides.
@@ -188,25 +206,30 @@ export function createRouter(options: RouterOptions = {}): Router {
       connectContext(context, info as ServeInfo, resolveRemoteAddr);
     }
     matchedRoute(context, MISSED);
-    return respond(context, run);
+    return respond(context, run, done);
   }
 
   // An internal hook, not enumerable: serve() on Bun hands these routes
   // to Bun's native router (see _native_routes.ts).
   // The context finds the client through `info.requestIP(request)`, so
   // serve() may give these routes Bun's server as their info (SERVER_INFO).
+  // Called with serve()'s `track`, the routes pass each promised answer
+  // through it (TRACKED), so serve() adds no `then` of its own.
   Object.defineProperty(fetch, BUN_ROUTES, {
-    value: () =>
-      Object.defineProperty(
-        nativeRoutes(
-          routes.registered,
-          answerMatched,
-          fetch as (request: Request, info: unknown) => Response,
-          answerMissed,
-        ),
-        SERVER_INFO,
-        { value: true },
-      ),
+    value: (track?: Finish) => {
+      const native = nativeRoutes(
+        routes.registered,
+        answerMatched,
+        fetchThen,
+        answerMissed,
+        track,
+      );
+      Object.defineProperty(native, SERVER_INFO, { value: true });
+      if (track !== undefined) {
+        Object.defineProperty(native, TRACKED, { value: true });
+      }
+      return native;
+    },
   });
   return { fetch, ...section("", routes.add).methods };
 }

@@ -52,6 +52,13 @@ const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
  * `remoteAddr`) instead of an info made per request.
  */
 const SERVER_INFO = Symbol.for("fetchkit.serve.bunServerInfo");
+/**
+ * Set to `true` on the routes a `BUN_ROUTES` hook gives when its functions
+ * pass each promised answer through the `track` the hook was called with
+ * (as the router does): their promises go to Bun as they are, without a
+ * `then` (a promise and a turn a request) to track the answer after.
+ */
+const TRACKED = Symbol.for("fetchkit.serve.bunTracked");
 
 /** The second argument on Bun: the client address, read when asked. */
 class BunInfo {
@@ -114,8 +121,11 @@ function adaptRoutes(
   // take Bun's server itself as their info, as Bun calls them: no object
   // and no call of ours per request.
   const serverInfo = (given as Record<symbol, unknown>)[SERVER_INFO] === true;
+  const wrap = (given as Record<symbol, unknown>)[TRACKED] === true
+    ? hooks.wrapTracked
+    : hooks.wrap;
   const adapt = (inner: Inner) => {
-    const tracked = hooks.wrap(inner);
+    const tracked = wrap(inner);
     return serverInfo
       ? tracked
       : (request: Request, server: BunServer) =>
@@ -181,7 +191,7 @@ export function listenBun(
   const routes = (options.original as Record<symbol, unknown>)?.[BUN_ROUTES];
   if (typeof routes === "function") {
     serveOptions.routes = adaptRoutes(
-      routes() as Record<string, unknown>,
+      routes(hooks.track) as Record<string, unknown>,
       hooks,
     );
   }

@@ -357,6 +357,10 @@ function checkOptions(options: ServeOptions): void {
  * `Symbol.for("fetchkit.serve.bunServerInfo")` set to `true` (the
  * router's) get Bun's server itself as that info: it has
  * `requestIP(request)` and no `remoteAddr` (no info made per request).
+ * The hook is called with a function that tracks one answer; routes
+ * marked with `Symbol.for("fetchkit.serve.bunTracked")` set to `true`
+ * pass each promised answer through it before the promise settles, and
+ * their promises go to Bun as they are (no `then` of `serve()`'s).
  *
  * On Node, a handler with a function under
  * `Symbol.for("fetchkit.serve.nodeFetch")` (the router's `fetch`) has that
@@ -432,6 +436,8 @@ export function serve(
   // Responses that stay open (event streams, WebSockets on Deno) are
   // remembered, so a shutdown can end them; one WeakMap look-up a request.
   function track(response: Response): Response {
+    // Nothing registered yet in this process: nothing to look up.
+    if (table.used === false) return response;
     const entry = table.get(response);
     if (entry === undefined) return response;
     if (entry.kind === "closeable") {
@@ -458,6 +464,15 @@ export function serve(
       return result instanceof Promise ? result.then(track) : track(result);
     };
   }
+  function wrapTracked(
+    inner: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): (request: Request, info: unknown) => Response | Promise<Response> {
+    return (request, info) => {
+      if (works.servers.length > 1) works.byRequest.set(request, tracker);
+      const result = inner(request, info);
+      return result instanceof Promise ? result : track(result);
+    };
+  }
   const wrapped = wrap(
     handler as (r: Request, i: unknown) => Response | Promise<Response>,
   );
@@ -473,6 +488,8 @@ export function serve(
   const hooks = {
     handler: wrapped,
     wrap,
+    track,
+    wrapTracked,
     sockets,
     log,
     fatal(error: unknown) {

@@ -121,6 +121,43 @@ Deno.test("serve(): shutdown ends an open event stream, so the server finishes",
   while (!rest.done) rest = await reader.read();
 });
 
+Deno.test("serve(): shutdown ends an event stream a router answers after a wait (Bun: its native routes track the promised answer)", async () => {
+  const stream = () =>
+    createEventStreamResponse(async function* (signal: AbortSignal) {
+      yield { data: "first" };
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    });
+  const router = createRouter();
+  // Answered by a promise from the handler itself, and from a middleware
+  // that waits before next(): the two ways a chain's promise is made.
+  router.get("/handler", async () => {
+    await delay(1);
+    return stream();
+  });
+  router.get("/middleware", async (_context, next) => {
+    await delay(1);
+    return await next();
+  }, stream);
+  const server = serve(router.fetch, local);
+  const readers = [];
+  for (const path of ["/handler", "/middleware"]) {
+    const response = await fetch(`http://127.0.0.1:${server.addr.port}${path}`);
+    const reader = response.body!.getReader();
+    assert.equal(
+      new TextDecoder().decode((await reader.read()).value),
+      "data: first\n\n",
+    );
+    readers.push(reader);
+  }
+  const t0 = Date.now();
+  await server.shutdown();
+  assert.ok(Date.now() - t0 < 2000, `finished in ${Date.now() - t0} ms`);
+  for (const reader of readers) {
+    let rest = await reader.read();
+    while (!rest.done) rest = await reader.read();
+  }
+});
+
 Deno.test({
   name:
     "serve(): requests still running at shutdownTimeoutMs are cut, and finished resolves",

@@ -84,14 +84,33 @@ const OPEN_SOCKETS = Symbol.for("fetchkit.websocket.open");
 const BUN_SERVERS = Symbol.for("fetchkit.serve.bunServers");
 
 type Global = typeof globalThis & {
-  [RESPONSES]?: WeakMap<Response, Registered>;
+  [RESPONSES]?: WeakMap<Response, Registered> & { used?: boolean };
   [OPEN_SOCKETS]?: { count: number };
   [BUN_SERVERS]?: Set<unknown>;
 };
 
-/** Responses that stay open, or that switch protocols. */
-export function registry(): WeakMap<Response, Registered> {
-  return (globalThis as Global)[RESPONSES] ??= new WeakMap();
+/**
+ * Responses that stay open, or that switch protocols. `used` is `false`
+ * until the first is registered: until then `serve()` looks none up (a
+ * `WeakMap` look-up a request). A registry another copy of this module
+ * made has no `used`, and is always looked in.
+ */
+export function registry(): WeakMap<Response, Registered> & {
+  used?: boolean;
+} {
+  return (globalThis as Global)[RESPONSES] ??= newRegistry();
+}
+
+function newRegistry(): WeakMap<Response, Registered> & { used: boolean } {
+  const table = Object.assign(new WeakMap<Response, Registered>(), {
+    used: false,
+  });
+  const set = table.set;
+  table.set = (response, entry) => {
+    table.used = true;
+    return set.call(table, response, entry);
+  };
+  return table;
 }
 
 /**
@@ -113,6 +132,17 @@ export interface AdapterHooks {
   handler(request: Request, info: unknown): Response | Promise<Response>;
   /** Wraps another handler the same way (Bun's native routes). */
   wrap(
+    inner: (request: Request, info: unknown) => Response | Promise<Response>,
+  ): (request: Request, info: unknown) => Response | Promise<Response>;
+  /** Tracks one answer as `wrap` does: long-lived responses, Bun upgrades. */
+  track(response: Response): Response;
+  /**
+   * Wraps a handler that passes each promised answer through `track`
+   * itself before the promise settles (the router's Bun routes): an answer
+   * given at once is tracked here, a promise goes to the server as it is,
+   * without a `then` (a promise and a turn a request) of its own.
+   */
+  wrapTracked(
     inner: (request: Request, info: unknown) => Response | Promise<Response>,
   ): (request: Request, info: unknown) => Response | Promise<Response>;
   /** Socket bookkeeping for a shutdown. */

@@ -18,10 +18,16 @@
  * and that client too, which is the same for every checkout; still no
  * other process and no timing window, so a loaded machine does not move it.
  *
+ * With `--native` (Bun), each request goes to the function the router
+ * hands `Bun.serve` as its route, called as Bun calls it and wrapped as
+ * `serve()` wraps it, with no socket: a POST's body is a stream that gets
+ * its bytes after the route function returned (as most bodies arrive on
+ * Bun's server), so the count holds the router's whole wait for the body.
+ *
  * ```sh
  * deno run -A bench/runtimes/inprocess_instructions.ts [--requests=20000]
  *   [--runtimes=deno,node,bun] [--scenarios=static,404] [--base=<dir>]
- *   [--serve] [--warm=3000] [--threads=main]
+ *   [--serve | --native] [--warm=3000] [--threads=main]
  * ```
  *
  * @module
@@ -47,6 +53,9 @@ const scenarios = SCENARIOS.filter((scenario) =>
 );
 const baseRoot = args.get("base");
 const overHttp = args.has("serve");
+// `--native` (Bun): the router's Bun routes called directly, as Bun.serve
+// calls them, with a POST body that arrives after the route returned.
+const native = args.has("native");
 // `--threads=main`: count the main thread only (as instructions.ts does),
 // not the JIT compiler's and GC's helper threads, whose share moves.
 const mainThread = args.get("threads") === "main";
@@ -68,6 +77,51 @@ if (only !== undefined) {
  * `--serve`) the request over a keep-alive socket to `serve(router.fetch)`.
  */
 function sender(root: string): string {
+  if (native) {
+    // The functions the router hands Bun.serve as routes, called as Bun
+    // calls them (Bun's server as the info, `request.params` set as Bun's
+    // router sets it), wrapped as serve() wraps them (`track`: one WeakMap
+    // look-up); a POST's body arrives after the route function returned,
+    // as most do on Bun's server.
+    return `
+const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
+const TRACKED = Symbol.for("fetchkit.serve.bunTracked");
+const table = new WeakMap();
+const track = (response: Response) => { table.get(response); return response; };
+const routes = (router.fetch as any)[BUN_ROUTES](track);
+const own = routes[TRACKED] === true;
+const info = { requestIP: () => ({ address: "127.0.0.1", port: 40000 }) };
+const encoded = new TextEncoder().encode(body);
+const KEYS: Record<string, [string, Record<string, string> | undefined]> = {
+  "/": ["/", undefined],
+  "/users/42/posts/7": ["/users/:userId/posts/:postId", { userId: "42", postId: "7" }],
+  "/mw": ["/mw", undefined],
+  "/echo": ["/echo", undefined],
+};
+const send = async (path: string, post: boolean) => {
+  const [key, params] = KEYS[path] ?? ["/*", undefined];
+  const entry = routes[key];
+  const method = post ? "POST" : "GET";
+  const route = typeof entry === "function" ? entry : entry[method];
+  let controller: ReadableStreamDefaultController | undefined;
+  const request = new Request("http://127.0.0.1:8000" + path, post
+    ? { method, headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(body.length) },
+        body: new ReadableStream({ start(c) { controller = c; } }) }
+    : { headers: { accept: "*/*", "user-agent": "bench" } });
+  if (params !== undefined) (request as any).params = params;
+  const result = route(request, info);
+  const answer = result instanceof Promise
+    ? (own ? result : result.then(track))
+    : track(result);
+  if (controller !== undefined) {
+    controller.enqueue(encoded);
+    controller.close();
+  }
+  await (await answer).text();
+};`;
+  }
   if (!overHttp) {
     return `
 const send = async (path: string, post: boolean) => {
