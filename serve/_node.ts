@@ -1,8 +1,10 @@
 /**
  * serve() on Node: @hono/node-server for requests (measured the fastest
- * well-kept adapter here; see _tools/runtimes/README.md), `ws` for
- * WebSockets, and timeouts against clients that send slowly (slowloris).
- * Loaded only on Node, by serve/mod.ts.
+ * well-kept adapter here; see _tools/runtimes/README.md), with a listener
+ * of our own for plain requests that gives the handler the adapter's own
+ * Request and writes its Response as it would (_node_listener.ts), `ws`
+ * for WebSockets, and timeouts against clients that send slowly
+ * (slowloris). Loaded only on Node, by serve/mod.ts.
  *
  * A small body (at most 64 KiB declared) that came with its headers is
  * read before the handler runs and handed to the adapter as `rawBody` and
