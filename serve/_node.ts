@@ -1,8 +1,10 @@
 /**
  * serve() on Node: @hono/node-server for requests (measured the fastest
- * well-kept adapter here; see _tools/runtimes/README.md), `ws` for
- * WebSockets, and timeouts against clients that send slowly (slowloris).
- * Loaded only on Node, by serve/mod.ts.
+ * well-kept adapter here; see _tools/runtimes/README.md), with a listener
+ * of our own for plain requests that gives the handler the adapter's own
+ * Request and writes its Response as it would (_node_listener.ts), `ws`
+ * for WebSockets, and timeouts against clients that send slowly
+ * (slowloris). Loaded only on Node, by serve/mod.ts.
  *
  * A small body (at most 64 KiB declared) that came with its headers is
  * read before the handler runs and handed to the adapter as `rawBody` and
@@ -30,6 +32,7 @@ import { WebSocketServer } from "ws";
 import { noteArrivedBody } from "../form_data/whole_body.ts";
 import { plainTargetPath } from "./_target_path.ts";
 import { NodeRequestHeaders } from "./_request_headers.ts";
+import { fastListener, type GetRequestListener } from "./_node_listener.ts";
 import {
   type AdapterHooks,
   describe,
@@ -539,18 +542,24 @@ export function listenNode(
     ?.[NODE_FETCH];
   if (typeof staging === "function") staging();
   const Info = typeof staging === "function" ? StagingInfo : NodeInfo;
+  const serveRequest = (
+    request: Request,
+    incoming: IncomingMessage & { [ARRIVED]?: Buffer },
+    outgoing: ServerResponse,
+  ) => {
+    const arrived = incoming[ARRIVED];
+    if (arrived !== undefined) noteArrivedBody(request, arrived);
+    return handler(request, new Info(incoming, outgoing, request));
+  };
   const fetch = (
     request: Request,
     env: { incoming: unknown; outgoing: unknown },
-  ) => {
-    const incoming = env.incoming as IncomingMessage & { [ARRIVED]?: Buffer };
-    const arrived = incoming[ARRIVED];
-    if (arrived !== undefined) noteArrivedBody(request, arrived);
-    return handler(
+  ) =>
+    serveRequest(
       request,
-      new Info(incoming, env.outgoing as ServerResponse, request),
+      env.incoming as IncomingMessage,
+      env.outgoing as ServerResponse,
     );
-  };
   const listener = getRequestListener(fetch, { hostname });
   // For a body read whole before the handler: nothing is left for the
   // adapter to drain after the response (it would arm a timer to).
@@ -558,6 +567,13 @@ export function listenNode(
     hostname,
     autoCleanupIncoming: false,
   });
+  // Plain requests are served by our own listener (_node_listener.ts),
+  // with the adapter's Request and its Response written as it would.
+  const fast = fastListener(
+    getRequestListener as unknown as GetRequestListener,
+    serveRequest,
+    hostname,
+  );
   const { webSocketIdleTimeout: _, original: __, ...httpTimeouts } = timeouts;
   const server = createServer({
     ...httpTimeouts,
@@ -567,10 +583,12 @@ export function listenNode(
   }, (incoming, outgoing) => {
     if (smallBody(incoming)) {
       queueMicrotask(() => {
-        if (takeArrived(incoming)) readListener(incoming, outgoing);
-        else listener(incoming, outgoing);
+        if (!takeArrived(incoming)) listener(incoming, outgoing);
+        else if (fast === undefined) readListener(incoming, outgoing);
+        else fast(incoming, outgoing, readListener, true);
       });
-    } else listener(incoming, outgoing);
+    } else if (fast === undefined) listener(incoming, outgoing);
+    else fast(incoming, outgoing, listener, false);
   });
 
   // One `ws` server per message limit: `ws` stops reading a message at
