@@ -1,5 +1,5 @@
 // cache() on the memory store answers a fresh hit before the route's
-// context and chain are built (router/_early_answer.ts) when it is the
+// context and chain are built (router/early_answer.ts) when it is the
 // first middleware to run; the documented order holds whichever way a
 // request goes. Portable (runs on Node and Bun).
 
@@ -14,7 +14,7 @@ import {
   cache,
   createMemoryCacheStore,
 } from "@fetchkit/toolkit/cache-middleware";
-import { EARLY_ANSWER, type EarlyAnswer } from "../router/_early_answer.ts";
+import { EARLY_ANSWER, type EarlyAnswer } from "../router/early_answer.ts";
 import { rememberedText } from "../response/body_size.ts";
 
 const URL_ = "http://localhost/page";

@@ -83,7 +83,7 @@ import { PEEK, type PeekedValue, StoreFullError } from "./memory_store.ts";
 import { rememberText } from "../response/body_size.ts";
 import { StoreUnavailableError } from "../store/errors.ts";
 import { credentialRead } from "./credential.ts";
-import { offerEarlyAnswer } from "../router/_early_answer.ts";
+import { offerEarlyAnswer } from "../router/early_answer.ts";
 
 export {
   type CacheSetOptions,
@@ -944,7 +944,7 @@ export function cache(options: CacheOptions): Middleware {
 
   // The router asks a route whose first middleware this is for a fresh
   // memory hit before it builds the request's context and chain
-  // (router/_early_answer.ts); anything else (a miss, a stale entry, a
+  // (router/early_answer.ts); anything else (a miss, a stale entry, a
   // refused header) takes the ordinary way through the middleware above.
   // Not with a `key` of its own: that reads the context.
   if (peek !== undefined && options.key === undefined) {

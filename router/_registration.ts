@@ -20,11 +20,11 @@ import {
 } from "./_validate.ts";
 import type { Handler, Middleware } from "./types.ts";
 import type { Controller } from "./router_types.ts";
-import { type EarlyAnswer, earlyAnswerOf } from "./_early_answer.ts";
+import { type EarlyAnswer, earlyAnswerOf } from "./early_answer.ts";
 
 /**
  * A route in the matcher: its composed chain and full pattern, and its
- * first middleware's early answer (see `_early_answer.ts`).
+ * first middleware's early answer (see `early_answer.ts`).
  */
 export interface RouteEntry {
   run: Terminal;
@@ -49,7 +49,7 @@ export interface Registry {
   /** Every route as added, for Bun's native routes (`_native_routes.ts`). */
   registered: Registered<RouteEntry>[];
   add: AddRoute;
-  /** Whether a route has an early answer (see `_early_answer.ts`). */
+  /** Whether a route has an early answer (see `early_answer.ts`). */
   readonly early: boolean;
 }
 

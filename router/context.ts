@@ -578,7 +578,7 @@ export function servedRoutePath(context: RequestContext): string | undefined {
 
 /**
  * The request's headers as `context.headers` gives them, for a request
- * whose context is not built (see `_early_answer.ts`): under `serve()` on
+ * whose context is not built (see `early_answer.ts`): under `serve()` on
  * Node read from the server's own record, else `request.headers`.
  */
 export function requestHeaders(

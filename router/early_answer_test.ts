@@ -1,4 +1,4 @@
-// Early answers (router/_early_answer.ts): a route's first middleware that
+// Early answers (router/early_answer.ts): a route's first middleware that
 // offers one is asked before the context and chain are built, only when
 // nothing can run before it; otherwise, and whenever it gives nothing, the
 // request takes the ordinary way. Portable (runs on Node and Bun, and on
@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createRouter, type Middleware } from "@fetchkit/toolkit/fetch-router";
-import { offerEarlyAnswer } from "./_early_answer.ts";
+import { offerEarlyAnswer } from "./early_answer.ts";
 
 /**
  * A middleware that answers "late" (and counts its runs) and offers an

@@ -20,7 +20,7 @@ import { nativeRoutes } from "./_native_routes.ts";
 import { errorBoundary, type Finish, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
 import { dispatcher, MISSED } from "./_dispatch.ts";
-import { answerEarly } from "./_early_answer.ts";
+import { answerEarly } from "./early_answer.ts";
 import { text } from "./_answers.ts";
 import { routePathOf } from "../url_path/url_path.ts";
 import { section } from "./_sections.ts";
@@ -146,7 +146,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     done?: Finish,
   ): Response | Promise<Response> {
     // A route whose first middleware may answer early: matched here, and
-    // the match handed to dispatch (see _early_answer.ts).
+    // the match handed to dispatch (see early_answer.ts).
     if (!routerMiddleware && routes.early) {
       return matchEarly(request, info as ServeInfo | undefined, done);
     }
@@ -206,7 +206,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     done: Finish | undefined,
   ): Response | Promise<Response> {
     // Nothing runs before the route's chain: its first middleware may
-    // answer before the context is built (see _early_answer.ts).
+    // answer before the context is built (see early_answer.ts).
     const early = value.early;
     if (early !== undefined && !routerMiddleware) {
       const answer = answerEarly(
