@@ -27,6 +27,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Buffer } from "node:buffer";
+import { PLAIN } from "./_target_path.ts";
 
 type Listener = (
   incoming: IncomingMessage,
@@ -164,13 +165,6 @@ for (let code = 0; code < 128; code++) {
   ) QUERY[code] = 1;
 }
 
-/** Characters of a path kept as sent (see _target_path.ts). */
-const PATH = new Uint8Array(128);
-for (
-  const char
-    of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
-) PATH[char.charCodeAt(0)] = 1;
-
 /**
  * Whether the adapter uses `target` as it is in `request.url`: origin
  * form, a path of plain characters with no segment starting with `.`, a
@@ -186,7 +180,7 @@ export function plainTarget(target: string): boolean {
     const code = target.charCodeAt(i);
     if (code === 63 /* ? */) break;
     if (code === 46 /* . */ && previous === 47) return false;
-    if (code > 127 || PATH[code] === 0) return false;
+    if (code > 127 || PLAIN[code] === 0) return false;
     previous = code;
   }
   for (; i < length; i++) {

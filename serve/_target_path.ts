@@ -15,7 +15,7 @@
  */
 
 /** Characters kept as they are in a URL path: 1, by char code below 128. */
-const PLAIN = new Uint8Array(128);
+export const PLAIN: Uint8Array = new Uint8Array(128);
 for (
   const char
     of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
