@@ -107,7 +107,11 @@ export function formData(options: FormDataOptions = {}): Middleware {
       }
       return next();
     }
-    const method = context.request.method;
+    // `context.method` is the request's own unless a middleware changed
+    // it, and none turns another method into a POST (`methodOverride()`
+    // turns a POST into another): a POST's method is not read again (on
+    // Bun a native call); any other is the request's own.
+    const method = context.method === "POST" ? "POST" : context.request.method;
     if (method === "GET" || method === "HEAD") {
       provide(context, NO_FIELDS);
       return next();
