@@ -128,6 +128,48 @@ type Answer = (
   value: Response | void | PromiseLike<Response | void>,
 ) => Response | Promise<Response>;
 
+/** A link's middleware and its place in the chain, for error messages. */
+interface Site {
+  readonly index: number;
+  readonly middleware: Middleware;
+}
+
+/**
+ * One run of a link: the record the link below reports to (`Below`), and
+ * what settling the middleware's result takes (`later`, `conclude`), in
+ * one object made once a run.
+ */
+class Step implements Below {
+  response: Response | undefined = undefined;
+  promise: Promise<Response> | undefined = undefined;
+  /** The middleware's `next` (set once made: it reports to this step). */
+  next: (resume?: typeof RESUME) => Promise<Response> = resumeless;
+  readonly site: Site;
+  readonly context: RequestContext;
+  /** The caller's record, when the caller is a link. */
+  readonly report: Below | undefined;
+  /** Set on the outermost link only, which recovers and applies staging. */
+  readonly recover: Recover | undefined;
+  readonly finish: ((response: Response) => Response) | undefined;
+  constructor(
+    site: Site,
+    context: RequestContext,
+    report: Below | undefined,
+    recover: Recover | undefined,
+    finish: ((response: Response) => Response) | undefined,
+  ) {
+    this.site = site;
+    this.context = context;
+    this.report = report;
+    this.recover = recover;
+    this.finish = finish;
+  }
+}
+
+function resumeless(): Promise<Response> {
+  throw new Error("next() of a step that has none");
+}
+
 function link(
   middleware: Middleware,
   index: number,
@@ -137,6 +179,7 @@ function link(
 ): Link {
   const answers =
     (middleware as unknown as Record<symbol, unknown>)[ANSWERS] === true;
+  const site: Site = { index, middleware };
   return (context, report) => {
     const top = entering === context;
     let finish: ((response: Response) => Response) | undefined;
@@ -145,7 +188,13 @@ function link(
       finish = finishing;
       finishing = undefined;
     }
-    const below: Below = { response: undefined, promise: undefined };
+    const step = new Step(
+      site,
+      context,
+      report,
+      top ? recover : undefined,
+      finish,
+    );
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
       if (downstream !== undefined) {
@@ -158,16 +207,14 @@ function link(
       }
       try {
         // A user's handler gets the context only; a link gets the record.
-        const result = restIsLink
-          ? rest(context, below)
-          : settle(rest(context));
+        const result = restIsLink ? rest(context, step) : settle(rest(context));
         if (result instanceof NativeResponse) {
           // The link below answered synchronously with its next()'s
           // promise: share it (it settled to this very Response).
-          downstream = below.response === result && below.promise
-            ? below.promise
+          downstream = step.response === result && step.promise
+            ? step.promise
             : Promise.resolve(result);
-          below.response = result;
+          step.response = result;
         } else {
           downstream = result;
         }
@@ -176,23 +223,17 @@ function link(
       }
       return downstream;
     };
+    step.next = next;
     const result = answers
       ? (middleware as (
         context: RequestContext,
         next: () => Promise<Response>,
         answer: Answer,
-      ) => ReturnType<Middleware>)(context, next, (value) =>
-        conclude(
-          value,
-          next,
-          below,
-          report,
-          index,
-          middleware,
-          top ? recover : undefined,
-          context,
-          finish,
-        ))
+      ) => ReturnType<Middleware>)(
+        context,
+        next,
+        (value) => conclude(value, step),
+      )
       : middleware(context, next);
     if (result instanceof NativeResponse) return result;
     if (result === undefined || result === downstream) {
@@ -201,7 +242,7 @@ function link(
       // next()` middleware stays synchronous, and Deno.serve's fast path
       // open).
       if (downstream === undefined) next();
-      const response = below.response;
+      const response = step.response;
       if (response === undefined) return downstream!;
       if (report !== undefined) {
         report.response = response;
@@ -215,34 +256,17 @@ function link(
         if (top) outer = result as Promise<Response>;
         return result as Promise<Response>;
       }
-      const promise = later(
-        result,
-        next,
-        below,
-        report,
-        index,
-        middleware,
-        top ? recover : undefined,
-        context,
-        finish,
-      );
+      const promise = later(result, step);
       if (top) outer = promise;
       return promise;
     }
-    throw notAResponse(index, middleware, result);
+    throw notAResponse(site, result);
   };
 }
 
 async function later(
   result: PromiseLike<Response | void>,
-  next: (resume: typeof RESUME) => Promise<Response>,
-  below: Below,
-  report: Below | undefined,
-  index: number,
-  middleware: Middleware,
-  recover: Recover | undefined,
-  context: RequestContext,
-  finish: ((response: Response) => Response) | undefined,
+  step: Step,
 ): Promise<Response> {
   let response: Response;
   try {
@@ -250,23 +274,20 @@ async function later(
     if (value instanceof NativeResponse) {
       response = value;
     } else if (value !== undefined) {
-      throw notAResponse(index, middleware, value);
+      throw notAResponse(step.site, value);
     } else {
       // Known once the rest of the chain finished (the usual `await
       // next()`); otherwise wait for it. `return await` of a promise takes
       // one tick where returning it takes three.
-      response = below.response ?? await next(RESUME);
+      response = step.response ?? await step.next(RESUME);
     }
   } catch (error) {
     // Only the outermost link recovers; the others let middleware around
     // them catch what `next()` threw.
-    if (recover === undefined) throw error;
-    response = await recover(error, context);
+    if (step.recover === undefined) throw error;
+    response = await step.recover(error, step.context);
   }
-  // The outermost link's answer is the request's: staged headers go on it.
-  if (recover !== undefined) response = applyStaged(context, response);
-  if (report !== undefined) report.response = response;
-  return finish === undefined ? response : finish(response);
+  return settled(step, response);
 }
 
 /**
@@ -276,41 +297,30 @@ async function later(
  */
 function conclude(
   value: Response | void | PromiseLike<Response | void>,
-  next: (resume: typeof RESUME) => Promise<Response>,
-  below: Below,
-  report: Below | undefined,
-  index: number,
-  middleware: Middleware,
-  recover: Recover | undefined,
-  context: RequestContext,
-  finish: ((response: Response) => Response) | undefined,
+  step: Step,
 ): Response | Promise<Response> {
-  let response = value === undefined ? below.response : value;
+  const response = value === undefined ? step.response : value;
   if (!(response instanceof NativeResponse)) {
-    return later(
-      Promise.resolve(value),
-      next,
-      below,
-      report,
-      index,
-      middleware,
-      recover,
-      context,
-      finish,
-    );
+    return later(Promise.resolve(value), step);
   }
-  if (recover !== undefined) response = applyStaged(context, response);
-  if (report !== undefined) report.response = response;
-  return finish === undefined ? response : finish(response);
+  return settled(step, response);
+}
+
+/**
+ * A link's answer, final: the outermost link's is the request's, so
+ * staged headers go on it, and its caller's record learns it.
+ */
+function settled(step: Step, response: Response): Response {
+  if (step.recover !== undefined) {
+    response = applyStaged(step.context, response);
+  }
+  if (step.report !== undefined) step.report.response = response;
+  return step.finish === undefined ? response : step.finish(response);
 }
 
 const RESUME: unique symbol = Symbol("resume");
 
-function notAResponse(
-  index: number,
-  middleware: Middleware,
-  value: unknown,
-): TypeError {
+function notAResponse({ index, middleware }: Site, value: unknown): TypeError {
   return new TypeError(
     `Middleware #${index} (${
       middleware.name || "anonymous"
