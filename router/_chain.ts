@@ -135,39 +135,21 @@ interface Site {
 }
 
 /**
- * One run of a link: the record the link below reports to (`Below`), and
- * what settling the middleware's result takes (`later`, `conclude`), in
- * one object made once a run.
+ * What settling a middleware's result takes once it is a promise or an
+ * `answer` (`later`, `conclude`): one record, made only then (a chain that
+ * answers synchronously makes none).
  */
-class Step implements Below {
-  response: Response | undefined = undefined;
-  promise: Promise<Response> | undefined = undefined;
-  /** The middleware's `next` (set once made: it reports to this step). */
-  next: (resume?: typeof RESUME) => Promise<Response> = resumeless;
-  readonly site: Site;
-  readonly context: RequestContext;
+interface Settling {
+  /** The record the link below reported to. */
+  readonly below: Below;
+  readonly next: (resume: typeof RESUME) => Promise<Response>;
   /** The caller's record, when the caller is a link. */
   readonly report: Below | undefined;
+  readonly site: Site;
   /** Set on the outermost link only, which recovers and applies staging. */
   readonly recover: Recover | undefined;
+  readonly context: RequestContext;
   readonly finish: ((response: Response) => Response) | undefined;
-  constructor(
-    site: Site,
-    context: RequestContext,
-    report: Below | undefined,
-    recover: Recover | undefined,
-    finish: ((response: Response) => Response) | undefined,
-  ) {
-    this.site = site;
-    this.context = context;
-    this.report = report;
-    this.recover = recover;
-    this.finish = finish;
-  }
-}
-
-function resumeless(): Promise<Response> {
-  throw new Error("next() of a step that has none");
 }
 
 function link(
@@ -188,13 +170,7 @@ function link(
       finish = finishing;
       finishing = undefined;
     }
-    const step = new Step(
-      site,
-      context,
-      report,
-      top ? recover : undefined,
-      finish,
-    );
+    const below: Below = { response: undefined, promise: undefined };
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
       if (downstream !== undefined) {
@@ -207,14 +183,16 @@ function link(
       }
       try {
         // A user's handler gets the context only; a link gets the record.
-        const result = restIsLink ? rest(context, step) : settle(rest(context));
+        const result = restIsLink
+          ? rest(context, below)
+          : settle(rest(context));
         if (result instanceof NativeResponse) {
           // The link below answered synchronously with its next()'s
           // promise: share it (it settled to this very Response).
-          downstream = step.response === result && step.promise
-            ? step.promise
+          downstream = below.response === result && below.promise
+            ? below.promise
             : Promise.resolve(result);
-          step.response = result;
+          below.response = result;
         } else {
           downstream = result;
         }
@@ -223,7 +201,6 @@ function link(
       }
       return downstream;
     };
-    step.next = next;
     const result = answers
       ? (middleware as (
         context: RequestContext,
@@ -232,7 +209,16 @@ function link(
       ) => ReturnType<Middleware>)(
         context,
         next,
-        (value) => conclude(value, step),
+        (value) =>
+          conclude(value, {
+            below,
+            next,
+            report,
+            site,
+            recover: top ? recover : undefined,
+            context,
+            finish,
+          }),
       )
       : middleware(context, next);
     if (result instanceof NativeResponse) return result;
@@ -242,7 +228,7 @@ function link(
       // next()` middleware stays synchronous, and Deno.serve's fast path
       // open).
       if (downstream === undefined) next();
-      const response = step.response;
+      const response = below.response;
       if (response === undefined) return downstream!;
       if (report !== undefined) {
         report.response = response;
@@ -256,7 +242,15 @@ function link(
         if (top) outer = result as Promise<Response>;
         return result as Promise<Response>;
       }
-      const promise = later(result, step);
+      const promise = later(result, {
+        below,
+        next,
+        report,
+        site,
+        recover: top ? recover : undefined,
+        context,
+        finish,
+      });
       if (top) outer = promise;
       return promise;
     }
@@ -266,7 +260,7 @@ function link(
 
 async function later(
   result: PromiseLike<Response | void>,
-  step: Step,
+  step: Settling,
 ): Promise<Response> {
   let response: Response;
   try {
@@ -279,7 +273,7 @@ async function later(
       // Known once the rest of the chain finished (the usual `await
       // next()`); otherwise wait for it. `return await` of a promise takes
       // one tick where returning it takes three.
-      response = step.response ?? await step.next(RESUME);
+      response = step.below.response ?? await step.next(RESUME);
     }
   } catch (error) {
     // Only the outermost link recovers; the others let middleware around
@@ -297,9 +291,9 @@ async function later(
  */
 function conclude(
   value: Response | void | PromiseLike<Response | void>,
-  step: Step,
+  step: Settling,
 ): Response | Promise<Response> {
-  const response = value === undefined ? step.response : value;
+  const response = value === undefined ? step.below.response : value;
   if (!(response instanceof NativeResponse)) {
     return later(Promise.resolve(value), step);
   }
@@ -310,7 +304,7 @@ function conclude(
  * A link's answer, final: the outermost link's is the request's, so
  * staged headers go on it, and its caller's record learns it.
  */
-function settled(step: Step, response: Response): Response {
+function settled(step: Settling, response: Response): Response {
   if (step.recover !== undefined) {
     response = applyStaged(step.context, response);
   }
