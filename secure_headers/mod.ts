@@ -33,6 +33,13 @@
  * every request: a handler that renders HTML reads it before its
  * response exists.
  *
+ * With a nonce in the policy, the rest of the chain runs in a scope
+ * (`AsyncLocalStorage`) that hands the nonce to `createHtmlResponse()` for
+ * a streamed page's scripts, through the handler's awaits and timers,
+ * until the chain returns its response; never another request's. On Node
+ * the scope is switched off whenever no request's chain is inside it, so
+ * Node's async hooks cost nothing to the requests in between.
+ *
  * HSTS is sent only when the request URL is `https:`: over plain HTTP
  * browsers ignore it. Behind a proxy that ends TLS, the app sees `http:`;
  * let the proxy send HSTS.
