@@ -52,41 +52,17 @@ export function routePathOf(url: string): string {
   return cutPath(url, true);
 }
 
-// The characters that end the authority or the path, or change the path
-// (URL reads "\\" as "/"; "%" may escape an unreserved character).
-const SPECIAL = /[?#\\%]/;
-
 function cutPath(url: string, normalize: boolean): string {
   const i = authorityStart(url);
   if (i === -1) return parse(url, normalize);
-  const slash = url.indexOf("/", i);
-  if (slash === -1) return parse(url, normalize);
-  // One regular-expression scan for the first character that matters
-  // (`search` on a URL built by concatenation, as `Deno.serve`'s is, is
-  // one native call; a char-code loop over it costs more): with none, the
-  // path is the rest; with "?" or "#" after the path's "/" first, the path
-  // ends there; anything else takes the slower cut below.
-  const first = url.search(SPECIAL);
-  if (first === -1) return slash + 1 === url.length ? "/" : url.slice(slash);
-  if (first > slash) {
-    const code = url.charCodeAt(first);
-    if (code === 63 /* ? */ || code === 35 /* # */) {
-      return first - slash === 1 ? "/" : url.slice(slash, first);
-    }
-  }
-  return cutSlowly(url, normalize, i, slash);
-}
-
-/** `cutPath` with a "\\" or "%" in the path, or a special character in the authority. */
-function cutSlowly(
-  url: string,
-  normalize: boolean,
-  i: number,
-  slash: number,
-): string {
   // Native scans (indexOf), one per character that matters: in a loaded
   // server each costs less than a loop by char code over the URL
   // (instructions per request, BENCHMARKS.md "HTTP load").
+  const slash = url.indexOf("/", i);
+  if (slash === -1) return parse(url, normalize);
+  // URL ends the authority at "?", "#" or "\\" too, and `Deno.serve` builds
+  // the URL from the Host header as sent: with one of them there, only
+  // URL's own reading agrees with `context.url.pathname`.
   let end = url.indexOf("?", i);
   if (end === -1) end = url.length;
   else if (end < slash) return parse(url, normalize);
