@@ -79,7 +79,6 @@ export type Respond = (
   context: RequestContext,
   chain: Terminal,
   finish?: Finish,
-  bare?: boolean,
 ) => Response | Promise<Response>;
 
 /**
@@ -116,32 +115,20 @@ export function responder(recover: Recover): Respond {
     context: RequestContext,
     chain: Terminal,
     done?: Finish,
-    bare?: boolean,
   ): Response | Promise<Response> {
     // The request's method, read once (middleware may change context.method).
     const head = context.method === "HEAD";
     let result: unknown;
-    let recovered: Promise<Response> | undefined;
-    if (bare === true) {
-      // A handler alone (Bun's direct path for a route without
-      // middleware): no link to mark as the outermost.
-      try {
-        result = chain(context);
-      } catch (error) {
-        return finish(undefined, { error }, context, head, done);
-      }
-    } else {
-      // The outermost link finishes its own promise, but for HEAD, whose
-      // answer finish() takes further.
-      enter(context, head ? undefined : done);
-      try {
-        result = chain(context);
-      } catch (error) {
-        outermost();
-        return finish(undefined, { error }, context, head, done);
-      }
-      recovered = outermost();
+    // The outermost link finishes its own promise, but for HEAD, whose
+    // answer finish() takes further.
+    enter(context, head ? undefined : done);
+    try {
+      result = chain(context);
+    } catch (error) {
+      outermost();
+      return finish(undefined, { error }, context, head, done);
     }
+    const recovered = outermost();
     if (result instanceof NativeResponse) {
       const response = applyStaged(context, result);
       // Reading .body makes a stream out of a string body: ask only for HEAD.

@@ -30,8 +30,6 @@ export interface RouteEntry {
   run: Terminal;
   pattern: string;
   early: EarlyAnswer | undefined;
-  /** No middleware: `run` is the handler itself (no link of the chain). */
-  bare: boolean;
 }
 
 /** Adds one route (see {@linkcode registry}). */
@@ -96,7 +94,6 @@ export function registry(
       run: compose(middleware, handler as Terminal, recover),
       pattern,
       early: earlyAnswerOf(middleware),
-      bare: middleware.length === 0,
     };
     if (entry.early !== undefined) early = true;
     matcher.add(method, pattern, entry);

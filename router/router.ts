@@ -226,7 +226,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     // Without router middleware the route's chain is the whole answer.
     if (!routerMiddleware) {
       context.routePattern = value.pattern;
-      return respond(context, value.run, done, value.bare);
+      return respond(context, value.run, done);
     }
     // Dispatch (_dispatch.ts) takes the match, for the method as it is then.
     matchedRoute(context, { method: context.method, value, params });
