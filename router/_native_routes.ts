@@ -59,12 +59,11 @@ export type NativeMiss = (
 ) => Response | Promise<Response>;
 
 /**
- * Whether no route of any method could match the path of `url` (a
- * request's URL, normalised already): `true` only when the path is plain
- * and no route has its number of segments with its first segment;
- * `false` when in doubt (the router's matcher then decides).
+ * Whether no route of any method could match the path of the request's
+ * URL (normalised already): `true` only when that is certain without the
+ * router's matcher; `false` when in doubt (the matcher then decides).
  */
-export type Absent = (url: string) => boolean;
+export type Absent = (request: Request) => boolean;
 
 /** A route for `Bun.serve`: one function, or one per method. */
 export type NativeRoute = NativeHandler | Record<string, NativeHandler>;
@@ -415,8 +414,59 @@ export function nativeRoutes<T>(
         missed(request, info, done, method, check);
     }
     routes["/*"] = byMethod;
+    // A path of a number of segments no route has (up to `SPARE`): Bun's
+    // router hands its segments, decoded, to a pattern of parameters of
+    // that length. When none is doubtful (no dot segment, backslash or
+    // fragment), the URL's normal path has as many segments, so no route
+    // can match it: a 404, known without reading `request.url` (which
+    // costs Bun a URL built and parsed).
+    const lengths = new Set(candidates.map(({ shape }) => shape!.length));
+    for (let length = 1; length <= SPARE; length++) {
+      if (lengths.has(length)) continue;
+      const names = Array.from({ length }, (_, i) => `_${i}`);
+      const key = "/" + names.map((name) => `:${name}`).join("/");
+      const nowhere: Absent = (request) =>
+        live() &&
+        keptAsSent(
+          (request as { params?: Record<string, string> }).params,
+          names,
+        );
+      const byMethod: Record<string, NativeHandler> = {};
+      for (const method of BUN_METHODS) {
+        byMethod[method] = method === "HEAD"
+          ? (request, info) => missed(request, info, done, method, undefined)
+          : (request, info) =>
+            missed(
+              request,
+              info,
+              done,
+              method,
+              nowhere(request) ? NOWHERE : absent,
+            );
+      }
+      routes[key] = byMethod;
+    }
   }
   return routes;
+}
+
+/** Path lengths, in segments, that get a pattern of parameters when no route has them. */
+const SPARE = 8;
+
+/** The {@linkcode Absent} of a path known to be no route's. */
+const NOWHERE: Absent = () => true;
+
+/** Whether Bun's `params` has each of `names`, none doubtful. */
+function keptAsSent(
+  params: Record<string, string> | undefined,
+  names: readonly string[],
+): boolean {
+  if (params === undefined) return false;
+  for (const name of names) {
+    const value = params[name];
+    if (value === undefined || doubtful(value)) return false;
+  }
+  return true;
 }
 
 // Characters a URL path keeps as they are (RFC 3986 `pchar` without `%`,
@@ -454,8 +504,9 @@ function absentOf(
       ((byLength[length] ??= new Set()) as Set<string>).add(first);
     }
   }
-  return (url) => {
+  return (request) => {
     if (!live()) return false;
+    const url = request.url;
     // "http://" or "https://", then a plain host and port up to the path.
     let i = url.charCodeAt(4) === 115 /* s */ ? 8 : 7;
     if (
