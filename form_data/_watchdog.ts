@@ -12,7 +12,9 @@
  * The deadlines are a doubly linked list, not a `Set`: watching and
  * unwatching are a few pointer writes, with no hash of a new object per
  * read (a `Set` add and delete were a third of the deadline's cost per
- * request on Deno).
+ * request on Deno). A long deadline watched while the timer is armed (the
+ * steady case: a 30 s idle timeout under load) reads no clock either: the
+ * next tick times it ({@linkcode COARSE_MS}).
  *
  * @module
  */
@@ -37,6 +39,14 @@ export interface Entry extends Watch {
 
 /** The longest the clock waits between ticks while anything is watched. */
 export const TICK_MS = 1_000;
+
+/**
+ * A deadline at least this far off, watched while the clock is armed, is
+ * timed by the next tick instead of a clock read of its own: it may then
+ * expire up to one tick late (a 30 s idle timeout after 30-31 s). Shorter
+ * ones are exact.
+ */
+export const COARSE_MS = 4 * TICK_MS;
 
 let head: Entry | undefined;
 let tail: Entry | undefined;
@@ -64,8 +74,6 @@ export function watch(ms: number, expire: () => void): Watch {
  * the clock's per deadline. Its fields are the clock's while it is linked.
  */
 export function watchEntry(entry: Entry, ms: number): void {
-  const now = performance.now();
-  entry.deadline = now + ms;
   entry.prev = tail;
   entry.next = undefined;
   entry.linked = true;
@@ -73,6 +81,16 @@ export function watchEntry(entry: Entry, ms: number): void {
   else tail.next = entry;
   tail = entry;
   count++;
+  if (ms >= COARSE_MS && due !== Infinity) {
+    // A tick comes within TICK_MS (the armed timer was set at most that
+    // far ahead), before this deadline: it reads the clock for this
+    // entry, which then expires at most one tick late (`-ms`: not yet
+    // timed). A steady stream of reads reads no clock per read.
+    entry.deadline = -ms;
+    return;
+  }
+  const now = performance.now();
+  entry.deadline = now + ms;
   // Armed already for a time before this deadline (the steady case): the
   // tick that comes first looks again.
   if (entry.deadline < due) arm(Math.min(entry.deadline, now + TICK_MS), now);
@@ -121,6 +139,8 @@ function tick(): void {
   let entry = head;
   while (entry !== undefined) {
     const following = entry.next;
+    // Watched since the last tick without a clock read: timed from now.
+    if (entry.deadline < 0) entry.deadline = now - entry.deadline;
     if (entry.deadline <= now) {
       unwatch(entry);
       entry.expire();

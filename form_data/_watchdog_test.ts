@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { TICK_MS, unwatch, watch, watching } from "./_watchdog.ts";
+import {
+  COARSE_MS,
+  type Entry,
+  TICK_MS,
+  unwatch,
+  watch,
+  watching,
+} from "./_watchdog.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -137,4 +144,39 @@ Deno.test("a long deadline still expires on time through the ticks", async () =>
     `${fired[0]}`,
   );
   assert.equal(watching(), 0);
+});
+
+Deno.test("a long deadline watched while the clock is armed is timed by the next tick, never early", async () => {
+  const fired: string[] = [];
+  // Arms the clock: the next tick is at most TICK_MS away.
+  const short = watch(50, () => fired.push("short"));
+  const start = performance.now();
+  const long = watch(COARSE_MS, () => fired.push("long"));
+  assert.ok((long as Entry).deadline < 0, "timed by the tick, not now");
+  await sleep(120);
+  assert.deepEqual(fired, ["short"]);
+  // The tick at 50 ms timed it: due COARSE_MS after that tick at most.
+  const due = (long as Entry).deadline;
+  assert.ok(due >= start + COARSE_MS, `${due - start}`);
+  assert.ok(due <= start + COARSE_MS + TICK_MS, `${due - start}`);
+  unwatch(long);
+  unwatch(short);
+  assert.equal(watching(), 0);
+  await sleep(TICK_MS + 100);
+});
+
+Deno.test("a long deadline expires late by less than a tick", async () => {
+  const fired: number[] = [];
+  const keep = watch(30, () => {});
+  const start = performance.now();
+  watch(COARSE_MS, () => fired.push(performance.now() - start));
+  await sleep(COARSE_MS + TICK_MS + 200);
+  assert.equal(fired.length, 1);
+  assert.ok(
+    fired[0]! >= COARSE_MS && fired[0]! < COARSE_MS + TICK_MS + 150,
+    `${fired[0]}`,
+  );
+  unwatch(keep);
+  assert.equal(watching(), 0);
+  await sleep(TICK_MS + 100);
 });

@@ -7,12 +7,13 @@
 
 import type { RequestContext } from "../router/context.ts";
 import type { Middleware } from "../router/types.ts";
-import { resolveLimits } from "./limits.ts";
+import { type Limits, resolveLimits } from "./limits.ts";
 import { FormDataParseError } from "./errors.ts";
 import {
+  FormRead,
   type ParsedForm,
   type ParseFormDataOptions,
-  parseFormThen,
+  parseFormInto,
 } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
 import { deferValue, hasValue } from "../router/context.ts";
@@ -106,7 +107,11 @@ export function formData(options: FormDataOptions = {}): Middleware {
       }
       return next();
     }
-    const method = context.request.method;
+    // `context.method` is the request's own unless a middleware changed
+    // it, and none turns another method into a POST (`methodOverride()`
+    // turns a POST into another): a POST's method is not read again (on
+    // Bun a native call); any other is the request's own.
+    const method = context.method === "POST" ? "POST" : context.request.method;
     if (method === "GET" || method === "HEAD") {
       provide(context, NO_FIELDS);
       return next();
@@ -116,28 +121,9 @@ export function formData(options: FormDataOptions = {}): Middleware {
     // without waiting for it. Without `answer` (called outside a router),
     // nothing once next() ran: returning next()'s promise would make the
     // read's promise adopt it (a thenable job and two more turns).
-    let waited = false;
-    const result = parseFormThen(
-      context.request,
-      limits,
-      (form) => {
-        provide(context, form);
-        const answered = next();
-        if (!waited) return answered;
-        return answer === undefined ? undefined : answer(undefined);
-      },
-      (error) => {
-        if (!waited || answer === undefined) return refuse(error, context);
-        let refused: Response | Promise<Response>;
-        try {
-          refused = refuse(error, context);
-        } catch (thrown) {
-          refused = Promise.reject(thrown);
-        }
-        return answer(refused);
-      },
-    );
-    waited = true;
+    const read = new MiddlewareRead(context, limits, next, answer, refuse);
+    const result = parseFormInto(read);
+    read.waited = true;
     return result;
   };
   // The router's chain passes `answer` to middleware so marked.
@@ -157,6 +143,64 @@ type Answer = (
 ) => Response | Promise<Response>;
 
 const NO_FIELDS: ParsedForm = [];
+
+/** What `formData()` returns for a request. */
+type Outcome = Response | void | Promise<Response | void>;
+
+/**
+ * One request's form read in `formData()`: its state, its continuation
+ * and (while a small body is awaited) its entry on the deadline clock, in
+ * one object instead of four closures.
+ */
+class MiddlewareRead extends FormRead<Response | void> {
+  /** Set once `parseFormInto` returned: the form came after a wait. */
+  waited = false;
+  readonly context: RequestContext;
+  readonly forward: () => Promise<Response>;
+  readonly answer: Answer | undefined;
+  readonly refuse: (
+    error: unknown,
+    context: RequestContext,
+  ) => Response | Promise<Response>;
+
+  constructor(
+    context: RequestContext,
+    limits: Limits,
+    forward: () => Promise<Response>,
+    answer: Answer | undefined,
+    refuse: (
+      error: unknown,
+      context: RequestContext,
+    ) => Response | Promise<Response>,
+  ) {
+    super(context.request, limits);
+    this.context = context;
+    this.forward = forward;
+    this.answer = answer;
+    this.refuse = refuse;
+  }
+
+  done(form: ParsedForm): Outcome {
+    provide(this.context, form);
+    const answered = this.forward();
+    if (!this.waited) return answered;
+    return this.answer === undefined ? undefined : this.answer(undefined);
+  }
+
+  fail(error: unknown): Outcome {
+    const { answer, context } = this;
+    if (!this.waited || answer === undefined) {
+      return this.refuse(error, context);
+    }
+    let refused: Response | Promise<Response>;
+    try {
+      refused = this.refuse(error, context);
+    } catch (thrown) {
+      refused = Promise.reject(thrown);
+    }
+    return answer(refused);
+  }
+}
 
 /**
  * Puts a parsed form in the context as `FormData` and as `FormFields`,

@@ -15,7 +15,11 @@ import {
   parseUrlEncodedBody,
   parseUrlEncodedPairs,
 } from "./_urlencoded.ts";
-import { readWholeBodyThen, WHOLE_BODY_MAX } from "./whole_body.ts";
+import {
+  readWholeBodyInto,
+  WHOLE_BODY_MAX,
+  WholeBodyRead,
+} from "./whole_body.ts";
 import { FormDataParseError, MaxTotalSizeExceededError } from "./errors.ts";
 import type { FileUploadHandler } from "./file_upload.ts";
 import { bodyProgress } from "../body_progress/body_progress.ts";
@@ -217,10 +221,78 @@ export function parseFormThen<T>(
   done: (form: ParsedForm) => T | Promise<T>,
   fail: (error: unknown) => T | Promise<T>,
 ): T | Promise<T> {
+  return parseFormInto(new CallbackFormRead(request, limits, done, fail));
+}
+
+/**
+ * A form's read, subclassed by its caller (`formData()`): `done` gets the
+ * parsed form, `fail` what went wrong, as in {@linkcode parseFormThen}.
+ * One object a request is the caller's state, the continuation and,
+ * while a small body is awaited, the read's entry on the deadline clock.
+ */
+export abstract class FormRead<T> extends WholeBodyRead<T> {
+  readonly request: Request;
+
+  constructor(request: Request, limits: Limits) {
+    super(limits);
+    this.request = request;
+  }
+
+  /** The parsed form. */
+  abstract done(form: ParsedForm): T | Promise<T>;
+
+  /** What stopped the parse. */
+  abstract fail(error: unknown): T | Promise<T>;
+
+  /** A small urlencoded body, read whole. */
+  body(bytes: Uint8Array): T | Promise<T> {
+    let pairs: FieldPairs;
+    try {
+      pairs = parseUrlEncodedPairs(bytes, this.limits);
+    } catch (error) {
+      return this.fail(error);
+    }
+    return this.done(pairs);
+  }
+
+  /** A whole-body read that failed. */
+  error(error: unknown): T | Promise<T> {
+    return this.fail(refusedUnread(this.request, error));
+  }
+}
+
+/** {@linkcode parseFormThen}'s read: two functions. */
+class CallbackFormRead<T> extends FormRead<T> {
+  readonly #done: (form: ParsedForm) => T | Promise<T>;
+  readonly #fail: (error: unknown) => T | Promise<T>;
+
+  constructor(
+    request: Request,
+    limits: Limits,
+    done: (form: ParsedForm) => T | Promise<T>,
+    fail: (error: unknown) => T | Promise<T>,
+  ) {
+    super(request, limits);
+    this.#done = done;
+    this.#fail = fail;
+  }
+
+  done(form: ParsedForm): T | Promise<T> {
+    return this.#done(form);
+  }
+
+  fail(error: unknown): T | Promise<T> {
+    return this.#fail(error);
+  }
+}
+
+/** {@linkcode parseFormThen} with the continuation as a {@linkcode FormRead}. */
+export function parseFormInto<T>(read: FormRead<T>): T | Promise<T> {
+  const { request, limits } = read;
   const kind = formBodyKind(request.headers.get("content-type"));
-  if (kind === null) return done(NO_FIELDS);
+  if (kind === null) return read.done(NO_FIELDS);
   // A body that is absent is not used either, so this may come first.
-  if (request.bodyUsed) return fail(bodyTaken("read"));
+  if (request.bodyUsed) return read.fail(bodyTaken("read"));
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (
     kind.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
@@ -228,23 +300,12 @@ export function parseFormThen<T>(
   ) {
     // Before `request.body`: making the stream object would take Deno off
     // its native whole-body read.
-    return readWholeBodyThen(
-      request,
-      limits,
-      bodyProgress(request),
-      (bytes) => {
-        let pairs: FieldPairs;
-        try {
-          pairs = parseUrlEncodedPairs(bytes, limits);
-        } catch (error) {
-          return fail(error);
-        }
-        return done(pairs);
-      },
-      (error) => fail(refusedUnread(request, error)),
-    );
+    return readWholeBodyInto(request, bodyProgress(request), read);
   }
-  return parseStream(request, kind, declared, limits).then(done, fail);
+  return parseStream(request, kind, declared, limits).then(
+    (form) => read.done(form),
+    (error) => read.fail(error),
+  );
 }
 
 /**

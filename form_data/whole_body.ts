@@ -96,6 +96,24 @@ export function readWholeBodyThen<T>(
   done: (bytes: Uint8Array) => T | Promise<T>,
   fail: (error: unknown) => T | Promise<T>,
 ): T | Promise<T> {
+  return readWholeBodyInto(
+    request,
+    progress,
+    new CallbackRead(limits, done, fail),
+  );
+}
+
+/**
+ * `readWholeBodyThen` with the continuation as an object of the caller's
+ * (its `body` and `error` methods): the read's state, its entry on the
+ * deadline clock and the caller's own state are then one object a
+ * request, and no closure is made for `done` and `fail`.
+ */
+export function readWholeBodyInto<T>(
+  request: Request,
+  progress: BodyProgress | undefined,
+  read: WholeBodyRead<T>,
+): T | Promise<T> {
   let bytes: Uint8Array;
   const arrived = arrivals ? (request as WithArrived)[ARRIVED] : undefined;
   if (arrived !== undefined) {
@@ -106,49 +124,52 @@ export function readWholeBodyThen<T>(
     try {
       reading = request.bytes();
     } catch (error) {
-      return fail(error);
+      return read.error(error);
     }
     const early = peek === undefined ? undefined : peek(reading);
     if (!(early instanceof Uint8Array)) {
-      return waitForBody(reading, limits, progress, done, fail);
+      return waitForBody(reading, progress, read);
     }
     bytes = early;
   }
-  if (bytes.length > limits.maxTotalSize) {
-    return fail(new MaxTotalSizeExceededError(limits.maxTotalSize));
+  if (bytes.length > read.limits.maxTotalSize) {
+    return read.error(new MaxTotalSizeExceededError(read.limits.maxTotalSize));
   }
-  return done(bytes);
+  return read.body(bytes);
 }
 
 /**
  * The read, failing with a `FormDataTimeoutError` at the deadline. Plain
  * callbacks on one promise, not an async function with a race: this runs
  * for every small form whose body was not there yet when the handler ran
- * (most of them on Bun under load). One object per read is its state and
- * its entry on the deadline clock (`BodyWait`).
+ * (most of them on Bun under load). The caller's object is the read's
+ * state and its entry on the deadline clock.
  */
 function waitForBody<T>(
   reading: Promise<Uint8Array>,
-  limits: Limits,
   progress: BodyProgress | undefined,
-  done: (bytes: Uint8Array) => T | Promise<T>,
-  fail: (error: unknown) => T | Promise<T>,
+  read: WholeBodyRead<T>,
 ): Promise<T> {
-  const wait = new BodyWait(reading, limits, done, fail);
+  read.reading = reading;
   const promise = new Promise<T>((resolve, reject) => {
-    wait.resolve = resolve;
-    wait.reject = reject;
+    read.resolve = resolve;
+    read.reject = reject;
   });
-  deadline(wait, limits, progress);
+  deadline(read, read.limits, progress);
   reading.then(
-    (bytes) => wait.arrived(bytes),
-    (error) => wait.failed(error),
+    (bytes) => read.arrived(bytes),
+    (error) => read.failed(error),
   );
   return promise;
 }
 
-/** A read of a whole body under a deadline, and its entry on the clock. */
-class BodyWait<T> implements Entry {
+/**
+ * A read of a whole body, subclassed by its caller: `body` gets the bytes
+ * (within `maxTotalSize`), `error` what went wrong (a limit, a timeout, a
+ * stream that failed). While the read waits, it is its own entry on the
+ * deadline clock.
+ */
+export abstract class WholeBodyRead<T> implements Entry {
   // The clock's fields (see _watchdog.ts), set while it watches this.
   deadline = 0;
   prev: Entry | undefined = undefined;
@@ -159,47 +180,45 @@ class BodyWait<T> implements Entry {
   limit: "idleTimeout" | "bodyTimeout" = "idleTimeout";
   /** Once: after a timeout, a read that still comes runs nothing. */
   settled = false;
-  resolve!: (value: T | Promise<T>) => void;
-  reject!: (error: unknown) => void;
-  readonly reading: Promise<Uint8Array>;
+  resolve: ((value: T | Promise<T>) => void) | undefined = undefined;
+  reject: ((error: unknown) => void) | undefined = undefined;
+  reading: Promise<Uint8Array> | undefined = undefined;
   readonly limits: Limits;
-  readonly done: (bytes: Uint8Array) => T | Promise<T>;
-  readonly fail: (error: unknown) => T | Promise<T>;
 
-  constructor(
-    reading: Promise<Uint8Array>,
-    limits: Limits,
-    done: (bytes: Uint8Array) => T | Promise<T>,
-    fail: (error: unknown) => T | Promise<T>,
-  ) {
-    this.reading = reading;
+  constructor(limits: Limits) {
     this.limits = limits;
-    this.done = done;
-    this.fail = fail;
   }
+
+  /** The whole body, within `maxTotalSize`. */
+  abstract body(bytes: Uint8Array): T | Promise<T>;
+
+  /** What stopped the read (a `FormDataParseError`, or what was thrown). */
+  abstract error(error: unknown): T | Promise<T>;
 
   /** The deadline passed (called by the clock). */
   expire(): void {
     // A read left behind settles when the connection ends.
-    this.reading.catch(ignore);
+    this.reading?.catch(ignore);
     this.settle(
-      this.fail,
+      false,
       new FormDataTimeoutError(this.timeout, undefined, this.limit),
     );
   }
 
+  /** The read's bytes came. */
   arrived(bytes: Uint8Array): void {
     if (this.linked) unwatch(this);
     const max = this.limits.maxTotalSize;
     if (bytes.length > max) {
-      this.settle(this.fail, new MaxTotalSizeExceededError(max));
-    } else this.settle(this.done, bytes);
+      this.settle(false, new MaxTotalSizeExceededError(max));
+    } else this.settle(true, bytes);
   }
 
+  /** The read failed. */
   failed(error: unknown): void {
     if (this.linked) unwatch(this);
     this.settle(
-      this.fail,
+      false,
       new FormDataParseError(
         "The request body stream failed before the form was complete",
         { cause: error },
@@ -207,14 +226,40 @@ class BodyWait<T> implements Entry {
     );
   }
 
-  settle<A>(next: (value: A) => T | Promise<T>, value: A): void {
+  private settle(ok: boolean, value: unknown): void {
     if (this.settled) return;
     this.settled = true;
     try {
-      this.resolve(next(value));
+      this.resolve!(
+        ok ? this.body(value as Uint8Array) : this.error(value),
+      );
     } catch (error) {
-      this.reject(error);
+      this.reject!(error);
     }
+  }
+}
+
+/** A `WholeBodyRead` that calls two functions. */
+class CallbackRead<T> extends WholeBodyRead<T> {
+  readonly done: (bytes: Uint8Array) => T | Promise<T>;
+  readonly fail: (error: unknown) => T | Promise<T>;
+
+  constructor(
+    limits: Limits,
+    done: (bytes: Uint8Array) => T | Promise<T>,
+    fail: (error: unknown) => T | Promise<T>,
+  ) {
+    super(limits);
+    this.done = done;
+    this.fail = fail;
+  }
+
+  body(bytes: Uint8Array): T | Promise<T> {
+    return this.done(bytes);
+  }
+
+  error(error: unknown): T | Promise<T> {
+    return this.fail(error);
   }
 }
 
@@ -226,7 +271,7 @@ function ignore(): void {}
  * waited for the client; none when neither timeout is set.
  */
 function deadline<T>(
-  wait: BodyWait<T>,
+  wait: WholeBodyRead<T>,
   limits: Limits,
   progress: BodyProgress | undefined,
 ): void {

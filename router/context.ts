@@ -248,7 +248,9 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    */
   routePattern: string | undefined = undefined;
   #url: URL | undefined = undefined;
-  #values: Map<unknown, unknown> | undefined = undefined;
+  // Values under keys: a flat `[key, value, ...]` array while they are
+  // few (cheaper to make and to scan than a `Map`), a `Map` past that.
+  #values: Values | undefined = undefined;
   #get: ContextGet | undefined = undefined;
   #set: ContextSet | undefined = undefined;
   #has: ContextHas | undefined = undefined;
@@ -279,9 +281,9 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       return found;
     };
     holds = (context, key) =>
-      context.#values !== undefined && context.#values.has(key);
+      context.#values !== undefined && hasKey(context.#values, key);
     put = (context, key, value) => {
-      (context.#values ??= new Map()).set(key, value);
+      context.#values = storeValue(context.#values, key, value);
     };
     provide = (context, input) => {
       context.#input = input;
@@ -423,11 +425,11 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     return this.#get ??= (key) => {
       const values = this.#values;
       if (values !== undefined) {
-        let value = values.get(key);
-        if (value !== undefined || values.has(key)) {
+        let value = findValue(values, key);
+        if (value !== MISSING) {
           if (value instanceof Deferred) {
             value = value.make(value.source);
-            values.set(key, value);
+            this.#values = storeValue(this.#values, key, value);
           }
           return value as ContextLookup<typeof key>;
         }
@@ -455,7 +457,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    */
   get set(): ContextSet {
     return this.#set ??= (key, value) => {
-      (this.#values ??= new Map()).set(key, value);
+      this.#values = storeValue(this.#values, key, value);
     };
   }
 
@@ -473,8 +475,66 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    */
   get has(): ContextHas {
     return this.#has ??= (key) =>
-      this.#values !== undefined && this.#values.has(key);
+      this.#values !== undefined && hasKey(this.#values, key);
   }
+}
+
+/** A context's values: `[key, value, ...]` while few, then a `Map`. */
+type Values = unknown[] | Map<unknown, unknown>;
+
+/** The most keys held in the flat array before it becomes a `Map`. */
+const FLAT_KEYS = 8;
+
+/** What `findValue` gives for a key with nothing stored. */
+const MISSING: unique symbol = Symbol("missing");
+
+// Keys are objects, functions or symbols (`AnyContextKey`): `===` finds
+// them as a `Map` would.
+function indexOfKey(values: unknown[], key: unknown): number {
+  for (let i = 0; i < values.length; i += 2) {
+    if (values[i] === key) return i;
+  }
+  return -1;
+}
+
+function findValue(values: Values, key: unknown): unknown {
+  if (values instanceof Map) {
+    const value = values.get(key);
+    return value !== undefined || values.has(key) ? value : MISSING;
+  }
+  const i = indexOfKey(values, key);
+  return i === -1 ? MISSING : values[i + 1];
+}
+
+function hasKey(values: Values, key: unknown): boolean {
+  return values instanceof Map
+    ? values.has(key)
+    : indexOfKey(values, key) !== -1;
+}
+
+/** Stores `value` under `key`: the same container, or the one it grew into. */
+function storeValue(
+  values: Values | undefined,
+  key: unknown,
+  value: unknown,
+): Values {
+  if (values === undefined) return [key, value];
+  if (values instanceof Map) {
+    values.set(key, value);
+    return values;
+  }
+  const i = indexOfKey(values, key);
+  if (i !== -1) values[i + 1] = value;
+  else if (values.length < FLAT_KEYS * 2) values.push(key, value);
+  else {
+    const map = new Map<unknown, unknown>();
+    for (let j = 0; j < values.length; j += 2) {
+      map.set(values[j], values[j + 1]);
+    }
+    map.set(key, value);
+    return map;
+  }
+  return values;
 }
 
 /**
