@@ -47,8 +47,8 @@ export type NativeFallback = (
 
 /**
  * What a native miss hands the router: its `done`, the request's method
- * when Bun picked the function by method, and `absent` (see
- * {@linkcode Absent}) while the routes Bun was given are all the router has.
+ * when known, and `absent` (see {@linkcode Absent}) while the routes Bun
+ * was given are all the router has.
  */
 export type NativeMiss = (
   request: Request,
@@ -402,18 +402,12 @@ export function nativeRoutes<T>(
   // any route of the path once before it answers 404. Not skipped: Bun's
   // router saw the raw target, the request's URL is normalised (`/x/../a`
   // arrives as `/a`), and ours decodes escapes Bun's does not.
-  // One function per method, as for the routes, so the method is known
-  // unread; a method Bun does not take as a key goes to serve()'s handler,
-  // the router's full path. A HEAD miss takes the whole way (no body).
+  // One function, which reads the method (a method-keyed wildcard makes
+  // Bun hand a method it does not know to the GET function as GET).
   if (missed !== undefined && everyRoute && !("/*" in routes)) {
     const absent = absentOf(candidates, live);
-    const byMethod: Record<string, NativeHandler> = {};
-    for (const method of BUN_METHODS) {
-      const check = method === "HEAD" ? undefined : absent;
-      byMethod[method] = (request, info) =>
-        missed(request, info, done, method, check);
-    }
-    routes["/*"] = byMethod;
+    routes["/*"] = (request, info) =>
+      missed(request, info, done, undefined, absent);
     // A path of a number of segments no route has (up to `SPARE`): Bun's
     // router hands its segments, decoded, to a pattern of parameters of
     // that length. When none is doubtful (no dot segment, backslash or
@@ -425,26 +419,20 @@ export function nativeRoutes<T>(
       if (lengths.has(length)) continue;
       const names = Array.from({ length }, (_, i) => `_${i}`);
       const key = "/" + names.map((name) => `:${name}`).join("/");
-      const nowhere: Absent = (request) =>
-        live() &&
-        keptAsSent(
-          (request as { params?: Record<string, string> }).params,
-          names,
+      routes[key] = (request, info) =>
+        missed(
+          request,
+          info,
+          done,
+          undefined,
+          live() &&
+            keptAsSent(
+              (request as { params?: Record<string, string> }).params,
+              names,
+            )
+            ? NOWHERE
+            : absent,
         );
-      const byMethod: Record<string, NativeHandler> = {};
-      for (const method of BUN_METHODS) {
-        byMethod[method] = method === "HEAD"
-          ? (request, info) => missed(request, info, done, method, undefined)
-          : (request, info) =>
-            missed(
-              request,
-              info,
-              done,
-              method,
-              nowhere(request) ? NOWHERE : absent,
-            );
-      }
-      routes[key] = byMethod;
     }
   }
   return routes;
