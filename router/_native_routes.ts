@@ -408,53 +408,8 @@ export function nativeRoutes<T>(
     const absent = absentOf(candidates, live);
     routes["/*"] = (request, info) =>
       missed(request, info, done, undefined, absent);
-    // A path of a number of segments no route has (up to `SPARE`): Bun's
-    // router hands its segments, decoded, to a pattern of parameters of
-    // that length. When none is doubtful (no dot segment, backslash or
-    // fragment), the URL's normal path has as many segments, so no route
-    // can match it: a 404, known without reading `request.url` (which
-    // costs Bun a URL built and parsed).
-    const lengths = new Set(candidates.map(({ shape }) => shape!.length));
-    for (let length = 1; length <= SPARE; length++) {
-      if (lengths.has(length)) continue;
-      const names = Array.from({ length }, (_, i) => `_${i}`);
-      const key = "/" + names.map((name) => `:${name}`).join("/");
-      routes[key] = (request, info) =>
-        missed(
-          request,
-          info,
-          done,
-          undefined,
-          live() &&
-            keptAsSent(
-              (request as { params?: Record<string, string> }).params,
-              names,
-            )
-            ? NOWHERE
-            : absent,
-        );
-    }
   }
   return routes;
-}
-
-/** Path lengths, in segments, that get a pattern of parameters when no route has them. */
-const SPARE = 8;
-
-/** The {@linkcode Absent} of a path known to be no route's. */
-const NOWHERE: Absent = () => true;
-
-/** Whether Bun's `params` has each of `names`, none doubtful. */
-function keptAsSent(
-  params: Record<string, string> | undefined,
-  names: readonly string[],
-): boolean {
-  if (params === undefined) return false;
-  for (const name of names) {
-    const value = params[name];
-    if (value === undefined || doubtful(value)) return false;
-  }
-  return true;
 }
 
 // Characters a URL path keeps as they are (RFC 3986 `pchar` without `%`,

@@ -416,23 +416,10 @@ Deno.test("native routes: a parameter pattern goes to Bun only when no other pat
     ).sort();
   };
   // Different text, or a different number of segments: no contest (and
-  // every route Bun's: the wildcard takes what Bun matched to none, and a
-  // pattern of parameters each length of path no route has, up to 8).
+  // every route Bun's: the wildcard takes what Bun matched to none).
   assert.deepEqual(
     keysOf(["/users/:id", "/posts/:id", "/users/:id/edit", "/users/new"]),
-    [
-      "/*",
-      "/:_0",
-      "/:_0/:_1/:_2/:_3",
-      "/:_0/:_1/:_2/:_3/:_4",
-      "/:_0/:_1/:_2/:_3/:_4/:_5",
-      "/:_0/:_1/:_2/:_3/:_4/:_5/:_6",
-      "/:_0/:_1/:_2/:_3/:_4/:_5/:_6/:_7",
-      "/posts/:id",
-      "/users/:id",
-      "/users/:id/edit",
-      "/users/new",
-    ],
+    ["/*", "/posts/:id", "/users/:id", "/users/:id/edit", "/users/new"],
   );
   // A wildcard, a parameter in the first segment, or a twin.
   assert.deepEqual(keysOf(["/users/:id", "/users/*"]), []);
@@ -664,48 +651,11 @@ Deno.test("native routes: a miss of Bun's router comes with a check that rules o
       "ftp://localhost/no",
     ]
   ) assert.equal(absent!({ url } as Request), false, url);
-  // A path of a length no route has: Bun's router hands its segments to a
-  // pattern of parameters, and plain ones make a 404 without the URL.
-  const spare = [6, 7, 8].map((length) =>
-    "/" + Array.from({ length }, (_, i) => `:_${i}`).join("/")
-  );
-  assert.deepEqual(
-    Object.keys(routes).filter((key) => key.startsWith("/:_")).sort(),
-    spare.sort(),
-  );
-  const six = routes[spare.find((key) => key.endsWith("_5"))!] as (
-    r: Request,
-    i: unknown,
-  ) => unknown;
-  const sent = (params: string[]) => {
-    const request = {
-      params: Object.fromEntries(params.map((value, i) => [`_${i}`, value])),
-      get url(): string {
-        throw new Error("the URL is not read");
-      },
-    } as unknown as Request;
-    calls.length = 0;
-    six(request, undefined);
-    const [[method, check]] = calls;
-    assert.equal(method, undefined);
-    return check!(request);
-  };
-  assert.equal(sent(["a", "b", "c", "d", "e", "f"]), true);
-  assert.equal(sent(["a", "b", "c", "d", "e", "f g%2F"]), true);
-  // Dot segments, backslashes and fragments may make fewer segments of
-  // the URL's path: the URL decides.
-  for (const doubt of ["..", ".", "a\\b", "a#b", "\ufffd"]) {
-    assert.throws(
-      () => sent(["a", "b", doubt, "d", "e", "f"]),
-      /the URL is not read/,
-    );
-  }
   // A route added since: the matcher decides.
   registered.push({ method: "GET", pattern: "/no/such/page", value: "late" });
   const late = (url: string) => absent!({ url } as Request);
   assert.equal(late("http://localhost/no/such/page"), false);
   assert.equal(late("http://localhost/nowhere"), false);
-  assert.equal(sent(["a", "b", "c", "d", "e", "f"]), false);
 });
 
 const PATH_PIECES = [

@@ -254,10 +254,9 @@ export function createRouter(options: RouterOptions = {}): Router {
     // (`/x/../a` arrives as `/a`): the normal path decides. When no route
     // of any method has it, the 404 is answered here, without a context
     // or the chain; HEAD (no body) and anything a route has (405, or a
-    // route the raw target hid) take the whole way. A path no route can
-    // have (`absent`: by its segments as Bun's router read them, or a
-    // plain path by its number of segments and first segment) needs no
-    // lookup; any other, one lookup of the matcher.
+    // route the raw target hid) take the whole way. A plain path whose
+    // number of segments and first segment no route has (`absent`) needs
+    // no lookup; any other, one lookup of the matcher.
     if (bareMiss && (method ?? request.method) !== "HEAD") {
       if (absent !== undefined && absent(request)) return notFound();
       const path = missedPath(request.url);
