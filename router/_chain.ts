@@ -128,6 +128,30 @@ type Answer = (
   value: Response | void | PromiseLike<Response | void>,
 ) => Response | Promise<Response>;
 
+/** A link's middleware and its place in the chain, for error messages. */
+interface Site {
+  readonly index: number;
+  readonly middleware: Middleware;
+}
+
+/**
+ * What settling a middleware's result takes once it is a promise or an
+ * `answer` (`later`, `conclude`): one record, made only then (a chain that
+ * answers synchronously makes none).
+ */
+interface Settling {
+  /** The record the link below reported to. */
+  readonly below: Below;
+  readonly next: (resume: typeof RESUME) => Promise<Response>;
+  /** The caller's record, when the caller is a link. */
+  readonly report: Below | undefined;
+  readonly site: Site;
+  /** Set on the outermost link only, which recovers and applies staging. */
+  readonly recover: Recover | undefined;
+  readonly context: RequestContext;
+  readonly finish: ((response: Response) => Response) | undefined;
+}
+
 function link(
   middleware: Middleware,
   index: number,
@@ -137,6 +161,7 @@ function link(
 ): Link {
   const answers =
     (middleware as unknown as Record<symbol, unknown>)[ANSWERS] === true;
+  const site: Site = { index, middleware };
   return (context, report) => {
     const top = entering === context;
     let finish: ((response: Response) => Response) | undefined;
@@ -181,18 +206,20 @@ function link(
         context: RequestContext,
         next: () => Promise<Response>,
         answer: Answer,
-      ) => ReturnType<Middleware>)(context, next, (value) =>
-        conclude(
-          value,
-          next,
-          below,
-          report,
-          index,
-          middleware,
-          top ? recover : undefined,
-          context,
-          finish,
-        ))
+      ) => ReturnType<Middleware>)(
+        context,
+        next,
+        (value) =>
+          conclude(value, {
+            below,
+            next,
+            report,
+            site,
+            recover: top ? recover : undefined,
+            context,
+            finish,
+          }),
+      )
       : middleware(context, next);
     if (result instanceof NativeResponse) return result;
     if (result === undefined || result === downstream) {
@@ -215,34 +242,25 @@ function link(
         if (top) outer = result as Promise<Response>;
         return result as Promise<Response>;
       }
-      const promise = later(
-        result,
-        next,
+      const promise = later(result, {
         below,
+        next,
         report,
-        index,
-        middleware,
-        top ? recover : undefined,
+        site,
+        recover: top ? recover : undefined,
         context,
         finish,
-      );
+      });
       if (top) outer = promise;
       return promise;
     }
-    throw notAResponse(index, middleware, result);
+    throw notAResponse(site, result);
   };
 }
 
 async function later(
   result: PromiseLike<Response | void>,
-  next: (resume: typeof RESUME) => Promise<Response>,
-  below: Below,
-  report: Below | undefined,
-  index: number,
-  middleware: Middleware,
-  recover: Recover | undefined,
-  context: RequestContext,
-  finish: ((response: Response) => Response) | undefined,
+  step: Settling,
 ): Promise<Response> {
   let response: Response;
   try {
@@ -250,23 +268,20 @@ async function later(
     if (value instanceof NativeResponse) {
       response = value;
     } else if (value !== undefined) {
-      throw notAResponse(index, middleware, value);
+      throw notAResponse(step.site, value);
     } else {
       // Known once the rest of the chain finished (the usual `await
       // next()`); otherwise wait for it. `return await` of a promise takes
       // one tick where returning it takes three.
-      response = below.response ?? await next(RESUME);
+      response = step.below.response ?? await step.next(RESUME);
     }
   } catch (error) {
     // Only the outermost link recovers; the others let middleware around
     // them catch what `next()` threw.
-    if (recover === undefined) throw error;
-    response = await recover(error, context);
+    if (step.recover === undefined) throw error;
+    response = await step.recover(error, step.context);
   }
-  // The outermost link's answer is the request's: staged headers go on it.
-  if (recover !== undefined) response = applyStaged(context, response);
-  if (report !== undefined) report.response = response;
-  return finish === undefined ? response : finish(response);
+  return settled(step, response);
 }
 
 /**
@@ -276,41 +291,30 @@ async function later(
  */
 function conclude(
   value: Response | void | PromiseLike<Response | void>,
-  next: (resume: typeof RESUME) => Promise<Response>,
-  below: Below,
-  report: Below | undefined,
-  index: number,
-  middleware: Middleware,
-  recover: Recover | undefined,
-  context: RequestContext,
-  finish: ((response: Response) => Response) | undefined,
+  step: Settling,
 ): Response | Promise<Response> {
-  let response = value === undefined ? below.response : value;
+  const response = value === undefined ? step.below.response : value;
   if (!(response instanceof NativeResponse)) {
-    return later(
-      Promise.resolve(value),
-      next,
-      below,
-      report,
-      index,
-      middleware,
-      recover,
-      context,
-      finish,
-    );
+    return later(Promise.resolve(value), step);
   }
-  if (recover !== undefined) response = applyStaged(context, response);
-  if (report !== undefined) report.response = response;
-  return finish === undefined ? response : finish(response);
+  return settled(step, response);
+}
+
+/**
+ * A link's answer, final: the outermost link's is the request's, so
+ * staged headers go on it, and its caller's record learns it.
+ */
+function settled(step: Settling, response: Response): Response {
+  if (step.recover !== undefined) {
+    response = applyStaged(step.context, response);
+  }
+  if (step.report !== undefined) step.report.response = response;
+  return step.finish === undefined ? response : step.finish(response);
 }
 
 const RESUME: unique symbol = Symbol("resume");
 
-function notAResponse(
-  index: number,
-  middleware: Middleware,
-  value: unknown,
-): TypeError {
+function notAResponse({ index, middleware }: Site, value: unknown): TypeError {
   return new TypeError(
     `Middleware #${index} (${
       middleware.name || "anonymous"

@@ -45,6 +45,27 @@ export type NativeFallback = (
   done?: Finish,
 ) => Response | Promise<Response>;
 
+/**
+ * What a native miss hands the router: its `done`, the request's method
+ * when Bun picked the function by method, and `absent` (see
+ * {@linkcode Absent}) while the routes Bun was given are all the router has.
+ */
+export type NativeMiss = (
+  request: Request,
+  info: unknown,
+  done: Finish | undefined,
+  method: string | undefined,
+  absent: Absent | undefined,
+) => Response | Promise<Response>;
+
+/**
+ * Whether no route of any method could match the path of `url` (a
+ * request's URL, normalised already): `true` only when the path is plain
+ * and no route has its number of segments with its first segment;
+ * `false` when in doubt (the router's matcher then decides).
+ */
+export type Absent = (url: string) => boolean;
+
 /** A route for `Bun.serve`: one function, or one per method. */
 export type NativeRoute = NativeHandler | Record<string, NativeHandler>;
 
@@ -213,7 +234,7 @@ export function nativeRoutes<T>(
   registered: readonly Registered<T>[],
   answer: NativeAnswer<T>,
   fallback: NativeFallback,
-  missed?: NativeFallback,
+  missed?: NativeMiss,
   done?: Finish,
 ): Record<string, NativeRoute> {
   const snapshot = registered.length;
@@ -382,10 +403,86 @@ export function nativeRoutes<T>(
   // any route of the path once before it answers 404. Not skipped: Bun's
   // router saw the raw target, the request's URL is normalised (`/x/../a`
   // arrives as `/a`), and ours decodes escapes Bun's does not.
+  // One function per method, as for the routes, so the method is known
+  // unread; a method Bun does not take as a key goes to serve()'s handler,
+  // the router's full path. A HEAD miss takes the whole way (no body).
   if (missed !== undefined && everyRoute && !("/*" in routes)) {
-    routes["/*"] = done === undefined
-      ? missed
-      : (request, info) => missed(request, info, done);
+    const absent = absentOf(candidates, live);
+    const byMethod: Record<string, NativeHandler> = {};
+    for (const method of BUN_METHODS) {
+      const check = method === "HEAD" ? undefined : absent;
+      byMethod[method] = (request, info) =>
+        missed(request, info, done, method, check);
+    }
+    routes["/*"] = byMethod;
   }
   return routes;
+}
+
+// Characters a URL path keeps as they are (RFC 3986 `pchar` without `%`,
+// and `/`), by char code below 128 (as serve/_target_path.ts's `PLAIN`).
+const PLAIN = new Uint8Array(128);
+for (
+  const char
+    of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
+) PLAIN[char.charCodeAt(0)] = 1;
+// Characters of a host and port as a URL serializes them (no userinfo).
+const HOST = new Uint8Array(128);
+for (
+  const char
+    of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._:[]"
+) HOST[char.charCodeAt(0)] = 1;
+
+/**
+ * The {@linkcode Absent} of `candidates` (every one a shape Bun routes):
+ * by number of segments, the first segments of the patterns of that
+ * length, or `true` when one of them starts with a parameter. A route
+ * added since (`live()` false) makes it answer `false`.
+ */
+function absentOf(
+  candidates: readonly { shape: Shape | undefined }[],
+  live: () => boolean,
+): Absent {
+  const byLength: (Set<string> | true | undefined)[] = [];
+  for (const { shape } of candidates) {
+    const length = shape!.length;
+    const first = shape![0];
+    // The root ("/") is looked up.
+    if (length === 0) byLength[0] = true;
+    else if (typeof first !== "string") byLength[length] = true;
+    else if (byLength[length] !== true) {
+      ((byLength[length] ??= new Set()) as Set<string>).add(first);
+    }
+  }
+  return (url) => {
+    if (!live()) return false;
+    // "http://" or "https://", then a plain host and port up to the path.
+    let i = url.charCodeAt(4) === 115 /* s */ ? 8 : 7;
+    if (
+      url.charCodeAt(i - 1) !== 47 || url.charCodeAt(i - 2) !== 47 ||
+      url.charCodeAt(i - 3) !== 58 /* : */
+    ) return false;
+    const length = url.length;
+    for (; i < length; i++) {
+      const code = url.charCodeAt(i);
+      if (code === 47 /* / */) break;
+      if (code > 127 || HOST[code] === 0) return false;
+    }
+    const start = i;
+    let slashes = 0;
+    let firstEnd = -1;
+    for (; i < length; i++) {
+      const code = url.charCodeAt(i);
+      if (code === 47 /* / */) {
+        if (++slashes === 2) firstEnd = i;
+      } else if (code === 63 /* ? */) break;
+      else if (code > 127 || PLAIN[code] === 0) return false;
+    }
+    if (slashes === 0) return false;
+    const count = i - start === 1 ? 0 : slashes;
+    const firsts = byLength[count];
+    if (firsts === undefined) return true;
+    if (firsts === true) return false;
+    return !firsts.has(url.slice(start + 1, firstEnd === -1 ? i : firstEnd));
+  };
 }

@@ -12,6 +12,11 @@ import { Route } from "@fetchkit/toolkit/fetch-router/routes";
 import { serve, type Server } from "@fetchkit/toolkit/serve";
 import { createEventStreamResponse } from "@fetchkit/toolkit/response/event-stream";
 import { Rng } from "../_tools/fuzz.ts";
+import {
+  type Absent,
+  nativeRoutes,
+  type Registered,
+} from "./_native_routes.ts";
 
 const BUN_ROUTES = Symbol.for("fetchkit.serve.bunRoutes");
 const onBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined";
@@ -556,6 +561,97 @@ Deno.test("native routes: with every route Bun's, what its router matched to non
   }
 });
 
+Deno.test("native routes: a miss of Bun's router is one function per method, whose check rules out without the matcher only a plain path no route could have", () => {
+  const registered: Registered<string>[] = [
+    ["GET", "/"],
+    ["GET", "/about"],
+    ["POST", "/about"],
+    ["GET", "/users/:id"],
+    ["GET", "/users/:userId/posts/:postId"],
+    ["GET", "/docs/:lang/:page"],
+    ["GET", "/:lang/a/b/c/d"],
+  ].map(([method, pattern]) => ({
+    method: method!,
+    pattern: pattern!,
+    value: pattern!,
+  }));
+  const calls: [string | undefined, Absent | undefined][] = [];
+  const routes = nativeRoutes(
+    registered,
+    () => new Response("matched"),
+    () => new Response("fallback"),
+    (_request, _info, _done, method, absent) => {
+      calls.push([method, absent]);
+      return new Response("missed");
+    },
+  );
+  const star = routes["/*"] as Record<
+    string,
+    (r: Request, i: unknown) => unknown
+  >;
+  assert.equal(typeof star, "object");
+  assert.deepEqual(Object.keys(star).sort(), [
+    "DELETE",
+    "GET",
+    "HEAD",
+    "OPTIONS",
+    "PATCH",
+    "POST",
+    "PUT",
+  ]);
+  star.HEAD!(new Request("http://localhost/no"), undefined);
+  star.GET!(new Request("http://localhost/no"), undefined);
+  const [[head, none], [get, absent]] = calls;
+  // HEAD takes the whole way (its answer has no body).
+  assert.equal(head, "HEAD");
+  assert.equal(none, undefined);
+  assert.equal(get, "GET");
+  // No route of that many segments, or none with that first segment.
+  for (
+    const url of [
+      "http://localhost/no/such/page",
+      "http://localhost/no/such/page?x=1",
+      "https://localhost/no/such/page",
+      "http://127.0.0.1:8000/nowhere",
+      "http://[::1]:8000/users",
+      "http://localhost/users/1/posts",
+      "http://localhost/about/x/y/z",
+      "http://localhost/zz/zz/zz",
+      // Trailing slashes are strict: `/about` does not have it.
+      "http://localhost/about/",
+      "http://localhost//",
+    ]
+  ) assert.equal(absent!(url), true, url);
+  // A route could have it (or a path only the matcher reads alike): the
+  // router's matcher decides.
+  for (
+    const url of [
+      "http://localhost/",
+      "http://localhost/?x",
+      "http://localhost/about",
+      "http://localhost/users/1",
+      "http://localhost/users/",
+      "http://localhost/users/1/posts/2",
+      "http://localhost/docs/en/x",
+      "http://localhost/docs/en/",
+      "http://localhost/q/w/e/r/t",
+      "http://localhost/%61bout",
+      "http://localhost/a%20b",
+      "http://localhost/caf\u00e9",
+      "http://localhost/a\\b",
+      "http://localhost/a#f",
+      "http://user@localhost/no/such/page",
+      "http://a%20b/no/such/page",
+      "/no/such/page",
+      "ftp://localhost/no",
+    ]
+  ) assert.equal(absent!(url), false, url);
+  // A route added since: the matcher decides.
+  registered.push({ method: "GET", pattern: "/no/such/page", value: "late" });
+  assert.equal(absent!("http://localhost/no/such/page"), false);
+  assert.equal(absent!("http://localhost/nowhere"), false);
+});
+
 const PATH_PIECES = [
   "/",
   "//",
@@ -631,8 +727,16 @@ const METHODS = [
 Deno.test("native routes: random paths and methods answer alike (seeded)", async () => {
   const seed = Date.now() >>> 0;
   const rng = new Rng(seed);
-  for (const withMiddleware of [false, true]) {
-    const router = build(withMiddleware);
+  // The same routes with some that Bun cannot take, and every route Bun's
+  // (its misses go to the wildcard).
+  for (
+    const [withMiddleware, router] of [
+      [false, build(false)],
+      [true, build(true)],
+      [false, everyRouteNative(false)],
+      [true, everyRouteNative(true)],
+    ] as const
+  ) {
     const native = Object.assign(
       (request: Request, info: unknown) =>
         router.fetch(request, info as { remoteAddr?: never }),

@@ -16,7 +16,7 @@ import {
 } from "./context.ts";
 import { createRemoteAddrResolver, type ServeInfo } from "./remote_addr.ts";
 import { compose } from "./_chain.ts";
-import { nativeRoutes } from "./_native_routes.ts";
+import { type Absent, nativeRoutes } from "./_native_routes.ts";
 import { errorBoundary, type Finish, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
 import { dispatcher, MISSED } from "./_dispatch.ts";
@@ -246,15 +246,21 @@ export function createRouter(options: RouterOptions = {}): Router {
   function answerMissed(
     request: Request,
     info: unknown,
-    done?: Finish,
+    done: Finish | undefined,
+    method: string | undefined,
+    absent: Absent | undefined,
   ): Response | Promise<Response> {
     // Bun's router saw the raw target and `request.url` is normalised
-    // (`/x/../a` arrives as `/a`): one lookup of the normal path decides.
-    // When no route of any method has it, the 404 is answered here,
-    // without a context or the chain; HEAD (no body) and anything a route
-    // has (405, or a route the raw target hid) take the whole way.
-    if (bareMiss && request.method !== "HEAD") {
-      const path = missedPath(request.url);
+    // (`/x/../a` arrives as `/a`): the normal path decides. When no route
+    // of any method has it, the 404 is answered here, without a context
+    // or the chain; HEAD (no body) and anything a route has (405, or a
+    // route the raw target hid) take the whole way. A plain path whose
+    // number of segments and first segment no route has needs no lookup
+    // (`absent`); any other, one lookup of the matcher.
+    if (bareMiss && (method ?? request.method) !== "HEAD") {
+      const url = request.url;
+      if (absent !== undefined && absent(url)) return notFound();
+      const path = missedPath(url);
       if (path !== undefined && !routes.matcher.has(path)) return notFound();
     }
     const context = new RequestContext(request);

@@ -32,7 +32,11 @@ import { WebSocketServer } from "ws";
 import { noteArrivedBody } from "../form_data/whole_body.ts";
 import { plainTargetPath } from "./_target_path.ts";
 import { NodeRequestHeaders } from "./_request_headers.ts";
-import { fastListener, type GetRequestListener } from "./_node_listener.ts";
+import {
+  fastListener,
+  type GetRequestListener,
+  OWN_HEAD,
+} from "./_node_listener.ts";
 import {
   type AdapterHooks,
   describe,
@@ -150,6 +154,24 @@ class StagingResponse extends ServerResponse {
     }
     return super.writeHead(status, withStaged(this, reason, write, staged));
   }
+
+  /**
+   * `writeHead` of a record made for this head alone (_node_listener.ts):
+   * the staged headers go straight into it, without the copy `writeHead`
+   * makes of a record it is given.
+   */
+  [OWN_HEAD](status: number, record: OutgoingHttpHeaders): void {
+    const write = this[STAGED_WRITE];
+    if (write !== undefined) {
+      const staged = this[STAGED];
+      this[STAGED_WRITE] = undefined;
+      this[STAGED] = undefined;
+      if (!stagedInto(record, write, staged)) {
+        record = withStaged(this, record, write, staged);
+      }
+    }
+    super.writeHead(status, record);
+  }
 }
 
 /**
@@ -171,6 +193,30 @@ const collected = {
     this.cookies.push(value);
   },
 };
+
+/**
+ * Adds the staged headers to `record` (made for one head alone) when none
+ * of its names is staged and no cookie is: the usual case, where the
+ * record holds only what the listener set (`Content-Type`,
+ * `Content-Length`, a Response's own headers). False, with `record`
+ * unchanged, otherwise: then `withStaged` merges them.
+ */
+function stagedInto(
+  record: OutgoingHttpHeaders,
+  write: WriteStaged,
+  staged: unknown,
+): boolean {
+  collected.count = 0;
+  collected.cookies.length = 0;
+  write(collected, staged);
+  const { names, values, count } = collected;
+  if (collected.cookies.length > 0) return false;
+  for (const name in record) {
+    if (isStaged(name, names, count)) return false;
+  }
+  for (let i = 0; i < count; i++) record[names[i]!] = values[i];
+  return true;
+}
 
 /** Whether `name` (any case) is one of the first `count` staged names. */
 function isStaged(name: string, names: string[], count: number): boolean {

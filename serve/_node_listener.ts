@@ -226,6 +226,48 @@ export function plainHost(host: string): boolean {
 
 const DEFAULT_TYPE = "text/plain; charset=UTF-8";
 
+/**
+ * The method of a `ServerResponse` that writes a head whose record the
+ * caller made for it alone (`writeHead(status, record)`, with the record
+ * its own to add to): serve() on Node puts the router's staged headers
+ * straight into it, where `writeHead` has to copy a record it is given.
+ */
+export const OWN_HEAD: unique symbol = Symbol("fetchkit.ownHead");
+
+type OwnHead = (status: number, record: Record<string, unknown>) => void;
+
+/** Writes `record`, made here for this head alone, as the head. */
+function head(
+  outgoing: ServerResponse,
+  status: number,
+  record: Record<string, unknown>,
+): void {
+  const own = (outgoing as unknown as { [OWN_HEAD]?: OwnHead })[OWN_HEAD];
+  if (own === undefined) {
+    outgoing.writeHead(status, record as Record<string, string>);
+  } else own.call(outgoing, status, record);
+}
+
+/**
+ * `node:http`'s key of a response's header record (`null` until a header
+ * is set with `setHeader`), found on the first response: with none set,
+ * `hasHeader` of any name is false without three calls that validate and
+ * lowercase their name. `null` when not found (another Node): then
+ * `hasHeader` is asked.
+ */
+let outHeaders: symbol | null | undefined;
+
+function noHeaderSet(outgoing: ServerResponse): boolean {
+  if (outHeaders === undefined) {
+    outHeaders = symbolNamed(
+      Object.getOwnPropertySymbols(outgoing),
+      "kOutHeaders",
+    ) ?? null;
+  }
+  return outHeaders !== null &&
+    (outgoing as unknown as Record<symbol, unknown>)[outHeaders] === null;
+}
+
 /** The adapter's way of setting Content-Length without copying the record. */
 function setLength(
   outgoing: ServerResponse,
@@ -242,9 +284,10 @@ function setLength(
     http1._contentLength === null && http1._hasBody &&
     http1.useChunkedEncodingByDefault && !http1._removedContLen &&
     status >= 200 && status !== 204 && status !== 304 &&
-    !outgoing.hasHeader("content-length") &&
-    !outgoing.hasHeader("transfer-encoding") &&
-    !outgoing.hasHeader("trailer")
+    (noHeaderSet(outgoing) ||
+      (!outgoing.hasHeader("content-length") &&
+        !outgoing.hasHeader("transfer-encoding") &&
+        !outgoing.hasHeader("trailer")))
   ) {
     http1._contentLength = length;
     return true;
@@ -295,9 +338,9 @@ function written(
       return true;
     }
     if (setLength(outgoing, status, length)) {
-      outgoing.writeHead(status, { "Content-Type": DEFAULT_TYPE });
+      head(outgoing, status, { "Content-Type": DEFAULT_TYPE });
     } else {
-      outgoing.writeHead(status, {
+      head(outgoing, status, {
         "Content-Type": DEFAULT_TYPE,
         "Content-Length": length,
       });
@@ -312,7 +355,7 @@ function written(
     if (length !== -1 && !header.has("content-length")) {
       record["Content-Length"] = length;
     }
-    outgoing.writeHead(status, record as Record<string, string>);
+    head(outgoing, status, record);
     if (length === -1) outgoing.end();
     else outgoing.end(body as string | Uint8Array);
     return true;

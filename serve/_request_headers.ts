@@ -22,17 +22,28 @@ import { forwardHeaders } from "../runtime/headers_forward.ts";
 /** A name every runtime's Headers takes as it is (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Names seen, with their lowercase form (bounded: names come from code). */
-const LOWER = new Map<string, string>();
-const LOWER_MAX = 512;
+/** A header name as read: lowercased, and where `node:http` keeps it. */
+interface Name {
+  lower: string;
+  /** Kept once in `incoming.headers` (see `KEPT_ONCE`): read `rawHeaders`. */
+  once: boolean;
+}
 
-function lowerName(name: string): string | undefined {
-  let lower = LOWER.get(name);
-  if (lower !== undefined) return lower;
+/**
+ * Names seen, each with its lowercase form and where to read it: one
+ * lookup a read (bounded: names come from code).
+ */
+const NAMES = new Map<string, Name>();
+const NAMES_MAX = 512;
+
+function nameOf(name: string): Name | undefined {
+  let found = NAMES.get(name);
+  if (found !== undefined) return found;
   if (typeof name !== "string" || !TOKEN.test(name)) return undefined;
-  lower = name.toLowerCase();
-  if (LOWER.size < LOWER_MAX) LOWER.set(name, lower);
-  return lower;
+  const lower = name.toLowerCase();
+  found = { lower, once: KEPT_ONCE.has(lower) };
+  if (NAMES.size < NAMES_MAX) NAMES.set(name, found);
+  return found;
 }
 
 /**
@@ -83,9 +94,9 @@ const ASK = Symbol("ask");
  */
 function lookup(
   incoming: IncomingMessage,
-  lower: string,
+  { lower, once }: Name,
 ): string | null | typeof ASK {
-  if (!KEPT_ONCE.has(lower)) {
+  if (!once) {
     if (lower === "__proto__") return ASK;
     const value = (incoming.headers as Record<string, unknown>)[lower];
     if (value === undefined) return null;
@@ -119,9 +130,9 @@ export class NodeRequestHeaders {
 
   get(name: string): string | null {
     if (!this.#written) {
-      const lower = lowerName(name);
-      if (lower !== undefined) {
-        const value = lookup(this.#incoming, lower);
+      const known = nameOf(name);
+      if (known !== undefined) {
+        const value = lookup(this.#incoming, known);
         if (value !== ASK) return value;
       }
     }
@@ -130,9 +141,9 @@ export class NodeRequestHeaders {
 
   has(name: string): boolean {
     if (!this.#written) {
-      const lower = lowerName(name);
-      if (lower !== undefined) {
-        const value = lookup(this.#incoming, lower);
+      const known = nameOf(name);
+      if (known !== undefined) {
+        const value = lookup(this.#incoming, known);
         if (value !== ASK) return value !== null;
       }
     }

@@ -171,12 +171,19 @@ export function isOurs(server: string): boolean {
   return server.startsWith("fetchkit") || server === "base";
 }
 
-/** `--name=value` options. */
+/** `--name=value` options (the value may hold `=` itself). */
 export function options(): Map<string, string> {
   return new Map(
-    Deno.args.map((arg) =>
-      arg.replace(/^--/, "").split("=") as [string, string]
-    ),
+    Deno.args.map((arg) => {
+      const option = arg.replace(/^--/, "");
+      const equals = option.indexOf("=");
+      return (equals === -1
+        ? [option]
+        : [option.slice(0, equals), option.slice(equals + 1)]) as [
+          string,
+          string,
+        ];
+    }),
   );
 }
 

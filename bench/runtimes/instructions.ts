@@ -22,7 +22,7 @@
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
  *   [--requests=300] [--cap=120] [--repeat=2]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>] [--threads=main|all] [--v8=single] [--idle=3]
+ *   [--base=<dir>] [--threads=main|all] [--v8=single] [--v8-flags=<flags>] [--idle=3]
  *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
  * ```
  *
@@ -77,7 +77,13 @@ const mainThread = args.get("threads") === "main";
 // (`--single-threaded`: the JIT compiles and the GC marks on the main
 // thread, where they are counted), so that when code is optimised does not
 // depend on how the machine's load schedules a helper thread.
-const v8Flags = args.get("v8") === "single" ? ["--single-threaded"] : [];
+// `--v8-flags=--a,--b=1`: more of V8's flags for every Deno and Node
+// server of the sitting (a young generation of one size for all:
+// `--min-semi-space-size=16,--max-semi-space-size=16`).
+const v8Flags = [
+  ...(args.get("v8") === "single" ? ["--single-threaded"] : []),
+  ...(args.get("v8-flags")?.split(",").filter((flag) => flag !== "") ?? []),
+];
 // `--idle=3` (seconds; 0 turns it off): after warming, each server process
 // is counted with no request for this long, and its rate (instructions a
 // second of the runtime's clock-driven work: timers, incremental GC) times
