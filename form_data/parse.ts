@@ -76,7 +76,8 @@ export interface ParseFormDataOptions {
    * keeps a parse waiting. `0` or `Infinity` waits forever. When
    * `methodOverride()` has already waited for the same body, the time since
    * its last byte counts: the 408 comes `idleTimeout` after the client went
-   * quiet, whichever middleware was waiting.
+   * quiet, whichever middleware was waiting. Timeouts of 4 s or more are
+   * kept by a coarse clock and may end up to one second late, never early.
    *
    * @default {30000}
    */

@@ -47,8 +47,8 @@ export type NativeFallback = (
 
 /**
  * What a native miss hands the router: its `done`, the request's method
- * when Bun picked the function by method, and `absent` (see
- * {@linkcode Absent}) while the routes Bun was given are all the router has.
+ * when known, and `absent` (see {@linkcode Absent}) while the routes Bun
+ * was given are all the router has.
  */
 export type NativeMiss = (
   request: Request,
@@ -59,12 +59,11 @@ export type NativeMiss = (
 ) => Response | Promise<Response>;
 
 /**
- * Whether no route of any method could match the path of `url` (a
- * request's URL, normalised already): `true` only when the path is plain
- * and no route has its number of segments with its first segment;
- * `false` when in doubt (the router's matcher then decides).
+ * Whether no route of any method could match the path of the request's
+ * URL (normalised already): `true` only when that is certain without the
+ * router's matcher; `false` when in doubt (the matcher then decides).
  */
-export type Absent = (url: string) => boolean;
+export type Absent = (request: Request) => boolean;
 
 /** A route for `Bun.serve`: one function, or one per method. */
 export type NativeRoute = NativeHandler | Record<string, NativeHandler>;
@@ -403,18 +402,12 @@ export function nativeRoutes<T>(
   // any route of the path once before it answers 404. Not skipped: Bun's
   // router saw the raw target, the request's URL is normalised (`/x/../a`
   // arrives as `/a`), and ours decodes escapes Bun's does not.
-  // One function per method, as for the routes, so the method is known
-  // unread; a method Bun does not take as a key goes to serve()'s handler,
-  // the router's full path. A HEAD miss takes the whole way (no body).
+  // One function, which reads the method (a method-keyed wildcard makes
+  // Bun hand a method it does not know to the GET function as GET).
   if (missed !== undefined && everyRoute && !("/*" in routes)) {
     const absent = absentOf(candidates, live);
-    const byMethod: Record<string, NativeHandler> = {};
-    for (const method of BUN_METHODS) {
-      const check = method === "HEAD" ? undefined : absent;
-      byMethod[method] = (request, info) =>
-        missed(request, info, done, method, check);
-    }
-    routes["/*"] = byMethod;
+    routes["/*"] = (request, info) =>
+      missed(request, info, done, undefined, absent);
   }
   return routes;
 }
@@ -454,8 +447,9 @@ function absentOf(
       ((byLength[length] ??= new Set()) as Set<string>).add(first);
     }
   }
-  return (url) => {
+  return (request) => {
     if (!live()) return false;
+    const url = request.url;
     // "http://" or "https://", then a plain host and port up to the path.
     let i = url.charCodeAt(4) === 115 /* s */ ? 8 : 7;
     if (

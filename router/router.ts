@@ -255,12 +255,11 @@ export function createRouter(options: RouterOptions = {}): Router {
     // of any method has it, the 404 is answered here, without a context
     // or the chain; HEAD (no body) and anything a route has (405, or a
     // route the raw target hid) take the whole way. A plain path whose
-    // number of segments and first segment no route has needs no lookup
-    // (`absent`); any other, one lookup of the matcher.
+    // number of segments and first segment no route has (`absent`) needs
+    // no lookup; any other, one lookup of the matcher.
     if (bareMiss && (method ?? request.method) !== "HEAD") {
-      const url = request.url;
-      if (absent !== undefined && absent(url)) return notFound();
-      const path = missedPath(url);
+      if (absent !== undefined && absent(request)) return notFound();
+      const path = missedPath(request.url);
       if (path !== undefined && !routes.matcher.has(path)) return notFound();
     }
     const context = new RequestContext(request);

@@ -163,3 +163,61 @@ Deno.test("serve(): a handler wrapping router.fetch sees the staged headers on t
     await server.shutdown();
   }
 });
+
+Deno.test("serve(): staged headers without cookies reach the head of plain, Headers and typed answers, once", async () => {
+  // No staged cookie: on Node the staged headers go straight into the head
+  // record the listener made (no merge), unless the record has a name
+  // staged too (then they merge as with cookies).
+  const router = createRouter({
+    middleware: [(context, next) => {
+      context.responseHeaders.set("X-Bench", "1");
+      return next();
+    }],
+  });
+  router.get("/plain", () => new Response("plain"));
+  router.get("/empty", () => new Response(null, { status: 204 }));
+  router.get("/headers", () =>
+    new Response("headers", {
+      headers: new Headers([["x-own", "kept"], ["set-cookie", "a=1"]]),
+    }));
+  router.get("/typed", (context) => {
+    context.responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+    return new Response("<p>typed</p>");
+  });
+  router.get("/typed-headers", (context) => {
+    context.responseHeaders.set("content-type", "text/html; charset=utf-8");
+    return new Response("<p>typed</p>", {
+      headers: new Headers({ "Content-Type": "text/plain" }),
+    });
+  });
+  const server = serve(router.fetch, local);
+  const port = server.addr.port;
+  try {
+    for (
+      const path of ["/plain", "/empty", "/headers", "/typed", "/typed-headers"]
+    ) {
+      const { lines } = await rawHead(port, path);
+      assert.equal(count(lines, "x-bench: 1"), 1, `${path}: ${lines}`);
+    }
+    const plain = await rawHead(port, "/plain");
+    assert.ok(plain.lines.includes("content-length: 5"), `${plain.lines}`);
+    assert.equal(
+      count(plain.lines.map((line) => line.slice(0, 13)), "content-type:"),
+      1,
+      `${plain.lines}`,
+    );
+    const headers = await rawHead(port, "/headers");
+    assert.ok(headers.lines.includes("x-own: kept"));
+    assert.ok(headers.lines.includes("set-cookie: a=1"));
+    for (const path of ["/typed", "/typed-headers"]) {
+      const { lines } = await rawHead(port, path);
+      assert.equal(
+        lines.filter((line) => line.startsWith("content-type:")).join(),
+        "content-type: text/html; charset=utf-8",
+        path,
+      );
+    }
+  } finally {
+    await server.shutdown();
+  }
+});
