@@ -17,6 +17,7 @@ import {
 } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
 import { deferValue, hasValue } from "../router/context.ts";
+import { type Answer, ANSWERS } from "../router/answers_itself.ts";
 import { type FormFieldRecord, FormFields } from "./fields.ts";
 import { formFromPairs, recordFromForm, recordFromPairs } from "./_fields.ts";
 
@@ -130,17 +131,6 @@ export function formData(options: FormDataOptions = {}): Middleware {
   Object.defineProperty(middleware, ANSWERS, { value: true });
   return middleware as Middleware;
 }
-
-/**
- * The router chain's mark (router/_chain.ts) for a middleware that settles
- * its own promise to the chain's answer, through the third argument.
- */
-const ANSWERS = Symbol.for("fetchkit.router.answersItself");
-
-/** What the chain passes a middleware marked with `ANSWERS`. */
-type Answer = (
-  value: Response | void | PromiseLike<Response | void>,
-) => Response | Promise<Response>;
 
 const NO_FIELDS: ParsedForm = [];
 

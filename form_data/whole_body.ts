@@ -155,7 +155,7 @@ function waitForBody<T>(
     read.resolve = resolve;
     read.reject = reject;
   });
-  deadline(read, read.limits, progress);
+  deadline(read, progress);
   reading.then(
     (bytes) => read.arrived(bytes),
     (error) => read.failed(error),
@@ -272,9 +272,9 @@ function ignore(): void {}
  */
 function deadline<T>(
   wait: WholeBodyRead<T>,
-  limits: Limits,
   progress: BodyProgress | undefined,
 ): void {
+  const limits = wait.limits;
   const idle = timerDelay(limits.idleTimeout);
   const total = timerDelay(limits.bodyTimeout);
   // The clock only when a peek waited already (a call costs Bun ~50 ns).

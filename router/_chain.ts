@@ -8,6 +8,7 @@
 import { applyStaged, type RequestContext } from "./context.ts";
 import type { Middleware } from "./types.ts";
 import { NativeResponse } from "../response/native.ts";
+import { type Answer, ANSWERS } from "./answers_itself.ts";
 
 /** A composed chain or a bare handler: answers now or with a promise. */
 export type Terminal = (
@@ -109,23 +110,6 @@ interface Below {
 type Link = (
   context: RequestContext,
   report?: Below,
-) => Response | Promise<Response>;
-
-/**
- * Marks a middleware of this package that waits before it calls `next()`
- * (`formData()`, for the body) and settles its own promise: the link
- * passes it a third argument, `answer`, and a promise it returns must
- * settle to what `answer(value)` returns for the value it would have
- * settled to (nothing after `next()`, a `Response`, or a promise that
- * rejects with what went wrong). The link then hands that promise on as
- * its own, without waiting for it (a promise and a turn a request); an
- * answer given at once is taken as any middleware's.
- */
-const ANSWERS = Symbol.for("fetchkit.router.answersItself");
-
-/** The third argument of a middleware marked with `ANSWERS`. */
-type Answer = (
-  value: Response | void | PromiseLike<Response | void>,
 ) => Response | Promise<Response>;
 
 /** A link's middleware and its place in the chain, for error messages. */

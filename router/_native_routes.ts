@@ -13,6 +13,7 @@ import {
   paramsClass,
   paramsFactory,
 } from "../matcher/trie.ts";
+import { PLAIN } from "../url_path/url_path.ts";
 
 /** One route as added: its method, pattern and composed chain. */
 export interface Registered<T> {
@@ -412,13 +413,6 @@ export function nativeRoutes<T>(
   return routes;
 }
 
-// Characters a URL path keeps as they are (RFC 3986 `pchar` without `%`,
-// and `/`), by char code below 128 (as serve/_target_path.ts's `PLAIN`).
-const PLAIN = new Uint8Array(128);
-for (
-  const char
-    of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
-) PLAIN[char.charCodeAt(0)] = 1;
 // Characters of a host and port as a URL serializes them (no userinfo).
 const HOST = new Uint8Array(128);
 for (

@@ -145,14 +145,11 @@ class StagingResponse extends ServerResponse {
     const staged = this[STAGED];
     this[STAGED_WRITE] = undefined;
     this[STAGED] = undefined;
+    collect(write, staged);
     if (typeof reason === "string") {
-      return super.writeHead(
-        status,
-        reason,
-        withStaged(this, headers, write, staged),
-      );
+      return super.writeHead(status, reason, mergeStaged(this, headers));
     }
-    return super.writeHead(status, withStaged(this, reason, write, staged));
+    return super.writeHead(status, mergeStaged(this, reason));
   }
 
   /**
@@ -166,8 +163,9 @@ class StagingResponse extends ServerResponse {
       const staged = this[STAGED];
       this[STAGED_WRITE] = undefined;
       this[STAGED] = undefined;
-      if (!stagedInto(record, write, staged)) {
-        record = withStaged(this, record, write, staged);
+      // Collected once: the merge reads what stagedInto() collected.
+      if (!stagedInto(record, collect(write, staged))) {
+        record = mergeStaged(this, record);
       }
     }
     super.writeHead(status, record);
@@ -194,23 +192,26 @@ const collected = {
   },
 };
 
-/**
- * Adds the staged headers to `record` (made for one head alone) when none
- * of its names is staged and no cookie is: the usual case, where the
- * record holds only what the listener set (`Content-Type`,
- * `Content-Length`, a Response's own headers). False, with `record`
- * unchanged, otherwise: then `withStaged` merges them.
- */
-function stagedInto(
-  record: OutgoingHttpHeaders,
-  write: WriteStaged,
-  staged: unknown,
-): boolean {
+/** `collected`, reset and holding the staged headers of one head. */
+function collect(write: WriteStaged, staged: unknown): typeof collected {
   collected.count = 0;
   collected.cookies.length = 0;
   write(collected, staged);
-  const { names, values, count } = collected;
-  if (collected.cookies.length > 0) return false;
+  return collected;
+}
+
+/**
+ * Adds the `collect`ed staged headers to `record` (made for one head
+ * alone) when none of its names is staged and no cookie is: the usual
+ * case, where the record holds only what the listener set
+ * (`Content-Type`, `Content-Length`, a Response's own headers). False,
+ * with `record` unchanged, otherwise: then `mergeStaged` merges them.
+ */
+function stagedInto(
+  record: OutgoingHttpHeaders,
+  { names, values, count, cookies }: typeof collected,
+): boolean {
+  if (cookies.length > 0) return false;
   for (const name in record) {
     if (isStaged(name, names, count)) return false;
   }
@@ -237,17 +238,12 @@ function isSetCookie(name: string): boolean {
 /**
  * A copy of the adapter's header record (never its own object: it may be
  * the app's Response init, shared by many responses) with the staged
- * headers in it.
+ * headers `collect`ed last in it.
  */
-function withStaged(
+function mergeStaged(
   response: ServerResponse,
   given: OutgoingHttpHeaders | OutgoingHttpHeaders[string][] | undefined,
-  write: WriteStaged,
-  staged: unknown,
 ): OutgoingHttpHeaders {
-  collected.count = 0;
-  collected.cookies.length = 0;
-  write(collected, staged);
   const { names, values, count, cookies } = collected;
   const record: OutgoingHttpHeaders = {};
   let own: OutgoingHttpHeaders[string];

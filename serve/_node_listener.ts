@@ -27,7 +27,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Buffer } from "node:buffer";
-import { PLAIN } from "./_target_path.ts";
+import { plainPathEnd } from "./_target_path.ts";
 
 type Listener = (
   incoming: IncomingMessage,
@@ -172,21 +172,14 @@ for (let code = 0; code < 128; code++) {
  * test reads the query too).
  */
 export function plainTarget(target: string): boolean {
-  if (target.charCodeAt(0) !== 47 /* / */) return false;
   const length = target.length;
-  let previous = 47;
-  let i = 1;
-  for (; i < length; i++) {
-    const code = target.charCodeAt(i);
-    if (code === 63 /* ? */) break;
-    if (code === 46 /* . */ && previous === 47) return false;
-    if (code > 127 || PLAIN[code] === 0) return false;
-    previous = code;
-  }
+  let i = plainPathEnd(target);
+  if (i === -1) return false;
+  let previous = target.charCodeAt(i - 1);
   for (; i < length; i++) {
     const code = target.charCodeAt(i);
     if (code > 127 || QUERY[code] === 0) return false;
-    if (code === 46 && previous === 47) return false;
+    if (code === 46 /* . */ && previous === 47 /* / */) return false;
     previous = code;
   }
   return true;

@@ -14,20 +14,14 @@
  * @module
  */
 
-/** Characters kept as they are in a URL path: 1, by char code below 128. */
-export const PLAIN: Uint8Array = new Uint8Array(128);
-for (
-  const char
-    of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
-) PLAIN[char.charCodeAt(0)] = 1;
+import { PLAIN } from "../url_path/url_path.ts";
 
-/** The route path of `target` when it is plain (see the module docs). */
-export function plainTargetPath(
-  target: string | undefined,
-): string | undefined {
-  if (target === undefined || target.charCodeAt(0) !== 47 /* / */) {
-    return undefined;
-  }
+/**
+ * Where the path of `target` ends (its first `?`, or its length) when it
+ * is plain (see the module docs), else -1.
+ */
+export function plainPathEnd(target: string): number {
+  if (target.charCodeAt(0) !== 47 /* / */) return -1;
   const length = target.length;
   let previous = 47;
   let i = 1;
@@ -35,9 +29,19 @@ export function plainTargetPath(
     const code = target.charCodeAt(i);
     if (code === 63 /* ? */) break;
     // A segment that starts with "." ("." and ".." among them).
-    if (code === 46 /* . */ && previous === 47) return undefined;
-    if (code > 127 || PLAIN[code] === 0) return undefined;
+    if (code === 46 /* . */ && previous === 47) return -1;
+    if (code > 127 || PLAIN[code] === 0) return -1;
     previous = code;
   }
-  return i === length ? target : target.slice(0, i);
+  return i;
+}
+
+/** The route path of `target` when it is plain (see the module docs). */
+export function plainTargetPath(
+  target: string | undefined,
+): string | undefined {
+  if (target === undefined) return undefined;
+  const end = plainPathEnd(target);
+  if (end === -1) return undefined;
+  return end === target.length ? target : target.slice(0, end);
 }

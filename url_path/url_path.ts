@@ -10,6 +10,17 @@
  */
 
 /**
+ * Characters a URL path keeps as they are (RFC 3986 `pchar` without `%`:
+ * letters, digits, `-._~!$&'()*+,;=:@`, and `/`): 1, by char code below
+ * 128. For the scans that decide a path needs no normalising.
+ */
+export const PLAIN: Uint8Array = new Uint8Array(128);
+for (
+  const char
+    of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/"
+) PLAIN[char.charCodeAt(0)] = 1;
+
+/**
  * Where the path starts in an http(s) URL, or -1 where `new URL()` must
  * decide: other schemes, credentials ("user:pass@"), and an authority with
  * "?", "#" or "\\" in it (see `cutPath`). For the logger's URL parts.
