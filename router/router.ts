@@ -147,8 +147,8 @@ export function createRouter(options: RouterOptions = {}): Router {
   ): Response | Promise<Response> {
     // A route whose first middleware may answer early: matched here, and
     // the match handed to dispatch (see early_answer.ts).
-    if (!routerMiddleware && routes.early) {
-      return matchEarly(request, info as ServeInfo | undefined, done);
+    if (!routerMiddleware) {
+      return matchFirst(request, info as ServeInfo | undefined, done);
     }
     const context = new RequestContext(request);
     if (info !== undefined) {
@@ -159,8 +159,13 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   const routerMiddleware = middleware.length > 0;
 
-  /** `fetch` when a route may answer early and no router middleware runs. */
-  function matchEarly(
+  /**
+   * `fetch` when no router middleware runs: the route is matched before
+   * the context is built, so a route's first middleware may answer early
+   * (see early_answer.ts), and a matched route's chain is the whole
+   * answer, as on Bun's native routes.
+   */
+  function matchFirst(
     request: Request,
     info: ServeInfo | undefined,
     done: Finish | undefined,
@@ -178,21 +183,21 @@ export function createRouter(options: RouterOptions = {}): Router {
       method = match = undefined;
     }
     if (match !== undefined) {
-      const early = match.value.early;
+      const value = match.value;
+      const early = value.early;
       if (early !== undefined) {
         const answer = answerEarly(early, request, method!, info);
         if (answer !== undefined) return answer;
       }
+      const context = contextFor(request, match.params, method!);
+      if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
+      context.routePattern = value.pattern;
+      return respond(context, value.run, done);
     }
+    // A miss (405, 404, defaultHandler), or cutting the path threw: the
+    // dispatcher answers it inside the error boundary.
     const context = new RequestContext(request);
     if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
-    if (match !== undefined) {
-      matchedRoute(context, {
-        method,
-        value: match.value,
-        params: match.params,
-      });
-    }
     return respond(context, run, done);
   }
 
