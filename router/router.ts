@@ -171,16 +171,15 @@ export function createRouter(options: RouterOptions = {}): Router {
     done: Finish | undefined,
   ): Response | Promise<Response> {
     let method: string | undefined;
+    let path: string | undefined;
     let match: ReturnType<typeof routes.matcher.find>;
     try {
       method = request.method;
-      match = routes.matcher.find(
-        method,
-        servedPathOf(info) ?? routePathOf(request.url),
-      );
+      path = servedPathOf(info) ?? routePathOf(request.url);
+      match = routes.matcher.find(method, path);
     } catch {
       // The ordinary way meets the same error inside the error boundary.
-      method = match = undefined;
+      method = path = match = undefined;
     }
     if (match !== undefined) {
       const value = match.value;
@@ -195,9 +194,13 @@ export function createRouter(options: RouterOptions = {}): Router {
       return respond(context, value.run, done);
     }
     // A miss (405, 404, defaultHandler), or cutting the path threw: the
-    // dispatcher answers it inside the error boundary.
-    const context = new RequestContext(request);
+    // dispatcher answers it inside the error boundary, a miss without
+    // matching again (it takes the path, see _dispatch.ts).
+    const context = path === undefined
+      ? new RequestContext(request)
+      : contextFor(request, undefined, method!);
     if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
+    if (path !== undefined) matchedRoute(context, path);
     return respond(context, run, done);
   }
 
