@@ -66,36 +66,27 @@ export function routePathOf(url: string): string {
 function cutPath(url: string, normalize: boolean): string {
   const i = authorityStart(url);
   if (i === -1) return parse(url, normalize);
-  // The authority by char code, up to the path's "/": the URL is a flat
-  // string (`Deno.serve` hands the server's own; a Request's is
-  // serialized), and a host and port are a few characters, so this costs
-  // less than a native scan per character that matters; for the path `/`
-  // no scan is left (BENCHMARKS.md "Eighth round: Deno static").
+  // Native scans (indexOf), one per character that matters: in a loaded
+  // server each costs less than a loop by char code over the URL
+  // (instructions per request, BENCHMARKS.md "HTTP load").
+  const slash = url.indexOf("/", i);
+  if (slash === -1) return parse(url, normalize);
   // URL ends the authority at "?", "#" or "\\" too, and `Deno.serve` builds
   // the URL from the Host header as sent: with one of them there, only
   // URL's own reading agrees with `context.url.pathname`.
-  const length = url.length;
-  let slash = i;
-  for (; slash < length; slash++) {
-    const code = url.charCodeAt(slash);
-    if (code === 47 /* / */) break;
-    if (code === 63 /* ? */ || code === 35 /* # */ || code === 92 /* \ */) {
-      return parse(url, normalize);
-    }
+  let end = url.indexOf("?", i);
+  if (end === -1) end = url.length;
+  else if (end < slash) return parse(url, normalize);
+  const hash = url.indexOf("#", i);
+  if (hash !== -1) {
+    if (hash < slash) return parse(url, normalize);
+    if (hash < end) end = hash;
   }
-  if (slash === length) return parse(url, normalize);
-  if (length - slash === 1) return "/";
-  // The path: native scans (indexOf), one per character that matters
-  // (instructions per request, BENCHMARKS.md "HTTP load").
-  let end = url.indexOf("?", slash);
-  if (end === -1) end = length;
-  const hash = url.indexOf("#", slash);
-  if (hash !== -1 && hash < end) end = hash;
-  // For routing, "\\" in the path too: URL reads it as "/" there. The
-  // logger and static files take the path as sent (static files refuse it).
-  if (normalize) {
-    const backslash = url.indexOf("\\", slash);
-    if (backslash !== -1 && backslash < end) return parse(url, normalize);
+  // For routing, in the path too: URL reads "\\" as "/" there. The logger
+  // and static files take the path as sent (static files refuse it).
+  const backslash = url.indexOf("\\", i);
+  if (backslash !== -1 && backslash < (normalize ? end : slash)) {
+    return parse(url, normalize);
   }
   if (end - slash === 1) return "/";
   const path = url.slice(slash, end);
