@@ -61,14 +61,20 @@ async function untilFile(file: string): Promise<void> {
 }
 
 /**
- * The code-load records of Bun's jitdump of `pid` (`/tmp/jit-<pid>-*`,
- * written when the server runs with `BUN_JSC_useJITDump=1`) as perf map
- * lines, or "" when there is none.
+ * The code-load records of Bun's jitdump of `pid` (`/tmp/jit-<a>-<b>-*`,
+ * one of the two numbers the process's id; written when the server runs
+ * with `BUN_JSC_useJITDump=1`) as perf map lines, or "" when there is
+ * none. Read after each window: code written later may reuse addresses.
  */
 async function bunJitDump(pid: number): Promise<string> {
   let file: string | undefined;
   for await (const entry of Deno.readDir("/tmp")) {
-    if (entry.name.startsWith(`jit-${pid}-`)) file = `/tmp/${entry.name}`;
+    if (
+      entry.name.startsWith("jit-") &&
+      entry.name.split("-").slice(1, 3).includes(String(pid))
+    ) {
+      file = `/tmp/${entry.name}`;
+    }
   }
   if (file === undefined) return "";
   const bytes = await Deno.readFile(file);
@@ -243,13 +249,29 @@ for (const runtime of runtimes) {
           for (const [name, count] of sorted) {
             console.log(`${(count / total).toFixed(0).padStart(8)}  ${name}`);
           }
+          // All JIT code found by name (JavaScript, its inline caches and
+          // thunks), however small each function.
+          let named = 0;
+          for (const [name, count] of rows) {
+            if (name.startsWith("JS ") && !name.startsWith("JS 0x")) {
+              named += count;
+            }
+          }
+          console.log(
+            `${
+              (named / total).toFixed(0).padStart(8)
+            }  (JIT code by name, all)`,
+          );
         }
       } finally {
         await running.stop();
         // The perf map of the process, read for each of its scenarios.
         await Deno.remove(`/tmp/perf-${running.pid}.map`).catch(() => {});
         for await (const entry of Deno.readDir("/tmp")) {
-          if (entry.name.startsWith(`jit-${running.pid}-`)) {
+          if (
+            entry.name.startsWith("jit-") &&
+            entry.name.split("-").slice(1, 3).includes(String(running.pid))
+          ) {
             await Deno.remove(`/tmp/${entry.name}`).catch(() => {});
           }
         }
