@@ -85,12 +85,8 @@ export function dispatcher(
     const found = matchedRoute(context) as
       | Prematched
       | typeof MISSED
-      | string
       | undefined;
     if (found !== undefined) {
-      // `router.fetch` matched the method and path already and missed
-      // (no router middleware ran to change them): the path it cut.
-      if (typeof found === "string") return miss(context, found);
       if (found === MISSED) {
         // Bun's router matched no route: a path no route of any method
         // matches is a 404 after one lookup (not the method's, then all).

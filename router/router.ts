@@ -147,8 +147,8 @@ export function createRouter(options: RouterOptions = {}): Router {
   ): Response | Promise<Response> {
     // A route whose first middleware may answer early: matched here, and
     // the match handed to dispatch (see early_answer.ts).
-    if (!routerMiddleware) {
-      return matchFirst(request, info as ServeInfo | undefined, done);
+    if (!routerMiddleware && routes.early) {
+      return matchEarly(request, info as ServeInfo | undefined, done);
     }
     const context = new RequestContext(request);
     if (info !== undefined) {
@@ -159,48 +159,40 @@ export function createRouter(options: RouterOptions = {}): Router {
 
   const routerMiddleware = middleware.length > 0;
 
-  /**
-   * `fetch` when no router middleware runs: the route is matched before
-   * the context is built, so a route's first middleware may answer early
-   * (see early_answer.ts), and a matched route's chain is the whole
-   * answer, as on Bun's native routes.
-   */
-  function matchFirst(
+  /** `fetch` when a route may answer early and no router middleware runs. */
+  function matchEarly(
     request: Request,
     info: ServeInfo | undefined,
     done: Finish | undefined,
   ): Response | Promise<Response> {
     let method: string | undefined;
-    let path: string | undefined;
     let match: ReturnType<typeof routes.matcher.find>;
     try {
       method = request.method;
-      path = servedPathOf(info) ?? routePathOf(request.url);
-      match = routes.matcher.find(method, path);
+      match = routes.matcher.find(
+        method,
+        servedPathOf(info) ?? routePathOf(request.url),
+      );
     } catch {
       // The ordinary way meets the same error inside the error boundary.
-      method = path = match = undefined;
+      method = match = undefined;
     }
     if (match !== undefined) {
-      const value = match.value;
-      const early = value.early;
+      const early = match.value.early;
       if (early !== undefined) {
         const answer = answerEarly(early, request, method!, info);
         if (answer !== undefined) return answer;
       }
-      const context = contextFor(request, match.params, method!);
-      if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
-      context.routePattern = value.pattern;
-      return respond(context, value.run, done);
     }
-    // A miss (405, 404, defaultHandler), or cutting the path threw: the
-    // dispatcher answers it inside the error boundary, a miss without
-    // matching again (it takes the path, see _dispatch.ts).
-    const context = path === undefined
-      ? new RequestContext(request)
-      : contextFor(request, undefined, method!);
+    const context = new RequestContext(request);
     if (info !== undefined) connectContext(context, info, resolveRemoteAddr);
-    if (path !== undefined) matchedRoute(context, path);
+    if (match !== undefined) {
+      matchedRoute(context, {
+        method,
+        value: match.value,
+        params: match.params,
+      });
+    }
     return respond(context, run, done);
   }
 
