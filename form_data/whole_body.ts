@@ -150,7 +150,6 @@ function waitForBody<T>(
   progress: BodyProgress | undefined,
   read: WholeBodyRead<T>,
 ): Promise<T> {
-  read.reading = reading;
   // The executor is one function for every read (not a closure a read):
   // it runs synchronously inside the constructor, and `capturing` tells
   // it whose promise it is making.
@@ -197,7 +196,6 @@ export abstract class WholeBodyRead<T> implements Entry {
    * or `error` throws): the promise's own `reject` is not kept.
    */
   resolve: ((value: T | Promise<T>) => void) | undefined = undefined;
-  reading: Promise<Uint8Array> | undefined = undefined;
   readonly limits: Limits;
 
   constructor(limits: Limits) {
@@ -212,8 +210,8 @@ export abstract class WholeBodyRead<T> implements Entry {
 
   /** The deadline passed (called by the clock). */
   expire(): void {
-    // A read left behind settles when the connection ends.
-    this.reading?.catch(ignore);
+    // A read left behind settles when the connection ends, into `failed`
+    // (its rejection is handled: no field keeps the read for a catch).
     this.settle(
       false,
       this.timeout > 0
@@ -278,8 +276,6 @@ class CallbackRead<T> extends WholeBodyRead<T> {
     return this.fail(error);
   }
 }
-
-function ignore(): void {}
 
 /**
  * Watches the timeout that applies to `wait` (and names its option): all
