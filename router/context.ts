@@ -141,6 +141,14 @@ let holds: (context: RequestContext, key: unknown) => boolean;
 // detached `set` (a closure) for it.
 let put: (context: RequestContext, key: unknown, value: unknown) => void;
 
+// Set by RequestContext's static block: one value under two keys.
+let putTwo: (
+  context: RequestContext,
+  first: unknown,
+  second: unknown,
+  value: unknown,
+) => void;
+
 // Set by RequestContext's static block: the route a native router (Bun's)
 // already matched, for the router's dispatch to take.
 let routeSlot: (context: RequestContext, route: unknown) => unknown;
@@ -289,6 +297,19 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       context.#values !== undefined && hasKey(context.#values, key);
     put = (context, key, value) => {
       context.#values = storeValue(context.#values, key, value);
+    };
+    putTwo = (context, first, second, value) => {
+      const values = context.#values;
+      if (values === undefined && first !== second) {
+        // Both at once: one array of four, not one of two grown to four.
+        context.#values = [first, value, second, value];
+      } else {
+        context.#values = storeValue(
+          storeValue(values, first, value),
+          second,
+          value,
+        );
+      }
     };
     provide = (context, input) => {
       context.#input = input;
@@ -585,8 +606,7 @@ export function deferValues<S>(
     make as (source: unknown, key: unknown) => unknown,
     source,
   );
-  put(context, first, deferred);
-  put(context, second, deferred);
+  putTwo(context, first, second, deferred);
 }
 
 // The method `contextFor` hands the next constructor call.
