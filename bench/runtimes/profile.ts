@@ -4,8 +4,10 @@
  * `--scenarios` is warmed as `instructions.ts` warms it, then one window of
  * `--requests` answers is counted on the main thread and kept, and
  * `callgrind_annotate` prints its functions with their instructions per
- * request (self, not inclusive; JIT-compiled JavaScript shows as `???`,
- * the runtime's builtins and C++ by name). Dumps stay in
+ * request (self, not inclusive; JIT-compiled JavaScript by name from
+ * V8's perf map or Bun's jitdump (`JS JSC-<tier>: <name>#<hash>` on Bun);
+ * the runtime's builtins and C++ by name, Bun's stripped code as
+ * `JS 0x<address>`). Dumps stay in
  * `bench/runtimes/.out/profile.<runtime>.<server>.<scenario>`.
  *
  * ```sh
@@ -58,13 +60,58 @@ async function untilFile(file: string): Promise<void> {
   throw new Error(`no callgrind dump at ${file}`);
 }
 
-/** A lookup of JIT code addresses in Node's perf map of `pid`. */
+/**
+ * The code-load records of Bun's jitdump of `pid` (`/tmp/jit-<a>-<b>-*`,
+ * one of the two numbers the process's id; written when the server runs
+ * with `BUN_JSC_useJITDump=1`) as perf map lines, or "" when there is
+ * none. Read after each window: code written later may reuse addresses.
+ */
+async function bunJitDump(pid: number): Promise<string> {
+  let file: string | undefined;
+  for await (const entry of Deno.readDir("/tmp")) {
+    if (
+      entry.name.startsWith("jit-") &&
+      entry.name.split("-").slice(1, 3).includes(String(pid))
+    ) {
+      file = `/tmp/${entry.name}`;
+    }
+  }
+  if (file === undefined) return "";
+  const bytes = await Deno.readFile(file);
+  const view = new DataView(bytes.buffer);
+  const decoder = new TextDecoder();
+  const lines: string[] = [];
+  // A 40-byte header, then records of {id, size, timestamp}; id 0 is a
+  // code load: pid, tid, vma, code address, size, index, name, code.
+  for (let at = view.getUint32(8, true); at + 16 <= bytes.length;) {
+    const id = view.getUint32(at, true);
+    const size = view.getUint32(at + 4, true);
+    if (size === 0) break;
+    if (id === 0) {
+      const address = view.getBigUint64(at + 32, true);
+      const length = view.getBigUint64(at + 40, true);
+      const start = at + 56;
+      const end = bytes.indexOf(0, start);
+      lines.push(
+        `${address.toString(16)} ${length.toString(16)} ${
+          decoder.decode(bytes.subarray(start, end))
+        }`,
+      );
+    }
+    at += size;
+  }
+  return lines.join("\n");
+}
+
+/** A lookup of JIT code addresses in Node's perf map of `pid` (Bun's jitdump). */
 async function jitNames(pid: number): Promise<(address: number) => string> {
   let text = "";
   try {
     text = await Deno.readTextFile(`/tmp/perf-${pid}.map`);
   } catch {
-    return (address) => `0x${address.toString(16)}`;
+    // Bun (JavaScriptCore) writes a jitdump with BUN_JSC_useJITDump=1.
+    text = await bunJitDump(pid);
+    if (text === "") return (address) => `0x${address.toString(16)}`;
   }
   const entries = text.split("\n").flatMap((line) => {
     const found = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
@@ -81,6 +128,9 @@ async function jitNames(pid: number): Promise<(address: number) => string> {
     return `0x${address.toString(16)}`;
   };
 }
+
+// Bun names its JIT code in a jitdump (read by `bunJitDump`).
+if (runtimes.includes("bun")) Deno.env.set("BUN_JSC_useJITDump", "1");
 
 for (const runtime of runtimes) {
   for (
@@ -199,11 +249,32 @@ for (const runtime of runtimes) {
           for (const [name, count] of sorted) {
             console.log(`${(count / total).toFixed(0).padStart(8)}  ${name}`);
           }
+          // All JIT code found by name (JavaScript, its inline caches and
+          // thunks), however small each function.
+          let named = 0;
+          for (const [name, count] of rows) {
+            if (name.startsWith("JS ") && !name.startsWith("JS 0x")) {
+              named += count;
+            }
+          }
+          console.log(
+            `${
+              (named / total).toFixed(0).padStart(8)
+            }  (JIT code by name, all)`,
+          );
         }
       } finally {
         await running.stop();
         // The perf map of the process, read for each of its scenarios.
         await Deno.remove(`/tmp/perf-${running.pid}.map`).catch(() => {});
+        for await (const entry of Deno.readDir("/tmp")) {
+          if (
+            entry.name.startsWith("jit-") &&
+            entry.name.split("-").slice(1, 3).includes(String(running.pid))
+          ) {
+            await Deno.remove(`/tmp/${entry.name}`).catch(() => {});
+          }
+        }
       }
     }
   }
