@@ -224,3 +224,29 @@ Deno.test("cache: a request whose URL cannot be read meets the error boundary, n
   assert.equal(response.status, 500);
   assert.equal(await response.text(), "Error: no url");
 });
+
+Deno.test("cache: early hits of pages asked in turn each answer their own page (the last URL's key is kept)", async () => {
+  const router = createRouter();
+  let runs = 0;
+  router.get(
+    "/p/:name",
+    cache({ store: createMemoryCacheStore() }),
+    ({ params }) => {
+      runs++;
+      return new Response(`page ${params.name}`);
+    },
+  );
+  const ask = async (path: string) => {
+    const response = await router.fetch(new Request(`http://localhost${path}`));
+    return `${response.headers.get("X-Cache")} ${await response.text()}`;
+  };
+  assert.equal(await ask("/p/a"), "MISS page a");
+  assert.equal(await ask("/p/b"), "MISS page b");
+  for (const path of ["/p/a", "/p/a", "/p/b", "/p/a", "/p/b", "/p/b"]) {
+    assert.equal(await ask(path), `HIT page ${path.slice(3)}`);
+  }
+  // The same path with a query is another page.
+  assert.equal(await ask("/p/a?x=1"), "MISS page a");
+  assert.equal(await ask("/p/a"), "HIT page a");
+  assert.equal(runs, 3);
+});

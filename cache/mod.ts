@@ -948,13 +948,23 @@ export function cache(options: CacheOptions): Middleware {
   // refused header) takes the ordinary way through the middleware above.
   // Not with a `key` of its own: that reads the context.
   if (peek !== undefined && options.key === undefined) {
+    // The key of the URL asked last, kept: a hot page's requests then
+    // make no key string (a concatenation, flattened and hashed again for
+    // the store's look-up), only compare the URL with the last one.
+    let lastUrl = "";
+    let lastKey = "GET ";
     offerEarlyAnswer(middleware, function earlyHit(request, method, info) {
       if (method !== "GET" && method !== "HEAD") return undefined;
       const headers = requestHeaders(request, info);
       if (refused(headers)) return undefined;
+      const url = request.url;
+      if (url !== lastUrl) {
+        lastKey = "GET " + url;
+        lastUrl = url;
+      }
       const primary = vary.length === 0
-        ? "GET " + request.url
-        : "GET " + request.url + variantOf(vary, headers);
+        ? lastKey
+        : lastKey + variantOf(vary, headers);
       const now = Date.now();
       // The common hit in one function (small functions the JIT has not
       // inlined yet cost more than their work): an entry read before, a

@@ -151,16 +151,16 @@ function asciiPairs(bytes: Uint8Array): FieldPairs | null {
   let eq = -1;
   // Bits: 1 a "+" in the name, 2 a "%" in the name, 4 and 8 in the value.
   let flags = 0;
-  for (let i = 0; i <= length; i++) {
-    const code = i === length ? 0x26 : text.charCodeAt(i);
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    // Letters and the punctuation past "=": nothing to note (one test for
+    // most characters of a form, where the four below took four).
+    if (code > 0x3d /* = */) {
+      if (code > 0x7f) return null;
+      continue;
+    }
     if (code === 0x26 /* & */) {
-      if (i > start) {
-        const nameEnd = eq === -1 ? i : eq;
-        pairs.push(
-          decodeAscii(text, bytes, start, nameEnd, flags & 3),
-          eq === -1 ? "" : decodeAscii(text, bytes, eq + 1, i, flags >> 2),
-        );
-      }
+      if (i > start) addPair(pairs, text, bytes, start, eq, i, flags);
       start = i + 1;
       eq = -1;
       flags = 0;
@@ -177,9 +177,30 @@ function asciiPairs(bytes: Uint8Array): FieldPairs | null {
         throw malformedPercent(bytes, i);
       }
       flags |= eq === -1 ? 2 : 8;
-    } else if (code > 0x7f) return null;
+    }
   }
+  // The end of the body ends the last pair, as an "&" would.
+  if (length > start) addPair(pairs, text, bytes, start, eq, length, flags);
   return pairs;
+}
+
+/**
+ * Adds the pair of `text[start, end)` (its first "=" at `eq`, -1 for
+ * none; `flags` as in `asciiPairs`).
+ */
+function addPair(
+  pairs: FieldPairs,
+  text: string,
+  bytes: Uint8Array,
+  start: number,
+  eq: number,
+  end: number,
+  flags: number,
+): void {
+  pairs.push(
+    decodeAscii(text, bytes, start, eq === -1 ? end : eq, flags & 3),
+    eq === -1 ? "" : decodeAscii(text, bytes, eq + 1, end, flags >> 2),
+  );
 }
 
 /** A part of an ASCII body: `+` (flag 1) to space, `%` (flag 2) escapes. */

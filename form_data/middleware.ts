@@ -16,10 +16,12 @@ import {
   parseFormInto,
 } from "./parse.ts";
 import { NativeResponse } from "../response/native.ts";
-import { deferValue, hasValue } from "../router/context.ts";
+import { deferValue, deferValues, hasValue } from "../router/context.ts";
 import { type Answer, ANSWERS } from "../router/answers_itself.ts";
 import { type FormFieldRecord, FormFields } from "./fields.ts";
 import { formFromPairs, recordFromForm, recordFromPairs } from "./_fields.ts";
+import type { FieldPairs } from "./_urlencoded.ts";
+import type { AnyContextKey } from "../router/context_key.ts";
 
 /** Options of {@linkcode formData}: the parse options plus `onError`. */
 export interface FormDataOptions extends ParseFormDataOptions {
@@ -145,6 +147,11 @@ type Outcome = Response | void | Promise<Response | void>;
 class MiddlewareRead extends FormRead<Response | void> {
   /** Set once `parseFormInto` returned: the form came after a wait. */
   waited = false;
+  // The context's own (a getter, not a field: one slot less in an object
+  // made for every form read).
+  get request(): Request {
+    return this.context.request;
+  }
   readonly context: RequestContext;
   readonly forward: () => Promise<Response>;
   readonly answer: Answer | undefined;
@@ -163,7 +170,7 @@ class MiddlewareRead extends FormRead<Response | void> {
       context: RequestContext,
     ) => Response | Promise<Response>,
   ) {
-    super(context.request, limits);
+    super(limits);
     this.context = context;
     this.forward = forward;
     this.answer = answer;
@@ -201,9 +208,16 @@ function provide(context: RequestContext, parsed: ParsedForm): void {
     context.set(FormData, parsed);
     deferValue(context, FormFields, recordFromForm, parsed);
   } else {
-    deferValue(context, FormData, formFromPairs, parsed);
-    deferValue(context, FormFields, recordFromPairs, parsed);
+    deferValues(context, FormData, FormFields, fromPairs, parsed);
   }
+}
+
+/** The `FormData` or the record (`key`) of a urlencoded form's pairs. */
+function fromPairs(
+  pairs: FieldPairs,
+  key: AnyContextKey,
+): FormData | FormFieldRecord {
+  return key === FormData ? formFromPairs(pairs) : recordFromPairs(pairs);
 }
 
 function fieldsOfContext(context: RequestContext): FormFieldRecord {

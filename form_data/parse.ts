@@ -232,12 +232,8 @@ export function parseFormThen<T>(
  * while a small body is awaited, the read's entry on the deadline clock.
  */
 export abstract class FormRead<T> extends WholeBodyRead<T> {
-  readonly request: Request;
-
-  constructor(request: Request, limits: Limits) {
-    super(limits);
-    this.request = request;
-  }
+  /** The request whose body is read. */
+  abstract readonly request: Request;
 
   /** The parsed form. */
   abstract done(form: ParsedForm): T | Promise<T>;
@@ -264,6 +260,7 @@ export abstract class FormRead<T> extends WholeBodyRead<T> {
 
 /** {@linkcode parseFormThen}'s read: two functions. */
 class CallbackFormRead<T> extends FormRead<T> {
+  readonly request: Request;
   readonly #done: (form: ParsedForm) => T | Promise<T>;
   readonly #fail: (error: unknown) => T | Promise<T>;
 
@@ -273,7 +270,8 @@ class CallbackFormRead<T> extends FormRead<T> {
     done: (form: ParsedForm) => T | Promise<T>,
     fail: (error: unknown) => T | Promise<T>,
   ) {
-    super(request, limits);
+    super(limits);
+    this.request = request;
     this.#done = done;
     this.#fail = fail;
   }

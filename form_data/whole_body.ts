@@ -150,17 +150,25 @@ function waitForBody<T>(
   progress: BodyProgress | undefined,
   read: WholeBodyRead<T>,
 ): Promise<T> {
-  read.reading = reading;
-  const promise = new Promise<T>((resolve, reject) => {
-    read.resolve = resolve;
-    read.reject = reject;
-  });
+  // The executor is one function for every read (not a closure a read):
+  // it runs synchronously inside the constructor, and `capturing` tells
+  // it whose promise it is making.
+  capturing = read as WholeBodyRead<unknown>;
+  const promise = new Promise(capture) as Promise<T>;
+  capturing = undefined;
   deadline(read, progress);
   reading.then(
     (bytes) => read.arrived(bytes),
     (error) => read.failed(error),
   );
   return promise;
+}
+
+// The read whose promise `new Promise(capture)` is making.
+let capturing: WholeBodyRead<unknown> | undefined;
+
+function capture(resolve: (value: unknown) => void): void {
+  capturing!.resolve = resolve as (value: unknown) => void;
 }
 
 /**
@@ -175,14 +183,19 @@ export abstract class WholeBodyRead<T> implements Entry {
   prev: Entry | undefined = undefined;
   next: Entry | undefined = undefined;
   linked = false;
-  /** The timeout that applies (0: none), and its option's name. */
+  /**
+   * The timeout that applies, in milliseconds: `idleTimeout` when
+   * positive, `bodyTimeout` when negative (one field: this object is made
+   * for every small form read).
+   */
   timeout = 0;
-  limit: "idleTimeout" | "bodyTimeout" = "idleTimeout";
-  /** Once: after a timeout, a read that still comes runs nothing. */
-  settled = false;
+  /**
+   * Settles the read's promise while it waits; `undefined` once settled
+   * (after a timeout, a read that still comes runs nothing). A rejection
+   * goes through it too (`Promise.reject`, a path taken only when `body`
+   * or `error` throws): the promise's own `reject` is not kept.
+   */
   resolve: ((value: T | Promise<T>) => void) | undefined = undefined;
-  reject: ((error: unknown) => void) | undefined = undefined;
-  reading: Promise<Uint8Array> | undefined = undefined;
   readonly limits: Limits;
 
   constructor(limits: Limits) {
@@ -197,11 +210,13 @@ export abstract class WholeBodyRead<T> implements Entry {
 
   /** The deadline passed (called by the clock). */
   expire(): void {
-    // A read left behind settles when the connection ends.
-    this.reading?.catch(ignore);
+    // A read left behind settles when the connection ends, into `failed`
+    // (its rejection is handled: no field keeps the read for a catch).
     this.settle(
       false,
-      new FormDataTimeoutError(this.timeout, undefined, this.limit),
+      this.timeout > 0
+        ? new FormDataTimeoutError(this.timeout, undefined, "idleTimeout")
+        : new FormDataTimeoutError(-this.timeout, undefined, "bodyTimeout"),
     );
   }
 
@@ -227,14 +242,13 @@ export abstract class WholeBodyRead<T> implements Entry {
   }
 
   private settle(ok: boolean, value: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
+    const resolve = this.resolve;
+    if (resolve === undefined) return;
+    this.resolve = undefined;
     try {
-      this.resolve!(
-        ok ? this.body(value as Uint8Array) : this.error(value),
-      );
+      resolve(ok ? this.body(value as Uint8Array) : this.error(value));
     } catch (error) {
-      this.reject!(error);
+      resolve(Promise.reject(error));
     }
   }
 }
@@ -263,8 +277,6 @@ class CallbackRead<T> extends WholeBodyRead<T> {
   }
 }
 
-function ignore(): void {}
-
 /**
  * Watches the timeout that applies to `wait` (and names its option): all
  * of it, or less when a peek at the body (`methodOverride()`) already
@@ -283,8 +295,7 @@ function deadline<T>(
   const totalLeft = total - (progress ? now - progress.startedAt : 0);
   // The sooner of the two that are set (0 is "not set").
   if (total !== 0 && (idle === 0 || totalLeft < idleLeft)) {
-    wait.timeout = total;
-    wait.limit = "bodyTimeout";
+    wait.timeout = -total;
     watchEntry(wait, Math.max(0, totalLeft));
   } else if (idle !== 0) {
     wait.timeout = idle;

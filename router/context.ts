@@ -120,9 +120,14 @@ let sinks = false;
  * for.
  */
 class Deferred {
-  readonly make: (source: unknown) => unknown;
+  // Given the key read too: one Deferred may stand under two keys (see
+  // `deferValues`), one object a request instead of two.
+  readonly make: (source: unknown, key: unknown) => unknown;
   readonly source: unknown;
-  constructor(make: (source: unknown) => unknown, source: unknown) {
+  constructor(
+    make: (source: unknown, key: unknown) => unknown,
+    source: unknown,
+  ) {
     this.make = make;
     this.source = source;
   }
@@ -135,6 +140,14 @@ let holds: (context: RequestContext, key: unknown) => boolean;
 // Set by RequestContext's static block: stores a value without making the
 // detached `set` (a closure) for it.
 let put: (context: RequestContext, key: unknown, value: unknown) => void;
+
+// Set by RequestContext's static block: one value under two keys.
+let putTwo: (
+  context: RequestContext,
+  first: unknown,
+  second: unknown,
+  value: unknown,
+) => void;
 
 // Set by RequestContext's static block: the route a native router (Bun's)
 // already matched, for the router's dispatch to take.
@@ -285,6 +298,19 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     put = (context, key, value) => {
       context.#values = storeValue(context.#values, key, value);
     };
+    putTwo = (context, first, second, value) => {
+      const values = context.#values;
+      if (values === undefined && first !== second) {
+        // Both at once: one array of four, not one of two grown to four.
+        context.#values = [first, value, second, value];
+      } else {
+        context.#values = storeValue(
+          storeValue(values, first, value),
+          second,
+          value,
+        );
+      }
+    };
     provide = (context, input) => {
       context.#input = input;
     };
@@ -428,7 +454,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
         let value = findValue(values, key);
         if (value !== MISSING) {
           if (value instanceof Deferred) {
-            value = value.make(value.source);
+            value = value.make(value.source, key);
             this.#values = storeValue(this.#values, key, value);
           }
           return value as ContextLookup<typeof key>;
@@ -562,6 +588,25 @@ export function deferValue<K extends AnyContextKey, S>(
   source: S,
 ): void {
   put(context, key, new Deferred(make as (source: unknown) => unknown, source));
+}
+
+/**
+ * `deferValue` for two keys whose values are made from one source (a
+ * form as `FormData` and as a record): `make(source, key)` makes the
+ * value of the key read, each once; one object stands under both.
+ */
+export function deferValues<S>(
+  context: RequestContext,
+  first: AnyContextKey,
+  second: AnyContextKey,
+  make: (source: S, key: AnyContextKey) => unknown,
+  source: S,
+): void {
+  const deferred = new Deferred(
+    make as (source: unknown, key: unknown) => unknown,
+    source,
+  );
+  putTwo(context, first, second, deferred);
 }
 
 // The method `contextFor` hands the next constructor call.

@@ -3,7 +3,7 @@ import {
   createContextKey,
   RequestContext,
 } from "@fetchkit/toolkit/fetch-router";
-import { deferValue, hasValue } from "./context.ts";
+import { deferValue, deferValues, hasValue } from "./context.ts";
 
 Deno.test("context values: many keys, overwritten, deferred, past the flat array", () => {
   const context = new RequestContext(new Request("http://localhost/"));
@@ -60,4 +60,45 @@ Deno.test("context values: a deferred value in the flat array is made once", () 
   context.set(Maybe, undefined);
   assert.equal(context.has(Maybe), true);
   assert.equal(context.get(Maybe), undefined);
+});
+
+Deno.test("context values: one deferred source under two keys makes each key's value once, on its first read", () => {
+  for (const before of [0, 3, 9]) {
+    const context = new RequestContext(new Request("http://localhost/"));
+    const { get, set, has } = context;
+    // Values already held: none, a few, past the flat array.
+    const others = Array.from({ length: before }, () => createContextKey(0));
+    others.forEach((key, i) => set(key, i + 1));
+    const A = createContextKey("a default");
+    const B = createContextKey("b default");
+    const made: unknown[] = [];
+    deferValues(context, A, B, (source: string, key) => {
+      made.push(key);
+      return `${source} for ${key === A ? "A" : "B"}`;
+    }, "pairs");
+    assert.equal(has(A), true);
+    assert.equal(has(B), true);
+    assert.deepEqual(made, []);
+    assert.equal(get(B), "pairs for B");
+    assert.equal(get(B), "pairs for B");
+    assert.deepEqual(made, [B]);
+    assert.equal(get(A), "pairs for A");
+    assert.equal(get(A), "pairs for A");
+    assert.deepEqual(made, [B, A]);
+    // A set replaces one key only.
+    set(A, "replaced");
+    assert.equal(get(A), "replaced");
+    assert.equal(get(B), "pairs for B");
+    others.forEach((key, i) => assert.equal(get(key), i + 1));
+  }
+  // Overwriting a deferred pair before it is read makes nothing.
+  const context = new RequestContext(new Request("http://localhost/"));
+  const A = createContextKey(0);
+  const B = createContextKey(0);
+  let made = 0;
+  deferValues(context, A, B, () => ++made, null);
+  context.set(A, 5);
+  assert.equal(context.get(A), 5);
+  assert.equal(made, 0);
+  assert.equal(context.get(B), 1);
 });
