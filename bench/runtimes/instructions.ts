@@ -18,9 +18,20 @@
  * counted in answers too (`--warm-requests` per pass at least), so that a
  * starved server is not counted cold.
  *
+ * `--processes=N` (default 1) counts each server in N fresh processes
+ * instead of one: a process settles at one of several levels and keeps
+ * it (Deno static, the same code: 13.7k to 14.6k instructions a request in
+ * different processes), which is more than the gap between ours and the
+ * peer in some cells, so one process a contender cannot decide them. The
+ * servers of a runtime are interleaved process by process (A B A B ...,
+ * so that a drift in the machine's load hits all alike); each process is
+ * warmed and counted over `--repeat` windows as above, and each server and
+ * scenario is reported by the median and the minimum of the processes'
+ * fewest windows, with every process's fewest beside them.
+ *
  * ```sh
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
- *   [--requests=300] [--cap=120] [--repeat=2]
+ *   [--requests=300] [--cap=120] [--repeat=2] [--processes=1]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
  *   [--base=<dir>] [--threads=main|all] [--v8=single] [--v8-flags=<flags>] [--idle=3]
  *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
@@ -31,9 +42,10 @@
  * runtimes, servers and scenarios (`--cpu-rounds` interleaved rounds of
  * `--cpu-seconds`, no valgrind) and prints one table: per runtime and
  * scenario, ours and the fastest peer in instructions per request (fewest
- * window, and the other windows), their ratio, the load average during
- * the windows, and the CPU medians beside them, with the commands. Needs
- * `valgrind` and `wrk`.
+ * window, and the other windows; with `--processes` above 1, the median
+ * of the processes' fewest windows, and the other processes' fewest),
+ * their ratio, the load average during the windows, and the CPU medians
+ * beside them, with the commands. Needs `valgrind` and `wrk`.
  *
  * @module
  */
@@ -61,6 +73,13 @@ const warmRequests = Number(args.get("warm-requests") ?? 1000);
 const requests = Number(args.get("requests") ?? 300);
 const cap = Number(args.get("cap") ?? 120);
 const repeat = Number(args.get("repeat") ?? 2);
+// Fresh processes a server (see the module doc: a process keeps its level).
+const processes = Number(args.get("processes") ?? 1);
+if (!Number.isInteger(processes) || processes < 1) {
+  throw new Error(
+    `--processes must be a whole number from 1, not ${processes}`,
+  );
+}
 const runtimes = (args.get("runtimes") ?? "bun,node,deno").split(",");
 const only = args.get("servers")?.split(",");
 const words = args.get("scenarios")?.split(",");
@@ -113,11 +132,12 @@ async function loadAverage(): Promise<number> {
 
 /**
  * Per runtime|scenario|server: every window's count per answer, raw and
- * with the idle rate taken off, and the load then.
+ * with the idle rate taken off, the load then, and which of the
+ * `--processes` counted it (0 up).
  */
 const windows = new Map<
   string,
-  { count: number; corrected: number; load: number }[]
+  { count: number; corrected: number; load: number; nth: number }[]
 >();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const names = (runtime: string) =>
@@ -126,142 +146,194 @@ const names = (runtime: string) =>
   );
 const started = new Date();
 for (const runtime of runtimes) {
-  for (const server of names(runtime)) {
-    // The hello-world and the real-app scenarios run in processes of their own.
-    for (const group of ["hello", "app"] as const) {
-      const mine = scenarios.filter((scenario) =>
-        scenario.group === group && loads(server, scenario.name)
-      );
-      if (mine.length === 0) continue;
-      const file = join(OUT, `callgrind.${runtime}.${server}.${group}`);
-      const running = await start(
-        runtime,
-        server,
-        bundles,
-        [
-          "valgrind",
-          "--tool=callgrind",
-          "--smc-check=all-non-file",
-          "--instr-atstart=no",
-          ...(mainThread ? ["--separate-threads=yes"] : []),
-          `--callgrind-out-file=${file}`,
-        ],
-        group,
-        v8Flags,
-      );
-      const scripts = new Map<string, string | undefined>();
-      for (const scenario of mine) {
-        scripts.set(
-          scenario.name,
-          await prepare(running.port, scenario, `${runtime} ${server}`),
-        );
-      }
-      const url = (scenario: Scenario) =>
-        `http://127.0.0.1:${running.port}${scenario.path}`;
-      const answer = (scenario: Scenario, count: number, seconds: number) =>
-        wrkCount(url(scenario), {
-          requests: count,
-          seconds,
-          connections: CONNECTIONS,
-          script: scripts.get(scenario.name),
-          status: scenario.status,
-          scriptFile: join(
-            OUT,
-            `count_${runtime}_${server}_${group}.lua`.replaceAll(/\W+/g, "_"),
-          ),
-        });
-      const warm = async (scenario: Scenario) => {
-        // `--warm` seconds, then answers up to `--warm-requests`.
-        const { total } = await wrkRun(url(scenario), {
-          seconds: warmSeconds,
-          connections: CONNECTIONS,
-          timeout: 60,
-          script: scripts.get(scenario.name),
-        });
-        if (total < warmRequests) {
-          await answer(scenario, warmRequests - total, cap);
-        }
-      };
-      let dumps = 0;
-      try {
-        for (let pass = 0; pass < 2; pass++) {
-          for (const scenario of mine) await warm(scenario);
-        }
-        // The process's idle rate, once its scenarios are warm.
-        let idleRate = 0;
-        if (idleSeconds > 0) {
-          const idle = await countWhile(
-            running.pid,
-            `${file}.${++dumps}`,
-            () =>
-              new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000)),
-            { thread: mainThread ? 1 : undefined },
-          );
-          idleRate = idle.total / idle.seconds;
-          console.error(
-            `${runtime} ${server} ${group}: idle ${
-              fmt(idleRate)
-            } instructions/s`,
-          );
-        }
-        for (const scenario of mine) {
-          // A window that answered nothing in `cap` seconds counts for
-          // nothing: another is taken, up to 3x `repeat`.
-          const key = `${runtime}|${scenario.name}|${server}`;
-          let counted = 0;
-          for (
-            let window = 0;
-            window < 3 * repeat && counted < repeat;
-            window++
-          ) {
-            await answer(scenario, 50, cap);
-            const load = await loadAverage();
-            const { total, result, seconds } = await countWhile(
-              running.pid,
-              `${file}.${++dumps}`,
-              () => answer(scenario, requests, cap),
-              { thread: mainThread ? 1 : undefined },
-            );
-            if (result.unexpected > 0) {
-              throw new Error(
-                `${runtime} ${server} ${scenario.name}: ${result.unexpected} answers not ${scenario.status}`,
-              );
-            }
-            const corrected = (total - idleRate * seconds) / result.total;
-            console.error(
-              `${runtime} ${server} ${scenario.name}: ${
-                result.total === 0 ? "no answer" : fmt(total / result.total)
-              } (less idle: ${
-                result.total === 0 ? "—" : fmt(corrected)
-              }; ${result.total} answers in ${
-                seconds.toFixed(1)
-              } s, load ${load})`,
-            );
-            if (result.total === 0) continue;
-            counted++;
-            windows.set(key, [
-              ...(windows.get(key) ?? []),
-              { count: total / result.total, corrected, load },
-            ]);
-          }
-        }
-      } finally {
-        await running.stop();
+  // Process by process, every server of the runtime in turn (A B A B ...):
+  // with one process, server after server as ever.
+  for (let nth = 0; nth < processes; nth++) {
+    for (const server of names(runtime)) {
+      // The hello-world and the real-app scenarios run in processes of their own.
+      for (const group of ["hello", "app"] as const) {
+        await countProcess(runtime, server, group, nth);
       }
     }
   }
 }
 const ended = new Date();
 
-/** The fewest of a cell's windows (raw or less idle), or undefined. */
-function fewest(
+/**
+ * Counts `server`'s scenarios of `group` on `runtime` in one fresh
+ * process (the `nth` of `--processes`): warmed, its idle rate taken, then
+ * `--repeat` windows a scenario, kept in `windows`.
+ */
+async function countProcess(
+  runtime: string,
+  server: string,
+  group: "hello" | "app",
+  nth: number,
+): Promise<void> {
+  const mine = scenarios.filter((scenario) =>
+    scenario.group === group && loads(server, scenario.name)
+  );
+  if (mine.length === 0) return;
+  // Stderr names the process only when there are several.
+  const tag = processes === 1 ? "" : ` [process ${nth + 1}/${processes}]`;
+  const file = join(
+    OUT,
+    `callgrind.${runtime}.${server}.${group}${
+      processes === 1 ? "" : `.p${nth + 1}`
+    }`,
+  );
+  const running = await start(
+    runtime,
+    server,
+    bundles,
+    [
+      "valgrind",
+      "--tool=callgrind",
+      "--smc-check=all-non-file",
+      "--instr-atstart=no",
+      ...(mainThread ? ["--separate-threads=yes"] : []),
+      `--callgrind-out-file=${file}`,
+    ],
+    group,
+    v8Flags,
+  );
+  const scripts = new Map<string, string | undefined>();
+  for (const scenario of mine) {
+    scripts.set(
+      scenario.name,
+      await prepare(running.port, scenario, `${runtime} ${server}`),
+    );
+  }
+  const url = (scenario: Scenario) =>
+    `http://127.0.0.1:${running.port}${scenario.path}`;
+  const answer = (scenario: Scenario, count: number, seconds: number) =>
+    wrkCount(url(scenario), {
+      requests: count,
+      seconds,
+      connections: CONNECTIONS,
+      script: scripts.get(scenario.name),
+      status: scenario.status,
+      scriptFile: join(
+        OUT,
+        `count_${runtime}_${server}_${group}.lua`.replaceAll(/\W+/g, "_"),
+      ),
+    });
+  const warm = async (scenario: Scenario) => {
+    // `--warm` seconds, then answers up to `--warm-requests`.
+    const { total } = await wrkRun(url(scenario), {
+      seconds: warmSeconds,
+      connections: CONNECTIONS,
+      timeout: 60,
+      script: scripts.get(scenario.name),
+    });
+    if (total < warmRequests) {
+      await answer(scenario, warmRequests - total, cap);
+    }
+  };
+  let dumps = 0;
+  try {
+    for (let pass = 0; pass < 2; pass++) {
+      for (const scenario of mine) await warm(scenario);
+    }
+    // The process's idle rate, once its scenarios are warm.
+    let idleRate = 0;
+    if (idleSeconds > 0) {
+      const idle = await countWhile(
+        running.pid,
+        `${file}.${++dumps}`,
+        () => new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000)),
+        { thread: mainThread ? 1 : undefined },
+      );
+      idleRate = idle.total / idle.seconds;
+      console.error(
+        `${runtime} ${server} ${group}${tag}: idle ${
+          fmt(idleRate)
+        } instructions/s`,
+      );
+    }
+    for (const scenario of mine) {
+      // A window that answered nothing in `cap` seconds counts for
+      // nothing: another is taken, up to 3x `repeat`.
+      const key = `${runtime}|${scenario.name}|${server}`;
+      let counted = 0;
+      for (
+        let window = 0;
+        window < 3 * repeat && counted < repeat;
+        window++
+      ) {
+        await answer(scenario, 50, cap);
+        const load = await loadAverage();
+        const { total, result, seconds } = await countWhile(
+          running.pid,
+          `${file}.${++dumps}`,
+          () => answer(scenario, requests, cap),
+          { thread: mainThread ? 1 : undefined },
+        );
+        if (result.unexpected > 0) {
+          throw new Error(
+            `${runtime} ${server} ${scenario.name}: ${result.unexpected} answers not ${scenario.status}`,
+          );
+        }
+        const corrected = (total - idleRate * seconds) / result.total;
+        console.error(
+          `${runtime} ${server} ${scenario.name}${tag}: ${
+            result.total === 0 ? "no answer" : fmt(total / result.total)
+          } (less idle: ${
+            result.total === 0 ? "—" : fmt(corrected)
+          }; ${result.total} answers in ${seconds.toFixed(1)} s, load ${load})`,
+        );
+        if (result.total === 0) continue;
+        counted++;
+        windows.set(key, [
+          ...(windows.get(key) ?? []),
+          { count: total / result.total, corrected, load, nth },
+        ]);
+      }
+    }
+  } finally {
+    await running.stop();
+  }
+}
+
+/**
+ * Each process's fewest window of a cell (raw or less idle), in the order
+ * the processes ran; a process that answered nothing is left out.
+ */
+function perProcess(
+  key: string,
+  which: "count" | "corrected" = "count",
+): number[] {
+  const found = windows.get(key) ?? [];
+  const fewest: number[] = [];
+  for (let nth = 0; nth < processes; nth++) {
+    const mine = found.filter((window) => window.nth === nth);
+    if (mine.length > 0) {
+      fewest.push(Math.min(...mine.map((window) => window[which])));
+    }
+  }
+  return fewest;
+}
+
+/**
+ * A cell's level: the median of its processes' fewest windows (with one
+ * process, its fewest window), or undefined. The median, not the
+ * minimum: one process that settled low would otherwise decide the cell.
+ */
+function level(
   key: string,
   which: "count" | "corrected" = "count",
 ): number | undefined {
-  const found = windows.get(key);
-  return found === undefined
-    ? undefined
-    : Math.min(...found.map((window) => window[which]));
+  const fewest = perProcess(key, which);
+  return fewest.length === 0 ? undefined : median(fewest);
+}
+
+/** The least of a cell's processes' fewest windows, or undefined. */
+function lowest(
+  key: string,
+  which: "count" | "corrected" = "count",
+): number | undefined {
+  const fewest = perProcess(key, which);
+  return fewest.length === 0 ? undefined : Math.min(...fewest);
 }
 
 const command = `deno run -A bench/runtimes/instructions.ts ${
@@ -277,30 +349,41 @@ for (const which of kinds) {
     console.log(
       `\n#### ${runtime}, instructions per request${
         which === "corrected" ? ", less the idle rate" : ""
+      }${
+        processes === 1
+          ? ""
+          : ` (median / minimum of ${processes} processes' fewest windows; each process's fewest in brackets)`
       }\n`,
     );
     console.log(
-      `| scenario | ${all.join(" | ")} | ours ÷ fewest of ${
-        peers.join(", ")
+      `| scenario | ${all.join(" | ")} | ours ÷ fewest of ${peers.join(", ")}${
+        processes === 1 ? "" : " (medians; minimums)"
       } |`,
     );
     console.log(`|---|${"---:|".repeat(all.length + 1)}`);
     for (const scenario of scenarios) {
-      const get = (name: string) =>
-        fewest(`${runtime}|${scenario.name}|${name}`, which);
-      const ours = get("fetchkit");
-      const peer = Math.min(...peers.map((name) => get(name) ?? Infinity));
+      const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+      const ratio = (get: (id: string) => number | undefined) => {
+        const ours = get(key("fetchkit"));
+        const peer = Math.min(
+          ...peers.map((name) => get(key(name)) ?? Infinity),
+        );
+        return ours === undefined || peer === Infinity
+          ? "—"
+          : (ours / peer).toFixed(2);
+      };
+      const cell = (name: string) => {
+        const n = level(key(name), which);
+        if (n === undefined) return "—";
+        if (processes === 1) return fmt(n);
+        return `${fmt(n)} / ${fmt(lowest(key(name), which)!)} [${
+          perProcess(key(name), which).map(fmt).join(", ")
+        }]`;
+      };
       console.log(
-        `| ${scenario.name} | ${
-          all.map((name) => {
-            const n = get(name);
-            return n === undefined ? "—" : fmt(n);
-          }).join(" | ")
-        } | ${
-          ours === undefined || peer === Infinity
-            ? "—"
-            : (ours / peer).toFixed(2)
-        } |`,
+        `| ${scenario.name} | ${all.map(cell).join(" | ")} | ${
+          ratio((id) => level(id, which))
+        }${processes === 1 ? "" : `; ${ratio((id) => lowest(id, which))}`} |`,
       );
     }
   }
@@ -342,8 +425,13 @@ async function table(): Promise<void> {
       started.toISOString().slice(11, 16)
     }-${ended.toISOString().slice(11, 16)} UTC)\n`,
   );
+  // With several processes a column says so: the counts are the median of
+  // the processes' fewest windows, the other processes' fewest beside them.
+  const several = processes === 1 ? "" : ` (median of ${processes} processes)`;
   console.log(
-    "| runtime | scenario | ours instr/req | fastest peer instr/req | ours ÷ peer | less idle: ours, peer, ratio | other windows (ours; peer) | load | ours CPU µs/req | peer CPU µs/req | ours ÷ peer, CPU (min-max) |",
+    `| runtime | scenario | ours instr/req${several} | fastest peer instr/req${several} | ours ÷ peer | less idle: ours, peer, ratio | ${
+      processes === 1 ? "other windows" : "other processes' fewest windows"
+    } (ours; peer) | load | ours CPU µs/req | peer CPU µs/req | ours ÷ peer, CPU (min-max) |`,
   );
   console.log(`|---|---|${"---:|".repeat(9)}`);
   for (const runtime of runtimes) {
@@ -352,25 +440,33 @@ async function table(): Promise<void> {
     );
     for (const scenario of scenarios) {
       const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
-      const ours = fewest(key("fetchkit"));
+      const ours = level(key("fetchkit"));
       let peer: string | undefined;
       for (const name of peers) {
-        const n = fewest(key(name));
-        if (n !== undefined && (peer === undefined || n < fewest(key(peer))!)) {
+        const n = level(key(name));
+        if (n !== undefined && (peer === undefined || n < level(key(peer))!)) {
           peer = name;
         }
       }
-      const theirs = peer === undefined ? undefined : fewest(key(peer));
+      const theirs = peer === undefined ? undefined : level(key(peer));
       const lessIdle = () => {
-        const a = fewest(key("fetchkit"), "corrected");
+        const a = level(key("fetchkit"), "corrected");
         const b = peer === undefined
           ? undefined
-          : fewest(key(peer), "corrected");
+          : level(key(peer), "corrected");
         return a === undefined || b === undefined || idleSeconds === 0
           ? "—"
           : `${fmt(a)}, ${fmt(b)}, ${(a / b).toFixed(2)}`;
       };
       const others = (name: string | undefined) => {
+        if (processes > 1) {
+          // The processes' fewest windows but the one that is the median
+          // (with an even count the median is none of them: all are shown).
+          const fewest = name === undefined ? [] : perProcess(key(name));
+          const middle = fewest.indexOf(median(fewest));
+          const rest = fewest.filter((_, index) => index !== middle);
+          return rest.length === 0 ? "—" : rest.map(fmt).join(", ");
+        }
         const found = name === undefined ? [] : windows.get(key(name)) ?? [];
         const min = Math.min(...found.map((window) => window.count));
         const rest = found.filter((window) => window.count !== min);
@@ -413,7 +509,11 @@ async function table(): Promise<void> {
     }
   }
   console.log(
-    `\nInstructions: \`${command}\` (main thread: ${mainThread}; windows of ${requests} answers, fewest of ${repeat}).`,
+    `\nInstructions: \`${command}\` (main thread: ${mainThread}; windows of ${requests} answers, fewest of ${repeat}${
+      processes === 1
+        ? ""
+        : ` in each of ${processes} processes, median of those`
+    }).`,
   );
   console.log(
     `CPU: \`deno run -A bench/runtimes/load.ts ${
