@@ -144,6 +144,8 @@ const names = (runtime: string) =>
   serversOf(runtime, baseRoot).filter((name) =>
     only === undefined || only.includes(name)
   );
+// A Deno-only sitting builds no bundle, which would have made the folder.
+await Deno.mkdir(OUT, { recursive: true });
 const started = new Date();
 for (const runtime of runtimes) {
   // Process by process, every server of the runtime in turn (A B A B ...):
