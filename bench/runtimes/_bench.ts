@@ -218,6 +218,25 @@ export async function build(
 }
 
 /**
+ * The `wrap` of `start` for a count under callgrind: counting off at
+ * start (switched on per window with `callgrind_control`), JIT code
+ * checked, one output file per thread with `separateThreads`.
+ */
+export function callgrindWrap(
+  outFile: string,
+  separateThreads: boolean,
+): string[] {
+  return [
+    "valgrind",
+    "--tool=callgrind",
+    "--smc-check=all-non-file",
+    "--instr-atstart=no",
+    ...(separateThreads ? ["--separate-threads=yes"] : []),
+    `--callgrind-out-file=${outFile}`,
+  ];
+}
+
+/**
  * Starts `server` on `runtime`, under `wrap` (valgrind) when given; `base`
  * is ours from `bundles.base` (or the base checkout, on Deno); `v8Flags`
  * go to V8 on Deno and Node.

@@ -55,6 +55,7 @@ import { wrkCount, wrkRun } from "../_load.ts";
 import { median } from "../_stats.ts";
 import {
   build,
+  callgrindWrap,
   isOurs,
   loads,
   options,
@@ -188,14 +189,7 @@ async function countProcess(
     runtime,
     server,
     bundles,
-    [
-      "valgrind",
-      "--tool=callgrind",
-      "--smc-check=all-non-file",
-      "--instr-atstart=no",
-      ...(mainThread ? ["--separate-threads=yes"] : []),
-      `--callgrind-out-file=${file}`,
-    ],
+    callgrindWrap(file, mainThread),
     group,
     v8Flags,
   );

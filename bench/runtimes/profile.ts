@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { wrkCount, wrkRun } from "../_load.ts";
 import {
   build,
+  callgrindWrap,
   loads,
   options,
   OUT,
@@ -148,14 +149,7 @@ for (const runtime of runtimes) {
         runtime,
         server,
         bundles,
-        [
-          "valgrind",
-          "--tool=callgrind",
-          "--smc-check=all-non-file",
-          "--instr-atstart=no",
-          "--separate-threads=yes",
-          `--callgrind-out-file=${base}`,
-        ],
+        callgrindWrap(base, true),
         group,
         runtime === "bun" ? [] : ["--perf-basic-prof"],
       );
