@@ -94,8 +94,9 @@ function copyOf(factory: LinkFactory): LinkFactory {
 /** Whether a copy of `factory` compiles and runs a chain of one. */
 function copyWorks(factory: LinkFactory): boolean {
   try {
-    const copy = new Function(`"use strict";return (${factory})`)() as
-      LinkFactory;
+    const copy = new Function(
+      `"use strict";return (${factory})`,
+    )() as LinkFactory;
     const answer = new NativeResponse(null);
     const context = {} as RequestContext;
     const run = copy(
