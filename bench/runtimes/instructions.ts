@@ -45,7 +45,10 @@
  * window, and the other windows; with `--processes` above 1, the median
  * of the processes' fewest windows, and the other processes' fewest),
  * their ratio, the load average during the windows, and the CPU medians
- * beside them, with the commands. Needs `valgrind` and `wrk`.
+ * beside them, with the commands; then a second table of the same CPU
+ * taken apart (`apart()` below: the CPU ratio's 95 % interval and whether
+ * it reads above, level or below 1.00, user and system time, the other
+ * threads, minor page faults). Needs `valgrind` and `wrk`.
  *
  * @module
  */
@@ -57,6 +60,7 @@ import {
   build,
   callgrindWrap,
   isOurs,
+  levelRule,
   loads,
   options,
   OUT,
@@ -412,7 +416,13 @@ async function table(): Promise<void> {
   if (!success) throw new Error("load.ts failed");
   const saved = JSON.parse(
     await Deno.readTextFile(join(OUT, `${save}.json`)),
-  ) as { cpu: Record<string, number[]> };
+  ) as {
+    cpu: Record<string, number[]>;
+    user?: Record<string, number[]>;
+    system?: Record<string, number[]>;
+    main?: Record<string, number[]>;
+    faults?: Record<string, number[]>;
+  };
   const cpuLoadAfter = await loadAverage();
   const range = (values: number[]) =>
     `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
@@ -504,6 +514,7 @@ async function table(): Promise<void> {
       );
     }
   }
+  apart(saved);
   console.log(
     `\nInstructions: \`${command}\` (main thread: ${mainThread}; windows of ${requests} answers, fewest of ${repeat}${
       processes === 1
@@ -515,5 +526,86 @@ async function table(): Promise<void> {
     `CPU: \`deno run -A bench/runtimes/load.ts ${
       loadArgs.filter((arg) => !arg.startsWith("--save")).join(" ")
     }\` (load ${cpuLoad} before, ${cpuLoadAfter} after).`,
+  );
+}
+
+/**
+ * The second table of `--table`: the CPU of the one table taken apart,
+ * ours and the peer with the fewest instructions (as there): the CPU
+ * ratio's median with the interval that holds the true median with 95 %
+ * (`levelRule`) and what it reads (above, level, below), then user and
+ * system µs a request (every thread) and their per-round ratios, the
+ * runtime's other threads (all but the main one) and minor page faults a
+ * request. Instructions count the main thread's user space only: a CPU
+ * ratio above 1.00 where instructions are below is the kernel's time, the
+ * other threads', or main-thread cost that instructions do not show.
+ */
+function apart(saved: {
+  cpu: Record<string, number[]>;
+  user?: Record<string, number[]>;
+  system?: Record<string, number[]>;
+  main?: Record<string, number[]>;
+  faults?: Record<string, number[]>;
+}): void {
+  const { cpu, user, system, main, faults } = saved;
+  if (!user || !system || !main || !faults) return;
+  console.log(
+    `\n### The CPU apart: user and system, the other threads, page faults\n`,
+  );
+  console.log(
+    "| runtime | scenario | peer | ours ÷ peer, instr | ours ÷ peer, CPU (95 % interval of the median) | CPU reads | user µs/req: ours, peer, ÷ | system µs/req: ours, peer, ÷ | other threads µs/req: ours, peer | minor faults/req: ours, peer |",
+  );
+  console.log(`|---|---|---|${"---:|".repeat(7)}`);
+  const ratios = (a: number[], b: number[]) =>
+    a.map((value, round) => value / b[round]!);
+  const two = (n: number) => n.toFixed(2);
+  for (const runtime of runtimes) {
+    const peers = names(runtime).filter((name) =>
+      !isOurs(name) && !staticOnly(name)
+    );
+    for (const scenario of scenarios) {
+      const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+      const ours = level(key("fetchkit"));
+      let peer: string | undefined;
+      for (const name of peers) {
+        const n = level(key(name));
+        if (n !== undefined && (peer === undefined || n < level(key(peer))!)) {
+          peer = name;
+        }
+      }
+      const a = key("fetchkit");
+      const b = peer === undefined ? undefined : key(peer);
+      if (b === undefined || !cpu[a] || !cpu[b] || ours === undefined) {
+        continue;
+      }
+      const instr = ours / level(b)!;
+      const rule = levelRule(ratios(cpu[a], cpu[b]));
+      const interval = `${two(median(ratios(cpu[a], cpu[b])))} (${
+        two(rule.low)
+      }-${two(rule.high)}${
+        rule.coverage < 0.95
+          ? `, min-max: ${Math.round(rule.coverage * 100)} %`
+          : ""
+      })`;
+      const pair = (map: Record<string, number[]>, digits = 1) =>
+        `${median(map[a]!).toFixed(digits)}, ${
+          median(map[b]!).toFixed(digits)
+        }`;
+      const others = (id: string) =>
+        median(cpu[id]!.map((value, round) => value - main[id]![round]!))
+          .toFixed(1);
+      console.log(
+        `| ${runtime} | ${scenario.name} | ${peer} | ${
+          two(instr)
+        } | ${interval} | ${rule.verdict} | ${pair(user)}, ${
+          two(median(ratios(user[a]!, user[b]!)))
+        } | ${pair(system)}, ${two(median(ratios(system[a]!, system[b]!)))} | ${
+          others(a)
+        }, ${others(b)} | ${pair(faults, 2)} |`,
+      );
+    }
+  }
+  console.log(
+    "\nCPU reads: `above` or `below` when the whole interval is (the rounds' 95 % interval of the median ratio, distribution-free), `level` when it holds 1.00; with under 6 rounds no interval reaches 95 % (`too few rounds`).",
   );
 }

@@ -16,10 +16,14 @@
  * bash _tools/runtimes/install.sh                                   # Bun
  * (cd bench/runtimes && npm ci --ignore-scripts)                    # Elysia, Fastify
  * deno run -A bench/runtimes/load.ts [--rounds=7] [--seconds=2] [--runtimes=bun,node,deno]
- *   [--scenarios=static,404] [--servers=fetchkit,hono] [--save=after]
+ *   [--scenarios=static,404] [--servers=fetchkit,hono] [--save=after] [--apart]
  * ```
  *
- * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`.
+ * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`
+ * (with each round's user and system CPU, the main thread's CPU and the
+ * minor page faults a request beside the sum). `--apart` prints them too:
+ * per runtime, scenario and server, the medians of user, system, main
+ * thread, other threads (µs a request) and minor faults a request.
  * `--base=<dir>` adds `base`: ours from another checkout (an earlier
  * commit, with this folder's `_servers.ts` copied in), for before/after
  * figures from one sitting (`git archive <commit> | tar -x -C <dir>`).
@@ -31,7 +35,8 @@ import { wrkRun } from "../_load.ts";
 import { median, quantile } from "../_stats.ts";
 import {
   build,
-  cpuSeconds,
+  type CpuUse,
+  cpuUse,
   isOurs,
   loads,
   options,
@@ -73,6 +78,12 @@ const bundles = {
 /** Per runtime|scenario|server: req/s and CPU µs per request, by round. */
 const rps = new Map<string, number[]>();
 const cpu = new Map<string, number[]>();
+// The same CPU apart, by round: user and system µs a request (every
+// thread), the main thread's user + system, minor page faults a request.
+const user = new Map<string, number[]>();
+const system = new Map<string, number[]>();
+const main = new Map<string, number[]>();
+const faults = new Map<string, number[]>();
 const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 
@@ -119,15 +130,21 @@ for (const runtime of runtimes) {
           // The bare server answers one text to everything.
           if (!loads(server, scenario.name)) continue;
           const { port, pid } = at(server, scenario);
-          const before = await cpuSeconds(pid);
+          const before = await cpuUse(pid);
           const result = await wrkRun(
             `http://127.0.0.1:${port}${scenario.path}`,
             { seconds, script: scripts.get(`${server}|${scenario.name}`) },
           );
-          const used = await cpuSeconds(pid) - before;
+          const after = await cpuUse(pid);
+          const spent = (get: (use: CpuUse) => number, scale = 1e6) =>
+            (get(after) - get(before)) / result.total * scale;
           const key = `${runtime}|${scenario.name}|${server}`;
           push(rps, key, result.rps);
-          push(cpu, key, used / result.total * 1e6);
+          push(cpu, key, spent((use) => use.user + use.system));
+          push(user, key, spent((use) => use.user));
+          push(system, key, spent((use) => use.system));
+          push(main, key, spent((use) => use.mainUser + use.mainSystem));
+          push(faults, key, spent((use) => use.faults, 1));
         }
       }
       console.error(`${runtime}: round ${round + 1} of ${rounds}`);
@@ -143,6 +160,10 @@ if (args.has("save")) {
     JSON.stringify({
       rps: Object.fromEntries(rps),
       cpu: Object.fromEntries(cpu),
+      user: Object.fromEntries(user),
+      system: Object.fromEntries(system),
+      main: Object.fromEntries(main),
+      faults: Object.fromEntries(faults),
     }),
   );
 }
@@ -210,5 +231,34 @@ for (const runtime of runtimes) {
         range(ratios, 2)
       }) | ${bareRatio} |${baseCell}`,
     );
+  }
+}
+
+// `--apart`: where each server's CPU went, medians of the rounds.
+if (args.has("apart")) {
+  for (const runtime of runtimes) {
+    const names = measured(runtime);
+    console.log(`\n#### ${runtime}, CPU apart (medians of ${rounds} rounds)\n`);
+    console.log(
+      "| scenario | server | CPU µs/req | user µs/req | system µs/req | main thread µs/req | other threads µs/req | minor faults/req |",
+    );
+    console.log(`|---|---|${"---:|".repeat(6)}`);
+    for (const scenario of scenarios) {
+      for (const name of names) {
+        const key = `${runtime}|${scenario.name}|${name}`;
+        if (!cpu.has(key)) continue;
+        const m = (map: Map<string, number[]>) => median(map.get(key)!);
+        const others = cpu.get(key)!.map((value, round) =>
+          value - main.get(key)![round]!
+        );
+        console.log(
+          `| ${scenario.name} | ${name} | ${m(cpu).toFixed(1)} | ${
+            m(user).toFixed(1)
+          } | ${m(system).toFixed(1)} | ${m(main).toFixed(1)} | ${
+            median(others).toFixed(1)
+          } | ${m(faults).toFixed(2)} |`,
+        );
+      }
+    }
   }
 }
