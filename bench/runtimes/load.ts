@@ -23,7 +23,10 @@
  * (with each round's user and system CPU, the main thread's CPU and the
  * minor page faults a request beside the sum). `--apart` prints them too:
  * per runtime, scenario and server, the medians of user, system, main
- * thread, other threads (µs a request) and minor faults a request.
+ * thread, other threads (µs a request) and minor faults a request; then
+ * ours ÷ the fastest peer per round in CPU with the interval that holds
+ * the median with 95 % and what it reads (`levelRule` in `_bench.ts`),
+ * and in user, system and main-thread time.
  * `--base=<dir>` adds `base`: ours from another checkout (an earlier
  * commit, with this folder's `_servers.ts` copied in), for before/after
  * figures from one sitting (`git archive <commit> | tar -x -C <dir>`).
@@ -38,6 +41,7 @@ import {
   type CpuUse,
   cpuUse,
   isOurs,
+  levelRule,
   loads,
   options,
   OUT,
@@ -259,6 +263,43 @@ if (args.has("apart")) {
           } | ${m(faults).toFixed(2)} |`,
         );
       }
+    }
+    // Ours over the peer with the least CPU per request in each round (as
+    // the table above), and the same peer's user, system and main-thread
+    // figures in that round.
+    const peers = names.filter((name) => !isOurs(name) && !staticOnly(name));
+    console.log(
+      `\n| scenario | ours ÷ fastest peer, CPU (95 % interval of the median) | CPU reads | ÷ user | ÷ system | ÷ main thread |`,
+    );
+    console.log(`|---|${"---:|".repeat(5)}`);
+    for (const scenario of scenarios) {
+      const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+      const ours = cpu.get(key("fetchkit"));
+      const present = peers.filter((peer) => cpu.has(key(peer)));
+      if (ours === undefined || present.length === 0) continue;
+      const fastest = ours.map((_, round) =>
+        present.reduce((best, peer) =>
+          cpu.get(key(peer))![round]! < cpu.get(key(best))![round]!
+            ? peer
+            : best
+        )
+      );
+      const over = (map: Map<string, number[]>) =>
+        map.get(key("fetchkit"))!.map((value, round) =>
+          value / map.get(key(fastest[round]!))![round]!
+        );
+      const rule = levelRule(over(cpu));
+      console.log(
+        `| ${scenario.name} | ${median(over(cpu)).toFixed(2)} (${
+          rule.low.toFixed(2)
+        }-${rule.high.toFixed(2)}${
+          rule.coverage < 0.95
+            ? `, min-max: ${Math.round(rule.coverage * 100)} %`
+            : ""
+        }) | ${rule.verdict} | ${median(over(user)).toFixed(2)} | ${
+          median(over(system)).toFixed(2)
+        } | ${median(over(main)).toFixed(2)} |`,
+      );
     }
   }
 }

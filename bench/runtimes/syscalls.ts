@@ -8,8 +8,9 @@
  * is what it is: how many `read`, `write`, `epoll_wait` and futex calls a
  * request costs, which is where a server's kernel time goes when its
  * instructions (user space, main thread) are level with a peer's and its
- * CPU is not. Minor page faults a request are read from `/proc` over a
- * window of the same length without strace.
+ * CPU is not. Minor page faults a request, and CPU a request by thread
+ * name (the main thread, the runtime's GC and JIT helpers), are read from
+ * `/proc` over a window of the same length without strace.
  *
  * ```sh
  * deno run -A bench/runtimes/syscalls.ts [--runtimes=bun,node] [--servers=fetchkit,elysia]
@@ -55,6 +56,32 @@ await Deno.mkdir(OUT, { recursive: true });
 /** Per runtime|scenario|server: calls a request by name, per repeat. */
 const found = new Map<string, Map<string, number>[]>();
 const faults = new Map<string, number[]>();
+/** Per runtime|scenario|server: µs a request by thread name, per repeat. */
+const threads = new Map<string, Map<string, number>[]>();
+
+/**
+ * CPU seconds (user + system, 100 ticks a second) of each live thread of
+ * `pid` by thread name (threads of one name summed; the main thread as
+ * `main`).
+ */
+async function threadSeconds(pid: number): Promise<Map<string, number>> {
+  const seconds = new Map<string, number>();
+  for await (const entry of Deno.readDir(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = await Deno.readTextFile(`/proc/${pid}/task/${entry.name}/stat`);
+    } catch {
+      continue; // the thread ended
+    }
+    const name = entry.name === String(pid)
+      ? "main"
+      : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const used = (Number(fields[11]) + Number(fields[12])) / 100;
+    seconds.set(name, (seconds.get(name) ?? 0) + used);
+  }
+  return seconds;
+}
 
 /** `strace -c`'s summary: calls by system call name. */
 function parseSummary(text: string): Map<string, number> {
@@ -103,12 +130,20 @@ for (const runtime of runtimes) {
           for (let pass = 0; pass < repeat; pass++) {
             // Minor page faults a request, without strace.
             const before = await cpuUse(running.pid);
+            const threadsBefore = await threadSeconds(running.pid);
             const plain = await count();
+            const threadsAfter = await threadSeconds(running.pid);
             const after = await cpuUse(running.pid);
             faults.set(key, [
               ...(faults.get(key) ?? []),
               (after.faults - before.faults) / plain.total,
             ]);
+            const byThread = new Map<string, number>();
+            for (const [name, used] of threadsAfter) {
+              const spent = used - (threadsBefore.get(name) ?? 0);
+              if (spent > 0) byThread.set(name, spent / plain.total * 1e6);
+            }
+            threads.set(key, [...(threads.get(key) ?? []), byThread]);
             const out = join(OUT, `strace_${Date.now()}.txt`);
             const strace = new Deno.Command("strace", {
               args: ["-f", "-c", "-o", out, "-p", String(running.pid)],
@@ -178,6 +213,25 @@ for (const runtime of runtimes) {
         `| ${key.split("|")[2]} | ${fixed(all)} | ${
           list.map((name) => fixed(perCall(key, name))).join(" | ")
         } | ${median(faults.get(key)!).toFixed(3)} |`,
+      );
+    }
+    console.log(
+      `\nCPU µs a request by thread (window without strace, median of ${repeat}; 100 ticks a second):\n`,
+    );
+    for (const key of keys) {
+      const names = new Set(
+        threads.get(key)!.flatMap((byThread) => [...byThread.keys()]),
+      );
+      const cells = [...names].map((name) => {
+        const us = median(
+          threads.get(key)!.map((byThread) => byThread.get(name) ?? 0),
+        );
+        return [name, us] as const;
+      }).filter(([, us]) => us >= 0.005).sort((a, b) => b[1] - a[1]);
+      console.log(
+        `- ${key.split("|")[2]}: ${
+          cells.map(([name, us]) => `${name} ${us.toFixed(2)}`).join(", ")
+        }`,
       );
     }
   }
