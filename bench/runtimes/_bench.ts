@@ -378,6 +378,17 @@ export interface CpuUse {
   mainSystem: number;
   /** Minor page faults, every thread. */
   faults: number;
+  /**
+   * The main thread's voluntary context switches: how often it waited for
+   * work (its event loop's `epoll_wait` found nothing ready), so how few
+   * requests each wake-up served.
+   */
+  wakeups: number;
+  /**
+   * The main thread's involuntary context switches: how often another
+   * process (or thread) took its core, which costs it cache and TLB.
+   */
+  preempted: number;
 }
 
 /** The fields of a `stat` file after the command's name (state first). */
@@ -393,10 +404,15 @@ async function statFields(file: string): Promise<string[]> {
  * often the process touched fresh memory.
  */
 export async function cpuUse(pid: number): Promise<CpuUse> {
-  const [all, main] = await Promise.all([
+  const [all, main, status] = await Promise.all([
     statFields(`/proc/${pid}/stat`),
     statFields(`/proc/${pid}/task/${pid}/stat`),
+    Deno.readTextFile(`/proc/${pid}/task/${pid}/status`),
   ]);
+  const switches = (kind: string) =>
+    Number(
+      new RegExp(`^${kind}_ctxt_switches:\\s+(\\d+)`, "m").exec(status)?.[1],
+    );
   // After the name: state, ppid, pgrp, session, tty, tpgid, flags, minflt
   // (7), cminflt, majflt, cmajflt, utime (11), stime (12).
   return {
@@ -405,6 +421,8 @@ export async function cpuUse(pid: number): Promise<CpuUse> {
     mainUser: Number(main[11]) / 100,
     mainSystem: Number(main[12]) / 100,
     faults: Number(all[7]),
+    wakeups: switches("voluntary"),
+    preempted: switches("nonvoluntary"),
   };
 }
 

@@ -422,6 +422,8 @@ async function table(): Promise<void> {
     system?: Record<string, number[]>;
     main?: Record<string, number[]>;
     faults?: Record<string, number[]>;
+    wakeups?: Record<string, number[]>;
+    preempted?: Record<string, number[]>;
   };
   const cpuLoadAfter = await loadAverage();
   const range = (values: number[]) =>
@@ -535,8 +537,9 @@ async function table(): Promise<void> {
  * ratio's median with the interval that holds the true median with 95 %
  * (`levelRule`) and what it reads (above, level, below), then user and
  * system µs a request (every thread) and their per-round ratios, the
- * runtime's other threads (all but the main one) and minor page faults a
- * request. Instructions count the main thread's user space only: a CPU
+ * runtime's other threads (all but the main one), minor page faults a
+ * request, and the main thread's waits for work and preemptions a request
+ * (voluntary and involuntary context switches). Instructions count the main thread's user space only: a CPU
  * ratio above 1.00 where instructions are below is the kernel's time, the
  * other threads', or main-thread cost that instructions do not show.
  */
@@ -546,16 +549,18 @@ function apart(saved: {
   system?: Record<string, number[]>;
   main?: Record<string, number[]>;
   faults?: Record<string, number[]>;
+  wakeups?: Record<string, number[]>;
+  preempted?: Record<string, number[]>;
 }): void {
-  const { cpu, user, system, main, faults } = saved;
-  if (!user || !system || !main || !faults) return;
+  const { cpu, user, system, main, faults, wakeups, preempted } = saved;
+  if (!user || !system || !main || !faults || !wakeups || !preempted) return;
   console.log(
     `\n### The CPU apart: user and system, the other threads, page faults\n`,
   );
   console.log(
-    "| runtime | scenario | peer | ours ÷ peer, instr | ours ÷ peer, CPU (95 % interval of the median) | CPU reads | user µs/req: ours, peer, ÷ | system µs/req: ours, peer, ÷ | other threads µs/req: ours, peer | minor faults/req: ours, peer |",
+    "| runtime | scenario | peer | ours ÷ peer, instr | ours ÷ peer, CPU (95 % interval of the median) | CPU reads | user µs/req: ours, peer, ÷ | system µs/req: ours, peer, ÷ | other threads µs/req: ours, peer | minor faults/req: ours, peer | main thread waits/req: ours, peer | main thread preempted/req: ours, peer |",
   );
-  console.log(`|---|---|---|${"---:|".repeat(7)}`);
+  console.log(`|---|---|---|${"---:|".repeat(9)}`);
   const ratios = (a: number[], b: number[]) =>
     a.map((value, round) => value / b[round]!);
   const two = (n: number) => n.toFixed(2);

@@ -23,7 +23,10 @@
  * (with each round's user and system CPU, the main thread's CPU and the
  * minor page faults a request beside the sum). `--apart` prints them too:
  * per runtime, scenario and server, the medians of user, system, main
- * thread, other threads (µs a request) and minor faults a request; then
+ * thread, other threads (µs a request), minor faults a request, and the
+ * main thread's voluntary and involuntary context switches a request
+ * (how often it waited for work; how often another process took its
+ * core); then
  * ours ÷ the fastest peer per round in CPU with the interval that holds
  * the median with 95 % and what it reads (`levelRule` in `_bench.ts`),
  * and in user, system and main-thread time.
@@ -88,6 +91,10 @@ const user = new Map<string, number[]>();
 const system = new Map<string, number[]>();
 const main = new Map<string, number[]>();
 const faults = new Map<string, number[]>();
+// The main thread's voluntary (waits for work) and involuntary (another
+// process took the core) context switches a request, by round.
+const wakeups = new Map<string, number[]>();
+const preempted = new Map<string, number[]>();
 const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 
@@ -149,6 +156,8 @@ for (const runtime of runtimes) {
           push(system, key, spent((use) => use.system));
           push(main, key, spent((use) => use.mainUser + use.mainSystem));
           push(faults, key, spent((use) => use.faults, 1));
+          push(wakeups, key, spent((use) => use.wakeups, 1));
+          push(preempted, key, spent((use) => use.preempted, 1));
         }
       }
       console.error(`${runtime}: round ${round + 1} of ${rounds}`);
@@ -168,6 +177,8 @@ if (args.has("save")) {
       system: Object.fromEntries(system),
       main: Object.fromEntries(main),
       faults: Object.fromEntries(faults),
+      wakeups: Object.fromEntries(wakeups),
+      preempted: Object.fromEntries(preempted),
     }),
   );
 }
@@ -244,9 +255,9 @@ if (args.has("apart")) {
     const names = measured(runtime);
     console.log(`\n#### ${runtime}, CPU apart (medians of ${rounds} rounds)\n`);
     console.log(
-      "| scenario | server | CPU µs/req | user µs/req | system µs/req | main thread µs/req | other threads µs/req | minor faults/req |",
+      "| scenario | server | CPU µs/req | user µs/req | system µs/req | main thread µs/req | other threads µs/req | minor faults/req | main thread waits/req | main thread preempted/req |",
     );
-    console.log(`|---|---|${"---:|".repeat(6)}`);
+    console.log(`|---|---|${"---:|".repeat(8)}`);
     for (const scenario of scenarios) {
       for (const name of names) {
         const key = `${runtime}|${scenario.name}|${name}`;
@@ -260,7 +271,9 @@ if (args.has("apart")) {
             m(user).toFixed(1)
           } | ${m(system).toFixed(1)} | ${m(main).toFixed(1)} | ${
             median(others).toFixed(1)
-          } | ${m(faults).toFixed(2)} |`,
+          } | ${m(faults).toFixed(2)} | ${m(wakeups).toFixed(3)} | ${
+            m(preempted).toFixed(3)
+          } |`,
         );
       }
     }
