@@ -606,7 +606,9 @@ function apart(saved: {
           two(median(ratios(user[a]!, user[b]!)))
         } | ${pair(system)}, ${two(median(ratios(system[a]!, system[b]!)))} | ${
           others(a)
-        }, ${others(b)} | ${pair(faults, 2)} |`,
+        }, ${others(b)} | ${pair(faults, 2)} | ${pair(wakeups, 3)} | ${
+          pair(preempted, 3)
+        } |`,
       );
     }
   }
