@@ -33,7 +33,7 @@
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
  *   [--requests=300] [--cap=120] [--repeat=2] [--processes=1]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>] [--threads=main|all] [--v8=single] [--v8-flags=<flags>] [--idle=3]
+ *   [--base=<dir>] [--threads=main|all|split] [--v8=single] [--v8-flags=<flags>] [--idle=3]
  *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
  * ```
  *
@@ -96,7 +96,11 @@ const scenarios = SCENARIOS.filter((scenario) =>
 // threads, whose share of a window moves with the machine's load (on a
 // loaded machine whole windows were theirs); `all` (the default) counts
 // every thread.
-const mainThread = args.get("threads") === "main";
+// `split`: the main thread's as `main` does, and beside it (a table of its
+// own) every thread's in the same windows, so that the helper threads'
+// share is read in the same sitting.
+const split = args.get("threads") === "split";
+const mainThread = args.get("threads") === "main" || split;
 // `--v8=single`: V8 without helper threads on Deno and Node
 // (`--single-threaded`: the JIT compiles and the GC marks on the main
 // thread, where they are counted), so that when code is optimised does not
@@ -142,7 +146,14 @@ async function loadAverage(): Promise<number> {
  */
 const windows = new Map<
   string,
-  { count: number; corrected: number; load: number; nth: number }[]
+  {
+    count: number;
+    corrected: number;
+    load: number;
+    nth: number;
+    /** Every thread's count per answer (`--threads=split`). */
+    all?: number;
+  }[]
 >();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const names = (runtime: string) =>
@@ -263,11 +274,11 @@ async function countProcess(
       ) {
         await answer(scenario, 50, cap);
         const load = await loadAverage();
-        const { total, result, seconds } = await countWhile(
+        const { total, result, seconds, all } = await countWhile(
           running.pid,
           `${file}.${++dumps}`,
           () => answer(scenario, requests, cap),
-          { thread: mainThread ? 1 : undefined },
+          { thread: mainThread ? 1 : undefined, everyThread: split },
         );
         if (result.unexpected > 0) {
           throw new Error(
@@ -286,7 +297,13 @@ async function countProcess(
         counted++;
         windows.set(key, [
           ...(windows.get(key) ?? []),
-          { count: total / result.total, corrected, load, nth },
+          {
+            count: total / result.total,
+            corrected,
+            load,
+            nth,
+            ...(all === undefined ? {} : { all: all / result.total }),
+          },
         ]);
       }
     }
@@ -385,6 +402,36 @@ for (const which of kinds) {
           ratio((id) => level(id, which))
         }${processes === 1 ? "" : `; ${ratio((id) => lowest(id, which))}`} |`,
       );
+    }
+  }
+}
+
+if (split) everyThread();
+
+/**
+ * `--threads=split`: per runtime and scenario, every thread's instructions
+ * a request in the window where the main thread's were fewest, and the
+ * other threads' part of it (the runtime's JIT compiler, GC and allocator
+ * helpers), for each server.
+ */
+function everyThread(): void {
+  for (const runtime of runtimes) {
+    const all = names(runtime);
+    console.log(
+      `\n#### ${runtime}, every thread's instructions per request (the main thread's fewest window; the other threads' part in brackets)\n`,
+    );
+    console.log(`| scenario | ${all.join(" | ")} |`);
+    console.log(`|---|${"---:|".repeat(all.length)}`);
+    for (const scenario of scenarios) {
+      const cells = all.map((name) => {
+        const found = windows.get(`${runtime}|${scenario.name}|${name}`);
+        if (found === undefined || found.length === 0) return "—";
+        const fewest = found.reduce((a, b) => b.count < a.count ? b : a);
+        return fewest.all === undefined
+          ? "—"
+          : `${fmt(fewest.all)} (${fmt(fewest.all - fewest.count)})`;
+      });
+      console.log(`| ${scenario.name} | ${cells.join(" | ")} |`);
     }
   }
 }
