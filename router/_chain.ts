@@ -17,17 +17,9 @@ export type Terminal = (
 
 /**
  * Composes `middleware` around `terminal` once, when a route is added, so
- * a request pays only for the `next` of each middleware it runs.
+ * a request pays only for the `next` closure of each middleware it runs.
  * A middleware that returns nothing continues the chain; `next()` called
  * twice throws; a result that is not a `Response` is a `TypeError`.
- *
- * Each link is a copy of its own of the link's code (see `copyOf`), where
- * the runtime allows code from text: its call of the middleware and of the
- * rest of the chain then sees one function each, so the engine's inline
- * caches there stay monomorphic and can inline them (as Elysia compiles
- * each route's handler). Where code from text is refused (Cloudflare
- * Workers, a Content-Security-Policy without `unsafe-eval`), every link
- * runs the one shared function, the same code.
  */
 export function compose(
   middleware: readonly Middleware[],
@@ -35,12 +27,10 @@ export function compose(
   recover?: Recover,
 ): Terminal {
   let run: Link = terminal;
-  const factory = BOUND ? boundLink : link;
   for (let index = middleware.length - 1; index >= 0; index--) {
     // Only the terminal's result needs checking: a link's is checked
     // already, and only a link takes the `below` record of its caller.
-    run = copyOf(factory)(
-      KIT,
+    run = (BOUND ? boundLink : link)(
       middleware[index],
       index,
       run,
@@ -49,68 +39,6 @@ export function compose(
     );
   }
   return run;
-}
-
-/** What makes a link: `link`, `boundLink`, or a copy of either. */
-type LinkFactory = (
-  kit: Kit,
-  middleware: Middleware,
-  index: number,
-  rest: Link,
-  restIsLink: boolean,
-  recover: Recover | undefined,
-) => Link;
-
-/**
- * Whether links are copies made from the factories' text: `undefined`
- * until the first `compose()` finds out (so nothing is compiled at module
- * load), or set by `generateLinks()`.
- */
-let generating: boolean | undefined;
-
-/**
- * Turns the copying of links on or off (`undefined`: find out again on the
- * next `compose()`); for tests of both ways. Returns the previous setting.
- */
-export function generateLinks(on: boolean | undefined): boolean | undefined {
-  const previous = generating;
-  generating = on;
-  return previous;
-}
-
-/**
- * A fresh copy of `factory` (a function of its own: its own inline caches)
- * made from its text, or `factory` itself where the runtime refuses code
- * from text or the copy fails a trial run. The factories refer to nothing
- * but their parameters (module state and helpers come as `kit`), so their
- * text means the same wherever it is compiled, bundled or renamed.
- */
-function copyOf(factory: LinkFactory): LinkFactory {
-  if (generating === undefined) generating = copyWorks(factory);
-  if (!generating) return factory;
-  return new Function(`"use strict";return (${factory})`)() as LinkFactory;
-}
-
-/** Whether a copy of `factory` compiles and runs a chain of one. */
-function copyWorks(factory: LinkFactory): boolean {
-  try {
-    const copy = new Function(
-      `"use strict";return (${factory})`,
-    )() as LinkFactory;
-    const answer = new NativeResponse(null);
-    const context = {} as RequestContext;
-    const run = copy(
-      KIT,
-      (_context, next) => next(),
-      0,
-      () => answer,
-      false,
-      undefined,
-    );
-    return run(context) === answer;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -143,10 +71,12 @@ export type Recover = (
  * the outer link's promise exists, and identity makes a stale or foreign
  * value harmless.
  */
-// The state itself is `KIT`'s `entering`, `outer` and `finishing` (below),
-// so that copies of the link's code reach it too. `finishing` is what the
-// outermost link applies last to its promise's answer (a server's
-// tracking, see `Finish` in _error_boundary.ts), set with `entering`.
+let entering: RequestContext | undefined;
+let outer: Promise<Response> | undefined;
+// What the outermost link applies last to its promise's answer (a
+// server's tracking, see `Finish` in _error_boundary.ts), set with
+// `entering`.
+let finishing: ((response: Response) => Response) | undefined;
 
 /**
  * Marks `context`'s next link to run as the outermost; its promise, if it
@@ -156,9 +86,9 @@ export function enter(
   context: RequestContext,
   finish?: (response: Response) => Response,
 ): void {
-  KIT.entering = context;
-  KIT.outer = undefined;
-  KIT.finishing = finish;
+  entering = context;
+  outer = undefined;
+  finishing = finish;
 }
 
 /**
@@ -166,10 +96,10 @@ export function enter(
  * one: it settles to a checked `Response` (errors already recovered).
  */
 export function outermost(): Promise<Response> | undefined {
-  const promise = KIT.outer;
-  KIT.entering = undefined;
-  KIT.outer = undefined;
-  KIT.finishing = undefined;
+  const promise = outer;
+  entering = undefined;
+  outer = undefined;
+  finishing = undefined;
   return promise;
 }
 
@@ -220,13 +150,7 @@ interface Settling {
   readonly finish: ((response: Response) => Response) | undefined;
 }
 
-/**
- * A link: runs `middleware` with a `next` that runs `rest`. It refers to
- * nothing but its parameters (see `copyOf`): module state and helpers
- * through `kit`.
- */
 function link(
-  kit: Kit,
   middleware: Middleware,
   index: number,
   rest: Link,
@@ -234,21 +158,21 @@ function link(
   recover: Recover | undefined,
 ): Link {
   const answers =
-    (middleware as unknown as Record<symbol, unknown>)[kit.ANSWERS] === true;
+    (middleware as unknown as Record<symbol, unknown>)[ANSWERS] === true;
   const site: Site = { index, middleware };
   return (context, report) => {
-    const top = kit.entering === context;
+    const top = entering === context;
     let finish: ((response: Response) => Response) | undefined;
     if (top) {
-      kit.entering = undefined;
-      finish = kit.finishing;
-      kit.finishing = undefined;
+      entering = undefined;
+      finish = finishing;
+      finishing = undefined;
     }
     const below: Below = { response: undefined, promise: undefined };
     let downstream: Promise<Response> | undefined;
     const next = (resume?: typeof RESUME): Promise<Response> => {
       if (downstream !== undefined) {
-        if (resume === kit.RESUME) return downstream;
+        if (resume === RESUME) return downstream;
         throw new Error(
           `next() called twice in middleware #${index} (${
             middleware.name || "anonymous"
@@ -259,8 +183,8 @@ function link(
         // A user's handler gets the context only; a link gets the record.
         const result = restIsLink
           ? rest(context, below)
-          : kit.settle(rest(context));
-        if (result instanceof kit.NativeResponse) {
+          : settle(rest(context));
+        if (result instanceof NativeResponse) {
           // The link below answered synchronously with its next()'s
           // promise: share it (it settled to this very Response).
           downstream = below.response === result && below.promise
@@ -284,7 +208,7 @@ function link(
         context,
         next,
         (value) =>
-          kit.conclude(value, {
+          conclude(value, {
             below,
             next,
             report,
@@ -295,7 +219,7 @@ function link(
           }),
       )
       : middleware(context, next);
-    if (result instanceof kit.NativeResponse) return result;
+    if (result instanceof NativeResponse) return result;
     if (result === undefined || result === downstream) {
       // Nothing, or next()'s own promise: the rest of the chain's answer,
       // as a Response when it came synchronously (so a chain of `return
@@ -310,13 +234,13 @@ function link(
       }
       return response;
     }
-    if (kit.isThenable(result)) {
+    if (isThenable(result)) {
       if (answers) {
         // It settles through `answer`: checked, recovered, finished.
-        if (top) kit.outer = result as Promise<Response>;
+        if (top) outer = result as Promise<Response>;
         return result as Promise<Response>;
       }
-      const promise = kit.later(result, {
+      const promise = later(result, {
         below,
         next,
         report,
@@ -325,19 +249,29 @@ function link(
         context,
         finish,
       });
-      if (top) kit.outer = promise;
+      if (top) outer = promise;
       return promise;
     }
-    throw kit.notAResponse(site, result);
+    throw notAResponse(site, result);
   };
 }
 
 /**
+ * A link's parts, made once when the route is added: what `next()` runs
+ * and what error messages name.
+ */
+interface LinkSite extends Site {
+  readonly rest: Link;
+  /** Whether `rest` is a link (it takes the record), or the terminal. */
+  readonly restIsLink: boolean;
+}
+
+/**
  * One run of a link: the record the link below reports to (`Below`), and
- * what `next()` reads. `next` is the link's `proceed` bound to it: a bound
- * function and this one object are what a link allocates a run (a closure
- * would add a scope object of its own; a few hundred bytes a request less
- * on a chain of three, so fewer scavenges on Node).
+ * what `next()` reads. `next` is `proceed` bound to it: a bound function
+ * and this one object are what a link allocates a run (a closure would
+ * add a scope object of its own; a few hundred bytes a request less on a
+ * chain of three, so fewer scavenges on Node).
  */
 class Step implements Below {
   response: Response | undefined = undefined;
@@ -345,20 +279,47 @@ class Step implements Below {
   /** `next()`'s promise, once it was called. */
   downstream: Promise<Response> | undefined = undefined;
   readonly context: RequestContext;
-  readonly site: Site;
-  constructor(context: RequestContext, site: Site) {
+  readonly site: LinkSite;
+  constructor(context: RequestContext, site: LinkSite) {
     this.context = context;
     this.site = site;
   }
 }
 
-/**
- * `link` with a bound `next` (Node): a run allocates a `Step` and a bound
- * `proceed` instead of a scope object and a closure. It refers to nothing
- * but its parameters (see `copyOf`).
- */
+/** A middleware's `next()`, bound to its run's `Step`. */
+function proceed(this: Step, resume?: typeof RESUME): Promise<Response> {
+  const downstream = this.downstream;
+  const site = this.site;
+  if (downstream !== undefined) {
+    if (resume === RESUME) return downstream;
+    throw new Error(
+      `next() called twice in middleware #${site.index} (${
+        site.middleware.name || "anonymous"
+      })`,
+    );
+  }
+  try {
+    // A user's handler gets the context only; a link gets the record.
+    const result = site.restIsLink
+      ? site.rest(this.context, this)
+      : settle(site.rest(this.context));
+    if (result instanceof NativeResponse) {
+      // The link below answered synchronously with its next()'s
+      // promise: share it (it settled to this very Response).
+      this.downstream = this.response === result && this.promise
+        ? this.promise
+        : Promise.resolve(result);
+      this.response = result;
+    } else {
+      this.downstream = result;
+    }
+  } catch (error) {
+    this.downstream = Promise.reject(error);
+  }
+  return this.downstream;
+}
+
 function boundLink(
-  kit: Kit,
   middleware: Middleware,
   index: number,
   rest: Link,
@@ -366,48 +327,17 @@ function boundLink(
   recover: Recover | undefined,
 ): Link {
   const answers =
-    (middleware as unknown as Record<symbol, unknown>)[kit.ANSWERS] === true;
-  const site: Site = { index, middleware };
-  /** A middleware's `next()`, bound to its run's `Step`. */
-  function proceed(this: Step, resume?: typeof RESUME): Promise<Response> {
-    const downstream = this.downstream;
-    if (downstream !== undefined) {
-      if (resume === kit.RESUME) return downstream;
-      throw new Error(
-        `next() called twice in middleware #${index} (${
-          middleware.name || "anonymous"
-        })`,
-      );
-    }
-    try {
-      // A user's handler gets the context only; a link gets the record.
-      const result = restIsLink
-        ? rest(this.context, this)
-        : kit.settle(rest(this.context));
-      if (result instanceof kit.NativeResponse) {
-        // The link below answered synchronously with its next()'s
-        // promise: share it (it settled to this very Response).
-        this.downstream = this.response === result && this.promise
-          ? this.promise
-          : Promise.resolve(result);
-        this.response = result;
-      } else {
-        this.downstream = result;
-      }
-    } catch (error) {
-      this.downstream = Promise.reject(error);
-    }
-    return this.downstream;
-  }
+    (middleware as unknown as Record<symbol, unknown>)[ANSWERS] === true;
+  const site: LinkSite = { index, middleware, rest, restIsLink };
   return (context, report) => {
-    const top = kit.entering === context;
+    const top = entering === context;
     let finish: ((response: Response) => Response) | undefined;
     if (top) {
-      kit.entering = undefined;
-      finish = kit.finishing;
-      kit.finishing = undefined;
+      entering = undefined;
+      finish = finishing;
+      finishing = undefined;
     }
-    const below = new kit.Step(context, site);
+    const below = new Step(context, site);
     const next = proceed.bind(below) as (
       resume?: typeof RESUME,
     ) => Promise<Response>;
@@ -419,10 +349,10 @@ function boundLink(
       ) => ReturnType<Middleware>)(
         context,
         next,
-        kit.answerOf(below, next, report, top ? recover : undefined, finish),
+        answerOf(below, next, report, top ? recover : undefined, finish),
       )
       : middleware(context, next);
-    if (result instanceof kit.NativeResponse) return result;
+    if (result instanceof NativeResponse) return result;
     const downstream = below.downstream;
     if (result === undefined || result === downstream) {
       // Nothing, or next()'s own promise: the rest of the chain's answer,
@@ -438,13 +368,13 @@ function boundLink(
       }
       return response;
     }
-    if (kit.isThenable(result)) {
+    if (isThenable(result)) {
       if (answers) {
         // It settles through `answer`: checked, recovered, finished.
-        if (top) kit.outer = result as Promise<Response>;
+        if (top) outer = result as Promise<Response>;
         return result as Promise<Response>;
       }
-      const promise = kit.later(result, {
+      const promise = later(result, {
         below,
         next,
         report,
@@ -453,10 +383,10 @@ function boundLink(
         context,
         finish,
       });
-      if (top) kit.outer = promise;
+      if (top) outer = promise;
       return promise;
     }
-    throw kit.notAResponse(site, result);
+    throw notAResponse(site, result);
   };
 }
 
@@ -575,39 +505,3 @@ export function checkResponse(result: unknown): Response {
     }, not a Response`,
   );
 }
-
-/**
- * What a link's code reaches beyond its parameters: the module state of
- * `enter()`/`outermost()` and the helpers (see `copyOf`).
- */
-interface Kit {
-  entering: RequestContext | undefined;
-  outer: Promise<Response> | undefined;
-  finishing: ((response: Response) => Response) | undefined;
-  readonly ANSWERS: symbol;
-  readonly RESUME: typeof RESUME;
-  readonly NativeResponse: typeof Response;
-  readonly Step: typeof Step;
-  readonly settle: typeof settle;
-  readonly isThenable: typeof isThenable;
-  readonly later: typeof later;
-  readonly conclude: typeof conclude;
-  readonly answerOf: typeof answerOf;
-  readonly notAResponse: typeof notAResponse;
-}
-
-const KIT: Kit = {
-  entering: undefined,
-  outer: undefined,
-  finishing: undefined,
-  ANSWERS,
-  RESUME,
-  NativeResponse,
-  Step,
-  settle,
-  isThenable,
-  later,
-  conclude,
-  answerOf,
-  notAResponse,
-};
