@@ -287,27 +287,12 @@ function deadline<T>(
   progress: BodyProgress | undefined,
 ): void {
   const limits = wait.limits;
-  if (progress === undefined) {
-    // The usual read (no peek before it): the timeout that applies is the
-    // same for every read of one limits object, worked out once.
-    if (limits !== timedLimits) {
-      timedLimits = limits;
-      limitsTimeout = signedTimeout(limits);
-    }
-    const timeout = limitsTimeout;
-    if (timeout !== 0) {
-      wait.timeout = timeout;
-      watchEntry(wait, timeout > 0 ? timeout : -timeout);
-    }
-    return;
-  }
   const idle = timerDelay(limits.idleTimeout);
   const total = timerDelay(limits.bodyTimeout);
-  // A peek waited already: the time since counts (the clock is read only
-  // here; a call costs Bun ~50 ns).
-  const now = performance.now();
-  const idleLeft = idle - (now - progress.lastDataAt);
-  const totalLeft = total - (now - progress.startedAt);
+  // The clock only when a peek waited already (a call costs Bun ~50 ns).
+  const now = progress === undefined ? 0 : performance.now();
+  const idleLeft = idle - (progress ? now - progress.lastDataAt : 0);
+  const totalLeft = total - (progress ? now - progress.startedAt : 0);
   // The sooner of the two that are set (0 is "not set").
   if (total !== 0 && (idle === 0 || totalLeft < idleLeft)) {
     wait.timeout = -total;
@@ -316,18 +301,4 @@ function deadline<T>(
     wait.timeout = idle;
     watchEntry(wait, Math.max(0, idleLeft));
   }
-}
-
-// The limits object `deadline` saw last, and its timeout (signed as
-// `WholeBodyRead.timeout`; 0 for none). Limits are not changed once
-// resolved.
-let timedLimits: Limits | undefined;
-let limitsTimeout = 0;
-
-/** The sooner of the two timeouts that are set, signed by its option. */
-function signedTimeout(limits: Limits): number {
-  const idle = timerDelay(limits.idleTimeout);
-  const total = timerDelay(limits.bodyTimeout);
-  if (total !== 0 && (idle === 0 || total < idle)) return -total;
-  return idle;
 }
