@@ -288,13 +288,11 @@ class CallbackFormRead<T> extends FormRead<T> {
 /** {@linkcode parseFormThen} with the continuation as a {@linkcode FormRead}. */
 export function parseFormInto<T>(read: FormRead<T>): T | Promise<T> {
   const { request, limits } = read;
-  // One read of `headers` (a native getter on Bun) for both fields.
-  const headers = request.headers;
-  const kind = formBodyKind(headers.get("content-type"));
+  const kind = formBodyKind(request.headers.get("content-type"));
   if (kind === null) return read.done(NO_FIELDS);
   // A body that is absent is not used either, so this may come first.
   if (request.bodyUsed) return read.fail(bodyTaken("read"));
-  const declared = Number(headers.get("content-length") ?? NaN);
+  const declared = Number(request.headers.get("content-length") ?? NaN);
   if (
     kind.kind === "urlencoded" && declared <= WHOLE_BODY_MAX &&
     declared <= limits.maxTotalSize
