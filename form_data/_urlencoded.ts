@@ -145,7 +145,7 @@ function asciiPairs(bytes: Uint8Array): FieldPairs | null {
   // Any byte over 0x7f decodes to a character over 0x7f (U+FFFD when it
   // is not UTF-8), so the text tells an ASCII body as the bytes would.
   const text = decoder.decode(bytes);
-  filled = 0;
+  const pairs: FieldPairs = [];
   const length = text.length;
   let start = 0;
   let eq = -1;
@@ -156,14 +156,11 @@ function asciiPairs(bytes: Uint8Array): FieldPairs | null {
     // Letters and the punctuation past "=": nothing to note (one test for
     // most characters of a form, where the four below took four).
     if (code > 0x3d /* = */) {
-      if (code > 0x7f) {
-        discard();
-        return null;
-      }
+      if (code > 0x7f) return null;
       continue;
     }
     if (code === 0x26 /* & */) {
-      if (i > start) addPair(text, bytes, start, eq, i, flags);
+      if (i > start) addPair(pairs, text, bytes, start, eq, i, flags);
       start = i + 1;
       eq = -1;
       flags = 0;
@@ -177,42 +174,22 @@ function asciiPairs(bytes: Uint8Array): FieldPairs | null {
         hexValue(text.charCodeAt(i + 2)) === -1
       ) {
         // Not ASCII further on? The byte-level check finds this first.
-        discard();
         throw malformedPercent(bytes, i);
       }
       flags |= eq === -1 ? 2 : 8;
     }
   }
   // The end of the body ends the last pair, as an "&" would.
-  if (length > start) addPair(text, bytes, start, eq, length, flags);
-  // An array of the pairs' own size: one grown by push() from empty holds
-  // 19 slots for two pairs on V8 (120 bytes more a form on Node).
-  const pairs = scratch.slice(0, filled);
-  discard();
+  if (length > start) addPair(pairs, text, bytes, start, eq, length, flags);
   return pairs;
 }
 
 /**
- * The pairs `asciiPairs` has cut so far, `filled` of them; copied out at
- * the end and cleared (no form's values kept past its parse).
- */
-const scratch: string[] = [];
-let filled = 0;
-
-/** Largest `scratch` kept for the next body; a longer one is dropped. */
-const SCRATCH_KEPT = 64;
-
-function discard(): void {
-  if (filled > SCRATCH_KEPT) scratch.length = 0;
-  else for (let i = 0; i < filled; i++) scratch[i] = "";
-  filled = 0;
-}
-
-/**
- * Adds the pair of `text[start, end)` to `scratch` (its first "=" at
- * `eq`, -1 for none; `flags` as in `asciiPairs`).
+ * Adds the pair of `text[start, end)` (its first "=" at `eq`, -1 for
+ * none; `flags` as in `asciiPairs`).
  */
 function addPair(
+  pairs: FieldPairs,
   text: string,
   bytes: Uint8Array,
   start: number,
@@ -220,16 +197,10 @@ function addPair(
   end: number,
   flags: number,
 ): void {
-  scratch[filled++] = decodeAscii(
-    text,
-    bytes,
-    start,
-    eq === -1 ? end : eq,
-    flags & 3,
+  pairs.push(
+    decodeAscii(text, bytes, start, eq === -1 ? end : eq, flags & 3),
+    eq === -1 ? "" : decodeAscii(text, bytes, eq + 1, end, flags >> 2),
   );
-  scratch[filled++] = eq === -1
-    ? ""
-    : decodeAscii(text, bytes, eq + 1, end, flags >> 2);
 }
 
 /** A part of an ASCII body: `+` (flag 1) to space, `%` (flag 2) escapes. */

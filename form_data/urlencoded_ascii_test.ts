@@ -3,8 +3,7 @@
 // of body (escapes that are not UTF-8, "+", "=" in values, empty names, a
 // leading "?"), checked against URLSearchParams on generated bodies.
 import assert from "node:assert/strict";
-import { parseUrlEncodedBytes, parseUrlEncodedPairs } from "./_urlencoded.ts";
-import { FormDataParseError } from "./errors.ts";
+import { parseUrlEncodedBytes } from "./_urlencoded.ts";
 import { resolveLimits } from "./limits.ts";
 
 const limits = resolveLimits({});
@@ -78,24 +77,4 @@ Deno.test("urlencoded ASCII bodies: the WHATWG parser's pairs, for 3000 generate
     for (let j = 0; j < length; j++) body += pieces[next(pieces.length)];
     assert.deepEqual(pairsOf(body), reference(body), JSON.stringify(body));
   }
-});
-
-Deno.test("urlencoded ASCII bodies: each parse's pairs are its own (nothing left from one before, long or stopped)", () => {
-  const long = Array.from({ length: 100 }, (_, i) => `f${i}=${i}`).join("&");
-  assert.equal(pairsOf(long).length, 100);
-  assert.deepEqual(pairsOf("c=3"), [["c", "3"]]);
-  const pairs = parseUrlEncodedPairs(encoder.encode("a=1&b=2"), limits);
-  assert.deepEqual(pairs, ["a", "1", "b", "2"]);
-  // A body refused after two pairs, then one cut to its end.
-  assert.throws(
-    () => pairsOf("x=1&y=2&z=%zz"),
-    (error) => error instanceof FormDataParseError,
-  );
-  assert.deepEqual(pairsOf("d=4"), [["d", "4"]]);
-  // A body that turns out not to be ASCII after a pair, then an ASCII one.
-  assert.deepEqual(pairsOf("e=5&\u00e9=6"), [["e", "5"], ["\u00e9", "6"]]);
-  assert.deepEqual(pairsOf("g=7"), [["g", "7"]]);
-  // The array handed out is not the parser's to change later.
-  pairsOf("h=8&i=9");
-  assert.deepEqual(pairs, ["a", "1", "b", "2"]);
 });
