@@ -81,19 +81,6 @@ export type Respond = (
   finish?: Finish,
 ) => Response | Promise<Response>;
 
-/** The two ways of {@linkcode responder}. */
-export interface Responders {
-  /** For any chain: the router's own, or a route's with middleware. */
-  respond: Respond;
-  /**
-   * For a route's handler alone (`RouteEntry.bare`): the same boundary,
-   * staged headers and HEAD, without marking the outermost link (no link
-   * runs), so a handler that answers a `Response` synchronously costs
-   * the `try`, the `Response` check and the staged headers' read only.
-   */
-  bare: Respond;
-}
-
 /**
  * Runs a request's outermost chain under the boundary `recover`. Not
  * async: a chain that answers synchronously is answered with its
@@ -101,7 +88,7 @@ export interface Responders {
  * Promise costs it about 2 µs of CPU a request, BENCHMARKS.md "HTTP
  * load").
  */
-export function responder(recover: Recover): Responders {
+export function responder(recover: Recover): Respond {
   /** The slow path: a promised response, or an error to turn into one. */
   async function finish(
     pending: PromiseLike<unknown> | undefined,
@@ -124,46 +111,7 @@ export function responder(recover: Recover): Responders {
     return done === undefined ? response : done(response);
   }
 
-  /** A `Response` the chain answered synchronously: staged headers, HEAD. */
-  function answered(
-    context: RequestContext,
-    result: Response,
-    head: boolean,
-    done: Finish | undefined,
-  ): Response | Promise<Response> {
-    const response = applyStaged(context, result);
-    // Reading .body makes a stream out of a string body: ask only for HEAD.
-    if (!head || response.body === null) return response;
-    const bodiless = headResponse(response);
-    return done === undefined ? bodiless : bodiless.then(done);
-  }
-
-  function bare(
-    context: RequestContext,
-    handler: Terminal,
-    done?: Finish,
-  ): Response | Promise<Response> {
-    const head = context.method === "HEAD";
-    let result: unknown;
-    try {
-      result = handler(context);
-    } catch (error) {
-      return finish(undefined, { error }, context, head, done);
-    }
-    if (result instanceof NativeResponse) {
-      return answered(context, result, head, done);
-    }
-    // A promise, or a wrong result that finish() reports.
-    return finish(
-      result as PromiseLike<unknown>,
-      undefined,
-      context,
-      head,
-      done,
-    );
-  }
-
-  function respond(
+  return function respond(
     context: RequestContext,
     chain: Terminal,
     done?: Finish,
@@ -182,7 +130,11 @@ export function responder(recover: Recover): Responders {
     }
     const recovered = outermost();
     if (result instanceof NativeResponse) {
-      return answered(context, result, head, done);
+      const response = applyStaged(context, result);
+      // Reading .body makes a stream out of a string body: ask only for HEAD.
+      if (!head || response.body === null) return response;
+      const bodiless = headResponse(response);
+      return done === undefined ? bodiless : bodiless.then(done);
     }
     // The outermost chain's promise is checked, recovers from errors and
     // has the staged headers applied (and `done`): it goes to the server
@@ -198,7 +150,5 @@ export function responder(recover: Recover): Responders {
       head,
       done,
     );
-  }
-
-  return { respond, bare };
+  };
 }

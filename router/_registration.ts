@@ -30,12 +30,6 @@ export interface RouteEntry {
   run: Terminal;
   pattern: string;
   early: EarlyAnswer | undefined;
-  /**
-   * Whether `run` is the handler alone (no middleware): no link runs, so
-   * the router may answer it through the error boundary's short way
-   * (`Responders.bare`).
-   */
-  bare: boolean;
 }
 
 /** Adds one route (see {@linkcode registry}). */
@@ -100,7 +94,6 @@ export function registry(
       run: compose(middleware, handler as Terminal, recover),
       pattern,
       early: earlyAnswerOf(middleware),
-      bare: middleware.length === 0,
     };
     if (entry.early !== undefined) early = true;
     matcher.add(method, pattern, entry);

@@ -241,17 +241,17 @@ export type ContextHas = (key: AnyContextKey) => boolean;
  */
 export class RequestContext<P extends Params = Params, I = InputBase> {
   /** The incoming request. */
-  declare readonly request: Request;
+  readonly request: Request;
   /**
    * The method used for routing. It starts as `request.method`; router-level
    * middleware (such as `methodOverride()`) may change it before routing.
    */
-  declare method: string;
+  method: string;
   /**
    * Path parameters of the matched route, percent-decoded. For a route
    * without parameters it is one shared, frozen, empty object.
    */
-  declare params: P;
+  params: P;
   /**
    * The pattern of the matched route, with any mount prefix
    * (`"/posts/:id"`), set by the router when a route matches; `undefined`
@@ -259,19 +259,23 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * route matched. Tracing and metrics name requests by it: it has few
    * values, unlike the path.
    */
-  declare routePattern: string | undefined;
+  routePattern: string | undefined = undefined;
+  #url: URL | undefined = undefined;
   // Values under keys: a flat `[key, value, ...]` array while they are
   // few (cheaper to make and to scan than a `Map`), a `Map` past that.
-  #values: Values | undefined;
-  #info: ServeInfo | undefined;
-  #resolve: RemoteAddrResolver | undefined;
-  #route: unknown;
-  #staged: StagedHeaders | undefined;
-  // What few requests use (the parsed URL, the detached get/set/has, the
-  // client's address, a validated input), in a second object made on
-  // first use: each field of the context is one more store, and one more
-  // shape step, for every request.
-  #more: More | undefined;
+  #values: Values | undefined = undefined;
+  #get: ContextGet | undefined = undefined;
+  #set: ContextSet | undefined = undefined;
+  #has: ContextHas | undefined = undefined;
+  #info: ServeInfo | undefined = undefined;
+  #resolve: RemoteAddrResolver | undefined = undefined;
+  #remoteAddr: RemoteAddr | undefined | null = null;
+  #route: unknown = undefined;
+  // `context.input` of a route with schemas, in a field of its own: a
+  // `Map` made for it alone cost each validated request an allocation and
+  // two hashed look-ups; a route without schemas pays one empty slot.
+  #input: InputBase | undefined = undefined;
+  #staged: StagedHeaders | undefined = undefined;
 
   static {
     infoOf = (context) => context.#info;
@@ -308,7 +312,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
       }
     };
     provide = (context, input) => {
-      (context.#more ??= new More()).input = input;
+      context.#input = input;
     };
   }
 
@@ -320,8 +324,6 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * @param params The matched path parameters.
    */
   constructor(request: Request, params?: P) {
-    // The public fields are `declare`d and set here, once each (a field
-    // declared plainly is defined as `undefined` first, then set again).
     this.request = request;
     // Known without a read when Bun's router picked the route by method
     // (see `contextFor`); reading `request.method` costs Bun a native call.
@@ -334,7 +336,6 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
     // A route without parameters shares one empty, frozen object, with
     // no prototype chain to Object.prototype, as for matched params.
     this.params = params ?? (NO_PARAMS as P);
-    this.routePattern = undefined;
   }
 
   /**
@@ -343,8 +344,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * `HttpError` 400, so the client learns what was wrong, not a 500.
    */
   get url(): URL {
-    const more = this.#more ??= new More();
-    return more.url ??= requestUrl(this.request.url);
+    return this.#url ??= requestUrl(this.request.url);
   }
 
   /**
@@ -355,17 +355,16 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * middleware may set it.
    */
   get remoteAddr(): RemoteAddr | undefined {
-    const more = this.#more ??= new More();
-    if (more.remoteAddr === null) {
-      more.remoteAddr = this.#resolve === undefined
+    if (this.#remoteAddr === null) {
+      this.#remoteAddr = this.#resolve === undefined
         ? undefined
         : this.#resolve(this.request, this.#info);
     }
-    return more.remoteAddr;
+    return this.#remoteAddr;
   }
 
   set remoteAddr(value: RemoteAddr | undefined) {
-    (this.#more ??= new More()).remoteAddr = value;
+    this.#remoteAddr = value;
   }
 
   /**
@@ -430,7 +429,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * ```
    */
   get input(): I {
-    const input = this.#more?.input;
+    const input = this.#input;
     if (input !== undefined) return input as I;
     return { params: this.params, query: undefined, body: undefined } as I;
   }
@@ -449,7 +448,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * ```
    */
   get get(): ContextGet {
-    return (this.#more ??= new More()).get ??= (key) => {
+    return this.#get ??= (key) => {
       const values = this.#values;
       if (values !== undefined) {
         let value = findValue(values, key);
@@ -483,7 +482,7 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * ```
    */
   get set(): ContextSet {
-    return (this.#more ??= new More()).set ??= (key, value) => {
+    return this.#set ??= (key, value) => {
       this.#values = storeValue(this.#values, key, value);
     };
   }
@@ -501,22 +500,9 @@ export class RequestContext<P extends Params = Params, I = InputBase> {
    * ```
    */
   get has(): ContextHas {
-    return (this.#more ??= new More()).has ??= (key) =>
+    return this.#has ??= (key) =>
       this.#values !== undefined && hasKey(this.#values, key);
   }
-}
-
-/** The rarely used state of a {@linkcode RequestContext}, made on first use. */
-class More {
-  url: URL | undefined = undefined;
-  get: ContextGet | undefined = undefined;
-  set: ContextSet | undefined = undefined;
-  has: ContextHas | undefined = undefined;
-  // `null` until read or set (`undefined` is an answer: no address).
-  remoteAddr: RemoteAddr | undefined | null = null;
-  // `context.input` of a route with schemas: a `Map` made for it alone
-  // cost each validated request an allocation and two hashed look-ups.
-  input: InputBase | undefined = undefined;
 }
 
 /** A context's values: `[key, value, ...]` while few, then a `Map`. */

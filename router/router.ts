@@ -120,7 +120,7 @@ export function createRouter(options: RouterOptions = {}): Router {
   // dispatch after the router's middleware (_dispatch.ts), and the route
   // methods of the router and its mounted sections (_sections.ts).
   const recover = errorBoundary(options.onError);
-  const { respond, bare } = responder(recover);
+  const respond = responder(recover);
   const routes = registry(recover, options);
   const middleware = options.middleware ?? [];
   const run = compose(
@@ -226,9 +226,7 @@ export function createRouter(options: RouterOptions = {}): Router {
     // Without router middleware the route's chain is the whole answer.
     if (!routerMiddleware) {
       context.routePattern = value.pattern;
-      return value.bare
-        ? bare(context, value.run, done)
-        : respond(context, value.run, done);
+      return respond(context, value.run, done);
     }
     // Dispatch (_dispatch.ts) takes the match, for the method as it is then.
     matchedRoute(context, { method: context.method, value, params });
