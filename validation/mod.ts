@@ -67,6 +67,13 @@ import { DEFAULT_MAX_DEPTH } from "./_json.ts";
 import { jsonBodyThen } from "./json_body.ts";
 
 export { parseForm, type ParseFormResult };
+export {
+  type CompiledAsyncJsonSchema,
+  type CompiledJsonSchema,
+  fromJsonSchema,
+  type FromJsonSchemaOptions,
+  type JsonSchemaError,
+} from "./compiled_schema.ts";
 export type { StandardSchemaV1 };
 
 /**
