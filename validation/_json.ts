@@ -83,8 +83,6 @@ export function parseJsonText(text: string, maxDepth: number): unknown {
   const strings = text.includes("\\u");
   const clean = typeof value !== "object" || value === null
     ? checkPrimitive(value, strings) === undefined
-    : !strings && isCleanText(text, maxDepth)
-    ? true
     : maxDepth <= RECURSION_MAX
     ? isCleanTree(value, 1, maxDepth, strings)
     : isClean(value, maxDepth, strings);
@@ -97,41 +95,6 @@ export function parseJsonText(text: string, maxDepth: number): unknown {
     );
   }
   return value;
-}
-
-/**
- * A digit followed by an exponent, or a run of 309 digits: the only ways a
- * JSON number's text can parse to Infinity (the largest finite double is
- * about 1.8e308, 309 digits before any point).
- */
-const LARGE_NUMBER = /[0-9](?:[eE]|[0-9]{308})/;
-
-/**
- * Whether the text of a value `JSON.parse` accepted proves, without a walk
- * of the value, what {@linkcode isCleanTree} checks. Called only for a text
- * with no `\u` escape, decoded from UTF-8 fatally: its keys are then
- * spelled as they are, so none of the refused keys as a substring proves
- * there is no such key, and there is no lone surrogate. Nesting is at most
- * the count of `{` and `[` (those inside strings only add to it), and a
- * number parses to Infinity only by {@linkcode LARGE_NUMBER}. A text any
- * test fails is not refused: the walk decides it. Native substring scans
- * cost about a sixth of the walk on an order of 1 KB.
- */
-function isCleanText(text: string, maxDepth: number): boolean {
-  if (
-    text.includes("__proto__") || text.includes("constructor") ||
-    text.includes("prototype") || LARGE_NUMBER.test(text)
-  ) {
-    return false;
-  }
-  let open = 0;
-  for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) {
-    if (++open > maxDepth) return false;
-  }
-  for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) {
-    if (++open > maxDepth) return false;
-  }
-  return true;
 }
 
 const isWellFormed: (text: string) => boolean =

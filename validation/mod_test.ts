@@ -419,10 +419,10 @@ for (const [lib, s] of LIBS) {
     );
   });
 
-  Deno.test(`parseJson (${lib}): a clean body that holds each trigger of the text proof still passes`, async () => {
-    // The text proof (no `\\u`, no refused word, no exponent or run of 309
-    // digits, at most maxDepth of `{` and `[`) hands each of these to the
-    // walk, which must still take them.
+  Deno.test(`parseJson (${lib}): clean bodies that hold refused words, exponents, long digit runs and many brackets pass`, async () => {
+    // Each is what a proof of cleanness from the text alone (no `\u`, no
+    // refused word, no exponent or run of 309 digits, at most maxDepth of
+    // `{` and `[`) could not clear: the walk of the value must take them.
     const deep = (depth: number) =>
       '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
     for (
@@ -449,7 +449,7 @@ for (const [lib, s] of LIBS) {
     }
   });
 
-  Deno.test(`parseJson (${lib}): a body that the text proof cannot clear is still refused`, async () => {
+  Deno.test(`parseJson (${lib}): refusals past the first words of a body: a 309-digit number, depth by objects, a later key`, async () => {
     const deep = (depth: number) =>
       '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
     for (
