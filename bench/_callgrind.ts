@@ -47,14 +47,16 @@ export async function dumpTotal(file: string): Promise<number> {
 /**
  * Instructions of process `pid` while `work` runs (counters zeroed, counting
  * on, `work`, counting off, dumped to `dump`), what `work` gave, and the
- * seconds counting was on.
+ * seconds counting was on. With `thread` (under `--separate-threads=yes`)
+ * the total is that thread's; `everyThread` then also gives the sum over
+ * every thread's dump (`all`).
  */
 export async function countWhile<T>(
   pid: number,
   dump: string,
   work: () => Promise<T>,
-  options: { thread?: number } = {},
-): Promise<{ total: number; result: T; seconds: number }> {
+  options: { thread?: number; everyThread?: boolean } = {},
+): Promise<{ total: number; result: T; seconds: number; all?: number }> {
   await callgrindControl(pid, "--zero");
   const begun = performance.now();
   await callgrindControl(pid, "--instr=on");
@@ -74,10 +76,35 @@ export async function countWhile<T>(
   );
   const slash = dump.lastIndexOf("/");
   const dir = dump.slice(0, slash), name = dump.slice(slash + 1);
+  let all: number | undefined;
+  if (options.everyThread) {
+    // Every other thread's dump (callgrind writes them one after another
+    // at the same `--dump`: wait a moment, and for each to be whole),
+    // read before they are removed below.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    all = total;
+    for await (const entry of Deno.readDir(dir)) {
+      if (
+        entry.name.startsWith(name + "-") &&
+        entry.name !== `${name}-${String(options.thread).padStart(2, "0")}`
+      ) {
+        for (let tries = 0; tries < 100; tries++) {
+          const found = /^totals: (\d+)/m.exec(
+            await Deno.readTextFile(`${dir}/${entry.name}`),
+          );
+          if (found !== null) {
+            all += Number(found[1]);
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    }
+  }
   for await (const entry of Deno.readDir(dir)) {
     if (!keepDumps && entry.name.startsWith(name + "-")) {
       await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
     }
   }
-  return { total, result, seconds };
+  return { total, result, seconds, ...(all === undefined ? {} : { all }) };
 }

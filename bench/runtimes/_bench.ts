@@ -360,3 +360,111 @@ export async function cpuSeconds(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/**
+ * What a process has used so far, from `/proc/<pid>/stat` and its main
+ * thread's `/proc/<pid>/task/<pid>/stat` (Linux; 100 ticks a second):
+ * user and system CPU seconds of every thread, the main thread's share of
+ * each, and its minor page faults (every thread's).
+ */
+export interface CpuUse {
+  /** User CPU seconds, every thread (live and ended). */
+  user: number;
+  /** System (kernel) CPU seconds, every thread. */
+  system: number;
+  /** User CPU seconds of the main thread. */
+  mainUser: number;
+  /** System CPU seconds of the main thread. */
+  mainSystem: number;
+  /** Minor page faults, every thread. */
+  faults: number;
+  /**
+   * The main thread's voluntary context switches: how often it waited for
+   * work (its event loop's `epoll_wait` found nothing ready), so how few
+   * requests each wake-up served.
+   */
+  wakeups: number;
+  /**
+   * The main thread's involuntary context switches: how often another
+   * process (or thread) took its core, which costs it cache and TLB.
+   */
+  preempted: number;
+}
+
+/** The fields of a `stat` file after the command's name (state first). */
+async function statFields(file: string): Promise<string[]> {
+  const stat = await Deno.readTextFile(file);
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/**
+ * {@linkcode CpuUse} of `pid` now: `user + system` is what
+ * {@linkcode cpuSeconds} gives; the rest says where it went (kernel or
+ * user space, the main thread or the runtime's helper threads) and how
+ * often the process touched fresh memory.
+ */
+export async function cpuUse(pid: number): Promise<CpuUse> {
+  const [all, main, status] = await Promise.all([
+    statFields(`/proc/${pid}/stat`),
+    statFields(`/proc/${pid}/task/${pid}/stat`),
+    Deno.readTextFile(`/proc/${pid}/task/${pid}/status`),
+  ]);
+  const switches = (kind: string) =>
+    Number(
+      new RegExp(`^${kind}_ctxt_switches:\\s+(\\d+)`, "m").exec(status)?.[1],
+    );
+  // After the name: state, ppid, pgrp, session, tty, tpgid, flags, minflt
+  // (7), cminflt, majflt, cmajflt, utime (11), stime (12).
+  return {
+    user: Number(all[11]) / 100,
+    system: Number(all[12]) / 100,
+    mainUser: Number(main[11]) / 100,
+    mainSystem: Number(main[12]) / 100,
+    faults: Number(all[7]),
+    wakeups: switches("voluntary"),
+    preempted: switches("nonvoluntary"),
+  };
+}
+
+/**
+ * Where a median of per-round ratios stands against 1.00: the interval of
+ * the rounds' order statistics that holds the true median with 95 % or
+ * more (distribution-free, the sign test's interval: for 9 rounds the 2nd
+ * and 8th smallest), and the rule that reads it: `above` when the whole
+ * interval is above 1.00, `below` when it is below, `level` otherwise.
+ * Under 6 rounds no interval reaches 95 % (5 rounds: min-max holds the
+ * median with 94 %): then the min-max and its own coverage are given.
+ */
+export function levelRule(
+  ratios: readonly number[],
+): { low: number; high: number; coverage: number; verdict: string } {
+  const sorted = ratios.toSorted((a, b) => a - b);
+  const n = sorted.length;
+  // P(X <= k) for X ~ Binomial(n, 1/2).
+  const below = (k: number) => {
+    let sum = 0;
+    let term = 0.5 ** n;
+    for (let i = 0; i <= k; i++) {
+      sum += term;
+      term = term * (n - i) / (i + 1);
+    }
+    return sum;
+  };
+  // [sorted[cut], sorted[n - 1 - cut]] misses the median when `cut` or
+  // fewer rounds fall on one side of it: coverage 1 - 2 P(X <= cut). The
+  // most rounds cut from each end with coverage still >= 95 %.
+  const coverageOf = (cut: number) => 1 - 2 * below(cut);
+  let cut = 0;
+  while (cut + 1 < n / 2 && coverageOf(cut + 1) >= 0.95) cut++;
+  const coverage = coverageOf(cut);
+  const low = sorted[cut]!;
+  const high = sorted[n - 1 - cut]!;
+  const verdict = coverage < 0.95
+    ? "too few rounds"
+    : low > 1
+    ? "above"
+    : high < 1
+    ? "below"
+    : "level";
+  return { low, high, coverage, verdict };
+}

@@ -33,7 +33,7 @@
  * deno run -A bench/runtimes/instructions.ts [--warm=3] [--warm-requests=1000]
  *   [--requests=300] [--cap=120] [--repeat=2] [--processes=1]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
- *   [--base=<dir>] [--threads=main|all] [--v8=single] [--v8-flags=<flags>] [--idle=3]
+ *   [--base=<dir>] [--threads=main|all|split] [--v8=single] [--v8-flags=<flags>] [--idle=3]
  *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
  * ```
  *
@@ -45,7 +45,10 @@
  * window, and the other windows; with `--processes` above 1, the median
  * of the processes' fewest windows, and the other processes' fewest),
  * their ratio, the load average during the windows, and the CPU medians
- * beside them, with the commands. Needs `valgrind` and `wrk`.
+ * beside them, with the commands; then a second table of the same CPU
+ * taken apart (`apart()` below: the CPU ratio's 95 % interval and whether
+ * it reads above, level or below 1.00, user and system time, the other
+ * threads, minor page faults). Needs `valgrind` and `wrk`.
  *
  * @module
  */
@@ -57,6 +60,7 @@ import {
   build,
   callgrindWrap,
   isOurs,
+  levelRule,
   loads,
   options,
   OUT,
@@ -92,7 +96,11 @@ const scenarios = SCENARIOS.filter((scenario) =>
 // threads, whose share of a window moves with the machine's load (on a
 // loaded machine whole windows were theirs); `all` (the default) counts
 // every thread.
-const mainThread = args.get("threads") === "main";
+// `split`: the main thread's as `main` does, and beside it (a table of its
+// own) every thread's in the same windows, so that the helper threads'
+// share is read in the same sitting.
+const split = args.get("threads") === "split";
+const mainThread = args.get("threads") === "main" || split;
 // `--v8=single`: V8 without helper threads on Deno and Node
 // (`--single-threaded`: the JIT compiles and the GC marks on the main
 // thread, where they are counted), so that when code is optimised does not
@@ -138,7 +146,14 @@ async function loadAverage(): Promise<number> {
  */
 const windows = new Map<
   string,
-  { count: number; corrected: number; load: number; nth: number }[]
+  {
+    count: number;
+    corrected: number;
+    load: number;
+    nth: number;
+    /** Every thread's count per answer (`--threads=split`). */
+    all?: number;
+  }[]
 >();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 const names = (runtime: string) =>
@@ -259,11 +274,11 @@ async function countProcess(
       ) {
         await answer(scenario, 50, cap);
         const load = await loadAverage();
-        const { total, result, seconds } = await countWhile(
+        const { total, result, seconds, all } = await countWhile(
           running.pid,
           `${file}.${++dumps}`,
           () => answer(scenario, requests, cap),
-          { thread: mainThread ? 1 : undefined },
+          { thread: mainThread ? 1 : undefined, everyThread: split },
         );
         if (result.unexpected > 0) {
           throw new Error(
@@ -282,7 +297,13 @@ async function countProcess(
         counted++;
         windows.set(key, [
           ...(windows.get(key) ?? []),
-          { count: total / result.total, corrected, load, nth },
+          {
+            count: total / result.total,
+            corrected,
+            load,
+            nth,
+            ...(all === undefined ? {} : { all: all / result.total }),
+          },
         ]);
       }
     }
@@ -385,6 +406,36 @@ for (const which of kinds) {
   }
 }
 
+if (split) everyThread();
+
+/**
+ * `--threads=split`: per runtime and scenario, every thread's instructions
+ * a request in the window where the main thread's were fewest, and the
+ * other threads' part of it (the runtime's JIT compiler, GC and allocator
+ * helpers), for each server.
+ */
+function everyThread(): void {
+  for (const runtime of runtimes) {
+    const all = names(runtime);
+    console.log(
+      `\n#### ${runtime}, every thread's instructions per request (the main thread's fewest window; the other threads' part in brackets)\n`,
+    );
+    console.log(`| scenario | ${all.join(" | ")} |`);
+    console.log(`|---|${"---:|".repeat(all.length)}`);
+    for (const scenario of scenarios) {
+      const cells = all.map((name) => {
+        const found = windows.get(`${runtime}|${scenario.name}|${name}`);
+        if (found === undefined || found.length === 0) return "—";
+        const fewest = found.reduce((a, b) => b.count < a.count ? b : a);
+        return fewest.all === undefined
+          ? "—"
+          : `${fmt(fewest.all)} (${fmt(fewest.all - fewest.count)})`;
+      });
+      console.log(`| ${scenario.name} | ${cells.join(" | ")} |`);
+    }
+  }
+}
+
 if (args.has("table")) await table();
 
 /**
@@ -412,7 +463,15 @@ async function table(): Promise<void> {
   if (!success) throw new Error("load.ts failed");
   const saved = JSON.parse(
     await Deno.readTextFile(join(OUT, `${save}.json`)),
-  ) as { cpu: Record<string, number[]> };
+  ) as {
+    cpu: Record<string, number[]>;
+    user?: Record<string, number[]>;
+    system?: Record<string, number[]>;
+    main?: Record<string, number[]>;
+    faults?: Record<string, number[]>;
+    wakeups?: Record<string, number[]>;
+    preempted?: Record<string, number[]>;
+  };
   const cpuLoadAfter = await loadAverage();
   const range = (values: number[]) =>
     `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
@@ -504,6 +563,7 @@ async function table(): Promise<void> {
       );
     }
   }
+  apart(saved);
   console.log(
     `\nInstructions: \`${command}\` (main thread: ${mainThread}; windows of ${requests} answers, fewest of ${repeat}${
       processes === 1
@@ -515,5 +575,91 @@ async function table(): Promise<void> {
     `CPU: \`deno run -A bench/runtimes/load.ts ${
       loadArgs.filter((arg) => !arg.startsWith("--save")).join(" ")
     }\` (load ${cpuLoad} before, ${cpuLoadAfter} after).`,
+  );
+}
+
+/**
+ * The second table of `--table`: the CPU of the one table taken apart,
+ * ours and the peer with the fewest instructions (as there): the CPU
+ * ratio's median with the interval that holds the true median with 95 %
+ * (`levelRule`) and what it reads (above, level, below), then user and
+ * system µs a request (every thread) and their per-round ratios, the
+ * runtime's other threads (all but the main one), minor page faults a
+ * request, and the main thread's waits for work and preemptions a request
+ * (voluntary and involuntary context switches). Instructions count the main thread's user space only: a CPU
+ * ratio above 1.00 where instructions are below is the kernel's time, the
+ * other threads', or main-thread cost that instructions do not show.
+ */
+function apart(saved: {
+  cpu: Record<string, number[]>;
+  user?: Record<string, number[]>;
+  system?: Record<string, number[]>;
+  main?: Record<string, number[]>;
+  faults?: Record<string, number[]>;
+  wakeups?: Record<string, number[]>;
+  preempted?: Record<string, number[]>;
+}): void {
+  const { cpu, user, system, main, faults, wakeups, preempted } = saved;
+  if (!user || !system || !main || !faults || !wakeups || !preempted) return;
+  console.log(
+    `\n### The CPU apart: user and system, the other threads, page faults\n`,
+  );
+  console.log(
+    "| runtime | scenario | peer | ours ÷ peer, instr | ours ÷ peer, CPU (95 % interval of the median) | CPU reads | user µs/req: ours, peer, ÷ | system µs/req: ours, peer, ÷ | other threads µs/req: ours, peer | minor faults/req: ours, peer | main thread waits/req: ours, peer | main thread preempted/req: ours, peer |",
+  );
+  console.log(`|---|---|---|${"---:|".repeat(9)}`);
+  const ratios = (a: number[], b: number[]) =>
+    a.map((value, round) => value / b[round]!);
+  const two = (n: number) => n.toFixed(2);
+  for (const runtime of runtimes) {
+    const peers = names(runtime).filter((name) =>
+      !isOurs(name) && !staticOnly(name)
+    );
+    for (const scenario of scenarios) {
+      const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+      const ours = level(key("fetchkit"));
+      let peer: string | undefined;
+      for (const name of peers) {
+        const n = level(key(name));
+        if (n !== undefined && (peer === undefined || n < level(key(peer))!)) {
+          peer = name;
+        }
+      }
+      const a = key("fetchkit");
+      const b = peer === undefined ? undefined : key(peer);
+      if (b === undefined || !cpu[a] || !cpu[b] || ours === undefined) {
+        continue;
+      }
+      const instr = ours / level(b)!;
+      const rule = levelRule(ratios(cpu[a], cpu[b]));
+      const interval = `${two(median(ratios(cpu[a], cpu[b])))} (${
+        two(rule.low)
+      }-${two(rule.high)}${
+        rule.coverage < 0.95
+          ? `, min-max: ${Math.round(rule.coverage * 100)} %`
+          : ""
+      })`;
+      const pair = (map: Record<string, number[]>, digits = 1) =>
+        `${median(map[a]!).toFixed(digits)}, ${
+          median(map[b]!).toFixed(digits)
+        }`;
+      const others = (id: string) =>
+        median(cpu[id]!.map((value, round) => value - main[id]![round]!))
+          .toFixed(1);
+      console.log(
+        `| ${runtime} | ${scenario.name} | ${peer} | ${
+          two(instr)
+        } | ${interval} | ${rule.verdict} | ${pair(user)}, ${
+          two(median(ratios(user[a]!, user[b]!)))
+        } | ${pair(system)}, ${two(median(ratios(system[a]!, system[b]!)))} | ${
+          others(a)
+        }, ${others(b)} | ${pair(faults, 2)} | ${pair(wakeups, 3)} | ${
+          pair(preempted, 3)
+        } |`,
+      );
+    }
+  }
+  console.log(
+    "\nCPU reads: `above` or `below` when the whole interval is (the rounds' 95 % interval of the median ratio, distribution-free), `level` when it holds 1.00; with under 6 rounds no interval reaches 95 % (`too few rounds`).",
   );
 }

@@ -16,10 +16,20 @@
  * bash _tools/runtimes/install.sh                                   # Bun
  * (cd bench/runtimes && npm ci --ignore-scripts)                    # Elysia, Fastify
  * deno run -A bench/runtimes/load.ts [--rounds=7] [--seconds=2] [--runtimes=bun,node,deno]
- *   [--scenarios=static,404] [--servers=fetchkit,hono] [--save=after]
+ *   [--scenarios=static,404] [--servers=fetchkit,hono] [--save=after] [--apart]
  * ```
  *
- * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`.
+ * `--save=name` writes the raw figures to `bench/runtimes/.out/name.json`
+ * (with each round's user and system CPU, the main thread's CPU and the
+ * minor page faults a request beside the sum). `--apart` prints them too:
+ * per runtime, scenario and server, the medians of user, system, main
+ * thread, other threads (µs a request), minor faults a request, and the
+ * main thread's voluntary and involuntary context switches a request
+ * (how often it waited for work; how often another process took its
+ * core); then
+ * ours ÷ the fastest peer per round in CPU with the interval that holds
+ * the median with 95 % and what it reads (`levelRule` in `_bench.ts`),
+ * and in user, system and main-thread time.
  * `--base=<dir>` adds `base`: ours from another checkout (an earlier
  * commit, with this folder's `_servers.ts` copied in), for before/after
  * figures from one sitting (`git archive <commit> | tar -x -C <dir>`).
@@ -31,8 +41,10 @@ import { wrkRun } from "../_load.ts";
 import { median, quantile } from "../_stats.ts";
 import {
   build,
-  cpuSeconds,
+  type CpuUse,
+  cpuUse,
   isOurs,
+  levelRule,
   loads,
   options,
   OUT,
@@ -73,6 +85,16 @@ const bundles = {
 /** Per runtime|scenario|server: req/s and CPU µs per request, by round. */
 const rps = new Map<string, number[]>();
 const cpu = new Map<string, number[]>();
+// The same CPU apart, by round: user and system µs a request (every
+// thread), the main thread's user + system, minor page faults a request.
+const user = new Map<string, number[]>();
+const system = new Map<string, number[]>();
+const main = new Map<string, number[]>();
+const faults = new Map<string, number[]>();
+// The main thread's voluntary (waits for work) and involuntary (another
+// process took the core) context switches a request, by round.
+const wakeups = new Map<string, number[]>();
+const preempted = new Map<string, number[]>();
 const push = (map: Map<string, number[]>, key: string, value: number) =>
   map.set(key, [...(map.get(key) ?? []), value]);
 
@@ -119,15 +141,23 @@ for (const runtime of runtimes) {
           // The bare server answers one text to everything.
           if (!loads(server, scenario.name)) continue;
           const { port, pid } = at(server, scenario);
-          const before = await cpuSeconds(pid);
+          const before = await cpuUse(pid);
           const result = await wrkRun(
             `http://127.0.0.1:${port}${scenario.path}`,
             { seconds, script: scripts.get(`${server}|${scenario.name}`) },
           );
-          const used = await cpuSeconds(pid) - before;
+          const after = await cpuUse(pid);
+          const spent = (get: (use: CpuUse) => number, scale = 1e6) =>
+            (get(after) - get(before)) / result.total * scale;
           const key = `${runtime}|${scenario.name}|${server}`;
           push(rps, key, result.rps);
-          push(cpu, key, used / result.total * 1e6);
+          push(cpu, key, spent((use) => use.user + use.system));
+          push(user, key, spent((use) => use.user));
+          push(system, key, spent((use) => use.system));
+          push(main, key, spent((use) => use.mainUser + use.mainSystem));
+          push(faults, key, spent((use) => use.faults, 1));
+          push(wakeups, key, spent((use) => use.wakeups, 1));
+          push(preempted, key, spent((use) => use.preempted, 1));
         }
       }
       console.error(`${runtime}: round ${round + 1} of ${rounds}`);
@@ -143,6 +173,12 @@ if (args.has("save")) {
     JSON.stringify({
       rps: Object.fromEntries(rps),
       cpu: Object.fromEntries(cpu),
+      user: Object.fromEntries(user),
+      system: Object.fromEntries(system),
+      main: Object.fromEntries(main),
+      faults: Object.fromEntries(faults),
+      wakeups: Object.fromEntries(wakeups),
+      preempted: Object.fromEntries(preempted),
     }),
   );
 }
@@ -210,5 +246,73 @@ for (const runtime of runtimes) {
         range(ratios, 2)
       }) | ${bareRatio} |${baseCell}`,
     );
+  }
+}
+
+// `--apart`: where each server's CPU went, medians of the rounds.
+if (args.has("apart")) {
+  for (const runtime of runtimes) {
+    const names = measured(runtime);
+    console.log(`\n#### ${runtime}, CPU apart (medians of ${rounds} rounds)\n`);
+    console.log(
+      "| scenario | server | CPU µs/req | user µs/req | system µs/req | main thread µs/req | other threads µs/req | minor faults/req | main thread waits/req | main thread preempted/req |",
+    );
+    console.log(`|---|---|${"---:|".repeat(8)}`);
+    for (const scenario of scenarios) {
+      for (const name of names) {
+        const key = `${runtime}|${scenario.name}|${name}`;
+        if (!cpu.has(key)) continue;
+        const m = (map: Map<string, number[]>) => median(map.get(key)!);
+        const others = cpu.get(key)!.map((value, round) =>
+          value - main.get(key)![round]!
+        );
+        console.log(
+          `| ${scenario.name} | ${name} | ${m(cpu).toFixed(1)} | ${
+            m(user).toFixed(1)
+          } | ${m(system).toFixed(1)} | ${m(main).toFixed(1)} | ${
+            median(others).toFixed(1)
+          } | ${m(faults).toFixed(2)} | ${m(wakeups).toFixed(3)} | ${
+            m(preempted).toFixed(3)
+          } |`,
+        );
+      }
+    }
+    // Ours over the peer with the least CPU per request in each round (as
+    // the table above), and the same peer's user, system and main-thread
+    // figures in that round.
+    const peers = names.filter((name) => !isOurs(name) && !staticOnly(name));
+    console.log(
+      `\n| scenario | ours ÷ fastest peer, CPU (95 % interval of the median) | CPU reads | ÷ user | ÷ system | ÷ main thread |`,
+    );
+    console.log(`|---|${"---:|".repeat(5)}`);
+    for (const scenario of scenarios) {
+      const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
+      const ours = cpu.get(key("fetchkit"));
+      const present = peers.filter((peer) => cpu.has(key(peer)));
+      if (ours === undefined || present.length === 0) continue;
+      const fastest = ours.map((_, round) =>
+        present.reduce((best, peer) =>
+          cpu.get(key(peer))![round]! < cpu.get(key(best))![round]!
+            ? peer
+            : best
+        )
+      );
+      const over = (map: Map<string, number[]>) =>
+        map.get(key("fetchkit"))!.map((value, round) =>
+          value / map.get(key(fastest[round]!))![round]!
+        );
+      const rule = levelRule(over(cpu));
+      console.log(
+        `| ${scenario.name} | ${median(over(cpu)).toFixed(2)} (${
+          rule.low.toFixed(2)
+        }-${rule.high.toFixed(2)}${
+          rule.coverage < 0.95
+            ? `, min-max: ${Math.round(rule.coverage * 100)} %`
+            : ""
+        }) | ${rule.verdict} | ${median(over(user)).toFixed(2)} | ${
+          median(over(system)).toFixed(2)
+        } | ${median(over(main)).toFixed(2)} |`,
+      );
+    }
   }
 }
