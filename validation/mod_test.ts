@@ -419,6 +419,57 @@ for (const [lib, s] of LIBS) {
     );
   });
 
+  Deno.test(`parseJson (${lib}): clean bodies that hold refused words, exponents, long digit runs and many brackets pass`, async () => {
+    // Each is what a proof of cleanness from the text alone (no `\u`, no
+    // refused word, no exponent or run of 309 digits, at most maxDepth of
+    // `{` and `[`) could not clear: the walk of the value must take them.
+    const deep = (depth: number) =>
+      '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
+    for (
+      const [text, expected] of [
+        ['{"note": "a __proto__ b"}', { note: "a __proto__ b" }],
+        ['{"note": "constructor"}', { note: "constructor" }],
+        ['{"prototypes": 1}', { prototypes: 1 }],
+        ['{"n": 1e5, "m": 2.5E-3}', { n: 1e5, m: 2.5e-3 }],
+        ['{"s": "1e999"}', { s: "1e999" }],
+        [`{"n": 1${"0".repeat(308)}}`, { n: 1e308 }],
+        [`{"s": "${"9".repeat(400)}"}`, { s: "9".repeat(400) }],
+        ['{"a": "\\u0041"}', { a: "A" }],
+        [`{"s": "${"{[".repeat(40)}"}`, { s: "{[".repeat(40) }],
+        [
+          `[${Array.from({ length: 100 }, () => "{}").join(",")}]`,
+          Array.from({ length: 100 }, () => ({})),
+        ],
+        [deep(64), JSON.parse(deep(64))],
+      ] as [string, unknown][]
+    ) {
+      const result = await parseJson(jsonRequest(text), s.any);
+      assert.ok(result.success, text.slice(0, 60));
+      assert.deepEqual(result.value, expected);
+    }
+  });
+
+  Deno.test(`parseJson (${lib}): refusals past the first words of a body: a 309-digit number, depth by objects, a later key`, async () => {
+    const deep = (depth: number) =>
+      '{"a":'.repeat(depth - 1) + "{}" + "}".repeat(depth - 1);
+    for (
+      const [text, message] of [
+        ['{"a": 1e400}', /number is out of range .*\(at "a"\)/],
+        [`{"a": 2${"0".repeat(308)}}`, /number is out of range .*\(at "a"\)/],
+        [deep(65), /deeper than maxDepth \(64 levels\)/],
+        [
+          '{"x": "plain", "__proto__": 1}',
+          /JSON key "__proto__" is refused/,
+        ],
+        ['{"a": {"constructor": 1}}', /JSON key "constructor" is refused/],
+        ['{"\\u0070rototype": 1}', /JSON key "prototype" is refused/],
+        ['["\\ud800"]', /lone surrogate .*\(at "\[0\]"\)/],
+      ] as [string, RegExp][]
+    ) {
+      await assertHttpError(parseJson(jsonRequest(text), s.any), 400, message);
+    }
+  });
+
   Deno.test(`parseJson (${lib}): 408 when the client stalls`, async () => {
     const idle = stalledStream('{"a":');
     await assertHttpError(
