@@ -344,6 +344,20 @@ function level(
   return fewest.length === 0 ? undefined : median(fewest);
 }
 
+/** The peer with the fewest instructions (by `level`) in a cell, if any. */
+function fastestPeer(runtime: string, scenario: string): string | undefined {
+  const key = (name: string) => `${runtime}|${scenario}|${name}`;
+  let peer: string | undefined;
+  for (const name of names(runtime)) {
+    if (isOurs(name) || staticOnly(name)) continue;
+    const n = level(key(name));
+    if (n !== undefined && (peer === undefined || n < level(key(peer))!)) {
+      peer = name;
+    }
+  }
+  return peer;
+}
+
 /** The least of a cell's processes' fewest windows, or undefined. */
 function lowest(
   key: string,
@@ -496,13 +510,7 @@ async function table(): Promise<void> {
     for (const scenario of scenarios) {
       const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
       const ours = level(key("fetchkit"));
-      let peer: string | undefined;
-      for (const name of peers) {
-        const n = level(key(name));
-        if (n !== undefined && (peer === undefined || n < level(key(peer))!)) {
-          peer = name;
-        }
-      }
+      const peer = fastestPeer(runtime, scenario.name);
       const theirs = peer === undefined ? undefined : level(key(peer));
       const lessIdle = () => {
         const a = level(key("fetchkit"), "corrected");
@@ -612,19 +620,10 @@ function apart(saved: {
     a.map((value, round) => value / b[round]!);
   const two = (n: number) => n.toFixed(2);
   for (const runtime of runtimes) {
-    const peers = names(runtime).filter((name) =>
-      !isOurs(name) && !staticOnly(name)
-    );
     for (const scenario of scenarios) {
       const key = (name: string) => `${runtime}|${scenario.name}|${name}`;
       const ours = level(key("fetchkit"));
-      let peer: string | undefined;
-      for (const name of peers) {
-        const n = level(key(name));
-        if (n !== undefined && (peer === undefined || n < level(key(peer))!)) {
-          peer = name;
-        }
-      }
+      const peer = fastestPeer(runtime, scenario.name);
       const a = key("fetchkit");
       const b = peer === undefined ? undefined : key(peer);
       if (b === undefined || !cpu[a] || !cpu[b] || ours === undefined) {
