@@ -352,12 +352,28 @@ export async function prepare(
 }
 
 /**
+ * What `load.ts --save=NAME` writes to `.out/NAME.json`: per
+ * `runtime|scenario|server`, one value a round (µs a request, or a count
+ * a request for faults, waits and preemptions). Saves made before the
+ * CPU was taken apart have `cpu` only.
+ */
+export interface SavedRounds {
+  rps?: Record<string, number[]>;
+  cpu: Record<string, number[]>;
+  user?: Record<string, number[]>;
+  system?: Record<string, number[]>;
+  main?: Record<string, number[]>;
+  faults?: Record<string, number[]>;
+  wakeups?: Record<string, number[]>;
+  preempted?: Record<string, number[]>;
+}
+
+/**
  * CPU time (user and system, all threads) a process has used, in
  * seconds, from `/proc/<pid>/stat` (Linux; 100 ticks a second).
  */
 export async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const fields = await statFields(`/proc/${pid}/stat`);
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 

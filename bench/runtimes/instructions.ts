@@ -65,6 +65,7 @@ import {
   options,
   OUT,
   prepare,
+  type SavedRounds,
   type Scenario,
   SCENARIOS,
   serversOf,
@@ -477,15 +478,7 @@ async function table(): Promise<void> {
   if (!success) throw new Error("load.ts failed");
   const saved = JSON.parse(
     await Deno.readTextFile(join(OUT, `${save}.json`)),
-  ) as {
-    cpu: Record<string, number[]>;
-    user?: Record<string, number[]>;
-    system?: Record<string, number[]>;
-    main?: Record<string, number[]>;
-    faults?: Record<string, number[]>;
-    wakeups?: Record<string, number[]>;
-    preempted?: Record<string, number[]>;
-  };
+  ) as SavedRounds;
   const cpuLoadAfter = await loadAverage();
   const range = (values: number[]) =>
     `${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)}`;
@@ -598,15 +591,7 @@ async function table(): Promise<void> {
  * ratio above 1.00 where instructions are below is the kernel's time, the
  * other threads', or main-thread cost that instructions do not show.
  */
-function apart(saved: {
-  cpu: Record<string, number[]>;
-  user?: Record<string, number[]>;
-  system?: Record<string, number[]>;
-  main?: Record<string, number[]>;
-  faults?: Record<string, number[]>;
-  wakeups?: Record<string, number[]>;
-  preempted?: Record<string, number[]>;
-}): void {
+function apart(saved: SavedRounds): void {
   const { cpu, user, system, main, faults, wakeups, preempted } = saved;
   if (!user || !system || !main || !faults || !wakeups || !preempted) return;
   console.log(

@@ -50,6 +50,7 @@ import {
   OUT,
   prepare,
   type Running,
+  type SavedRounds,
   type Scenario,
   SCENARIOS,
   serversOf,
@@ -170,16 +171,18 @@ for (const runtime of runtimes) {
 if (args.has("save")) {
   await Deno.writeTextFile(
     join(OUT, `${args.get("save")}.json`),
-    JSON.stringify({
-      rps: Object.fromEntries(rps),
-      cpu: Object.fromEntries(cpu),
-      user: Object.fromEntries(user),
-      system: Object.fromEntries(system),
-      main: Object.fromEntries(main),
-      faults: Object.fromEntries(faults),
-      wakeups: Object.fromEntries(wakeups),
-      preempted: Object.fromEntries(preempted),
-    }),
+    JSON.stringify(
+      {
+        rps: Object.fromEntries(rps),
+        cpu: Object.fromEntries(cpu),
+        user: Object.fromEntries(user),
+        system: Object.fromEntries(system),
+        main: Object.fromEntries(main),
+        faults: Object.fromEntries(faults),
+        wakeups: Object.fromEntries(wakeups),
+        preempted: Object.fromEntries(preempted),
+      } satisfies SavedRounds,
+    ),
   );
 }
 

@@ -20,16 +20,13 @@
  * @module
  */
 import { median } from "../_stats.ts";
-import { levelRule } from "./_bench.ts";
+import { levelRule, type SavedRounds } from "./_bench.ts";
 
 const [file, ours = "fetchkit", peer = "elysia"] = Deno.args;
 if (file === undefined) {
   throw new Error("usage: rounds.ts <file.json> [ours] [peer]");
 }
-const saved = JSON.parse(await Deno.readTextFile(file)) as Record<
-  string,
-  Record<string, number[]>
->;
+const saved = JSON.parse(await Deno.readTextFile(file)) as SavedRounds;
 const { cpu, preempted, user, system, main } = saved;
 if (cpu === undefined) throw new Error(`${file}: no per-round CPU`);
 for (const a of Object.keys(cpu).filter((key) => key.endsWith(`|${ours}`))) {
