@@ -46,7 +46,8 @@ export interface FormDataOptions extends ParseFormDataOptions {
  * bodies into the request context, read as a standard `FormData` with
  * `context.get(FormData)`, or as a plain record of fields with
  * `context.get(FormFields)` (see {@linkcode FormFields}; for a urlencoded
- * body neither is built until a handler asks for it). Text fields are
+ * body the record is built in the pass that checks the fields' limits, the
+ * `FormData` only when a handler asks for it). Text fields are
  * strings; files are `File`s (`name`, `size`, `type`, `text()`,
  * `arrayBuffer()`), or whatever the `uploadHandler` returns.
  *
