@@ -5,14 +5,24 @@
  * @module
  */
 
-import type { FormFieldRecord } from "./fields.ts";
-import {
-  addField as add,
-  type FieldPairs,
-  formFromPairs,
-} from "./_urlencoded.ts";
+import type { FormFieldRecord, FormFieldValue } from "./fields.ts";
+import { type FieldPairs, formFromPairs } from "./_urlencoded.ts";
 
 export { formFromPairs };
+
+/** Adds one value under `name`, by the rules of `FormFieldRecord`. */
+function add(
+  record: FormFieldRecord,
+  name: string,
+  value: FormFieldValue,
+): void {
+  const had = record[name];
+  if (had === undefined) {
+    // A name such as "tags[]" always holds an array.
+    record[name] = name.endsWith("[]") ? [value] : value;
+  } else if (Array.isArray(had)) had.push(value);
+  else record[name] = [had, value];
+}
 
 /** The record of a urlencoded form's pairs. */
 export function recordFromPairs(pairs: FieldPairs): FormFieldRecord {

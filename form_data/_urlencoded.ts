@@ -8,7 +8,6 @@ import type { BodyReader } from "./body_reader.ts";
 import { ByteCollector } from "./_bytes.ts";
 import type { Limits } from "./limits.ts";
 import { utf8Length } from "../response/body_size.ts";
-import type { FormFieldRecord, FormFieldValue } from "./fields.ts";
 import {
   FormDataParseError,
   MaxFieldsExceededError,
@@ -98,128 +97,6 @@ function checkField(pairs: FieldPairs, i: number, limits: Limits): void {
   ) {
     throw new MaxFieldSizeExceededError(max, { fieldName: pairs[i] });
   }
-}
-
-/**
- * Parses a whole urlencoded body into the record `FormFields` gives, with
- * the field limits: an all-ASCII body (nearly every body: browsers
- * percent-encode every non-ASCII byte) in one pass that cuts, checks and
- * stores each field as it ends, with no array of pairs in between; any
- * other through the pairs. The errors are the pairs' (a malformed `%`
- * anywhere first, then the first field over a limit).
- */
-export function parseUrlEncodedRecord(
-  bytes: Uint8Array,
-  limits: Limits,
-): FormFieldRecord {
-  const record = asciiRecord(bytes, limits);
-  if (record !== null) return record;
-  const pairs = parseUrlEncodedPairs(bytes, limits);
-  const built: FormFieldRecord = Object.create(null);
-  for (let i = 0; i < pairs.length; i += 2) {
-    addField(built, pairs[i]!, pairs[i + 1]!);
-  }
-  return built;
-}
-
-/**
- * Adds one value under `name`, by the rules of `FormFieldRecord`: a name
- * sent again holds an array, a name ending in `[]` always does.
- */
-export function addField(
-  record: FormFieldRecord,
-  name: string,
-  value: FormFieldValue,
-): void {
-  const had = record[name];
-  if (had === undefined) {
-    // A name such as "tags[]" always holds an array.
-    record[name] = name.endsWith("[]") ? [value] : value;
-  } else if (Array.isArray(had)) had.push(value);
-  else record[name] = [had, value];
-}
-
-/**
- * `asciiPairs` and `checkFields` and the record in one loop: the record of
- * an all-ASCII body, or `null` at the first character that is not ASCII
- * (the byte-level path then parses it). A field over a limit stops the
- * record; the scan goes on for a malformed `%` or a non-ASCII character
- * further on (either comes first, as with the pairs), and the limit's
- * error is thrown at the end.
- */
-function asciiRecord(
-  bytes: Uint8Array,
-  limits: Limits,
-): FormFieldRecord | null {
-  const text = decoder.decode(bytes);
-  const record: FormFieldRecord = Object.create(null);
-  const length = text.length;
-  const maxFields = limits.maxFields;
-  const maxFieldSize = limits.maxFieldSize;
-  let fields = 0;
-  let over: Error | undefined;
-  let start = 0;
-  let eq = -1;
-  // Bits as in `asciiPairs`.
-  let flags = 0;
-  for (let i = 0; i <= length; i++) {
-    const code = i === length ? 0x26 /* the end ends the last pair */ : text
-      .charCodeAt(i);
-    if (code > 0x3d /* = */) {
-      if (code > 0x7f) return null;
-      continue;
-    }
-    if (code === 0x26 /* & */) {
-      if (i > start && over === undefined) {
-        const name = decodeAscii(
-          text,
-          bytes,
-          start,
-          eq === -1 ? i : eq,
-          flags & 3,
-        );
-        const value = eq === -1
-          ? ""
-          : decodeAscii(text, bytes, eq + 1, i, flags >> 2);
-        if (fields++ >= maxFields) {
-          over = new MaxFieldsExceededError(maxFields, { fieldName: name });
-        } else if (
-          value.length > maxFieldSize ||
-          ((flags & 8) !== 0 && value.length * 3 > maxFieldSize &&
-            utf8Length(value) > maxFieldSize)
-        ) {
-          // Without a "%" the value is ASCII: its length is its size.
-          over = new MaxFieldSizeExceededError(maxFieldSize, {
-            fieldName: name,
-          });
-        } else {
-          const had = record[name];
-          if (had === undefined) {
-            // A name such as "tags[]" always holds an array.
-            record[name] = name.endsWith("[]") ? [value] : value;
-          } else if (Array.isArray(had)) had.push(value);
-          else record[name] = [had, value];
-        }
-      }
-      start = i + 1;
-      eq = -1;
-      flags = 0;
-    } else if (code === 0x3d /* = */) {
-      if (eq === -1) eq = i;
-    } else if (code === 0x2b /* + */) {
-      flags |= eq === -1 ? 1 : 4;
-    } else if (code === 0x25 /* % */) {
-      if (
-        i + 2 >= length || hexValue(text.charCodeAt(i + 1)) === -1 ||
-        hexValue(text.charCodeAt(i + 2)) === -1
-      ) {
-        throw malformedPercent(bytes, i);
-      }
-      flags |= eq === -1 ? 2 : 8;
-    }
-  }
-  if (over !== undefined) throw over;
-  return record;
 }
 
 /** A `FormData` holding `pairs`, in order. */

@@ -41,10 +41,8 @@ export interface FormFieldRecord {
  * The context key of the form `formData()` parsed, as a
  * {@linkcode FormFieldRecord}: `context.get(FormFields)`. It is the same
  * form as `context.get(FormData)`, and cheaper to get: for a urlencoded
- * body of at most 64 KiB `formData()` builds the record in the pass that
- * checks the fields' limits, and a `FormData` only when a handler asks
- * for one.
- * `undefined` when `formData()` did not run.
+ * body `formData()` builds neither until a handler asks, and then only the
+ * one it asks for. `undefined` when `formData()` did not run.
  *
  * @example Read a login form as a record
  * ```ts

@@ -20,11 +20,7 @@ import { deferValue, deferValues, hasValue } from "../router/context.ts";
 import { type Answer, ANSWERS } from "../router/answers_itself.ts";
 import { type FormFieldRecord, FormFields } from "./fields.ts";
 import { formFromPairs, recordFromForm, recordFromPairs } from "./_fields.ts";
-import {
-  type FieldPairs,
-  parseUrlEncodedPairs,
-  parseUrlEncodedRecord,
-} from "./_urlencoded.ts";
+import type { FieldPairs } from "./_urlencoded.ts";
 import type { AnyContextKey } from "../router/context_key.ts";
 
 /** Options of {@linkcode formData}: the parse options plus `onError`. */
@@ -46,8 +42,7 @@ export interface FormDataOptions extends ParseFormDataOptions {
  * bodies into the request context, read as a standard `FormData` with
  * `context.get(FormData)`, or as a plain record of fields with
  * `context.get(FormFields)` (see {@linkcode FormFields}; for a urlencoded
- * body the record is built in the pass that checks the fields' limits, the
- * `FormData` only when a handler asks for it). Text fields are
+ * body neither is built until a handler asks for it). Text fields are
  * strings; files are `File`s (`name`, `size`, `type`, `text()`,
  * `arrayBuffer()`), or whatever the `uploadHandler` returns.
  *
@@ -152,9 +147,6 @@ type Outcome = Response | void | Promise<Response | void>;
 class MiddlewareRead extends FormRead<Response | void> {
   /** Set once `parseFormInto` returned: the form came after a wait. */
   waited = false;
-  /** A urlencoded body read whole, and its record (see `body`). */
-  source: Uint8Array | undefined = undefined;
-  record: FormFieldRecord | undefined = undefined;
   // The context's own (a getter, not a field: one slot less in an object
   // made for every form read).
   get request(): Request {
@@ -185,30 +177,8 @@ class MiddlewareRead extends FormRead<Response | void> {
     this.refuse = refuse;
   }
 
-  /**
-   * A small urlencoded body, read whole: its record made in the scan that
-   * checks it (what a handler reads most), its `FormData` on first read.
-   */
-  override body(bytes: Uint8Array): Outcome {
-    let record: FormFieldRecord;
-    try {
-      record = parseUrlEncodedRecord(bytes, this.limits);
-    } catch (error) {
-      return this.fail(error);
-    }
-    this.source = bytes;
-    this.record = record;
-    deferValues(this.context, FormData, FormFields, formOfRead, this);
-    return this.proceed();
-  }
-
   done(form: ParsedForm): Outcome {
     provide(this.context, form);
-    return this.proceed();
-  }
-
-  /** On to the handler, once the form is in the context. */
-  proceed(): Outcome {
     const answered = this.forward();
     if (!this.waited) return answered;
     return this.answer === undefined ? undefined : this.answer(undefined);
@@ -248,19 +218,6 @@ function fromPairs(
   key: AnyContextKey,
 ): FormData | FormFieldRecord {
   return key === FormData ? formFromPairs(pairs) : recordFromPairs(pairs);
-}
-
-/**
- * The record or (parsed again from the bytes, which passed the limits)
- * the `FormData` of a urlencoded body read whole.
- */
-function formOfRead(
-  read: MiddlewareRead,
-  key: AnyContextKey,
-): FormData | FormFieldRecord | undefined {
-  return key === FormFields
-    ? read.record
-    : formFromPairs(parseUrlEncodedPairs(read.source!, read.limits));
 }
 
 function fieldsOfContext(context: RequestContext): FormFieldRecord {
