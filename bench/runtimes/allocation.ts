@@ -10,7 +10,8 @@
  * `.out/servers_base.mjs`), with a preload that, on `SIGUSR2`, writes the
  * young generation's used bytes (`new_space` + `new_large_object_space`
  * of `v8.getHeapSpaceStatistics()`) and the collections so far by kind
- * (`perf_hooks`' `gc` entries: minor = scavenge) to a file.
+ * (`perf_hooks`' `gc` entries: minor = scavenge) and the young
+ * generation's reserved size to a file.
  *
  * - **Bytes a request**: the process runs with a young generation of
  *   `--semi-space` MB (default 128), so that a window of `--requests`
@@ -81,17 +82,18 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ["gc"] });
 process.on("SIGUSR2", () => {
-  let young = 0;
+  let young = 0, size = 0;
   for (const space of v8.getHeapSpaceStatistics()) {
     if (space.space_name === "new_space" || space.space_name === "new_large_object_space") {
       young += space.space_used_size;
     }
+    if (space.space_name === "new_space") size = space.space_size;
   }
   // The gc entries of the last moment are delivered a tick later.
   setTimeout(() => {
     fs.appendFileSync(${
     JSON.stringify(OUT + "/heap_")
-  } + process.pid + ".jsonl", JSON.stringify({ young, ...gc }) + "\\n");
+  } + process.pid + ".jsonl", JSON.stringify({ young, size, ...gc }) + "\\n");
   }, 0);
 });
 `,
@@ -99,6 +101,8 @@ process.on("SIGUSR2", () => {
 
 interface Report {
   young: number;
+  /** The young generation's reserved size (`new_space`'s `space_size`). */
+  size: number;
   minor: number;
   major: number;
   other: number;
@@ -214,6 +218,7 @@ for (const scenario of scenarios) {
         return {
           minor: (after.minor - before.minor) * 100000 / gcRequests,
           major: (after.major - before.major) * 100000 / gcRequests,
+          size: after.size,
         };
       },
     );
@@ -227,7 +232,9 @@ for (const scenario of scenarios) {
         bytes.length === 0
           ? "—"
           : `${fmt(Math.min(...bytes))}-${fmt(Math.max(...bytes))}`
-      } | ${fmt(scavenges.minor)} | ${fmt(scavenges.major)} |`,
+      } | ${fmt(scavenges.minor)} | ${fmt(scavenges.major)} | ${
+        (scavenges.size / 2 ** 20).toFixed(1)
+      } |`,
     );
   }
 }
@@ -235,9 +242,9 @@ console.log(
   `\n#### Node: bytes a request (young generation of ${semiSpace} MB, windows of ${requests} answers without a collection) and collections per 100,000 answers (default young generation, ${gcRequests} answers)\n`,
 );
 console.log(
-  "| scenario | server | bytes a request (median) | windows (min-max) | scavenges / 100k answers | full collections / 100k answers |",
+  "| scenario | server | bytes a request (median) | windows (min-max) | scavenges / 100k answers | full collections / 100k answers | young generation at the end, MB |",
 );
-console.log("|---|---|---:|---:|---:|---:|");
+console.log("|---|---|---:|---:|---:|---:|---:|");
 for (const row of rows) console.log(row);
 console.log(
   `\n\`deno run -A bench/runtimes/allocation.ts ${Deno.args.join(" ")}\``,
