@@ -447,7 +447,9 @@ if (simulate) simulated();
  * with the fewest estimated cycles, and of those the process whose
  * estimate is the median (the lower middle of an even count).
  */
-function simulatedLevel(key: string): SimulatedEvents | undefined {
+function simulatedLevel(
+  key: string,
+): (SimulatedEvents & { each: SimulatedEvents[] }) | undefined {
   const found = windows.get(key) ?? [];
   const fewest: SimulatedEvents[] = [];
   for (let nth = 0; nth < processes; nth++) {
@@ -459,8 +461,9 @@ function simulatedLevel(key: string): SimulatedEvents | undefined {
     }
   }
   if (fewest.length === 0) return undefined;
+  const each = [...fewest];
   fewest.sort((a, b) => a.cycles - b.cycles);
-  return fewest[Math.floor((fewest.length - 1) / 2)];
+  return { ...fewest[Math.floor((fewest.length - 1) / 2)]!, each };
 }
 
 /**
@@ -479,9 +482,11 @@ function simulated(): void {
       }; estimated cycles = Ir + ${l1Miss} × (I1 + D1 misses) + ${llMiss} × LL misses + ${mispredict} × mispredicts)\n`,
     );
     console.log(
-      "| scenario | server | Ir | I1 misses | D1 misses | LL misses | mispredicts: conditional, indirect | estimated cycles |",
+      `| scenario | server | Ir | I1 misses | D1 misses | LL misses | mispredicts: conditional, indirect | estimated cycles |${
+        processes === 1 ? "" : " each process: estimated cycles (LL misses) |"
+      }`,
     );
-    console.log(`|---|---|${"---:|".repeat(6)}`);
+    console.log(`|---|---|${"---:|".repeat(processes === 1 ? 6 : 7)}`);
     const two = (n: number) => n.toFixed(1);
     for (const scenario of scenarios) {
       for (const name of names(runtime)) {
@@ -492,7 +497,14 @@ function simulated(): void {
             two(sim.d1)
           } | ${two(sim.ll)} | ${two(sim.bcm)}, ${two(sim.bim)} | ${
             fmt(sim.cycles)
-          } |`,
+          } |${
+            processes === 1
+              ? ""
+              : ` ${
+                sim.each.map((one) => `${fmt(one.cycles)} (${fmt(one.ll)})`)
+                  .join(", ")
+              } |`
+          }`,
         );
       }
     }
