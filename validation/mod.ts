@@ -71,6 +71,7 @@ import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
 import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
 import { DEFAULT_MAX_DEPTH } from "./_json.ts";
 import { jsonBodyThen } from "./json_body.ts";
+import { validatorOf } from "./_valibot.ts";
 
 export { parseForm, type ParseFormResult };
 export {
@@ -403,7 +404,9 @@ function validate<S extends StandardSchemaV1>(
 ):
   | ValidationResult<StandardSchemaV1.InferOutput<S>>
   | Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
-  const result = schema["~standard"].validate(input);
+  const result = validatorOf(schema)(input) as
+    | StandardSchemaV1.Result<StandardSchemaV1.InferOutput<S>>
+    | Promise<StandardSchemaV1.Result<StandardSchemaV1.InferOutput<S>>>;
   return result instanceof Promise ? result.then(toResult) : toResult(result);
 }
 
