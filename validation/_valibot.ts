@@ -76,7 +76,7 @@ function build(schema: StandardSchemaV1): Validate {
 }
 
 /** What a compiled function gives for a value it does not prove valid. */
-const INVALID: unique symbol = Symbol("invalid");
+export const INVALID: unique symbol = Symbol("invalid");
 
 /** Thrown while generating: a part of the schema that is not compiled. */
 class Unsupported extends Error {}

@@ -71,7 +71,7 @@ import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
 import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
 import { DEFAULT_MAX_DEPTH } from "./_json.ts";
 import { jsonBodyThen } from "./json_body.ts";
-import { validatorOf } from "./_valibot.ts";
+import { markNotCompiled, validatorOf } from "./_valibot.ts";
 
 export { parseForm, type ParseFormResult };
 export {
@@ -419,4 +419,40 @@ function toResult<T>(
   const issues = result.issues;
   const { fieldErrors, formErrors } = groupIssues(issues, undefined);
   return { success: false, issues, fieldErrors, formErrors };
+}
+
+/**
+ * The same schema, left to its own `validate` every time: a valibot
+ * schema's compiled form (see the module docs) is not built or used for
+ * it, wherever it is used (`parseJson`, `parseParams`, `parseHeaders`, a
+ * route's `body` or `params`). For a schema whose own `validate` must
+ * run (a valibot schema changed after it was first used, a comparison, a
+ * suspected difference); the value given back is a new object with the
+ * same `~standard` property, typed as the schema.
+ *
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { parseParams, withoutCompiling } from "@fetchkit/toolkit/validation";
+ *
+ * const Id = withoutCompiling(v.object({ id: v.pipe(v.string(), v.regex(/^[0-9]+$/)) }));
+ * const result = await parseParams({ id: "42" }, Id);
+ * console.log(result.success); // true
+ * ```
+ *
+ * @param schema Any Standard Schema v1 (others are never compiled).
+ * @returns A schema that validates with `schema`'s own `validate`.
+ */
+export function withoutCompiling<S extends StandardSchemaV1>(
+  schema: S,
+): StandardSchemaV1<
+  StandardSchemaV1.InferInput<S>,
+  StandardSchemaV1.InferOutput<S>
+> {
+  const own: StandardSchemaV1<
+    StandardSchemaV1.InferInput<S>,
+    StandardSchemaV1.InferOutput<S>
+  > = { "~standard": schema["~standard"] };
+  markNotCompiled(own);
+  return own;
 }
