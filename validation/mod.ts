@@ -13,9 +13,37 @@
  * - {@linkcode fromJsonSchema}: a compiled JSON Schema validator (Ajv's
  *   `compile`, as a Fastify app has it) as a Standard Schema, for
  *   `parseJson` or a route's `body` (no JSON Schema library is a
- *   dependency: the app compiles). On Node, Ajv's generated function costs
- *   some 70k fewer instructions a request than valibot on a 1 KB order
- *   (BENCHMARKS.md, "Fifth round: validated JSON").
+ *   dependency: the app compiles);
+ * - {@linkcode withoutCompiling}: a schema left to its own `validate`
+ *   (below).
+ *
+ * Valibot schemas are compiled. The first time a valibot schema validates
+ * (`parseJson`, `parseParams`, `parseHeaders`, a route's `body` or
+ * `params`), one function specialised to it is generated (`new Function`,
+ * as Fastify compiles JSON Schema and Elysia TypeBox) and kept for the
+ * schema (a `WeakMap`); valibot is recognised by the schema's own fields
+ * (`~standard.vendor`, `kind`, `type`, `entries`, `pipe`, ...), and is no
+ * dependency. The function only decides that a value is valid and builds
+ * valibot's output for it (the entries in the schema's order, unknown keys
+ * dropped by `object` and kept by `looseObject`, an optional key absent
+ * when absent, defaults as valibot applies them, new objects and arrays):
+ * **a value it does not prove valid is validated by valibot's own
+ * `validate`**, so issues, messages and paths are always valibot's.
+ * Compiled: `object`, `looseObject`, `strictObject`, `array`, `string`,
+ * `number`, `boolean`, `literal`, `picklist`, `null`, `unknown`, `any`,
+ * `optional`, `exactOptional`, `undefinedable`, `nullable`, `nullish`
+ * (with a default that is a value), and `pipe` with `minLength`,
+ * `maxLength`, `length`, `nonEmpty`, `minValue`, `maxValue`, `integer`,
+ * `regex` and `email` (a regular expression without the `g` or `y` flag)
+ * and metadata actions. A schema with anything else anywhere (a
+ * transformation, `check`, `fallback`, `lazy`, `union`, an async part, a
+ * default that is a function, a `__proto__` entry) is validated by
+ * valibot's own `validate` throughout, as is every schema where code from
+ * text is refused (a Content-Security-Policy without `'unsafe-eval'`).
+ * On Node, the benchmarks' 1 KB order costs some 80k fewer instructions a
+ * request so (BENCHMARKS.md, "Tenth round: valibot compiled per route").
+ * To turn it off for a schema, pass `withoutCompiling(schema)` instead;
+ * `parseQuery` and `parseForm` run the schema's own `validate`.
  *
  * Each `parse*` resolves to `{ success: true, value }`, `value` being the
  * schema's output type, or `{ success: false, issues, fieldErrors,
