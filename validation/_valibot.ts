@@ -337,8 +337,10 @@ class Generator {
       throw new Unsupported();
     }
     const object = this.#name("b");
-    let code = `if (!(${input} && typeof ${input} === "object")) return F;\n` +
-      `const ${object} = {};\n`;
+    let code = `if (!(${input} && typeof ${input} === "object")) return F;\n`;
+    // What the output holds, in valibot's order: [key, output, presence]
+    // (`undefined` when always there, else the name of a flag).
+    const built: [string, string, string | undefined][] = [];
     // The entries in valibot's order (for...in over the entries).
     for (const key in entries) {
       if (key === "__proto__") throw new Unsupported();
@@ -350,20 +352,41 @@ class Generator {
       const optional = entry.type === "exact_optional" ||
         entry.type === "optional" || entry.type === "nullish";
       const fallback = optional ? this.#defaultOf(entry) : undefined;
-      const check = this.node(entry, value, output) +
-        `${object}[${name}] = ${output};\n`;
-      if (optional && fallback !== undefined) {
+      const check = this.node(entry, value, output);
+      if (!optional) {
+        // valibot checks `${name} in input`, then input[name]; an absent
+        // key reads as undefined, which a schema refusing undefined
+        // refuses as valibot refuses the absent key.
+        code += (refusesUndefined(entry)
+          ? ""
+          : `if (!(${name} in ${input})) return F;\n`) +
+          `const ${value} = ${input}[${name}];\nlet ${output};\n${check}`;
+        built.push([name, output, undefined]);
+      } else if (fallback !== undefined) {
         // An absent key takes the default, then the entry's checks.
-        code +=
-          `{\nconst ${value} = ${name} in ${input} ? ${input}[${name}] : ${
-            this.#constant(fallback)
-          };\nlet ${output};\n${check}}\n`;
+        code += `const ${value} = ${name} in ${input} ? ${input}[${name}] : ${
+          this.#constant(fallback)
+        };\nlet ${output};\n${check}`;
+        built.push([name, output, undefined]);
       } else {
-        code +=
-          `if (${name} in ${input}) {\nconst ${value} = ${input}[${name}];\n` +
-          `let ${output};\n${check}}\n` +
-          (optional ? "" : "else return F;\n");
+        const present = this.#name("p");
+        code += `let ${output};\nconst ${present} = ${name} in ${input};\n` +
+          `if (${present}) {\nconst ${value} = ${input}[${name}];\n${check}}\n`;
+        built.push([name, output, present]);
       }
+    }
+    // One literal for the entries always there up to the first that may
+    // be absent (the object made with its final shape), then the rest.
+    let first = built.findIndex(([, , present]) => present !== undefined);
+    if (first === -1) first = built.length;
+    code += `const ${object} = {${
+      built.slice(0, first).map(([name, output]) => `${name}: ${output}`)
+        .join(", ")
+    }};\n`;
+    for (const [name, output, present] of built.slice(first)) {
+      code += `${
+        present === undefined ? "" : `if (${present}) `
+      }${object}[${name}] = ${output};\n`;
     }
     if (node.type === "loose_object") {
       const key = this.#name("k");
@@ -381,6 +404,29 @@ class Generator {
       }, ${key})) return F;\n`;
     }
     return code + `${out} = ${object};\n`;
+  }
+}
+
+/** Whether valibot's `schema` refuses `undefined` (checked as written). */
+function refusesUndefined(schema: Node): boolean {
+  if (Array.isArray(schema.pipe)) return refusesUndefined(schema.pipe[0]);
+  switch (schema.type) {
+    case "string":
+    case "number":
+    case "boolean":
+    case "null":
+    case "array":
+    case "object":
+    case "loose_object":
+    case "strict_object":
+      return true;
+    case "literal":
+      return schema.literal !== undefined;
+    case "picklist":
+      return Array.isArray(schema.options) &&
+        !schema.options.includes(undefined);
+    default:
+      return false;
   }
 }
 
