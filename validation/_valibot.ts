@@ -67,7 +67,14 @@ function build(schema: StandardSchemaV1): Validate {
   if (own.vendor !== "valibot" || NOT_COMPILED.has(schema) || codeRefused) {
     return fallback;
   }
-  const fast = compileValibot(schema as unknown as Node);
+  let fast: ((value: unknown) => unknown) | undefined;
+  try {
+    fast = compileValibot(schema as unknown as Node);
+  } catch {
+    // A tree this code cannot read (a getter that throws, a proxy):
+    // valibot's own validate, which meets the same tree.
+    fast = undefined;
+  }
   if (fast === undefined) return fallback;
   return (value) => {
     const output = fast(value);

@@ -421,6 +421,15 @@ Deno.test("valibot compiled: unsupported parts leave the whole schema to valibot
       name,
     );
   }
+  // A tree that throws when read is valibot's to meet, not the compiler's.
+  const odd = v.object({ a: v.string() });
+  Object.defineProperty(odd, "entries", {
+    get() {
+      throw new RangeError("no entries");
+    },
+  });
+  const validate = validatorOf(odd);
+  assert.throws(() => validate({ a: "x" }), RangeError);
   // The transform still runs (valibot's own validate), on parseParams too.
   const length = v.object({
     a: v.pipe(v.string(), v.transform((s) => s.length)),
