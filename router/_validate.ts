@@ -143,6 +143,7 @@ interface Readers {
   parseQuery: typeof import("../validation/mod.ts").parseQuery;
   parseForm: typeof import("../form_validation/mod.ts").parseForm;
   parseFormData: typeof import("../form_data/parse.ts").parseFormData;
+  validatorOf: typeof import("../validation/json_body.ts").validatorOf;
 }
 
 let readers: Readers | undefined;
@@ -164,6 +165,7 @@ async function loadReaders(): Promise<Readers> {
     parseQuery: validation.parseQuery,
     parseForm: validation.parseForm,
     parseFormData: form.parseFormData,
+    validatorOf: json.validatorOf,
   };
 }
 
@@ -171,7 +173,9 @@ const FORM_TYPE =
   /^\s*(?:application\/x-www-form-urlencoded|multipart\/form-data)\s*(?:;|$)/i;
 
 async function validateValue(
-  schema: StandardSchemaV1,
+  validate: (value: unknown) =>
+    | StandardSchemaV1.Result<unknown>
+    | Promise<StandardSchemaV1.Result<unknown>>,
   value: unknown,
 ): Promise<
   { ok: true; value: unknown } | {
@@ -179,7 +183,7 @@ async function validateValue(
     issues: readonly StandardSchemaV1.Issue[];
   }
 > {
-  let result = schema["~standard"].validate(value);
+  let result = validate(value);
   if (result instanceof Promise) result = await result;
   return result.issues === undefined
     ? { ok: true, value: (result as { value: unknown }).value }
@@ -214,15 +218,18 @@ export function validated(
     context: RequestContext,
     type?: string | null,
   ): Promise<Response> => {
-    const { parseJson, parseQuery, parseForm, parseFormData } = readers ??
-      await loadReaders();
+    const { parseJson, parseQuery, parseForm, parseFormData, validatorOf } =
+      readers ?? await loadReaders();
     const input: { -readonly [K in keyof InputBase]: unknown } = {
       params: context.params,
       query: undefined,
       body: undefined,
     };
     if (params !== undefined) {
-      const result = await validateValue(params, context.params);
+      const result = await validateValue(
+        validatorOf(params),
+        context.params,
+      );
       if (!result.ok) {
         const { fieldErrors, formErrors } = groupIssues(
           result.issues,
@@ -283,7 +290,10 @@ export function validated(
       | Promise<Response>)
     | undefined;
   const compile = (found: Readers) => {
-    const { jsonBodyThen, resolveBodyLimits, defaultMaxDepth } = found;
+    const { jsonBodyThen, resolveBodyLimits, defaultMaxDepth, validatorOf } =
+      found;
+    // The body schema's validator, compiled once (valibot) or its own.
+    const validate = validatorOf(body);
     const limits = resolveBodyLimits(options?.json, "parseJson");
     const maxDepth = options?.json?.maxDepth ?? defaultMaxDepth;
     if (typeof maxDepth !== "number" || !(maxDepth >= 1)) {
@@ -311,6 +321,7 @@ export function validated(
           });
           return handler(context);
         },
+        validate,
       );
   };
   return (context) => {

@@ -16,9 +16,11 @@ import type { StandardSchemaV1 } from "../form_validation/standard_schema.ts";
 import { groupIssues } from "../form_validation/issues.ts";
 import { decodeUtf8, readBytesThen, type ResolvedLimits } from "./read_body.ts";
 import { checkJsonContentType, parseJsonText } from "./_json.ts";
+import { type Validate, validatorOf } from "./_valibot.ts";
 
 export { DEFAULT_MAX_DEPTH } from "./_json.ts";
 export { resolveBodyLimits } from "./read_body.ts";
+export { validatorOf } from "./_valibot.ts";
 
 /** What a JSON body's validation gives: the value, or the errors by field. */
 export type JsonResult<T> =
@@ -37,7 +39,8 @@ export type JsonResult<T> =
  * synchronously when the bytes are there and the schema is synchronous.
  * `type` is the request's `Content-Type` (415 unless JSON in UTF-8). It may
  * throw (a used body, a refused body) or give a rejected promise: callers
- * take both.
+ * take both. `validate` is `schema`'s validator (`validatorOf(schema)`,
+ * compiled for a valibot schema), for a caller that looked it up once.
  */
 export function jsonBodyThen<S extends StandardSchemaV1, T>(
   request: Request,
@@ -48,6 +51,7 @@ export function jsonBodyThen<S extends StandardSchemaV1, T>(
   done: (
     result: JsonResult<StandardSchemaV1.InferOutput<S>>,
   ) => T | Promise<T>,
+  validate: Validate = validatorOf(schema),
 ): T | Promise<T> {
   try {
     checkJsonContentType(type);
@@ -55,9 +59,11 @@ export function jsonBodyThen<S extends StandardSchemaV1, T>(
     return refuseType(request, error);
   }
   return readBytesThen(request, limits, (bytes) => {
-    const result = schema["~standard"].validate(
+    const result = validate(
       parseJsonText(decodeUtf8(bytes), maxDepth),
-    );
+    ) as
+      | StandardSchemaV1.Result<StandardSchemaV1.InferOutput<S>>
+      | Promise<StandardSchemaV1.Result<StandardSchemaV1.InferOutput<S>>>;
     return result instanceof Promise
       ? result.then((settled) => done(toResult(settled)))
       : done(toResult(result));

@@ -13,9 +13,37 @@
  * - {@linkcode fromJsonSchema}: a compiled JSON Schema validator (Ajv's
  *   `compile`, as a Fastify app has it) as a Standard Schema, for
  *   `parseJson` or a route's `body` (no JSON Schema library is a
- *   dependency: the app compiles). On Node, Ajv's generated function costs
- *   some 70k fewer instructions a request than valibot on a 1 KB order
- *   (BENCHMARKS.md, "Fifth round: validated JSON").
+ *   dependency: the app compiles);
+ * - {@linkcode withoutCompiling}: a schema left to its own `validate`
+ *   (below).
+ *
+ * Valibot schemas are compiled. The first time a valibot schema validates
+ * (`parseJson`, `parseParams`, `parseHeaders`, a route's `body` or
+ * `params`), one function specialised to it is generated (`new Function`,
+ * as Fastify compiles JSON Schema and Elysia TypeBox) and kept for the
+ * schema (a `WeakMap`); valibot is recognised by the schema's own fields
+ * (`~standard.vendor`, `kind`, `type`, `entries`, `pipe`, ...), and is no
+ * dependency. The function only decides that a value is valid and builds
+ * valibot's output for it (the entries in the schema's order, unknown keys
+ * dropped by `object` and kept by `looseObject`, an optional key absent
+ * when absent, defaults as valibot applies them, new objects and arrays):
+ * **a value it does not prove valid is validated by valibot's own
+ * `validate`**, so issues, messages and paths are always valibot's.
+ * Compiled: `object`, `looseObject`, `strictObject`, `array`, `string`,
+ * `number`, `boolean`, `literal`, `picklist`, `null`, `unknown`, `any`,
+ * `optional`, `exactOptional`, `undefinedable`, `nullable`, `nullish`
+ * (with a default that is a value), and `pipe` with `minLength`,
+ * `maxLength`, `length`, `nonEmpty`, `minValue`, `maxValue`, `integer`,
+ * `regex` and `email` (a regular expression without the `g` or `y` flag)
+ * and metadata actions. A schema with anything else anywhere (a
+ * transformation, `check`, `fallback`, `lazy`, `union`, an async part, a
+ * default that is a function, a `__proto__` entry) is validated by
+ * valibot's own `validate` throughout, as is every schema where code from
+ * text is refused (a Content-Security-Policy without `'unsafe-eval'`).
+ * On Node, the benchmarks' 1 KB order costs some 80k fewer instructions a
+ * request so (BENCHMARKS.md, "Tenth round: valibot compiled per route").
+ * To turn it off for a schema, pass `withoutCompiling(schema)` instead;
+ * `parseQuery` and `parseForm` run the schema's own `validate`.
  *
  * Each `parse*` resolves to `{ success: true, value }`, `value` being the
  * schema's output type, or `{ success: false, issues, fieldErrors,
@@ -71,6 +99,7 @@ import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
 import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
 import { DEFAULT_MAX_DEPTH } from "./_json.ts";
 import { jsonBodyThen } from "./json_body.ts";
+import { markNotCompiled, validatorOf } from "./_valibot.ts";
 
 export { parseForm, type ParseFormResult };
 export {
@@ -403,7 +432,9 @@ function validate<S extends StandardSchemaV1>(
 ):
   | ValidationResult<StandardSchemaV1.InferOutput<S>>
   | Promise<ValidationResult<StandardSchemaV1.InferOutput<S>>> {
-  const result = schema["~standard"].validate(input);
+  const result = validatorOf(schema)(input) as
+    | StandardSchemaV1.Result<StandardSchemaV1.InferOutput<S>>
+    | Promise<StandardSchemaV1.Result<StandardSchemaV1.InferOutput<S>>>;
   return result instanceof Promise ? result.then(toResult) : toResult(result);
 }
 
@@ -416,4 +447,40 @@ function toResult<T>(
   const issues = result.issues;
   const { fieldErrors, formErrors } = groupIssues(issues, undefined);
   return { success: false, issues, fieldErrors, formErrors };
+}
+
+/**
+ * The same schema, left to its own `validate` every time: a valibot
+ * schema's compiled form (see the module docs) is not built or used for
+ * it, wherever it is used (`parseJson`, `parseParams`, `parseHeaders`, a
+ * route's `body` or `params`). For a schema whose own `validate` must
+ * run (a valibot schema changed after it was first used, a comparison, a
+ * suspected difference); the value given back is a new object with the
+ * same `~standard` property, typed as the schema.
+ *
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { parseParams, withoutCompiling } from "@fetchkit/toolkit/validation";
+ *
+ * const Id = withoutCompiling(v.object({ id: v.pipe(v.string(), v.regex(/^[0-9]+$/)) }));
+ * const result = await parseParams({ id: "42" }, Id);
+ * console.log(result.success); // true
+ * ```
+ *
+ * @param schema Any Standard Schema v1 (others are never compiled).
+ * @returns A schema that validates with `schema`'s own `validate`.
+ */
+export function withoutCompiling<S extends StandardSchemaV1>(
+  schema: S,
+): StandardSchemaV1<
+  StandardSchemaV1.InferInput<S>,
+  StandardSchemaV1.InferOutput<S>
+> {
+  const own: StandardSchemaV1<
+    StandardSchemaV1.InferInput<S>,
+    StandardSchemaV1.InferOutput<S>
+  > = { "~standard": schema["~standard"] };
+  markNotCompiled(own);
+  return own;
 }

@@ -122,6 +122,20 @@ const worker :Workerd.Worker = (
       id: "7",
     });
 
+    // A valibot body schema where code from text is refused.
+    const order = (body: unknown) =>
+      fetch(`${base}/orders`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const good = await order({ sku: "A", qty: 2, extra: 1 });
+    assert.equal(good.status, 200);
+    assert.deepEqual(await good.json(), { sku: "A", qty: 2 });
+    const bad = await order({ sku: "A", qty: 1.5 });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(Object.keys((await bad.json()).fieldErrors), ["qty"]);
+
     const go = await fetch(`${base}/go`, { redirect: "manual" });
     assert.equal(go.status, 302);
     assert.equal(go.headers.get("location"), "/");

@@ -19,6 +19,8 @@ import { serveStatic } from "@fetchkit/toolkit/static-middleware";
 import { createDiskUploadHandler } from "@fetchkit/toolkit/form-data-middleware";
 import { createPasskeys, type Passkey } from "@fetchkit/toolkit/passkeys";
 import { waitUntil, withExecutionContext } from "@fetchkit/toolkit/wait-until";
+import { Route } from "@fetchkit/toolkit/fetch-router/routes";
+import * as v from "valibot";
 
 const Session = createContextKey<Session>();
 const lines: string[] = [];
@@ -31,6 +33,16 @@ const storage = createCookieSessionStorage({
 
 router.get("/", () => createHtmlResponse(html`<h1>${"<hello>"}</h1>`));
 router.get("/users/:id", ({ params }) => createJsonResponse({ id: params.id }));
+// A valibot body: Workers refuse `new Function`, so valibot's own validate.
+router.post(
+  new Route("POST", "/orders", {
+    body: v.object({
+      sku: v.pipe(v.string(), v.minLength(1)),
+      qty: v.pipe(v.number(), v.integer()),
+    }),
+  }),
+  ({ input }) => createJsonResponse(input.body),
+);
 router.get("/go", () => redirect("/"));
 router.get("/count", session(Session, storage), (context) => {
   const current = context.get(Session)!;
