@@ -441,33 +441,20 @@ function absentOf(
       ((byLength[length] ??= new Set()) as Set<string>).add(first);
     }
   }
-  // The scheme, host and port of the last URL whose authority passed the
-  // check below (a server is mostly reached by one): a URL that starts
-  // with it and a "/" right after needs no scan of it again. One native
-  // `startsWith` costs Bun less than the loop by char code over the host
-  // and port (about 200 instructions a miss, BENCHMARKS.md "Tenth round:
-  // the Bun 404").
-  let origin = "";
   return (request) => {
     if (!live()) return false;
     const url = request.url;
-    const length = url.length;
-    let i = origin.length;
+    // "http://" or "https://", then a plain host and port up to the path.
+    let i = url.charCodeAt(4) === 115 /* s */ ? 8 : 7;
     if (
-      i === 0 || url.charCodeAt(i) !== 47 /* / */ || !url.startsWith(origin)
-    ) {
-      // "http://" or "https://", then a plain host and port up to the path.
-      i = url.charCodeAt(4) === 115 /* s */ ? 8 : 7;
-      if (
-        url.charCodeAt(i - 1) !== 47 || url.charCodeAt(i - 2) !== 47 ||
-        url.charCodeAt(i - 3) !== 58 /* : */
-      ) return false;
-      for (; i < length; i++) {
-        const code = url.charCodeAt(i);
-        if (code === 47 /* / */) break;
-        if (code > 127 || HOST[code] === 0) return false;
-      }
-      if (i < length) origin = url.slice(0, i);
+      url.charCodeAt(i - 1) !== 47 || url.charCodeAt(i - 2) !== 47 ||
+      url.charCodeAt(i - 3) !== 58 /* : */
+    ) return false;
+    const length = url.length;
+    for (; i < length; i++) {
+      const code = url.charCodeAt(i);
+      if (code === 47 /* / */) break;
+      if (code > 127 || HOST[code] === 0) return false;
     }
     const start = i;
     let slashes = 0;

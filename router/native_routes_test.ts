@@ -658,44 +658,6 @@ Deno.test("native routes: a miss of Bun's router comes with a check that rules o
   assert.equal(late("http://localhost/nowhere"), false);
 });
 
-Deno.test("native routes: the check of a miss reads the host again whenever a URL's authority is not the one it checked last", () => {
-  const registered: Registered<string>[] = [
-    { method: "GET", pattern: "/", value: "/" },
-    { method: "GET", pattern: "/about", value: "/about" },
-  ];
-  const absents: (Absent | undefined)[] = [];
-  const routes = nativeRoutes(
-    registered,
-    () => new Response("matched"),
-    () => new Response("fallback"),
-    (_request, _info, _done, _method, absent) => {
-      absents.push(absent);
-      return new Response("missed");
-    },
-  );
-  (routes["/*"] as (r: Request, i: unknown) => unknown)(
-    new Request("http://localhost/no"),
-    undefined,
-  );
-  const absent = (url: string) => absents[0]!({ url } as Request);
-  // Checked once, "http://localhost" is remembered; each of these starts
-  // with it, and only the first two have that very authority.
-  for (
-    const [url, expected] of [
-      ["http://localhost/no/such/page", true],
-      ["http://localhost/no/such/page", true],
-      ["http://localhost@evil/no/such/page", false],
-      ["http://localhost%20x/no/such/page", false],
-      ["http://localhost:8000/no/such/page", true],
-      ["http://localhost.evil\\x/no/such/page", false],
-      ["http://localhost/a%20b", false],
-      ["http://localhost", false],
-      ["http://localhost/about", false],
-      ["http://localhost/about/x", true],
-    ] as const
-  ) assert.equal(absent(url), expected, url);
-});
-
 const PATH_PIECES = [
   "/",
   "//",
