@@ -44,15 +44,14 @@ if (NotFound !== undefined) {
 }
 
 /**
- * Bun: the 404's body, one `Blob` whose type is the 404's `Content-Type`,
- * shared by every 404 (a Blob is never consumed by reading a response made
- * of it), and its init, shared too. Bun writes a Blob's type as the
- * header without building a `Headers` for the response: about 700
- * instructions a 404 fewer than copying `TEXT_HEADERS` (in process over a
- * socket, bench/runtimes/inprocess_instructions.ts --serve). Read from
- * JavaScript, the response's `Content-Type` is `TEXT_TYPE` as before; on
- * the wire, when nothing read it, Bun writes the same type in its own
- * spelling (`text/plain;charset=utf-8`, as for any string body).
+ * Bun: the body of the bare 404 (`bareNotFound`), one `Blob` whose type is
+ * the 404's `Content-Type`, shared by every such 404 (a Blob is not
+ * consumed by reading a response made of it). Bun writes a Blob's type as
+ * the header without a `Headers` copied into the response: about 700
+ * instructions a 404 fewer (BENCHMARKS.md, "Tenth round: the Bun 404").
+ * On the wire Bun spells the type its own way (`text/plain;charset=utf-8`,
+ * as for any string body), and once the body is read the response's
+ * `headers` no longer show it: so only for a 404 that no JavaScript sees.
  */
 const NOT_FOUND_BODY: Blob | undefined =
   typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
@@ -61,9 +60,11 @@ const NOT_FOUND_BODY: Blob | undefined =
 const NOT_FOUND_INIT: ResponseInit = Object.freeze({ status: 404 });
 
 /**
- * The router's bare 404 on Bun, for a request nothing else runs on (no
- * middleware, no `defaultHandler`, not `HEAD`): no remembered text, which
- * only middleware and `HEAD` read. Elsewhere `text("Not Found", 404)`.
+ * The router's bare 404 on Bun: for a request Bun's router matched to no
+ * route when nothing else runs on it (no router middleware, no
+ * `defaultHandler`, not `HEAD`), so the response goes from the router to
+ * Bun's server unread (no remembered text either: only middleware and
+ * `HEAD` read it). Elsewhere `text("Not Found", 404)`.
  */
 export function bareNotFound(): Response {
   return NOT_FOUND_BODY !== undefined
@@ -78,7 +79,7 @@ export function bareNotFound(): Response {
  */
 export function text(body: string, status: number, allow?: string): Response {
   if (NotFound !== undefined && status === 404 && body === NOT_FOUND) {
-    return new NotFound(NOT_FOUND_BODY, NOT_FOUND_INIT);
+    return new NotFound(body, { status, headers: TEXT_HEADERS });
   }
   if (deno && status === 404 && body === NOT_FOUND && allow === undefined) {
     // Never read itself: each answer is a clone with a body of its own.
