@@ -24,16 +24,33 @@ export async function callgrindControl(
 }
 
 /**
- * The `totals:` of the dump at `file`, once callgrind has written it (up
- * to 60 s); the dump is removed after reading.
+ * Every event of a callgrind dump's `totals:` line by its name on the
+ * `events:` line (`Ir`, and with `--cache-sim=yes --branch-sim=yes` also
+ * `Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim`), or undefined when
+ * the dump is not whole yet.
  */
-export async function dumpTotal(file: string): Promise<number> {
+export function dumpEvents(text: string): Record<string, number> | undefined {
+  const totals = /^totals: ([\d ]+)$/m.exec(text);
+  if (totals === null) return undefined;
+  const names = /^events: (.+)$/m.exec(text)?.[1].trim().split(/\s+/) ??
+    ["Ir"];
+  const values = totals[1].trim().split(/\s+/).map(Number);
+  const events: Record<string, number> = {};
+  names.forEach((name, index) => events[name] = values[index] ?? 0);
+  return events;
+}
+
+/**
+ * The events of the dump at `file`, once callgrind has written it (up to
+ * 60 s); the dump is removed after reading.
+ */
+async function readDump(file: string): Promise<Record<string, number>> {
   for (let tries = 0; tries < 600; tries++) {
     try {
-      const found = /^totals: (\d+)/m.exec(await Deno.readTextFile(file));
-      if (found !== null) {
+      const events = dumpEvents(await Deno.readTextFile(file));
+      if (events !== undefined) {
         if (!keepDumps) await Deno.remove(file).catch(() => {});
-        return Number(found[1]);
+        return events;
       }
     } catch (error) {
       // Not written yet.
@@ -45,18 +62,38 @@ export async function dumpTotal(file: string): Promise<number> {
 }
 
 /**
+ * The `totals:` of the dump at `file` (its first event, instructions),
+ * once callgrind has written it (up to 60 s); the dump is removed after
+ * reading.
+ */
+export async function dumpTotal(file: string): Promise<number> {
+  const events = await readDump(file);
+  return Object.values(events)[0]!;
+}
+
+/**
  * Instructions of process `pid` while `work` runs (counters zeroed, counting
  * on, `work`, counting off, dumped to `dump`), what `work` gave, and the
  * seconds counting was on. With `thread` (under `--separate-threads=yes`)
  * the total is that thread's; `everyThread` then also gives the sum over
- * every thread's dump (`all`).
+ * every thread's dump (`all`). `events` is every event of the dump (of
+ * `thread`'s, with `thread`): under `--cache-sim=yes --branch-sim=yes` the
+ * simulated cache misses and mispredicted branches beside `Ir`.
  */
 export async function countWhile<T>(
   pid: number,
   dump: string,
   work: () => Promise<T>,
   options: { thread?: number; everyThread?: boolean } = {},
-): Promise<{ total: number; result: T; seconds: number; all?: number }> {
+): Promise<
+  {
+    total: number;
+    result: T;
+    seconds: number;
+    all?: number;
+    events: Record<string, number>;
+  }
+> {
   await callgrindControl(pid, "--zero");
   const begun = performance.now();
   await callgrindControl(pid, "--instr=on");
@@ -66,14 +103,16 @@ export async function countWhile<T>(
   const seconds = (performance.now() - begun) / 1000;
   await callgrindControl(pid, "--dump");
   if (options.thread === undefined) {
-    return { total: await dumpTotal(dump), result, seconds };
+    const events = await readDump(dump);
+    return { total: Object.values(events)[0]!, result, seconds, events };
   }
   // Under `--separate-threads=yes` each thread's dump is a file of its
   // own, `<dump>-01` for the first (the one running JavaScript and, on
   // Deno, Node and Bun, the server's event loop); the others are removed.
-  const total = await dumpTotal(
+  const events = await readDump(
     `${dump}-${String(options.thread).padStart(2, "0")}`,
   );
+  const total = Object.values(events)[0]!;
   const slash = dump.lastIndexOf("/");
   const dir = dump.slice(0, slash), name = dump.slice(slash + 1);
   let all: number | undefined;
@@ -106,5 +145,11 @@ export async function countWhile<T>(
       await Deno.remove(`${dir}/${entry.name}`).catch(() => {});
     }
   }
-  return { total, result, seconds, ...(all === undefined ? {} : { all }) };
+  return {
+    total,
+    result,
+    seconds,
+    events,
+    ...(all === undefined ? {} : { all }),
+  };
 }

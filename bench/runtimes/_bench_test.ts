@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { cpuUse, levelRule } from "./_bench.ts";
+import { dumpEvents } from "../_callgrind.ts";
+import { cpuUse, estimatedCycles, levelRule } from "./_bench.ts";
 
 Deno.test("levelRule reads the 95 % interval of the median of the rounds", () => {
   // 9 rounds: the 2nd and 8th smallest (96 %).
@@ -56,4 +57,43 @@ Deno.test("cpuUse reads this process's CPU, faults and context switches", async 
     sleeper.kill();
     await sleeper.status;
   }
+});
+
+Deno.test("estimatedCycles weighs misses and mispredicts a request", () => {
+  // A dump's events for two answers.
+  const events = {
+    Ir: 2000,
+    Dr: 600,
+    Dw: 300,
+    I1mr: 4,
+    D1mr: 10,
+    D1mw: 6,
+    ILmr: 2,
+    DLmr: 1,
+    DLmw: 1,
+    Bc: 300,
+    Bcm: 20,
+    Bi: 40,
+    Bim: 4,
+  };
+  const estimate = estimatedCycles(events, 2);
+  assert.deepEqual(estimate, {
+    ir: 1000,
+    i1: 2,
+    d1: 8,
+    ll: 2,
+    bcm: 10,
+    bim: 2,
+    // 1000 + 10 × (2 + 8) + 100 × 2 + 10 × (10 + 2)
+    cycles: 1000 + 100 + 200 + 120,
+  });
+  // Without the simulation a dump has `Ir` only: the estimate is `Ir`.
+  assert.equal(estimatedCycles({ Ir: 900 }, 3).cycles, 300);
+  assert.deepEqual(
+    dumpEvents(
+      "events: Ir Bc Bcm\nfn=(1) x\n1 5 2 1\ntotals: 500 40 3\n",
+    ),
+    { Ir: 500, Bc: 40, Bcm: 3 },
+  );
+  assert.equal(dumpEvents("events: Ir\n"), undefined);
 });

@@ -34,8 +34,18 @@
  *   [--requests=300] [--cap=120] [--repeat=2] [--processes=1]
  *   [--runtimes=bun,node,deno] [--servers=fetchkit,elysia] [--scenarios=static,404]
  *   [--base=<dir>] [--threads=main|all|split] [--v8=single] [--v8-flags=<flags>] [--idle=3]
- *   [--table [--cpu-rounds=5] [--cpu-seconds=2]]
+ *   [--table [--cpu-rounds=5] [--cpu-seconds=2]] [--sim]
  * ```
+ *
+ * `--sim` runs callgrind with its cache and branch-predictor simulation
+ * (`--cache-sim=yes --branch-sim=yes`, about twice as slow) and prints,
+ * after the instruction tables (which read as without it), a table of
+ * what the count of instructions does not show: per request, first-level
+ * instruction and data cache misses, last-level misses, mispredicted
+ * conditional and indirect branches, and the estimated cycles (`Ir` + 10
+ * a first-level miss + 100 more a last-level miss + 10 a mispredict:
+ * `CYCLE_WEIGHTS` in `_bench.ts`, KCachegrind's estimate), over the same
+ * windows; then ours ÷ the fastest peer (by instructions) in each.
  *
  * `--base` as in `load.ts`. `--seconds` (the window's length before) is
  * accepted and ignored. `--table` then runs `load.ts` on the same
@@ -59,6 +69,8 @@ import { median } from "../_stats.ts";
 import {
   build,
   callgrindWrap,
+  CYCLE_WEIGHTS,
+  estimatedCycles,
   isOurs,
   levelRule,
   loads,
@@ -69,6 +81,7 @@ import {
   type Scenario,
   SCENARIOS,
   serversOf,
+  type SimulatedEvents,
   start,
   staticOnly,
 } from "./_bench.ts";
@@ -120,6 +133,8 @@ const v8Flags = [
 // that lasted longer (a loaded machine, a server slower under valgrind)
 // is not charged more per answer. Both figures are printed.
 const idleSeconds = Number(args.get("idle") ?? 3);
+// `--sim`: callgrind's cache and branch simulation over the same windows.
+const simulate = args.has("sim");
 // Under valgrind a server runs some 30x slower: few connections suffice.
 const CONNECTIONS = 4;
 
@@ -154,6 +169,8 @@ const windows = new Map<
     nth: number;
     /** Every thread's count per answer (`--threads=split`). */
     all?: number;
+    /** The simulated misses and mispredicts per answer (`--sim`). */
+    sim?: SimulatedEvents;
   }[]
 >();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -205,7 +222,7 @@ async function countProcess(
     runtime,
     server,
     bundles,
-    callgrindWrap(file, mainThread),
+    callgrindWrap(file, mainThread, simulate),
     group,
     v8Flags,
   );
@@ -275,7 +292,7 @@ async function countProcess(
       ) {
         await answer(scenario, 50, cap);
         const load = await loadAverage();
-        const { total, result, seconds, all } = await countWhile(
+        const { total, result, seconds, all, events } = await countWhile(
           running.pid,
           `${file}.${++dumps}`,
           () => answer(scenario, requests, cap),
@@ -304,6 +321,7 @@ async function countProcess(
             load,
             nth,
             ...(all === undefined ? {} : { all: all / result.total }),
+            ...(simulate ? { sim: estimatedCycles(events, result.total) } : {}),
           },
         ]);
       }
@@ -422,6 +440,100 @@ for (const which of kinds) {
 }
 
 if (split) everyThread();
+if (simulate) simulated();
+
+/**
+ * `--sim`: a cell's simulated events a request: in each process the window
+ * with the fewest estimated cycles, and of those the process whose
+ * estimate is the median (the lower middle of an even count).
+ */
+function simulatedLevel(
+  key: string,
+): (SimulatedEvents & { each: SimulatedEvents[] }) | undefined {
+  const found = windows.get(key) ?? [];
+  const fewest: SimulatedEvents[] = [];
+  for (let nth = 0; nth < processes; nth++) {
+    const mine = found.filter((window) =>
+      window.nth === nth && window.sim !== undefined
+    ).map((window) => window.sim!);
+    if (mine.length > 0) {
+      fewest.push(mine.reduce((a, b) => b.cycles < a.cycles ? b : a));
+    }
+  }
+  if (fewest.length === 0) return undefined;
+  const each = [...fewest];
+  fewest.sort((a, b) => a.cycles - b.cycles);
+  return { ...fewest[Math.floor((fewest.length - 1) / 2)]!, each };
+}
+
+/**
+ * `--sim`: per runtime, every server's simulated misses, mispredicts and
+ * estimated cycles a request, then ours ÷ the fastest peer by
+ * instructions (`fastestPeer`) in each, and the estimate's difference
+ * a request split into its parts (weighted), so that what moves the
+ * estimate is read beside the count.
+ */
+function simulated(): void {
+  const { l1Miss, llMiss, mispredict } = CYCLE_WEIGHTS;
+  for (const runtime of runtimes) {
+    console.log(
+      `\n#### ${runtime}, simulated caches and branches per request (the window with the fewest estimated cycles${
+        processes === 1 ? "" : `, median of ${processes} processes`
+      }; estimated cycles = Ir + ${l1Miss} × (I1 + D1 misses) + ${llMiss} × LL misses + ${mispredict} × mispredicts)\n`,
+    );
+    console.log(
+      `| scenario | server | Ir | I1 misses | D1 misses | LL misses | mispredicts: conditional, indirect | estimated cycles |${
+        processes === 1 ? "" : " each process: estimated cycles (LL misses) |"
+      }`,
+    );
+    console.log(`|---|---|${"---:|".repeat(processes === 1 ? 6 : 7)}`);
+    const two = (n: number) => n.toFixed(1);
+    for (const scenario of scenarios) {
+      for (const name of names(runtime)) {
+        const sim = simulatedLevel(`${runtime}|${scenario.name}|${name}`);
+        if (sim === undefined) continue;
+        console.log(
+          `| ${scenario.name} | ${name} | ${fmt(sim.ir)} | ${two(sim.i1)} | ${
+            two(sim.d1)
+          } | ${two(sim.ll)} | ${two(sim.bcm)}, ${two(sim.bim)} | ${
+            fmt(sim.cycles)
+          } |${
+            processes === 1
+              ? ""
+              : ` ${
+                sim.each.map((one) => `${fmt(one.cycles)} (${fmt(one.ll)})`)
+                  .join(", ")
+              } |`
+          }`,
+        );
+      }
+    }
+    console.log(
+      `\n#### ${runtime}, ours ÷ the fastest peer: instructions and estimated cycles (ours − peer a request, weighted, in brackets)\n`,
+    );
+    console.log(
+      "| scenario | peer | ours ÷ peer, Ir | ours ÷ peer, estimated cycles | I1 misses (×10) | D1 misses (×10) | LL misses (×100) | mispredicts (×10) |",
+    );
+    console.log(`|---|---|${"---:|".repeat(6)}`);
+    for (const scenario of scenarios) {
+      const peer = fastestPeer(runtime, scenario.name);
+      if (peer === undefined) continue;
+      const a = simulatedLevel(`${runtime}|${scenario.name}|fetchkit`);
+      const b = simulatedLevel(`${runtime}|${scenario.name}|${peer}`);
+      if (a === undefined || b === undefined) continue;
+      const ratio = (x: number, y: number) => (x / y).toFixed(3);
+      const part = (x: number, y: number, weight: number) =>
+        `${ratio(x, y)} (${x - y >= 0 ? "+" : ""}${fmt(weight * (x - y))})`;
+      console.log(
+        `| ${scenario.name} | ${peer} | ${ratio(a.ir, b.ir)} | ${
+          ratio(a.cycles, b.cycles)
+        } | ${part(a.i1, b.i1, l1Miss)} | ${part(a.d1, b.d1, l1Miss)} | ${
+          part(a.ll, b.ll, llMiss)
+        } | ${part(a.bcm + a.bim, b.bcm + b.bim, mispredict)} |`,
+      );
+    }
+  }
+}
 
 /**
  * `--threads=split`: per runtime and scenario, every thread's instructions

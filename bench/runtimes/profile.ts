@@ -10,9 +10,15 @@
  * `JS 0x<address>`). Dumps stay in
  * `bench/runtimes/.out/profile.<runtime>.<server>.<scenario>`.
  *
+ * `--sim`: under callgrind's cache and branch simulation (`SIM_CACHES` in
+ * `_bench.ts`), functions sorted by estimated cycles a request (`Ir` + 10 a
+ * first-level miss + 100 more a last-level miss + 10 a mispredicted
+ * branch, `estimatedCycles`), with their instructions, first-level misses
+ * (instruction and data), last-level misses and mispredicts a request.
+ *
  * ```sh
  * deno run -A bench/runtimes/profile.ts --runtimes=node --servers=fetchkit,fastify \
- *   --scenarios=middlewares [--requests=2000] [--warm=2] [--top=40]
+ *   --scenarios=middlewares [--requests=2000] [--warm=2] [--top=40] [--sim]
  * ```
  *
  * @module
@@ -23,6 +29,7 @@ import { wrkCount, wrkRun } from "../_load.ts";
 import {
   build,
   callgrindWrap,
+  estimatedCycles,
   loads,
   options,
   OUT,
@@ -36,6 +43,7 @@ const args = options();
 const requests = Number(args.get("requests") ?? 2000);
 const warmSeconds = Number(args.get("warm") ?? 2);
 const top = Number(args.get("top") ?? 40);
+const simulate = args.has("sim");
 const runtimes = (args.get("runtimes") ?? "node").split(",");
 const only = args.get("servers")?.split(",");
 const words = args.get("scenarios")?.split(",");
@@ -149,7 +157,7 @@ for (const runtime of runtimes) {
         runtime,
         server,
         bundles,
-        callgrindWrap(base, true),
+        callgrindWrap(base, true, simulate),
         group,
         runtime === "bun" ? [] : ["--perf-basic-prof"],
       );
@@ -227,6 +235,10 @@ for (const runtime of runtimes) {
           // Node and Deno (V8) write their JIT code's names to /tmp/perf-<pid>.map
           // (`--perf-basic-prof`): JavaScript by name instead of `???`.
           const jit = await jitNames(running.pid);
+          if (simulate) {
+            printSimulated(lines, jit, total);
+            continue;
+          }
           const rows = new Map<string, number>();
           for (const line of lines) {
             const found = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*)$/.exec(line);
@@ -271,5 +283,60 @@ for (const runtime of runtimes) {
         }
       }
     }
+  }
+}
+
+/**
+ * `--sim`: `callgrind_annotate`'s rows (every event a column: `N (P%)`,
+ * `0` or `.`) summed by function, sorted by estimated cycles a request.
+ */
+function printSimulated(
+  lines: string[],
+  jit: (address: number) => string,
+  answers: number,
+): void {
+  const shown = lines.find((line) => line.startsWith("Events shown:"))
+    ?.slice("Events shown:".length).trim().split(/\s+/) ?? [];
+  const rows = new Map<string, Record<string, number>>();
+  for (const line of lines) {
+    if (/PROGRAM TOTALS/.test(line) || !/^\s*[\d.]/.test(line)) continue;
+    let rest = line.trimStart();
+    const events: Record<string, number> = {};
+    let whole = true;
+    for (const event of shown) {
+      const found = /^(\.|[\d,]+)(\s+\(\s*[\d.]+%\))?\s+/.exec(rest);
+      if (found === null) {
+        whole = false;
+        break;
+      }
+      events[event] = found[1] === "."
+        ? 0
+        : Number(found[1]!.replaceAll(",", ""));
+      rest = rest.slice(found[0].length);
+    }
+    if (!whole || rest === "") continue;
+    let name = rest;
+    const address = /^\?\?\?:0x([0-9a-f]+) /.exec(name);
+    if (address !== null) name = `JS ${jit(parseInt(address[1]!, 16))}`;
+    const sum = rows.get(name) ?? {};
+    for (const [event, value] of Object.entries(events)) {
+      sum[event] = (sum[event] ?? 0) + value;
+    }
+    rows.set(name, sum);
+  }
+  const estimated = [...rows].map(([name, events]) =>
+    [name, estimatedCycles(events, answers)] as const
+  ).sort((a, b) => b[1].cycles - a[1].cycles).slice(0, top);
+  console.log(
+    "  est. cycles        Ir   L1 miss   LL miss   mispred  function (a request)",
+  );
+  for (const [name, sim] of estimated) {
+    console.log(
+      `${sim.cycles.toFixed(0).padStart(13)} ${sim.ir.toFixed(0).padStart(9)} ${
+        (sim.i1 + sim.d1).toFixed(1).padStart(9)
+      } ${sim.ll.toFixed(2).padStart(9)} ${
+        (sim.bcm + sim.bim).toFixed(1).padStart(9)
+      }  ${name}`,
+    );
   }
 }
