@@ -21,7 +21,7 @@ import { errorBoundary, type Finish, responder } from "./_error_boundary.ts";
 import { registry, type RouteEntry } from "./_registration.ts";
 import { dispatcher, MISSED } from "./_dispatch.ts";
 import { answerEarly } from "./early_answer.ts";
-import { text } from "./_answers.ts";
+import { bareNotFound } from "./_answers.ts";
 import { routePathOf } from "../url_path/url_path.ts";
 import { section } from "./_sections.ts";
 import type { Router, RouterOptions } from "./router_types.ts";
@@ -258,9 +258,11 @@ export function createRouter(options: RouterOptions = {}): Router {
     // number of segments and first segment no route has (`absent`) needs
     // no lookup; any other, one lookup of the matcher.
     if (bareMiss && (method ?? request.method) !== "HEAD") {
-      if (absent !== undefined && absent(request)) return notFound();
+      if (absent !== undefined && absent(request)) return bareNotFound();
       const path = missedPath(request.url);
-      if (path !== undefined && !routes.matcher.has(path)) return notFound();
+      if (path !== undefined && !routes.matcher.has(path)) {
+        return bareNotFound();
+      }
     }
     const context = new RequestContext(request);
     if (info !== undefined) {
@@ -293,11 +295,6 @@ export function createRouter(options: RouterOptions = {}): Router {
     },
   });
   return { fetch, ...section("", routes.add).methods };
-}
-
-/** Bun's plain 404, as the dispatcher answers it. */
-function notFound(): Response {
-  return text("Not Found", 404);
 }
 
 /** The path to route, or `undefined` when cutting it out throws. */
