@@ -165,10 +165,11 @@ export type OrderValidator = StandardSchemaV1<unknown, Order>;
  * The order's schema as Fastify validates it: Ajv compiled from
  * `ORDER_JSON_SCHEMA` with Fastify's default Ajv options, handed to the
  * route as a Standard Schema by `fromJsonSchema` (as the validation
- * module's docs show). Measures ours against Fastify with the same validator:
- * valibot's pipes cost some 70k instructions a request more than Ajv's
- * generated function on Node (BENCHMARKS.md, "Fifth round: validated
- * JSON").
+ * module's docs show). Measures ours against Fastify with the same validator.
+ * Before valibot schemas were compiled, valibot's pipes cost some 70k
+ * instructions a request more than Ajv's generated function on Node
+ * (BENCHMARKS.md, "Fifth round: validated JSON"); compiled, a few thousand
+ * ("Tenth round: valibot compiled per route").
  */
 export async function ajvOrderSchema(load: Load): Promise<OrderValidator> {
   const { default: Ajv } = await load("ajv");
