@@ -18,7 +18,8 @@
  *
  * ```sh
  * deno run -A bench/runtimes/profile.ts --runtimes=node --servers=fetchkit,fastify \
- *   --scenarios=middlewares [--requests=2000] [--warm=2] [--top=40] [--sim]
+ *   --scenarios=middlewares [--requests=2000] [--warm=2] [--top=40] [--sim] \
+ *   [--v8-flags=<flags>]
  * ```
  *
  * @module
@@ -44,6 +45,10 @@ const requests = Number(args.get("requests") ?? 2000);
 const warmSeconds = Number(args.get("warm") ?? 2);
 const top = Number(args.get("top") ?? 40);
 const simulate = args.has("sim");
+// `--v8-flags=--a,--b`: more of V8's flags for Node and Deno (as in
+// `instructions.ts`).
+const v8Flags =
+  args.get("v8-flags")?.split(",").filter((flag) => flag !== "") ?? [];
 const runtimes = (args.get("runtimes") ?? "node").split(",");
 const only = args.get("servers")?.split(",");
 const words = args.get("scenarios")?.split(",");
@@ -159,7 +164,7 @@ for (const runtime of runtimes) {
         bundles,
         callgrindWrap(base, true, simulate),
         group,
-        runtime === "bun" ? [] : ["--perf-basic-prof"],
+        runtime === "bun" ? [] : ["--perf-basic-prof", ...v8Flags],
       );
       try {
         for (const scenario of mine) {
@@ -244,7 +249,8 @@ for (const runtime of runtimes) {
             const found = /^\s*([\d,]+)\s+\([^)]*\)\s+(.*)$/.exec(line);
             if (found === null || /PROGRAM TOTALS/.test(line)) continue;
             let name = found[2]!;
-            const address = /^\?\?\?:0x([0-9a-f]+) /.exec(name);
+            // `'2`: callgrind's name for the same code entered recursively.
+            const address = /^\?\?\?:0x([0-9a-f]+)(?:'\d+)? /.exec(name);
             if (address !== null) name = `JS ${jit(parseInt(address[1]!, 16))}`;
             rows.set(
               name,
@@ -316,7 +322,7 @@ function printSimulated(
     }
     if (!whole || rest === "") continue;
     let name = rest;
-    const address = /^\?\?\?:0x([0-9a-f]+) /.exec(name);
+    const address = /^\?\?\?:0x([0-9a-f]+)(?:'\d+)? /.exec(name);
     if (address !== null) name = `JS ${jit(parseInt(address[1]!, 16))}`;
     const sum = rows.get(name) ?? {};
     for (const [event, value] of Object.entries(events)) {
