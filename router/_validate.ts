@@ -206,6 +206,7 @@ export function validated(
   options: InputOptions | undefined,
 ): Handler {
   const { params, query, body } = schemas;
+  let validateParams: ReturnType<Readers["validatorOf"]> | undefined;
   const refuse = (
     context: RequestContext,
     invalid: InvalidInput,
@@ -220,16 +221,15 @@ export function validated(
   ): Promise<Response> => {
     const { parseJson, parseQuery, parseForm, parseFormData, validatorOf } =
       readers ?? await loadReaders();
+    // The params schema's validator, looked up on the first request only.
+    if (params !== undefined) validateParams ??= validatorOf(params);
     const input: { -readonly [K in keyof InputBase]: unknown } = {
       params: context.params,
       query: undefined,
       body: undefined,
     };
     if (params !== undefined) {
-      const result = await validateValue(
-        validatorOf(params),
-        context.params,
-      );
+      const result = await validateValue(validateParams!, context.params);
       if (!result.ok) {
         const { fieldErrors, formErrors } = groupIssues(
           result.issues,

@@ -36,16 +36,7 @@ export type Validate = (
 type Node = Record<string, unknown>;
 
 const compiled = new WeakMap<object, Validate>();
-const NOT_COMPILED = new WeakSet<object>();
 let codeRefused = false;
-
-/**
- * Marks `schema` so that {@linkcode validatorOf} leaves it to its own
- * `validate` (the opt-out `withoutCompiling` gives users).
- */
-export function markNotCompiled(schema: object): void {
-  NOT_COMPILED.add(schema);
-}
 
 /**
  * The function to validate a value with `schema`: a valibot schema's
@@ -64,7 +55,7 @@ export function validatorOf(schema: StandardSchemaV1): Validate {
 function build(schema: StandardSchemaV1): Validate {
   const own = schema["~standard"];
   const fallback: Validate = (value) => own.validate(value);
-  if (own.vendor !== "valibot" || NOT_COMPILED.has(schema) || codeRefused) {
+  if (own.vendor !== "valibot" || codeRefused) {
     return fallback;
   }
   let fast: ((value: unknown) => unknown) | undefined;

@@ -99,7 +99,7 @@ import { parseForm, type ParseFormResult } from "../form_validation/mod.ts";
 import { decodeUtf8, readBytes, resolveBodyLimits } from "./read_body.ts";
 import { DEFAULT_MAX_DEPTH } from "./_json.ts";
 import { jsonBodyThen } from "./json_body.ts";
-import { markNotCompiled, validatorOf } from "./_valibot.ts";
+import { validatorOf } from "./_valibot.ts";
 
 export { parseForm, type ParseFormResult };
 export {
@@ -477,10 +477,7 @@ export function withoutCompiling<S extends StandardSchemaV1>(
   StandardSchemaV1.InferInput<S>,
   StandardSchemaV1.InferOutput<S>
 > {
-  const own: StandardSchemaV1<
-    StandardSchemaV1.InferInput<S>,
-    StandardSchemaV1.InferOutput<S>
-  > = { "~standard": schema["~standard"] };
-  markNotCompiled(own);
-  return own;
+  // Only `~standard`: none of valibot's own fields (`kind`, `type`, ...),
+  // so the compiler finds nothing to compile and uses `validate`.
+  return { "~standard": schema["~standard"] };
 }

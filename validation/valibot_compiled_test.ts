@@ -14,6 +14,7 @@ import {
 import { createRouter } from "@fetchkit/toolkit/fetch-router";
 import { Route } from "@fetchkit/toolkit/fetch-router/routes";
 import { compileValibot, INVALID, validatorOf } from "./_valibot.ts";
+import { Rng } from "../_tools/fuzz.ts";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -228,16 +229,6 @@ function* mutations(sample: unknown): Generator<unknown> {
   }
 }
 
-/** A seeded generator (mulberry32), for repeatable random inputs. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Several changes at random places of `sample`. */
 function scramble(sample: unknown, next: () => number, depth = 0): unknown {
   const pick = next();
@@ -333,7 +324,8 @@ for (const [name, schema, sample] of CASES) {
     let invalid = 0;
     const count = (ok: boolean) => ok ? valid++ : invalid++;
     for (const input of mutations(sample)) count(compare(schema, input, name));
-    const next = random(0x5eed + name.length);
+    const rng = new Rng(0x5eed + name.length);
+    const next = () => rng.next();
     for (let round = 0; round < 400; round++) {
       count(compare(schema, scramble(sample, next), `${name} (random)`));
     }
